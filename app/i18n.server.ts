@@ -1,0 +1,57 @@
+import { RemixI18Next } from 'remix-i18next/server';
+import enAuth from './locales/en/auth.json';
+import enCommon from './locales/en/common.json';
+import enEmail from './locales/en/email.json';
+import zhAuth from './locales/zh-HK/auth.json';
+import zhCommon from './locales/zh-HK/common.json';
+import zhEmail from './locales/zh-HK/email.json';
+import {
+  defaultLanguage,
+  languageCookieName,
+  languageFromHeaders,
+  languages,
+  type Language,
+} from './i18n';
+
+// Catalogues stay on the server; a page receives only its own language's (see root loader).
+export const resources = {
+  en: { common: enCommon, auth: enAuth, email: enEmail },
+  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail },
+} as const;
+
+/** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
+export function languageCookieHeader(language: Language): string {
+  return `${languageCookieName}=${language}; Path=/; Max-Age=${60 * 60 * 24 * 365}; SameSite=Lax`;
+}
+
+/** Cookie choice first, then Accept-Language, then English. */
+export async function detectLanguage(request: Request): Promise<Language> {
+  return languageFromHeaders(request.headers.get('Cookie'), request.headers.get('Accept-Language'));
+}
+
+export const i18next = new RemixI18Next({
+  detection: {
+    supportedLanguages: [...languages],
+    fallbackLanguage: defaultLanguage,
+    order: ['custom'],
+    findLocale: detectLanguage,
+  },
+  i18next: {
+    supportedLngs: [...languages],
+    fallbackLng: defaultLanguage,
+    defaultNS: 'common',
+    resources,
+    interpolation: { escapeValue: false },
+  },
+});
+
+/** A translator for server-side messages (action errors, e-mail) in the request's language. */
+export async function getT(requestOrLanguage: Request | Language, ns: 'common' | 'auth' | 'email' = 'common') {
+  const language = typeof requestOrLanguage === 'string' ? requestOrLanguage : await detectLanguage(requestOrLanguage);
+  return i18next.getFixedT(language, ns);
+}
+
+export function clientResources(language: Language) {
+  const { common, auth } = resources[language];
+  return { common, auth };
+}

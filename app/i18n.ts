@@ -1,0 +1,44 @@
+// Shared by server and client: the languages and how a browser's tag maps onto them.
+export const languages = ['en', 'zh-HK'] as const;
+export type Language = (typeof languages)[number];
+export const defaultLanguage: Language = 'en';
+export const namespaces = ['common', 'auth'] as const;
+export const languageCookieName = 'language';
+
+/** Maps a BCP 47 tag onto a supported language: any Chinese variant (zh, zh-Hant, zh-TW, zh-HK) is zh-HK. */
+export function normalizeLanguage(tag: string | null | undefined): Language | null {
+  if (!tag) return null;
+  const t = tag.trim().toLowerCase();
+  if (t === 'zh' || t.startsWith('zh-') || t.startsWith('zh_')) return 'zh-HK';
+  if (t === 'en' || t.startsWith('en-') || t.startsWith('en_')) return 'en';
+  return null;
+}
+
+/** The first supported language of an Accept-Language header, by quality. */
+export function languageFromAcceptHeader(header: string | null): Language | null {
+  if (!header) return null;
+  const ranked = header
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag: tag ?? '', q: q ? Number(q.slice(2)) || 0 : 1, i };
+    })
+    .filter((x) => x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { tag } of ranked) {
+    const lang = normalizeLanguage(tag);
+    if (lang) return lang;
+  }
+  return null;
+}
+
+/** The language of a request from its Cookie and Accept-Language headers (also used by server.ts's page cache). */
+export function languageFromHeaders(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Language {
+  const match = cookieHeader ? /(?:^|;\s*)language=([^;]*)/.exec(cookieHeader) : null;
+  return (
+    normalizeLanguage(match ? decodeURIComponent(match[1]!) : null) ??
+    languageFromAcceptHeader(acceptLanguage ?? null) ??
+    defaultLanguage
+  );
+}

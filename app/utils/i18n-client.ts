@@ -1,0 +1,21 @@
+import { createInstance, type i18n as I18n, type Resource } from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import { defaultLanguage, type Language } from '~/i18n';
+
+/**
+ * A synchronous i18next instance from the catalogues the root loader sent, identical on the server
+ * render and at hydration (no catalogue fetch, no flash of keys).
+ */
+export function createI18n(language: Language, resources: Resource[string]): I18n {
+  const instance = createInstance();
+  void instance.use(initReactI18next).init({
+    lng: language,
+    fallbackLng: defaultLanguage,
+    resources: { [language]: resources },
+    defaultNS: 'common',
+    interpolation: { escapeValue: false },
+    initImmediate: false,
+    react: { useSuspense: false },
+  });
+  return instance;
+}

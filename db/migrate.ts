@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Sql } from './client';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// Any constant works; it only has to be the same for every instance of the app.
+const MIGRATION_LOCK = 727_001;
+
+export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
+    .sort();
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, under a session advisory lock so that
+ * instances starting together apply each file exactly once. Returns the names applied now.
+ */
+export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const applied: string[] = [];
+  await sql.reserve().then(async (conn) => {
+    try {
+      await conn`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
+      await conn`CREATE TABLE IF NOT EXISTS schema_migrations (
+        name text PRIMARY KEY,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`;
+      const done = new Set((await conn<{ name: string }[]>`SELECT name FROM schema_migrations`).map((r) => r.name));
+      for (const file of migrationFiles(dir)) {
+        if (done.has(file)) continue;
+        const body = fs.readFileSync(path.join(dir, file), 'utf8');
+        await conn.unsafe('BEGIN');
+        try {
+          await conn.unsafe(body);
+          await conn`INSERT INTO schema_migrations (name) VALUES (${file})`;
+          await conn.unsafe('COMMIT');
+        } catch (err) {
+          await conn.unsafe('ROLLBACK');
+          throw new Error(`Migration ${file} failed: ${(err as Error).message}`);
+        }
+        applied.push(file);
+      }
+    } finally {
+      await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      conn.release();
+    }
+  });
+  return applied;
+}
+
+/** True when every migration file on disk is recorded as applied. */
+export async function migrationsApplied(sql: Sql, dir = MIGRATIONS_DIR): Promise<boolean> {
+  const rows = await sql<{ name: string }[]>`SELECT name FROM schema_migrations`.catch(() => []);
+  const done = new Set(rows.map((r) => r.name));
+  return migrationFiles(dir).every((f) => done.has(f));
+}
+
+// `npm run db:migrate`
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const { openDatabase } = await import('./open');
+  const db = await openDatabase();
+  try {
+    const names = await migrate(db.sql);
+    console.log(names.length ? `Applied ${names.join(', ')}` : 'Database is up to date');
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,17 @@
+import type PgBoss from 'pg-boss';
+import { startBoss } from './boss';
+import { queues, type QueueName } from './queues';
+import { handleSendEmail } from './handlers/send-email';
+
+const handlers: Record<QueueName, (jobs: PgBoss.Job<unknown>[]) => Promise<void>> = {
+  'send-email': handleSendEmail,
+};
+
+/** Starts pg-boss in worker mode and subscribes every queue's handler. */
+export async function startWorkers(): Promise<PgBoss> {
+  const boss = await startBoss('worker');
+  for (const name of Object.keys(handlers) as QueueName[]) {
+    await boss.work(name, { ...queues[name].work }, handlers[name]);
+  }
+  return boss;
+}

@@ -1,0 +1,14 @@
+/** @type {import('@remix-run/dev').AppConfig} */
+export default {
+  ignoredRouteFiles: ['**/.*', '**/*.test.*'],
+  serverModuleFormat: 'esm',
+  postcss: true,
+  tailwind: false,
+  // server.ts serves the build; keep node_modules external except ESM-only UI packages.
+  serverDependenciesToBundle: [],
+  future: {
+    v3_fetcherPersist: true,
+    v3_relativeSplatPath: true,
+    v3_throwAbortReason: true,
+  },
+};

@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export default defineConfig({
+  root,
+  resolve: { alias: { '~': path.join(root, 'app') } },
+  test: {
+    include: ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'],
+    globalSetup: ['tests/support/vitest-global-setup.ts'],
+    setupFiles: ['tests/support/vitest-setup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: {
+      NODE_ENV: 'test',
+      SESSION_SECRET: 'test-session-secret-0123456789abcdef',
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      APP_URL: 'http://localhost:3999',
+      LOG_LEVEL: 'silent',
+    },
+  },
+});
