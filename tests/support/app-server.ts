@@ -1,0 +1,82 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, loadBuild } from '../../server';
+import { getSql } from '../../db/client';
+import { loadEnv } from '../../app/utils/env.server';
+import { getLogger } from '../../app/utils/logger.server';
+
+export type TestApp = { url: string; close: () => Promise<void> };
+
+/**
+ * The real Express app with the real Remix production build (run `npx remix build` first),
+ * listening on a free loopback port, talking to the run's test database.
+ */
+export async function startTestApp(): Promise<TestApp> {
+  const env = loadEnv();
+  const app = createApp({
+    env,
+    db: { sql: getSql(), embedded: false, close: async () => {} },
+    build: await loadBuild(),
+    logger: getLogger(),
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A tiny browser stand-in: keeps cookies, sends same-origin headers, does not follow redirects. */
+export class TestClient {
+  cookies = new Map<string, string>();
+  constructor(readonly baseUrl: string, readonly defaults: Record<string, string> = {}) {}
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    for (const [k, v] of Object.entries(this.defaults)) if (!headers.has(k)) headers.set(k, v);
+    if (this.cookies.size && !headers.has('cookie')) headers.set('cookie', this.cookieHeader());
+    if (init.method && init.method !== 'GET' && !headers.has('origin')) headers.set('origin', this.baseUrl);
+    const res = await fetch(this.baseUrl + path, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      const expired = attrs.some((a) => /max-age=0\b/i.test(a.trim()) || /expires=thu, 01 jan 1970/i.test(a.trim()));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  get(path: string, headers: Record<string, string> = {}) {
+    return this.request(path, { headers });
+  }
+
+  /** A plain HTML form post, as a browser without JavaScript sends it. */
+  postForm(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+
+  postJson(path: string, body: unknown, headers: Record<string, string> = {}) {
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  }
+}
