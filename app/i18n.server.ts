@@ -2,9 +2,11 @@ import { RemixI18Next } from 'remix-i18next/server';
 import enAuth from './locales/en/auth.json';
 import enCommon from './locales/en/common.json';
 import enEmail from './locales/en/email.json';
+import enLedger from './locales/en/ledger.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
 import zhEmail from './locales/zh-HK/email.json';
+import zhLedger from './locales/zh-HK/ledger.json';
 import {
   defaultLanguage,
   languageCookieName,
@@ -15,8 +17,8 @@ import {
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
-  en: { common: enCommon, auth: enAuth, email: enEmail },
-  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail },
+  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger },
+  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger },
 } as const;
 
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
@@ -46,12 +48,12 @@ export const i18next = new RemixI18Next({
 });
 
 /** A translator for server-side messages (action errors, e-mail) in the request's language. */
-export async function getT(requestOrLanguage: Request | Language, ns: 'common' | 'auth' | 'email' = 'common') {
+export async function getT(requestOrLanguage: Request | Language, ns: 'common' | 'auth' | 'email' | 'ledger' = 'common') {
   const language = typeof requestOrLanguage === 'string' ? requestOrLanguage : await detectLanguage(requestOrLanguage);
   return i18next.getFixedT(language, ns);
 }
 
 export function clientResources(language: Language) {
-  const { common, auth } = resources[language];
-  return { common, auth };
+  const { common, auth, ledger } = resources[language];
+  return { common, auth, ledger };
 }

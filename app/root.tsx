@@ -7,13 +7,17 @@ import {
   Scripts,
   ScrollRestoration,
   useLoaderData,
+  useLocation,
+  useNavigation,
   useRouteLoaderData,
   type ShouldRevalidateFunction,
 } from '@remix-run/react';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { I18nextProvider } from 'react-i18next';
+import { GeneralErrorBoundary } from '~/components/error-boundary';
+import { Toaster } from '~/components/ui/toast';
 import { clientResources, detectLanguage } from '~/i18n.server';
-import { defaultLanguage, type Language } from '~/i18n';
+import { defaultLanguage, languageCookieName, type Language } from '~/i18n';
 import { getSession } from '~/services/sessions.server';
 import tailwind from '~/styles/tailwind.css';
 import { createI18n } from '~/utils/i18n-client';
@@ -52,12 +56,69 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, default
 export type RootData = ReturnType<typeof useLoaderData<typeof loader>>;
 export const useRootData = () => useRouteLoaderData<typeof loader>('root');
 
+const PAGEVIEW_URL = '/api/analytics/pageview';
+
+/**
+ * SPEC §1: every route change reports a page view. sendBeacon never delays navigation; the body is
+ * JSON in a text/plain Blob (a CORS-safelisted type that every browser's sendBeacon accepts).
+ */
+function usePageViews() {
+  const location = useLocation();
+  const previous = useRef<string | null>(null);
+  useEffect(() => {
+    const path = location.pathname;
+    const referrer = previous.current ?? document.referrer;
+    previous.current = window.location.origin + path;
+    const body = JSON.stringify({ path, referrer });
+    try {
+      const blob = new Blob([body], { type: 'text/plain;charset=UTF-8' });
+      if (!navigator.sendBeacon?.(PAGEVIEW_URL, blob)) {
+        void fetch(PAGEVIEW_URL, { method: 'POST', body, keepalive: true, headers: { 'content-type': 'text/plain' } }).catch(() => {});
+      }
+    } catch {
+      // Analytics must never break the page.
+    }
+  }, [location.pathname]);
+}
+
+/** SPEC §1: the choice also lives in the browser's storage under `language`. */
+function useLanguageMirror(language: Language) {
+  useEffect(() => {
+    try {
+      localStorage.setItem(languageCookieName, language);
+    } catch {
+      // Storage may be unavailable; the cookie is what the server reads.
+    }
+  }, [language]);
+}
+
+/** SPEC §2: a loading indicator while the next page's data (the user, the account) is on its way. */
+function NavigationProgress({ label }: { label: string }) {
+  const navigation = useNavigation();
+  if (navigation.state !== 'loading') return null;
+  return (
+    <div role="progressbar" aria-label={label} className="fixed inset-x-0 top-0 z-[70] h-1 overflow-hidden bg-indigo-100">
+      <div className="h-full w-1/3 animate-pulse rounded-full bg-indigo-600" />
+    </div>
+  );
+}
+
+function ClientEffects({ language }: { language: Language }) {
+  usePageViews();
+  useLanguageMirror(language);
+  return null;
+}
+
 export function Layout({ children }: { children: React.ReactNode }) {
   const data = useRouteLoaderData<typeof loader>('root');
   const nonce = useNonce();
   const language: Language = data?.language ?? defaultLanguage;
+  const resources = data?.resources;
+  // Built synchronously from the loader's catalogue: identical on the server and at hydration. It
+  // wraps the error boundary too, so error pages are translated.
+  const i18n = useMemo(() => createI18n(language, resources ?? {}), [language, resources]);
   return (
-    <html lang={language} className="h-full">
+    <html lang={language} className="h-full motion-safe:scroll-smooth">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -65,7 +126,18 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links />
       </head>
       <body className="min-h-full bg-white text-slate-900 antialiased">
-        {children}
+        <I18nextProvider i18n={i18n}>
+          <a
+            href="#main"
+            className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-[70] focus:rounded-lg focus:bg-white focus:px-4 focus:py-2 focus:text-sm focus:font-semibold focus:text-indigo-700 focus:shadow-lg"
+          >
+            {i18n.t('skipToContent', 'Skip to content')}
+          </a>
+          <NavigationProgress label={i18n.t('loading', 'Loading…')} />
+          {children}
+          <Toaster toast={data?.toast ?? null} />
+          <ClientEffects language={language} />
+        </I18nextProvider>
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>
@@ -74,11 +146,9 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  const { language, resources } = useLoaderData<typeof loader>();
-  const i18n = useMemo(() => createI18n(language, resources), [language, resources]);
-  return (
-    <I18nextProvider i18n={i18n}>
-      <Outlet />
-    </I18nextProvider>
-  );
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
 }

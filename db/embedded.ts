@@ -80,7 +80,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     password: PASSWORD,
     port,
     persistent: opts.persistent ?? true,
-    createPostgresUser: true,
+    // Postgres refuses to run as root: as root, run it as a `postgres` user; as anyone else (the
+    // Docker image's `node` user) it runs as that user and creating users would fail.
+    createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8', ...(opts.fast ? ['--no-sync'] : [])],
     postgresFlags: [
       '-c', 'listen_addresses=127.0.0.1',

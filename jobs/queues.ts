@@ -20,6 +20,20 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 5, pollingIntervalSeconds: 1 },
   },
+  // Hourly: monthly credit resets that are due (the lazy check on a request covers a missed run).
+  'ledger-monthly-reset': {
+    payload: z.object({}).passthrough(),
+    options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 30 * 60, retentionDays: 7 } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 1, pollingIntervalSeconds: 30 },
+    cron: '7 * * * *',
+  },
+  // Every 5 minutes: void credit holds older than LEDGER_HOLD_MAX_AGE_SECONDS.
+  'ledger-sweep-holds': {
+    payload: z.object({}).passthrough(),
+    options: { retryLimit: 2, retryDelay: 30, expireInSeconds: 10 * 60, retentionDays: 2 } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 1, pollingIntervalSeconds: 30 },
+    cron: '*/5 * * * *',
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

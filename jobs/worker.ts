@@ -2,9 +2,12 @@ import type PgBoss from 'pg-boss';
 import { startBoss } from './boss';
 import { queues, type QueueName } from './queues';
 import { handleSendEmail } from './handlers/send-email';
+import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/ledger';
 
 const handlers: Record<QueueName, (jobs: PgBoss.Job<unknown>[]) => Promise<void>> = {
   'send-email': handleSendEmail,
+  'ledger-monthly-reset': handleLedgerMonthlyReset,
+  'ledger-sweep-holds': handleLedgerSweepHolds,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */
@@ -12,6 +15,10 @@ export async function startWorkers(): Promise<PgBoss> {
   const boss = await startBoss('worker');
   for (const name of Object.keys(handlers) as QueueName[]) {
     await boss.work(name, { ...queues[name].work }, handlers[name]);
+  }
+  // Cron schedules (pg-boss runs them once across all workers).
+  for (const [name, q] of Object.entries(queues)) {
+    if ('cron' in q) await boss.schedule(name, q.cron, {});
   }
   return boss;
 }

@@ -47,24 +47,28 @@ function smtp(): Transporter {
 export async function deliverEmail(message: EmailMessage): Promise<'sent' | 'outbox' | 'already-sent'> {
   const { subject, text, html } = await renderEmail(message);
   const transport = env.SMTP_URL ? 'smtp' : 'outbox';
-  const [existing] = await sql<{ sentAt: Date | null }[]>`
-    INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport)
-    VALUES (${message.messageKey}, ${message.to}, ${subject}, ${text}, ${html}, ${transport})
-    ON CONFLICT (message_key) DO UPDATE SET transport = EXCLUDED.transport
-    RETURNING sent_at AS "sentAt"`;
-  if (existing?.sentAt) return 'already-sent';
-  if (transport === 'smtp') {
-    await smtp().sendMail({
-      from: env.MAIL_FROM,
-      to: message.to,
-      subject,
-      text,
-      html,
-      messageId: `<${message.messageKey.replace(/[^\w.-]/g, '.')}@postforge>`,
-    });
-  } else {
-    getLogger().info({ to: message.to, subject, link: message.params.link }, 'e-mail kept in outbox (no SMTP_URL)');
-  }
-  await sql`UPDATE email_outbox SET sent_at = now() WHERE message_key = ${message.messageKey}`;
-  return transport === 'smtp' ? 'sent' : 'outbox';
+  // The upsert locks the outbox row until this transaction ends, so two jobs delivering the same
+  // message at once take turns and the second finds it sent. A failed send rolls back (retry).
+  return sql.begin(async (tx) => {
+    const [existing] = await tx<{ sentAt: Date | null }[]>`
+      INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport)
+      VALUES (${message.messageKey}, ${message.to}, ${subject}, ${text}, ${html}, ${transport})
+      ON CONFLICT (message_key) DO UPDATE SET transport = EXCLUDED.transport
+      RETURNING sent_at AS "sentAt"`;
+    if (existing?.sentAt) return 'already-sent' as const;
+    if (transport === 'smtp') {
+      await smtp().sendMail({
+        from: env.MAIL_FROM,
+        to: message.to,
+        subject,
+        text,
+        html,
+        messageId: `<${message.messageKey.replace(/[^\w.-]/g, '.')}@postforge>`,
+      });
+    } else {
+      getLogger().info({ to: message.to, subject, link: message.params.link }, 'e-mail kept in outbox (no SMTP_URL)');
+    }
+    await tx`UPDATE email_outbox SET sent_at = now() WHERE message_key = ${message.messageKey}`;
+    return transport === 'smtp' ? ('sent' as const) : ('outbox' as const);
+  });
 }

@@ -39,6 +39,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Abuse limits can be raised for load tests; never disabled.
   RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
+  // Credit holds older than this are voided by the sweeper (and flagged by `ledger verify`).
+  LEDGER_HOLD_MAX_AGE_SECONDS: z.coerce.number().int().min(60).default(3600),
 });
 
 export type Env = z.infer<typeof schema> & {

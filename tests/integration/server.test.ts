@@ -1,11 +1,32 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../../db/client';
+import { getSql } from '../../db/client';
+import { createApp, loadBuild } from '../../server';
+import { loadEnv } from '../../app/utils/env.server';
+import { createSession } from '../../app/services/sessions.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
 });
 afterAll(() => app.close());
+
+function nonceOf(res: Response): string {
+  const csp = res.headers.get('content-security-policy') ?? '';
+  const m = /'nonce-([^']+)'/.exec(csp);
+  expect(m, csp).not.toBeNull();
+  return m![1]!;
+}
 
 describe('server', () => {
   it('answers /healthz and /readyz', async () => {
@@ -20,5 +41,154 @@ describe('server', () => {
     const c = new TestClient(app.url);
     const res = await c.request('/', { method: 'POST', headers: { origin: 'https://evil.example' } });
     expect(res.status).toBe(403);
+    // A browser that sends no Origin but says the request is cross-site is refused too.
+    const fetchMeta = await fetch(app.url + '/', {
+      method: 'POST',
+      headers: { 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+      redirect: 'manual',
+    });
+    expect(fetchMeta.status).toBe(403);
+  });
+
+  it('lets same-origin posts through the guard', async () => {
+    const c = new TestClient(app.url);
+    const res = await c.postForm('/', { a: '1' });
+    expect(res.status).not.toBe(403);
+  });
+
+  it('answers 413 to a body over 1 MB', async () => {
+    const c = new TestClient(app.url);
+    const res = await c.request('/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'x=' + 'a'.repeat(1024 * 1024 + 10),
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it('sends security headers and a fresh CSP nonce per request that matches the page', async () => {
+    const c = new TestClient(app.url);
+    // A query string bypasses the landing cache, so both responses are rendered.
+    const first = await c.get('/?a=1');
+    const second = await c.get('/?a=2');
+    expect(first.status).toBe(200);
+    const csp = first.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(first.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(first.headers.get('x-frame-options')).toBe('DENY');
+    expect(first.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    expect(first.headers.get('x-powered-by')).toBeNull();
+    const n1 = nonceOf(first);
+    const n2 = nonceOf(second);
+    expect(n1).not.toBe(n2);
+    for (const [res, nonce] of [[first, n1], [second, n2]] as const) {
+      const html = await res.text();
+      const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+    }
+  });
+
+  it('caches fingerprinted build assets for a year and public files briefly', async () => {
+    const c = new TestClient(app.url);
+    const asset = fs.readdirSync(path.join(root, 'public/build')).find((f) => f.endsWith('.js'));
+    expect(asset).toBeTruthy();
+    const built = await c.get(`/build/${asset}`);
+    expect(built.status).toBe(200);
+    expect(built.headers.get('cache-control')).toMatch(/max-age=31536000/);
+    expect(built.headers.get('cache-control')).toMatch(/immutable/);
+    const favicon = await c.get('/favicon.svg');
+    expect(favicon.status).toBe(200);
+    const maxAge = Number(/max-age=(\d+)/.exec(favicon.headers.get('cache-control') ?? '')?.[1]);
+    expect(maxAge).toBeGreaterThan(0);
+    expect(maxAge).toBeLessThanOrEqual(24 * 3600);
+    expect(favicon.headers.get('cache-control')).not.toMatch(/immutable/);
+  });
+
+  it('serves the anonymous landing page from its cache with a fresh nonce', async () => {
+    const c = new TestClient(app.url, { 'accept-language': 'en' });
+    await c.get('/');
+    const hit = await c.get('/');
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get('x-page-cache')).toBe('hit');
+    expect(hit.headers.get('vary')).toMatch(/Cookie/i);
+    const nonce = nonceOf(hit);
+    const html = await hit.text();
+    expect(html).toContain(`nonce="${nonce}"`);
+    const again = await c.get('/');
+    const nonce2 = nonceOf(again);
+    expect(nonce2).not.toBe(nonce);
+    const html2 = await again.text();
+    expect(html2).toContain(`nonce="${nonce2}"`);
+    expect(html2).not.toContain(`nonce="${nonce}"`);
+  });
+
+  it('keeps one cached landing page per language', async () => {
+    const en = new TestClient(app.url, { 'accept-language': 'en-US,en;q=0.9' });
+    const zh = new TestClient(app.url, { 'accept-language': 'zh-TW,zh;q=0.9' });
+    await en.get('/');
+    await zh.get('/');
+    const enHtml = await (await en.get('/')).text();
+    const zhRes = await zh.get('/');
+    expect(zhRes.headers.get('x-page-cache')).toBe('hit');
+    const zhHtml = await zhRes.text();
+    expect(enHtml).toMatch(/<html[^>]*lang="en"/);
+    expect(zhHtml).toMatch(/<html[^>]*lang="zh-HK"/);
+  });
+
+  it('bypasses the landing cache for a signed-in visitor', async () => {
+    const [user] = await sql<{ id: string }[]>`
+      INSERT INTO users (email, name) VALUES (${`cache-${Date.now()}@example.com`}, 'Cache Tester') RETURNING id`;
+    const { setCookie } = await createSession(user!.id);
+    const c = new TestClient(app.url);
+    await c.get('/');
+    await c.get('/');
+    const res = await c.get('/', { cookie: setCookie.split(';')[0]! });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-page-cache')).toBeNull();
+  });
+});
+
+describe('request log', () => {
+  let url: string;
+  let server: http.Server;
+  const lines: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+        cb();
+      },
+    });
+    const logger = pino({ level: 'info' }, sink);
+    const appHandler = createApp({ env: loadEnv(), db: { sql: getSql(), embedded: false, close: async () => {} }, build: await loadBuild(), logger });
+    server = http.createServer(appHandler);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+
+  it('writes one line per request with the path but never the query string or cookies', async () => {
+    const res = await fetch(`${url}/reset-password?token=sekret-token-value&email=a%40example.com`, {
+      headers: { cookie: '__session=cookie-value-here' },
+    });
+    await res.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 50));
+    const entries = lines.filter((l) => l.msg === 'request' && l.path === '/reset-password');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ method: 'GET', status: res.status });
+    const all = JSON.stringify(lines);
+    expect(all).not.toContain('sekret-token-value');
+    expect(all).not.toContain('a%40example.com');
+    expect(all).not.toContain('cookie-value-here');
   });
 });

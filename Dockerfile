@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1
+# Postforge: one image for every role. ROLE=all (default) serves HTTP and runs the job workers,
+# ROLE=web only serves HTTP, ROLE=worker only runs the workers. Migrations run at start (under an
+# advisory lock, so several copies may start at once).
+
+# ---- build: every dependency, then the Remix build (build/ and public/build/) ----
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# npm 10 (this image's) takes the lock with `npm ci`; npm 11 wants entries for other platforms'
+# optional native packages that the lock lacks, and then `npm install` installs the locked versions.
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+# ---- deps: production dependencies only (tsx, which runs server.ts, is one of them) ----
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN (npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund) \
+    && npm cache clean --force
+
+# ---- runtime ----
+FROM node:22-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=3000 \
+    ROLE=all \
+    DATA_DIR=/data
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --chown=root:root package.json package-lock.json tsconfig.json server.ts ./
+COPY --chown=root:root app ./app
+COPY --chown=root:root db ./db
+COPY --chown=root:root jobs ./jobs
+COPY --from=build --chown=root:root /app/build ./build
+COPY --from=build --chown=root:root /app/public ./public
+# The code stays root-owned and read-only to the app; only DATA_DIR is writable (it holds the
+# embedded Postgres when DATABASE_URL is unset, for a quick try-out; deployments set DATABASE_URL).
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 3000
+# A worker-only copy serves no HTTP: it is healthy while it runs. (Start-up takes seconds; three
+# failures 30 s apart are needed before a copy is marked unhealthy.)
+HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
+  CMD ["node", "-e", "if (process.env.ROLE === 'worker') process.exit(0); fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node with tsx's loader, in one process: SIGTERM (docker stop) reaches the app's graceful
+# shutdown directly. server.ts applies pending migrations, then serves and/or runs the workers.
+CMD ["node", "--import", "tsx", "server.ts"]

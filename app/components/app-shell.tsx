@@ -1,0 +1,14 @@
+import type { ReactNode } from 'react';
+import { Header, type HeaderUser } from '~/components/header';
+
+/** The frame of every workspace screen: the SPEC §2 header above the page's main content. */
+export function AppShell({ user, credits, children }: { user: HeaderUser; credits: number; children: ReactNode }) {
+  return (
+    <div className="min-h-screen bg-slate-50">
+      <Header user={user} credits={credits} />
+      <main id="main" className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+import { Link } from '@remix-run/react';
+import { useTranslation } from 'react-i18next';
+
+// The user's ledger rows on /subscription: newest first, 20 a page, plain links for paging and
+// the CSV download, so it all works without JavaScript.
+
+export type CreditHistoryRow = {
+  seq: number;
+  createdAt: string;
+  kind: string;
+  delta: number;
+  amount: number;
+  balanceAfter: number;
+  bucket: 'monthly' | 'topup';
+};
+
+export type CreditHistoryData = { rows: CreditHistoryRow[]; page: number; pageCount: number; total: number };
+
+/** The page's URL with ?historyPage=N, keeping the other query parameters (e.g. success banners). */
+function pageHref(search: string, page: number) {
+  const params = new URLSearchParams(search);
+  params.set('historyPage', String(page));
+  return `?${params.toString()}#credit-history`;
+}
+
+export function CreditHistory({ history, search = '', csvHref = '/subscription/history.csv' }: { history: CreditHistoryData; search?: string; csvHref?: string }) {
+  const { t, i18n } = useTranslation('ledger');
+  const when = (iso: string) =>
+    new Date(iso).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
+  const number = (n: number) => n.toLocaleString(i18n.language);
+  const signed = (n: number) => (n > 0 ? `+${number(n)}` : n < 0 ? `−${number(-n)}` : '0');
+
+  return (
+    <section id="credit-history" aria-labelledby="credit-history-title" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div>
+          <h2 id="credit-history-title" className="text-lg font-semibold text-slate-900">
+            {t('history.title')}
+          </h2>
+          <p className="mt-1 text-sm text-slate-700">{t('history.description')}</p>
+        </div>
+        <a
+          href={csvHref}
+          download={t('history.csvFile')}
+          className="inline-flex items-center rounded-lg px-3 py-1.5 text-sm font-semibold text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          data-testid="credit-history-csv"
+        >
+          {t('history.download')}
+        </a>
+      </div>
+
+      {history.rows.length === 0 ? (
+        <p className="mt-6 text-sm text-slate-700">{t('history.empty')}</p>
+      ) : (
+        <div className="mt-6 overflow-x-auto">
+          <table className="min-w-full text-left text-sm" data-testid="credit-history">
+            <thead className="border-b border-slate-200 text-slate-700">
+              <tr>
+                <th scope="col" className="py-2 pr-4 font-medium">{t('history.date')}</th>
+                <th scope="col" className="py-2 pr-4 font-medium">{t('history.activity')}</th>
+                <th scope="col" className="py-2 pr-4 text-right font-medium">{t('history.change')}</th>
+                <th scope="col" className="py-2 text-right font-medium">{t('history.balanceAfter')}</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {history.rows.map((row) => (
+                <tr key={row.seq}>
+                  <td className="whitespace-nowrap py-2 pr-4 text-slate-700">
+                    <time dateTime={row.createdAt}>{when(row.createdAt)}</time>
+                  </td>
+                  <td className="py-2 pr-4 text-slate-900">
+                    {t(`history.kinds.${row.kind}`)}
+                    <span className="ml-2 text-xs text-slate-600">{t(`history.buckets.${row.bucket}`)}</span>
+                  </td>
+                  <td className={`whitespace-nowrap py-2 pr-4 text-right tabular-nums ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`}>
+                    {row.kind === 'post' ? `${number(row.amount)} ${t('history.settled')}` : signed(row.delta)}
+                  </td>
+                  <td className="whitespace-nowrap py-2 text-right tabular-nums text-slate-900">{number(row.balanceAfter)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {history.pageCount > 1 ? (
+        <nav aria-label={t('history.pagination')} className="mt-4 flex items-center justify-between gap-3 text-sm">
+          {history.page > 1 ? (
+            <Link to={pageHref(search, history.page - 1)} preventScrollReset className="font-semibold text-indigo-700 hover:underline" rel="prev">
+              {t('history.previous')}
+            </Link>
+          ) : (
+            <span aria-hidden="true" />
+          )}
+          <span className="text-slate-700">{t('history.page', { page: history.page, pageCount: history.pageCount })}</span>
+          {history.page < history.pageCount ? (
+            <Link to={pageHref(search, history.page + 1)} preventScrollReset className="font-semibold text-indigo-700 hover:underline" rel="next">
+              {t('history.next')}
+            </Link>
+          ) : (
+            <span aria-hidden="true" />
+          )}
+        </nav>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,199 @@
+import { Form, Link, NavLink } from '@remix-run/react';
+import { useTranslation } from 'react-i18next';
+import { Icon, Logo } from '~/components/icons';
+import { LanguageSwitcher } from '~/components/language-switcher';
+import { CreditBalance, PlanBadge, type SubscriptionStatus } from '~/components/plan-badge';
+import { SettingsDialog, useSettingsLinks } from '~/components/settings-dialog';
+import { DetailsMenu, menuItemClass } from '~/components/ui/menu';
+
+export type HeaderUser = { name: string; email: string; subscriptionStatus: SubscriptionStatus };
+
+const navLinkClass = ({ isActive }: { isActive: boolean }) =>
+  `rounded-lg px-3 py-2 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+    isActive ? 'bg-indigo-50 text-indigo-700' : 'text-slate-700 hover:bg-slate-100 hover:text-slate-900'
+  }`;
+
+function initials(name: string) {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  const letters = parts.length > 1 ? [parts[0]![0], parts[parts.length - 1]![0]] : [...(parts[0] ?? '?')].slice(0, 2);
+  return letters.join('').toUpperCase();
+}
+
+function NavLinks({ className }: { className: string }) {
+  const { t } = useTranslation();
+  return (
+    <nav aria-label={t('header.nav')} className={className}>
+      <NavLink to="/app" className={navLinkClass} end>
+        {t('header.text')}
+      </NavLink>
+      <NavLink to="/subscription" className={navLinkClass}>
+        {t('header.subscription')}
+      </NavLink>
+    </nav>
+  );
+}
+
+function LogoutButton() {
+  const { t } = useTranslation();
+  return (
+    <Form method="post" action="/logout">
+      <button type="submit" className={menuItemClass}>
+        <Icon name="logout" className="size-4" />
+        {t('header.account.logout')}
+      </button>
+    </Form>
+  );
+}
+
+function AccountItems({ user }: { user: HeaderUser }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <div className="px-3 py-2">
+        <p className="text-xs font-semibold uppercase tracking-wide text-slate-600">{t('header.account.myAccount')}</p>
+        <p className="mt-1 truncate text-sm font-medium text-slate-900">{user.name}</p>
+        <p className="truncate text-xs text-slate-600">{user.email}</p>
+      </div>
+      <div className="my-1 h-px bg-slate-200" role="presentation" />
+      <Link to="/subscription" className={menuItemClass}>
+        <Icon name="coins" className="size-4" />
+        {t('header.account.subscription')}
+      </Link>
+      <LogoutButton />
+    </>
+  );
+}
+
+// The gear lives here rather than in icons.tsx: its long path would otherwise ride in every page's bundle.
+const GEAR =
+  'M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6Z M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1Z';
+
+function GearIcon({ className }: { className: string }) {
+  return (
+    <svg
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.75}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      className={className}
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path d={GEAR} />
+    </svg>
+  );
+}
+
+function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
+  const { t } = useTranslation();
+  const { openHref } = useSettingsLinks();
+  return (
+    <Link
+      to={openHref}
+      preventScrollReset
+      className={
+        withLabel
+          ? menuItemClass
+          : 'rounded-lg p-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600'
+      }
+    >
+      <GearIcon className={withLabel ? 'size-4' : 'size-5'} />
+      <span className={withLabel ? '' : 'sr-only'}>{t('header.settings')}</span>
+    </Link>
+  );
+}
+
+/**
+ * SPEC §2 workspace header: navigation, plan badge and credit balance, language switch, account
+ * menu and settings. Desktop from 768 px up; below it everything folds into one <details> menu.
+ */
+export function Header({ user, credits }: { user: HeaderUser | null; credits: number | null }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur supports-[backdrop-filter]:bg-white/80">
+        <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
+          <Link
+            to={user ? '/app' : '/'}
+            className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
+            <Logo />
+            <span className="text-lg tracking-tight">{t('appName')}</span>
+          </Link>
+
+          <NavLinks className="ml-4 hidden items-center gap-1 md:flex" />
+
+          {/* Desktop */}
+          <div className="ml-auto hidden items-center gap-3 md:flex">
+            <div className="flex items-center gap-3" data-testid="plan-status">
+              <PlanBadge status={user?.subscriptionStatus ?? null} />
+              {user && credits !== null ? <CreditBalance credits={credits} /> : null}
+            </div>
+            <LanguageSwitcher />
+            <SettingsLink />
+            {user ? (
+              <DetailsMenu
+                summary={
+                  <>
+                    <span
+                      aria-hidden="true"
+                      className="flex size-9 items-center justify-center rounded-full bg-indigo-600 text-sm font-semibold text-white"
+                    >
+                      {initials(user.name)}
+                    </span>
+                    <Icon name="chevronDown" className="ml-1 size-4 text-slate-500" />
+                    <span className="sr-only">{t('header.account.menu')}</span>
+                  </>
+                }
+                panelClassName="w-64"
+              >
+                <AccountItems user={user} />
+              </DetailsMenu>
+            ) : (
+              <Link to="/auth" className={navLinkClass({ isActive: false })}>
+                {t('header.login')}
+              </Link>
+            )}
+          </div>
+
+          {/* Compact, below 768 px */}
+          <div className="ml-auto flex items-center gap-2 md:hidden">
+            <PlanBadge status={user?.subscriptionStatus ?? null} />
+            <DetailsMenu
+              summary={
+                <span className="rounded-lg p-2 text-slate-700 hover:bg-slate-100">
+                  <Icon name="menu" className="size-6" />
+                  <span className="sr-only">{t('header.openMenu')}</span>
+                </span>
+              }
+              panelClassName="w-[min(20rem,calc(100vw-2rem))] space-y-1"
+            >
+              <NavLinks className="flex flex-col gap-1" />
+              <div className="my-1 h-px bg-slate-200" role="presentation" />
+              {user && credits !== null ? (
+                <div className="px-3 py-2">
+                  <CreditBalance credits={credits} />
+                </div>
+              ) : null}
+              <div className="px-3 py-2">
+                <LanguageSwitcher />
+              </div>
+              <SettingsLink withLabel />
+              <div className="my-1 h-px bg-slate-200" role="presentation" />
+              {user ? (
+                <AccountItems user={user} />
+              ) : (
+                <Link to="/auth" className={menuItemClass}>
+                  {t('header.login')}
+                </Link>
+              )}
+            </DetailsMenu>
+          </div>
+        </div>
+      </header>
+      <SettingsDialog />
+    </>
+  );
+}

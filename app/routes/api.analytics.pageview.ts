@@ -1,0 +1,35 @@
+import type { ActionFunctionArgs } from '@remix-run/node';
+import { json } from '@remix-run/node';
+import { detectLanguage } from '~/i18n.server';
+import { cleanPath, cleanReferrer, pageViewSchema, recordPageView } from '~/services/analytics.server';
+import { getSession } from '~/services/sessions.server';
+
+const MAX_BODY = 8 * 1024;
+
+export async function loader() {
+  return json({ error: 'Method not allowed' }, { status: 405, headers: { Allow: 'POST' } });
+}
+
+/** Receives navigator.sendBeacon page views: a JSON body sent as text/plain or application/json. */
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== 'POST') return json({ error: 'Method not allowed' }, { status: 405, headers: { Allow: 'POST' } });
+  const type = (request.headers.get('content-type') ?? '').toLowerCase();
+  if (!type.startsWith('text/plain') && !type.startsWith('application/json')) {
+    return json({ error: 'Expected a JSON body' }, { status: 400 });
+  }
+  const text = await request.text().catch(() => null);
+  if (text === null || text.length > MAX_BODY) return json({ error: 'Invalid body' }, { status: 400 });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return json({ error: 'Malformed JSON' }, { status: 400 });
+  }
+  const parsed = pageViewSchema.safeParse(body);
+  const path = parsed.success ? cleanPath(parsed.data.path) : null;
+  if (!parsed.success || path === null) return json({ error: 'Invalid page view' }, { status: 400 });
+
+  const [language, session] = await Promise.all([detectLanguage(request), getSession(request)]);
+  await recordPageView({ path, referrer: cleanReferrer(parsed.data.referrer), language, signedIn: session !== null });
+  return new Response(null, { status: 204, headers: session?.setCookie ? { 'Set-Cookie': session.setCookie } : undefined });
+}

@@ -1,0 +1,180 @@
+import crypto from 'node:crypto';
+import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { sql, type TransactionSql } from '../../db/client';
+import type { Language } from '~/i18n';
+import { grantSignupCredits } from '~/services/ledger.server';
+import { queueEmail } from '~/services/mail.server';
+import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
+import { endOtherSessions, type SessionUser } from '~/services/sessions.server';
+import { env } from '~/utils/env.server';
+
+// Accounts: registration, credentials, one-time password tokens. Owns users.password_hash and
+// the password_tokens table.
+
+// A const enum in the typings (isolatedModules cannot read it): 2 is Argon2id.
+const ARGON2ID = 2 as Algorithm;
+const HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+export const TOKEN_TTL_SECONDS = {
+  'set-password': 24 * 60 * 60,
+  'reset-password': 60 * 60,
+} as const;
+export type TokenPurpose = keyof typeof TOKEN_TTL_SECONDS;
+
+/** The user object of SPEC §3 as the JSON API returns it (credits come with the ledger later). */
+export type ApiUser = {
+  name: string;
+  email: string;
+  creditsRemaining: number;
+  topUpCreditsRemaining: number;
+  subscriptionStatus: 'free' | 'pro' | 'canceled';
+};
+
+export function toApiUser(user: Pick<SessionUser, 'name' | 'email' | 'subscriptionStatus'>): ApiUser {
+  return { name: user.name, email: user.email, creditsRemaining: 0, topUpCreditsRemaining: 0, subscriptionStatus: user.subscriptionStatus };
+}
+
+export const normalizeEmail = (email: string) => email.trim();
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, HASH_OPTIONS);
+}
+
+// Verifying against this keeps the time of "no such user" close to "wrong password".
+let dummyHash: Promise<string> | undefined;
+
+/** The user when e-mail and password match; null otherwise (unknown e-mail, wrong password, no password yet). */
+export async function verifyCredentials(email: string, password: string): Promise<SessionUser | null> {
+  const [row] = await sql<(SessionUser & { passwordHash: string | null })[]>`
+    SELECT id, email, name, language, role, subscription_status AS "subscriptionStatus", password_hash AS "passwordHash"
+    FROM users WHERE lower(email) = lower(${normalizeEmail(email)})`;
+  if (!row?.passwordHash) {
+    dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
+    await verify(await dummyHash, password).catch(() => false);
+    return null;
+  }
+  const ok = await verify(row.passwordHash, password).catch(() => false);
+  if (!ok) return null;
+  const { passwordHash: _omit, ...user } = row;
+  return user;
+}
+
+const sha256 = (value: string) => crypto.createHash('sha256').update(value).digest('hex');
+
+/** A fresh token (256 random bits); only its SHA-256 is stored, replacing any older token of the user. */
+async function issueToken(tx: TransactionSql, userId: string, purpose: TokenPurpose): Promise<{ token: string; tokenHash: string }> {
+  const token = crypto.randomBytes(32).toString('base64url');
+  const tokenHash = sha256(token);
+  await tx`
+    INSERT INTO password_tokens (user_id, token_hash, purpose, expires_at)
+    VALUES (${userId}, ${tokenHash}, ${purpose}, now() + make_interval(secs => ${TOKEN_TTL_SECONDS[purpose]}))
+    ON CONFLICT (user_id) DO UPDATE SET token_hash = EXCLUDED.token_hash, purpose = EXCLUDED.purpose,
+      expires_at = EXCLUDED.expires_at, created_at = now()`;
+  return { token, tokenHash };
+}
+
+export function passwordLink(token: string, email: string): string {
+  const query = new URLSearchParams({ token, email });
+  return `${env.APP_URL}/reset-password?${query.toString()}`;
+}
+
+export type RegisterResult = { ok: true; userId: string } | { ok: false; reason: 'exists' };
+
+/** Creates the user and, in the same transaction, queues the set-password e-mail. Does not sign in. */
+export async function registerUser(input: { name: string; email: string; language: Language }): Promise<RegisterResult> {
+  const email = normalizeEmail(input.email);
+  const name = input.name.trim();
+  return sql.begin(async (tx) => {
+    const [user] = await tx<{ id: string }[]>`
+      INSERT INTO users (email, name, language) VALUES (${email}, ${name}, ${input.language})
+      ON CONFLICT ((lower(email))) DO NOTHING
+      RETURNING id`;
+    if (!user) return { ok: false, reason: 'exists' } as const;
+    await grantSignupCredits(tx, user.id); // the first Free grant, in the same transaction
+    const { token, tokenHash } = await issueToken(tx, user.id, 'set-password');
+    await queueEmail(tx, {
+      messageKey: `set:${user.id}:${tokenHash.slice(0, 16)}`,
+      to: email,
+      template: 'set-password',
+      language: input.language,
+      params: { name, link: passwordLink(token, email) },
+    });
+    return { ok: true, userId: user.id } as const;
+  });
+}
+
+/**
+ * Queues a reset e-mail when the address has an account; does nothing otherwise. The caller answers
+ * the same either way (no account enumeration).
+ */
+export async function requestPasswordReset(input: { email: string; language: Language }): Promise<void> {
+  await sql.begin(async (tx) => {
+    const [user] = await tx<{ id: string; email: string; name: string }[]>`
+      SELECT id, email, name FROM users WHERE lower(email) = lower(${normalizeEmail(input.email)})`;
+    if (!user) return;
+    const { token, tokenHash } = await issueToken(tx, user.id, 'reset-password');
+    await queueEmail(tx, {
+      messageKey: `reset:${user.id}:${tokenHash.slice(0, 16)}`,
+      to: user.email,
+      template: 'reset-password',
+      language: input.language,
+      params: { name: user.name, link: passwordLink(token, user.email) },
+    });
+  });
+}
+
+export type ResetResult = { ok: true; userId: string } | { ok: false; reason: 'invalid' | 'expired' };
+
+/**
+ * Sets a new password with a one-time token. The token is consumed (deleted) in the same transaction
+ * that writes the password, so it works once; then every session of the user except keepSessionId ends.
+ */
+export async function resetPassword(input: {
+  email: string;
+  token: string;
+  password: string;
+  keepSessionId?: string;
+}): Promise<ResetResult> {
+  const presented = Buffer.from(sha256(input.token), 'hex');
+  const result = await sql.begin(async (tx): Promise<ResetResult> => {
+    const [row] = await tx<{ userId: string; tokenHash: string; expired: boolean }[]>`
+      SELECT t.user_id AS "userId", t.token_hash AS "tokenHash", t.expires_at <= now() AS expired
+      FROM password_tokens t JOIN users u ON u.id = t.user_id
+      WHERE lower(u.email) = lower(${normalizeEmail(input.email)})
+      FOR UPDATE OF t`;
+    const stored = row ? Buffer.from(row.tokenHash, 'hex') : Buffer.alloc(presented.length);
+    const matches = stored.length === presented.length && crypto.timingSafeEqual(stored, presented);
+    if (!row || !matches) return { ok: false, reason: 'invalid' };
+    // Consume the token; an expired one is useless, so it goes too.
+    const consumed = await tx`DELETE FROM password_tokens WHERE user_id = ${row.userId} AND token_hash = ${row.tokenHash} RETURNING 1`;
+    if (consumed.count !== 1) return { ok: false, reason: 'invalid' };
+    if (row.expired) return { ok: false, reason: 'expired' };
+    // Hashed only for a good token, so bad links cost no hashing work.
+    const passwordHash = await hashPassword(input.password);
+    await tx`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${row.userId}`;
+    return { ok: true, userId: row.userId };
+  });
+  if (result.ok) await endOtherSessions(result.userId, input.keepSessionId);
+  return result;
+}
+
+// The flows the pages and the JSON API share: the abuse limits first, then the work.
+
+export type RegisterAttempt = RegisterResult | { ok: false; reason: 'limited'; state: LimitState };
+
+/** Registration within the limits per client address and per e-mail address. */
+export async function attemptRegister(input: { name: string; email: string; language: Language; ip: string }): Promise<RegisterAttempt> {
+  const limited = firstLimited(await Promise.all([hit('registerIp', input.ip), hit('registerEmail', input.email)]));
+  if (limited) return { ok: false, reason: 'limited', state: limited };
+  return registerUser(input);
+}
+
+export type ForgotAttempt = { ok: true } | { ok: false; reason: 'limited'; state: LimitState };
+
+/** A reset request within the limits; the same outcome whether or not the address has an account. */
+export async function attemptPasswordResetRequest(input: { email: string; language: Language; ip: string }): Promise<ForgotAttempt> {
+  const limited = firstLimited(await Promise.all([hit('forgotIp', input.ip), hit('forgotEmail', input.email)]));
+  if (limited) return { ok: false, reason: 'limited', state: limited };
+  await requestPasswordReset(input);
+  return { ok: true };
+}

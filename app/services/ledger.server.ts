@@ -1,0 +1,417 @@
+import { sql, type Sql, type TransactionSql } from '../../db/client';
+
+// The credit ledger's API. Each write is one call to a function of migration 002, so it is
+// atomic on its own and joins the caller's transaction when one is passed as `db` (registration,
+// Stripe webhooks, generation). The rules (locks, idempotency, hash chain) live there, once.
+
+export type Db = Sql | TransactionSql;
+
+export const PAGE_SIZE = 20;
+export const DEFAULT_HOLD_MAX_AGE_MS = 60 * 60 * 1000;
+
+export type EntryKind =
+  | 'monthly_grant'
+  | 'monthly_expire'
+  | 'topup_purchase'
+  | 'topup_forfeit'
+  | 'reserve'
+  | 'post'
+  | 'void'
+  | 'adjustment'
+  | 'topup_reversal';
+
+export type LedgerEntry = {
+  seq: number;
+  id: string;
+  createdAt: Date;
+  userId: string;
+  kind: EntryKind;
+  fromAccount: number;
+  toAccount: number;
+  amount: number;
+  balanceAfter: number;
+  pendingSeq: number | null;
+  externalRef: string | null;
+  idempotencyKey: string;
+  reason: string | null;
+  actor: string | null;
+  hash: string;
+};
+
+export type CreditSummary = {
+  creditsRemaining: number;
+  topUpCreditsRemaining: number;
+  totalCreditsRemaining: number;
+  nextResetAt: Date | null;
+};
+
+export type LedgerErrorCode = 'insufficient_credits' | 'already_resolved' | 'no_hold' | 'key_conflict' | 'invalid';
+
+export class LedgerError extends Error {
+  constructor(
+    message: string,
+    readonly code: LedgerErrorCode,
+  ) {
+    super(message);
+    this.name = 'LedgerError';
+  }
+}
+
+const ERROR_CODES: Record<string, LedgerErrorCode> = {
+  LG001: 'insufficient_credits',
+  LG002: 'already_resolved',
+  LG003: 'no_hold',
+  LG004: 'key_conflict',
+  LG005: 'invalid',
+};
+
+/** Turns the database's ledger errors into LedgerError; a CHECK on a bucket is also "Insufficient credits". */
+function translate(err: unknown): never {
+  const e = err as { code?: string; message?: string; constraint_name?: string };
+  if (e?.code && ERROR_CODES[e.code]) throw new LedgerError(e.message ?? 'Ledger error', ERROR_CODES[e.code]!);
+  if (e?.code === '23514' && e.constraint_name === 'ledger_accounts_available_check') {
+    throw new LedgerError('Insufficient credits', 'insufficient_credits');
+  }
+  throw err;
+}
+
+type RawEntry = {
+  seq: string;
+  id: string;
+  created_at: Date;
+  user_id: string;
+  kind: EntryKind;
+  from_account: string;
+  to_account: string;
+  amount: string;
+  balance_after: string;
+  pending_seq: string | null;
+  external_ref: string | null;
+  idempotency_key: string;
+  reason: string | null;
+  actor: string | null;
+  prev_hash: Buffer;
+  hash: Buffer;
+};
+
+function toEntry(r: RawEntry): LedgerEntry {
+  return {
+    seq: Number(r.seq),
+    id: r.id,
+    createdAt: r.created_at,
+    userId: r.user_id,
+    kind: r.kind,
+    fromAccount: Number(r.from_account),
+    toAccount: Number(r.to_account),
+    amount: Number(r.amount),
+    balanceAfter: Number(r.balance_after),
+    pendingSeq: r.pending_seq === null ? null : Number(r.pending_seq),
+    externalRef: r.external_ref,
+    idempotencyKey: r.idempotency_key,
+    reason: r.reason,
+    actor: r.actor,
+    hash: r.hash.toString('hex'),
+  };
+}
+
+async function rows(query: Promise<RawEntry[]>): Promise<LedgerEntry[]> {
+  try {
+    return (await query).map(toEntry).sort((x, y) => x.seq - y.seq);
+  } catch (err) {
+    translate(err);
+  }
+}
+
+async function one(query: Promise<RawEntry[]>): Promise<LedgerEntry> {
+  const [entry] = await rows(query);
+  return entry!;
+}
+
+function positiveInt(n: number, what = 'Amount'): number {
+  if (!Number.isSafeInteger(n) || n <= 0) throw new LedgerError(`${what} must be a positive integer`, 'invalid');
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grants, resets and top-ups
+
+/** Books the current period's grant for a new account (call inside the registration transaction). */
+export async function grantSignupCredits(tx: Db, userId: string): Promise<LedgerEntry[]> {
+  return rows(tx<RawEntry[]>`SELECT * FROM ledger_reset(${userId})`);
+}
+
+/**
+ * The monthly reset when due (expire what is left, then grant the plan's amount), for the period
+ * that contains `now`. Safe to run from the schedule and the lazy path at once.
+ */
+export async function resetMonthly(userId: string, db: Db = sql, now?: Date): Promise<LedgerEntry[]> {
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_reset(${userId}, ${now ?? db`now()`})`);
+}
+
+/**
+ * The lazy monthly check on a user's request: one indexed read when nothing is due, the reset
+ * otherwise (also opens the ledger for accounts made before it existed).
+ */
+export async function ensureCurrentPeriod(userId: string, db: Db = sql, now?: Date): Promise<void> {
+  const [state] = await db<{ due: boolean }[]>`
+    SELECT next_reset_at <= ${now ?? db`now()`} AS due FROM ledger_users WHERE user_id = ${userId}`;
+  if (state && !state.due) return;
+  await resetMonthly(userId, db, now);
+}
+
+/** A monthly grant for an explicit period label (e.g. a Stripe invoice period). */
+export async function grantMonthly(userId: string, period: string, amount: number, db: Db = sql): Promise<LedgerEntry> {
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_grant', ${`grant:${userId}:${period}`},
+    ${positiveInt(amount)}, ${period}, NULL, NULL)`);
+}
+
+/** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0). */
+export async function expireMonthly(userId: string, period: string, db: Db = sql): Promise<LedgerEntry> {
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_expire', ${`expire:${userId}:${period}`},
+    NULL, ${period}, NULL, NULL)`);
+}
+
+/** Credits a purchased pack to the top-up bucket, once per checkout session. */
+export async function purchaseTopUp(userId: string, checkoutSessionId: string, amount: number, db: Db = sql): Promise<LedgerEntry> {
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_purchase', ${`topup:${checkoutSessionId}`},
+    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL)`);
+}
+
+/** Moves the whole top-up bucket to expired as one row (downgrade); `ref` names the event. */
+export async function forfeitTopUp(userId: string, ref: string, db: Db = sql): Promise<LedgerEntry> {
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_forfeit', ${`forfeit:${ref}`},
+    NULL, ${ref}, NULL, NULL)`);
+}
+
+/** Reverses a refunded purchase: takes back its amount, capped at what the top-up bucket still holds. */
+export async function reverseTopUp(userId: string, checkoutSessionId: string, db: Db = sql): Promise<LedgerEntry> {
+  const [purchase] = await db<{ amount: string }[]>`
+    SELECT amount FROM ledger_entries WHERE idempotency_key = ${`topup:${checkoutSessionId}`} AND user_id = ${userId}`;
+  if (!purchase) throw new LedgerError(`No top-up ${checkoutSessionId} for this user`, 'invalid');
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_reversal', ${`topup-reversal:${checkoutSessionId}`},
+    ${Number(purchase.amount)}, ${checkoutSessionId}, NULL, NULL)`);
+}
+
+export type AdjustInput = {
+  userId: string;
+  amount: number;
+  reason: string;
+  actor: string;
+  bucket?: 'monthly' | 'topup';
+  /** Names the correction so a retried command books it once; a fresh one by default. */
+  key?: string;
+};
+
+/** An operator's correction as a new row (positive credits, negative debits the bucket). */
+export async function adjust(input: AdjustInput, db: Db = sql): Promise<LedgerEntry> {
+  if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new LedgerError('Amount must be a non-zero integer', 'invalid');
+  if (!input.reason.trim()) throw new LedgerError('A reason is required', 'invalid');
+  const key = `adjust:${input.key ?? crypto.randomUUID()}`;
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${input.userId}, 'adjustment', ${key}, ${input.amount},
+    NULL, ${input.reason.trim()}, ${input.actor}, ${input.bucket ?? 'monthly'})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spending: reserve, then post or void
+
+export type ReserveItem = { key: string; amount: number };
+
+/**
+ * Holds credits for every item or for none ("Insufficient credits"): monthly first, then top-up.
+ * Item keys name the business object (e.g. a result id) and make retries harmless.
+ */
+export async function reserve(userId: string, items: ReserveItem[], db: Db = sql): Promise<LedgerEntry[]> {
+  if (items.length === 0) return [];
+  const keys = items.map((i) => i.key);
+  if (new Set(keys).size !== keys.length) throw new LedgerError('Duplicate item keys', 'invalid');
+  const amounts = items.map((i) => positiveInt(i.amount));
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_reserve(${userId}, ${keys}::text[], ${amounts}::bigint[])`);
+}
+
+/** The hold of an item becomes a spend, exactly once (a replay returns the same rows). */
+export async function post(itemKey: string, db: Db = sql): Promise<LedgerEntry[]> {
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_resolve(${itemKey}, 'post')`);
+}
+
+/** The hold of an item is released, exactly once. */
+export async function voidHold(itemKey: string, db: Db = sql): Promise<LedgerEntry[]> {
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_resolve(${itemKey}, 'void')`);
+}
+export { voidHold as void };
+
+/** Voids holds older than maxAgeMs (their work is gone). Returns how many items were released. */
+export async function sweepStaleHolds(maxAgeMs = DEFAULT_HOLD_MAX_AGE_MS, db: Db = sql, limit = 1000): Promise<number> {
+  const stale = await db<{ item: string }[]>`
+    SELECT DISTINCT item FROM ledger_open_holds
+    WHERE created_at < now() - make_interval(secs => ${maxAgeMs / 1000}) LIMIT ${limit}`;
+  let voided = 0;
+  for (const { item } of stale) {
+    try {
+      await voidHold(item, db);
+      voided++;
+    } catch (err) {
+      // Posted meanwhile by a late worker: that outcome stands.
+      if (!(err instanceof LedgerError && err.code === 'already_resolved')) throw err;
+    }
+  }
+  return voided;
+}
+
+/**
+ * The scheduled job: every user whose monthly reset is due. (Accounts without a ledger yet are
+ * opened by their signup grant or by the lazy check on their next request.)
+ */
+export async function resetDueUsers(db: Db = sql, batch = 500, now?: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const due = await db<{ userId: string }[]>`
+      SELECT user_id AS "userId" FROM ledger_users WHERE next_reset_at <= ${now ?? db`now()`} ORDER BY next_reset_at LIMIT ${batch}`;
+    if (due.length === 0) return total;
+    for (const { userId } of due) total += (await resetMonthly(userId, db, now)).length;
+    if (due.length < batch) return total;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/** The user's balances (a read of the projection: flat whatever the history's length). */
+export async function getCreditSummary(userId: string, db: Db = sql): Promise<CreditSummary> {
+  const [row] = await db<{ monthly: string; topup: string; nextResetAt: Date | null }[]>`
+    SELECT
+      coalesce(sum(credits_posted - debits_posted - debits_pending) FILTER (WHERE code = 'monthly'), 0) AS monthly,
+      coalesce(sum(credits_posted - debits_posted - debits_pending) FILTER (WHERE code = 'topup'), 0) AS topup,
+      (SELECT next_reset_at FROM ledger_users WHERE user_id = ${userId}) AS "nextResetAt"
+    FROM ledger_accounts WHERE user_id = ${userId}`;
+  const monthly = Number(row?.monthly ?? 0);
+  const topup = Number(row?.topup ?? 0);
+  const next = row?.nextResetAt ?? null;
+  return {
+    creditsRemaining: monthly,
+    topUpCreditsRemaining: topup,
+    totalCreditsRemaining: monthly + topup,
+    nextResetAt: next && Number.isFinite(next.getTime()) ? next : null,
+  };
+}
+
+export type HistoryRow = {
+  seq: number;
+  createdAt: Date;
+  kind: EntryKind;
+  /** The change to the user's available credits (a post changes nothing: its hold already did). */
+  delta: number;
+  amount: number;
+  balanceAfter: number;
+  bucket: 'monthly' | 'topup';
+  reason: string | null;
+};
+
+export type HistoryPage = { rows: HistoryRow[]; page: number; pageCount: number; total: number };
+
+const historyColumns = (db: Db) => db`
+  e.seq, e.created_at AS "createdAt", e.kind, e.amount, e.balance_after AS "balanceAfter", e.reason,
+  CASE WHEN f.user_id IS NOT NULL THEN f.code ELSE t.code END AS bucket,
+  CASE
+    WHEN e.kind = 'post' THEN 0
+    WHEN e.kind = 'void' THEN e.amount
+    WHEN t.user_id IS NOT NULL THEN e.amount
+    ELSE -e.amount
+  END AS delta`;
+
+type RawHistory = { seq: string; createdAt: Date; kind: EntryKind; amount: string; balanceAfter: string; reason: string | null; bucket: 'monthly' | 'topup'; delta: string };
+
+const toHistory = (r: RawHistory): HistoryRow => ({
+  seq: Number(r.seq),
+  createdAt: r.createdAt,
+  kind: r.kind,
+  amount: Number(r.amount),
+  balanceAfter: Number(r.balanceAfter),
+  reason: r.reason,
+  bucket: r.bucket,
+  delta: Number(r.delta),
+});
+
+/** The user's rows, newest first, PAGE_SIZE a page (page numbers from 1). */
+export async function listHistory(userId: string, page = 1, db: Db = sql): Promise<HistoryPage> {
+  const [{ total }] = (await db<{ total: number }[]>`
+    SELECT count(*)::int AS total FROM ledger_entries WHERE user_id = ${userId}`) as unknown as [{ total: number }];
+  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const current = Math.min(Math.max(1, Math.floor(page) || 1), pageCount);
+  const list = await db<RawHistory[]>`
+    SELECT ${historyColumns(db)}
+    FROM ledger_entries e
+    JOIN ledger_accounts f ON f.id = e.from_account
+    JOIN ledger_accounts t ON t.id = e.to_account
+    WHERE e.user_id = ${userId}
+    ORDER BY e.seq DESC
+    LIMIT ${PAGE_SIZE} OFFSET ${(current - 1) * PAGE_SIZE}`;
+  return { rows: list.map(toHistory), page: current, pageCount, total };
+}
+
+/** Every row of the user, oldest first, a cursor at a time (the user's own CSV download). */
+export async function* iterateHistory(userId: string, db: Db = sql): AsyncGenerator<HistoryRow> {
+  const cursor = db<RawHistory[]>`
+    SELECT ${historyColumns(db)}
+    FROM ledger_entries e
+    JOIN ledger_accounts f ON f.id = e.from_account
+    JOIN ledger_accounts t ON t.id = e.to_account
+    WHERE e.user_id = ${userId}
+    ORDER BY e.seq`.cursor(500);
+  for await (const batch of cursor) for (const r of batch) yield toHistory(r);
+}
+
+export type BalancePoint = { day: string; balance: number };
+
+/** The balance at the end of each of the last `days` days (UTC), carried over days without rows. */
+export async function balanceSeries(userId: string, days = 90, db: Db = sql, now = new Date()): Promise<BalancePoint[]> {
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const start = new Date(end.getTime() - (days - 1) * 86_400_000);
+  const list = await db<{ day: string; balance: string }[]>`
+    (SELECT 'opening' AS day, balance_after AS balance FROM ledger_entries
+      WHERE user_id = ${userId} AND created_at < ${start} ORDER BY seq DESC LIMIT 1)
+    UNION ALL
+    (SELECT DISTINCT ON (d) d AS day, balance_after AS balance FROM (
+        SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS d, seq, balance_after FROM ledger_entries
+        WHERE user_id = ${userId} AND created_at >= ${start}) x
+      ORDER BY d, seq DESC)`;
+  const byDay = new Map(list.map((r) => [r.day, Number(r.balance)]));
+  let balance = byDay.get('opening') ?? 0;
+  const points: BalancePoint[] = [];
+  for (let i = 0; i < days; i++) {
+    const day = new Date(start.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+    if (byDay.has(day)) balance = byDay.get(day)!;
+    points.push({ day, balance });
+  }
+  return points;
+}
+
+/** Rows of a user in chain order (tests and tools). */
+export async function entriesOf(userId: string, db: Db = sql): Promise<LedgerEntry[]> {
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY seq`);
+}
+
+/**
+ * What /subscription shows of the ledger (JSON-ready): the history page named by ?historyPage=
+ * and the 90-day balance series.
+ */
+export async function loadCreditHistory(userId: string, request: Request) {
+  const page = Number(new URL(request.url).searchParams.get('historyPage')) || 1;
+  const [history, balance] = await Promise.all([listHistory(userId, page), balanceSeries(userId, 90)]);
+  return {
+    history: {
+      page: history.page,
+      pageCount: history.pageCount,
+      total: history.total,
+      rows: history.rows.map((r) => ({
+        seq: r.seq,
+        createdAt: r.createdAt.toISOString(),
+        kind: r.kind,
+        delta: r.delta,
+        amount: r.amount,
+        balanceAfter: r.balanceAfter,
+        bucket: r.bucket,
+      })),
+    },
+    balance,
+  };
+}

@@ -1,0 +1,59 @@
+import { json } from '@remix-run/node';
+import type { ZodError } from 'zod';
+import { getT } from '~/i18n.server';
+
+// Helpers for the JSON resource routes (SPEC §7): every failure is `{error, fields?}` with a 4xx
+// status; nothing a client sends turns into a 500.
+
+export type ApiErrorBody = { error: string; fields?: Record<string, string[]> };
+
+export function apiError(status: number, error: string, init: { fields?: Record<string, string[]>; headers?: HeadersInit } = {}) {
+  const body: ApiErrorBody = init.fields ? { error, fields: init.fields } : { error };
+  return json(body, { status, headers: { 'Cache-Control': 'no-store', ...init.headers } });
+}
+
+/** 405 for a method the endpoint does not take. */
+export async function methodNotAllowed(request: Request, allow = 'POST') {
+  const t = await getT(request, 'auth');
+  return apiError(405, t('errors.methodNotAllowed'), { headers: { Allow: allow } });
+}
+
+/** 400 with the first message as `error` and every field's messages under `fields`. */
+export function validationError(error: ZodError) {
+  const fields: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.join('.') : '_form';
+    (fields[key] ??= []).push(issue.message);
+  }
+  return apiError(400, error.issues[0]?.message ?? 'Invalid request', { fields });
+}
+
+/**
+ * The request's JSON object body, or a 400 Response to return: wrong content type, malformed JSON
+ * or anything but an object.
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown> | Response> {
+  const t = await getT(request, 'auth');
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !/^application\/[\w.-]+\+json$/.test(type)) {
+    return apiError(400, t('errors.unsupportedContentType'));
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    return apiError(400, t('errors.invalidJson'));
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return apiError(400, t('errors.invalidJson'));
+  return body as Record<string, unknown>;
+}
+
+/** The request's form data, or a 400 Response to return (a body that is not a form). */
+export async function readFormData(request: Request): Promise<FormData | Response> {
+  try {
+    return await request.formData();
+  } catch {
+    const t = await getT(request, 'auth');
+    return new Response(t('errors.generic'), { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * SSR benchmark (issue 2 §9): `npm run bench:ssr` after `npx remix build`.
+ *
+ * The production app (createApp from server.ts, production build, NODE_ENV=production) runs in a
+ * CHILD process on a fresh database, together with a bare Express handler that returns a static
+ * page (another port, same process): the baseline. This process drives autocannon against both,
+ * so the load generator's memory never counts as server memory; the server's peak RSS is read
+ * from /proc/<pid>/status (VmHWM) of the child.
+ *
+ * Targets: `/` signed out in en and in zh-HK (Accept-Language), `/app` signed in (a session row
+ * inserted with createSession), and the bare handler. 50 connections, a warm-up, then a measured
+ * run per target. Also: the gzip size of the JavaScript the landing page loads.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SELF = fileURLToPath(import.meta.url);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+
+const BARE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Postforge</title></head>
+<body><h1>Postforge</h1><p>A static page served by a bare Express handler.</p></body></html>`;
+
+type Ports = { app: number; bare: number };
+
+// ---------------------------------------------------------------- child: the server under test
+async function serve() {
+  const { default: express } = await import('express');
+  const { createApp, loadBuild } = await import('../../server');
+  const { loadEnv } = await import('../../app/utils/env.server');
+  const { getLogger } = await import('../../app/utils/logger.server');
+  const { getSql } = await import('../../db/client');
+
+  const env = loadEnv();
+  const app = createApp({ env, db: { sql: getSql(), embedded: false, close: async () => {} }, build: await loadBuild(), logger: getLogger() });
+  const bare = express();
+  bare.disable('x-powered-by');
+  bare.get('/', (_req, res) => void res.type('html').send(BARE_PAGE));
+
+  const listen = (handler: http.RequestListener) =>
+    new Promise<number>((resolve) => {
+      const server = http.createServer(handler);
+      server.keepAliveTimeout = 65_000;
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    });
+  const ports: Ports = { app: await listen(app), bare: await listen(bare) };
+  process.send!(ports);
+  process.on('disconnect', () => process.exit(0));
+}
+
+// ---------------------------------------------------------------- parent: the load generator
+type AcResult = {
+  requests: { average: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  '2xx': number;
+};
+type AcOptions = { url: string; connections: number; duration: number; headers?: Record<string, string> };
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: AcOptions) => Promise<AcResult>;
+
+/** User + system CPU time of a process in ms (from /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function vm(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function landingJavaScript(base: string): Promise<{ files: { file: string; raw: number; gzip: number }[]; total: number }> {
+  const html = await (await fetch(base + '/', { headers: { 'accept-language': 'en' } })).text();
+  const refs = new Set<string>();
+  for (const m of html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) refs.add(m[1]!);
+  for (const m of html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g)) refs.add(m[1]!);
+  // Remix's inline module script imports the manifest, the entry and the route modules.
+  for (const m of html.matchAll(/import\s*(?:\*\s*as\s*\w+\s*from\s*)?\(?\s*"(\/build\/[^"]+\.js)"/g)) refs.add(m[1]!);
+  const files = [];
+  for (const ref of [...refs].filter((r) => r.endsWith('.js'))) {
+    const body = Buffer.from(await (await fetch(base + ref)).arrayBuffer());
+    files.push({ file: ref, raw: body.length, gzip: zlib.gzipSync(body).length });
+  }
+  return { files, total: files.reduce((s, f) => s + f.gzip, 0) };
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(ROOT, 'build/index.js'))) {
+    console.error('No production build: run `npx remix build` first.');
+    process.exit(1);
+  }
+  const { startTestCluster, freshDatabase } = await import('../support/database');
+  const cluster = await startTestCluster();
+  const databaseUrl = await freshDatabase(cluster.url, 'pf_bench');
+  Object.assign(process.env, {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    SESSION_SECRET: 'bench-session-secret-0123456789abcdef',
+    ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    APP_URL: 'http://127.0.0.1',
+    DATA_DIR: path.join(ROOT, '.data/bench'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  });
+
+  // The server logs a line per request as in production; its stdout goes to /dev/null.
+  const child: ChildProcess = fork(SELF, ['--serve'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const stopAll = async () => {
+    child.kill('SIGTERM');
+    const { closeSql } = await import('../../db/client');
+    await closeSql();
+    await cluster.stop();
+  };
+  try {
+    const ports = await new Promise<Ports>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as Ports));
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    const appBase = `http://127.0.0.1:${ports.app}`;
+    const bareBase = `http://127.0.0.1:${ports.bare}`;
+
+    const { sql } = await import('../../db/client');
+    const { createSession } = await import('../../app/services/sessions.server');
+    const [user] = await sql<{ id: string }[]>`
+      INSERT INTO users (email, name, password_hash) VALUES ('bench@example.com', 'Bench User', NULL) RETURNING id`;
+    const { setCookie } = await createSession(user!.id);
+    const sessionCookie = setCookie.split(';')[0]!;
+
+    const targets = [
+      { name: 'bare Express handler', url: `${bareBase}/`, headers: {} as Record<string, string> },
+      { name: '/ signed out, en', url: `${appBase}/`, headers: { 'accept-language': 'en-US,en;q=0.9' } },
+      { name: '/ signed out, zh-HK', url: `${appBase}/`, headers: { 'accept-language': 'zh-HK,zh;q=0.9' } },
+      { name: '/app signed in', url: `${appBase}/app`, headers: { 'accept-language': 'en', cookie: sessionCookie } },
+    ];
+
+    const only = process.env.BENCH_TARGETS?.split(',');
+    const rows: { name: string; status: string; rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuPerReq: number; rss: number }[] = [];
+    let peakRss = 0;
+    for (const t of targets.filter((t, i) => i === 0 || !only || only.some((o) => t.name.includes(o)))) {
+      const probe = await fetch(t.url, { headers: t.headers, redirect: 'manual' });
+      await probe.arrayBuffer();
+      const status = `${probe.status}${probe.headers.get('x-page-cache') ? ` (${probe.headers.get('x-page-cache')})` : ''}`;
+      process.stderr.write(`${t.name}: ${status}; warm-up ${WARMUP}s, measure ${DURATION}s ...\n`);
+      await autocannon({ url: t.url, connections: CONNECTIONS, duration: WARMUP, headers: t.headers });
+      let runRss = 0;
+      const sampler = setInterval(() => (runRss = Math.max(runRss, vm(child.pid!, 'VmRSS'))), 200);
+      const cpuBefore = cpuMs(child.pid!);
+      const r = await autocannon({ url: t.url, connections: CONNECTIONS, duration: DURATION, headers: t.headers });
+      const cpu = cpuMs(child.pid!) - cpuBefore;
+      clearInterval(sampler);
+      peakRss = Math.max(peakRss, runRss);
+      const done = r['2xx'] + r.non2xx;
+      rows.push({ name: t.name, status, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuPerReq: done ? cpu / done : NaN, rss: runRss });
+    }
+    const hwm = vm(child.pid!, 'VmHWM');
+    const js = await landingJavaScript(appBase);
+
+    const base = rows[0]!.rps;
+    const baseCpu = rows[0]!.cpuPerReq;
+    const pad = (s: string, n: number) => s.padEnd(n);
+    const num = (n: number, w: number, d = 0) => n.toFixed(d).padStart(w);
+    console.log(`\nSSR benchmark: ${CONNECTIONS} connections, ${DURATION}s per target after ${WARMUP}s warm-up, Node ${process.version}\n`);
+    console.log(`${pad('target', 24)}${pad('first response', 16)}${'req/s'.padStart(9)}${'vs bare'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}${'CPU ms/req'.padStart(12)}${'CPU vs bare'.padStart(13)}${'RSS MB'.padStart(8)}`);
+    for (const r of rows) {
+      console.log(
+        `${pad(r.name, 24)}${pad(r.status, 16)}${num(r.rps, 9)}${(((r.rps / base) * 100).toFixed(1) + ' %').padStart(9)}${num(r.p50, 8)}${num(r.p99, 8)}${num(r.non2xx, 9)}${num(r.errors, 8)}${num(r.cpuPerReq, 12, 3)}${(((baseCpu / r.cpuPerReq) * 100).toFixed(1) + ' %').padStart(13)}${num(r.rss, 8)}`,
+      );
+    }
+    console.log(
+      '\n"CPU vs bare" is the server CPU time per request of the bare handler divided by the target\'s: the ratio the\n' +
+        'throughputs would have on an otherwise idle machine (req/s ratios swing when other processes share the cores).\n' +
+        '"RSS MB" is the highest server RSS sampled during that run.',
+    );
+    console.log(`\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process; highest sampled VmRSS under load ${peakRss.toFixed(0)} MB)`);
+    console.log(`landing page JavaScript: ${(js.total / 1024).toFixed(1)} KB gzip in ${js.files.length} files`);
+    for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
+
+    const row = (name: string) => rows.find((r) => r.name === name);
+    const ratio = (name: string, min: number) => {
+      const r = row(name);
+      return r ? r.rps / base >= min : true;
+    };
+    const goals = [
+      ['/ en ≥ 35 % of bare', ratio('/ signed out, en', 0.35)],
+      ['/ zh-HK ≥ 35 % of bare', ratio('/ signed out, zh-HK', 0.35)],
+      ['/app ≥ 12 % of bare', ratio('/app signed in', 0.12)],
+      ['p99 < 200 ms (/, /app)', rows.slice(1).every((r) => r.p99 < 200)],
+      ['peak RSS < 250 MB', hwm < 250],
+      ['landing JS < 110 KB gzip', js.total < 110 * 1024],
+    ] as const;
+    console.log('\ngoals: ' + goals.map(([g, ok]) => `${ok ? 'ok' : 'MISSED'} ${g}`).join('; '));
+  } finally {
+    await stopAll();
+  }
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main();

@@ -1,0 +1,146 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
+import { test as base, expect, type Page } from '@playwright/test';
+import type { ReceivedEmail } from '../support/smtp-server';
+
+export { expect };
+export type { ReceivedEmail };
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+type Catalogue = { [key: string]: string | Catalogue };
+function catalogue(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email'): Catalogue {
+  return JSON.parse(fs.readFileSync(path.join(ROOT, 'app/locales', language, `${ns}.json`), 'utf8')) as Catalogue;
+}
+
+/** A translated text from the app's catalogues, e.g. text('zh-HK', 'common', 'plan.free'). */
+export function text(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email', key: string): string {
+  let node: string | Catalogue | undefined = catalogue(language, ns);
+  for (const part of key.split('.')) node = typeof node === 'object' ? node[part] : undefined;
+  if (typeof node !== 'string') throw new Error(`No text ${language}/${ns}:${key} in the catalogues`);
+  return node;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: the end-to-end tests must run through tests/playwright.config.ts (its global setup starts the app).`);
+  return value;
+}
+
+export const appUrl = () => required('E2E_BASE_URL');
+const mailboxUrl = () => required('E2E_MAILBOX_URL');
+
+/** A fresh address per call, so tests never share an account or a mailbox. */
+export function uniqueEmail(label = 'user'): string {
+  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24) || 'user';
+  return `${slug}-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}@example.com`;
+}
+
+/** Every message the SMTP test server received for this address, oldest first. */
+export async function mailFor(to: string): Promise<ReceivedEmail[]> {
+  const res = await fetch(`${mailboxUrl()}/messages?to=${encodeURIComponent(to.toLowerCase())}`);
+  if (!res.ok) throw new Error(`mailbox answered ${res.status}`);
+  return (await res.json()) as ReceivedEmail[];
+}
+
+/**
+ * Waits until the SMTP server has received a message for `to` (the `count`-th one, 1-based, so a
+ * test can wait for a second e-mail to the same address), and returns it.
+ */
+export async function waitForEmail(to: string, { count = 1, timeout = 20_000 } = {}): Promise<ReceivedEmail> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const messages = await mailFor(to);
+    if (messages.length >= count) return messages[count - 1]!;
+    if (Date.now() > deadline) {
+      throw new Error(`No e-mail #${count} for ${to} within ${timeout / 1000} s (received ${messages.length}).`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The set-password / reset-password link of a message, from its plain-text part. */
+export function extractLink(email: ReceivedEmail): string {
+  const match = /https?:\/\/\S+\/reset-password\?\S+/.exec(email.text);
+  if (!match) throw new Error(`No reset-password link in the e-mail "${email.subject}":\n${email.text}`);
+  return match[0];
+}
+
+/** The href of the reset-password link in the HTML part (entities decoded). */
+export function extractHtmlLink(email: ReceivedEmail): string | null {
+  const match = /href="(https?:\/\/[^"]*\/reset-password\?[^"]*)"/.exec(email.html);
+  return match ? match[1]!.replaceAll('&amp;', '&') : null;
+}
+
+/** The part of a link to open in the browser: the app's own origin, the link's path and query. */
+export function pathOf(link: string): string {
+  const url = new URL(link);
+  return url.pathname + url.search;
+}
+
+export const password = () => `pw-${crypto.randomBytes(6).toString('hex')}`;
+
+/**
+ * Axe on the current page: WCAG 2.x A/AA rules. Returns the violations; tests assert that no
+ * serious or critical one is present and attach the rest to the report.
+ */
+export async function axeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations;
+}
+
+type Fixtures = { jsEnabled: boolean };
+
+export const test = base.extend<Fixtures>({
+  // Global setup picks the app's port at run time; the config's static baseURL cannot know it.
+  baseURL: async ({}, use) => {
+    await use(appUrl());
+  },
+  jsEnabled: async ({ javaScriptEnabled }, use) => {
+    await use(javaScriptEnabled !== false);
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Steps shared by several flows, through the pages as a user would take them (they work with and
+// without JavaScript: every form is a real form post).
+
+/** /auth?tab=register: full name + e-mail, submit; ends on the login tab with the success toast. */
+export async function register(page: Page, name: string, email: string): Promise<void> {
+  await page.goto('/auth?tab=register');
+  await page.getByLabel('Full name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Register' }).click();
+  await expect(page.getByText('Registration successful')).toBeVisible();
+}
+
+/** Opens a set-password / reset link and sets `newPassword`; ends on the success state. */
+export async function setPasswordThroughLink(page: Page, link: string, newPassword: string): Promise<void> {
+  await page.goto(link);
+  await page.getByLabel('New password').fill(newPassword);
+  await page.getByLabel('Confirm password').fill(newPassword);
+  await page.getByRole('button', { name: 'Reset password' }).click();
+  await expect(page.getByRole('heading', { name: 'Password Reset Successful' })).toBeVisible();
+}
+
+/** /auth login tab: e-mail + password, submit. */
+export async function logIn(page: Page, email: string, secret: string): Promise<void> {
+  await page.goto('/auth');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(secret);
+  await page.getByRole('button', { name: 'Login' }).click();
+}
+
+/** A registered account with a password, made through the pages and the real set-password e-mail. */
+export async function createAccount(page: Page, label: string): Promise<{ name: string; email: string; password: string }> {
+  const email = uniqueEmail(label);
+  const name = `Test ${label}`;
+  const secret = password();
+  await register(page, name, email);
+  const mail = await waitForEmail(email);
+  await setPasswordThroughLink(page, extractLink(mail), secret);
+  return { name, email, password: secret };
+}

@@ -1,0 +1,167 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from '../../db/client';
+import { enqueue } from '../../jobs/boss';
+import { startWorkers } from '../../jobs/worker';
+import { deliverEmail, queueEmail, type EmailMessage } from '../../app/services/mail.server';
+import { loadEnv } from '../../app/utils/env.server';
+import { getLogger } from '../../app/utils/logger.server';
+
+// A real SMTP peer on a free loopback port. It can be told to refuse the next message (451) to
+// exercise a retry.
+type Received = { to: string[]; raw: string };
+const received: Received[] = [];
+let refuseNext = false;
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  logger: false,
+  onData(stream, session, callback) {
+    let raw = '';
+    stream.on('data', (d: Buffer) => (raw += d.toString('utf8')));
+    stream.on('end', () => {
+      if (refuseNext) {
+        refuseNext = false;
+        const err = Object.assign(new Error('Try again later'), { responseCode: 451 });
+        return callback(err);
+      }
+      received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+      callback();
+    });
+  },
+});
+
+// `env` is parsed once per process (each test file runs in its own process): point this
+// process's configuration at the SMTP peer, or take SMTP_URL away for the outbox path.
+const env = loadEnv();
+const useSmtp = (url: string | undefined) => {
+  env.SMTP_URL = url;
+};
+let smtpUrl = '';
+
+beforeAll(async () => {
+  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+  smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => smtp.close(() => r())));
+
+const unique = (label: string) => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+const message = (key: string, to = `${key}@example.com`): EmailMessage => ({
+  messageKey: key,
+  to,
+  template: 'set-password',
+  language: 'en',
+  params: { name: 'Ada Lovelace', link: `http://localhost:3999/reset-password?token=${key}&email=${encodeURIComponent(to)}` },
+});
+const mailsTo = (to: string) => received.filter((m) => m.to.includes(to));
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 20_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('send-email job over SMTP', () => {
+  beforeAll(async () => {
+    useSmtp(smtpUrl);
+    await startWorkers();
+  });
+
+  it('a committed queueEmail is delivered by the worker with HTML and plain-text parts', async () => {
+    const msg = message(unique('job'));
+    await sql.begin(async (tx) => {
+      await queueEmail(tx, msg);
+    });
+    await waitFor(() => mailsTo(msg.to).length > 0, 'the e-mail at the SMTP peer');
+    const [mail] = mailsTo(msg.to);
+    expect(mail!.raw).toContain('Subject: Set your Postforge password');
+    expect(mail!.raw).toMatch(/Content-Type: text\/plain/i);
+    expect(mail!.raw).toMatch(/Content-Type: text\/html/i);
+    expect(mail!.raw.replace(/=\r?\n/g, '')).toContain(msg.messageKey);
+    await waitFor(async () => {
+      const [row] = await sql<{ sentAt: Date | null }[]>`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+      return Boolean(row?.sentAt);
+    }, 'the outbox row marked sent');
+    const [row] = await sql<{ transport: string; to: string }[]>`
+      SELECT transport, to_address AS "to" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+    expect(row).toEqual({ transport: 'smtp', to: msg.to });
+  });
+
+  it('two jobs for the same message send it once', async () => {
+    const msg = message(unique('twice'));
+    // No singleton key: two real jobs, as a retry after an expiry would produce.
+    await enqueue('send-email', msg);
+    await enqueue('send-email', msg);
+    await waitFor(async () => {
+      const [row] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' = ${msg.messageKey} AND state = 'completed'`;
+      return row!.n === 2;
+    }, 'both jobs completed');
+    expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+
+  it('delivering the same messageKey twice sends once', async () => {
+    const msg = message(unique('idem'));
+    expect(await deliverEmail(msg)).toBe('sent');
+    expect(await deliverEmail(msg)).toBe('already-sent');
+    expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+
+  it('two deliveries of the same message at the same moment send it once', async () => {
+    const msg = message(unique('race'));
+    const results = await Promise.all([deliverEmail(msg), deliverEmail(msg)]);
+    expect(results.sort()).toEqual(['already-sent', 'sent']);
+    expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+
+  it('a refused delivery throws (so the job retries) and the retry sends it', async () => {
+    const msg = message(unique('retry'));
+    refuseNext = true;
+    await expect(deliverEmail(msg)).rejects.toThrow();
+    const [row] = await sql<{ sentAt: Date | null }[]>`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+    expect(row?.sentAt ?? null).toBeNull();
+    expect(await deliverEmail(msg)).toBe('sent');
+    expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+});
+
+describe('without SMTP_URL', () => {
+  beforeAll(() => useSmtp(undefined));
+  afterAll(() => useSmtp(smtpUrl));
+
+  it('keeps the message in email_outbox and logs its link', async () => {
+    const info = vi.spyOn(getLogger(), 'info');
+    const msg = message(unique('outbox'));
+    const before = received.length;
+    expect(await deliverEmail(msg)).toBe('outbox');
+    expect(received.length).toBe(before);
+    const [row] = await sql<{ transport: string; subject: string; textBody: string; sentAt: Date | null }[]>`
+      SELECT transport, subject, text_body AS "textBody", sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+    expect(row!.transport).toBe('outbox');
+    expect(row!.subject).toBe('Set your Postforge password');
+    expect(row!.textBody).toContain(msg.params.link);
+    expect(row!.sentAt).not.toBeNull();
+    const logged = info.mock.calls.find(([obj]) => typeof obj === 'object' && obj !== null && (obj as { link?: string }).link === msg.params.link);
+    expect(logged).toBeTruthy();
+    expect(logged![0]).toMatchObject({ to: msg.to, subject: 'Set your Postforge password' });
+    // Delivered once: a second attempt neither duplicates the row nor logs again.
+    info.mockClear();
+    expect(await deliverEmail(msg)).toBe('already-sent');
+    expect(info).not.toHaveBeenCalled();
+    const [count] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+    expect(count!.n).toBe(1);
+    info.mockRestore();
+  });
+
+  it('writes the message in the recipient language', async () => {
+    const msg = { ...message(unique('zh')), language: 'zh-HK' as const };
+    await deliverEmail(msg);
+    const [row] = await sql<{ subject: string }[]>`SELECT subject FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+    expect(row!.subject).not.toBe('Set your Postforge password');
+    expect(row!.subject).toMatch(/[\u4e00-\u9fff]/);
+  });
+});

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../../db/client';
+import { grantSignupCredits, post, purchaseTopUp, reserve } from '../../app/services/ledger.server';
+import { createSession } from '../../app/services/sessions.server';
+import { startTestApp, TestClient, type TestApp } from '../support/app-server';
+import { createUser } from '../support/ledger';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+async function signedIn(user: { id: string }, headers: Record<string, string> = {}) {
+  const client = new TestClient(app.url, headers);
+  const { setCookie } = await createSession(user.id);
+  const pair = setCookie.split(';')[0]!;
+  const eq = pair.indexOf('=');
+  client.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+  return client;
+}
+
+describe('ledger JSON routes', () => {
+  it('GET /api/subscription is 401 JSON when signed out', async () => {
+    const res = await new TestClient(app.url).get('/api/subscription');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(typeof (await res.json()).error).toBe('string');
+    expect((await new TestClient(app.url).get('/api/credits/history')).status).toBe(401);
+  });
+
+  it('GET /api/subscription returns the subscription info fields (and opens the ledger of a new account)', async () => {
+    const user = await createUser(sql, 'api-sub');
+    const client = await signedIn(user);
+    const res = await client.get('/api/subscription');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({
+      subscriptionStatus: 'free',
+      creditsRemaining: 5,
+      topUpCreditsRemaining: 0,
+      totalCreditsRemaining: 5,
+      textCreditsRemaining: 5,
+      imageCreditsRemaining: 5,
+    });
+    expect(new Date(body.nextBillingDate).getTime()).toBeGreaterThan(Date.now());
+    await purchaseTopUp(user.id, `cs_api_${user.id}`, 99);
+    expect(await (await client.get('/api/subscription')).json()).toMatchObject({ creditsRemaining: 5, topUpCreditsRemaining: 99, totalCreditsRemaining: 104 });
+  });
+
+  it('GET /api/credits/history pages the user\'s own rows, newest first', async () => {
+    const user = await createUser(sql, 'api-history');
+    await grantSignupCredits(sql, user.id);
+    await purchaseTopUp(user.id, `cs_hist_${user.id}`, 100);
+    await reserve(user.id, Array.from({ length: 23 }, (_, i) => ({ key: `${user.id}:api:${i}`, amount: 1 })));
+    const client = await signedIn(user);
+    const first = await (await client.get('/api/credits/history')).json();
+    expect(first).toMatchObject({ page: 1, pageSize: 20, pageCount: 2, total: 25 });
+    expect(first.entries).toHaveLength(20);
+    expect(first.entries[0]).toMatchObject({ kind: 'reserve', change: -1, balanceAfter: 82 });
+    const second = await (await client.get('/api/credits/history?page=2')).json();
+    expect(second.entries.map((e: { kind: string }) => e.kind)).toEqual(['reserve', 'reserve', 'reserve', 'topup_purchase', 'monthly_grant']);
+    expect((await (await client.get('/api/credits/history?page=abc')).json()).page).toBe(1);
+    const stranger = await signedIn(await createUser(sql, 'api-stranger'));
+    expect((await (await stranger.get('/api/credits/history')).json()).total).toBe(0);
+  });
+});
+
+describe('credit history on /subscription', () => {
+  it('shows the history, the chart and the CSV link without JavaScript, in both languages', async () => {
+    const user = await createUser(sql, 'page');
+    await grantSignupCredits(sql, user.id);
+    await reserve(user.id, [{ key: `${user.id}:page`, amount: 2 }]);
+    await post(`${user.id}:page`);
+    const client = await signedIn(user, { 'accept-language': 'en' });
+    const res = await client.get('/subscription');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('Credit history');
+    expect(html).toContain('Monthly credits granted');
+    expect(html).toContain('Held credits spent');
+    expect(html).toContain('data-testid="balance-chart"');
+    expect(html).toContain('Balance over the last 90 days');
+    expect(html).toContain('href="/subscription/history.csv"');
+    const zh = await signedIn(user, { 'accept-language': 'zh-HK' });
+    const zhHtml = await (await zh.get('/subscription')).text();
+    expect(zhHtml).toContain('點數紀錄');
+    expect(zhHtml).toContain('已發放每月點數');
+  });
+
+  it('pages the history 20 at a time with plain links', async () => {
+    const user = await createUser(sql, 'page-links');
+    await purchaseTopUp(user.id, `cs_pl_${user.id}`, 50);
+    await reserve(user.id, Array.from({ length: 21 }, (_, i) => ({ key: `${user.id}:pl:${i}`, amount: 1 })));
+    const client = await signedIn(user, { 'accept-language': 'en' });
+    const page1 = await (await client.get('/subscription')).text();
+    expect(page1).toContain('Page 1 of 2');
+    expect(page1.includes(`href="/subscription?historyPage=2#credit-history"`)).toBe(true);
+    const page2 = await (await client.get('/subscription?historyPage=2')).text();
+    expect(page2).toContain('Page 2 of 2');
+    expect(page2).toContain('Top-up credits purchased');
+  });
+
+  it('the CSV download holds only the user\'s own rows', async () => {
+    const user = await createUser(sql, 'csv');
+    await grantSignupCredits(sql, user.id);
+    await purchaseTopUp(user.id, `cs_csv_${user.id}`, 99);
+    const client = await signedIn(user, { 'accept-language': 'en' });
+    const res = await client.get('/subscription/history.csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/csv');
+    expect(res.headers.get('content-disposition')).toContain('attachment');
+    const lines = (await res.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect(lines[0]).toBe('Date (UTC),Activity,Credits,Change,Balance after');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z,Monthly credits granted,Monthly,5,5$/),
+      expect.stringMatching(/,Top-up credits purchased,Top-up,99,104$/),
+    ]);
+    const signedOut = await new TestClient(app.url).get('/subscription/history.csv');
+    expect(signedOut.status).toBe(302);
+  });
+});
+
+describe('/admin/ledger', () => {
+  it('is a 404 for signed-out users and non-admins', async () => {
+    expect((await new TestClient(app.url).get('/admin/ledger')).status).toBe(404);
+    const user = await createUser(sql, 'not-admin');
+    const client = await signedIn(user);
+    expect((await client.get('/admin/ledger')).status).toBe(404);
+    expect((await client.get('/admin/ledger/export.csv')).status).toBe(404);
+    expect((await client.get('/admin/ledger/manifest.json')).status).toBe(404);
+  });
+
+  it('gives an admin the export download, its manifest and the verify report', async () => {
+    const admin = await createUser(sql, 'admin');
+    await sql`UPDATE users SET role = 'admin' WHERE id = ${admin.id}`;
+    const subject = await createUser(sql, 'audited');
+    await grantSignupCredits(sql, subject.id);
+    await purchaseTopUp(subject.id, `cs_audit_${subject.id}`, 360);
+    const client = await signedIn(admin, { 'accept-language': 'en' });
+    const page = await client.get('/admin/ledger');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('action="/admin/ledger/export.csv"');
+    const until = /name="until" value="(\d+)"/.exec(html)![1]!;
+    const csv = await client.get(`/admin/ledger/export.csv?user=${encodeURIComponent(subject.email)}&until=${until}`);
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]!.startsWith('seq,id,time,user_id,user_email,kind')).toBe(true);
+    expect(lines[2]).toContain(`,${subject.email},topup_purchase,system:sales,user:topup,360,365,`);
+    const manifest = await (await client.get(`/admin/ledger/manifest.json?user=${encodeURIComponent(subject.email)}&until=${until}`)).json();
+    expect(manifest).toMatchObject({ rows: 2, sumsByKind: { monthly_grant: 5, topup_purchase: 360 } });
+    expect(manifest.lastHash).toBe(lines[2]!.split(',').at(-1));
+    expect((await client.get('/admin/ledger/export.csv?from=not-a-date')).status).toBe(400);
+    const verify = await (await client.get('/admin/ledger?verify=1')).text();
+    expect(verify).toContain('data-testid="ledger-verify-report"');
+  });
+});
