@@ -34,6 +34,13 @@ export const queues = {
     work: { batchSize: 1, pollingIntervalSeconds: 30 },
     cron: '*/5 * * * *',
   },
+  // Hourly: delete expired sessions and stale abuse-limit counters.
+  'maintenance-purge': {
+    payload: z.object({}).passthrough(),
+    options: { retryLimit: 2, retryDelay: 60, expireInSeconds: 10 * 60, retentionDays: 2 } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 1, pollingIntervalSeconds: 30 },
+    cron: '23 * * * *',
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

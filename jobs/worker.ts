@@ -3,11 +3,13 @@ import { startBoss } from './boss';
 import { queues, type QueueName } from './queues';
 import { handleSendEmail } from './handlers/send-email';
 import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/ledger';
+import { handleMaintenancePurge } from './handlers/maintenance';
 
 const handlers: Record<QueueName, (jobs: PgBoss.Job<unknown>[]) => Promise<void>> = {
   'send-email': handleSendEmail,
   'ledger-monthly-reset': handleLedgerMonthlyReset,
   'ledger-sweep-holds': handleLedgerSweepHolds,
+  'maintenance-purge': handleMaintenancePurge,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

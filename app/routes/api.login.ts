@@ -21,5 +21,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const outcome = await login(request, context, parsed.data);
   if (outcome.kind === 'limited') return tooManyJson(request, outcome.state);
   if (outcome.kind === 'invalid') return apiError(401, t('errors.invalidCredentials'));
-  return json(toApiUser(outcome.user), { headers: { 'Set-Cookie': outcome.setCookie, 'Cache-Control': 'no-store' } });
+  return json(await toApiUser(outcome.user), { headers: { 'Set-Cookie': outcome.setCookie, 'Cache-Control': 'no-store' } });
 }

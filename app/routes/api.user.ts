@@ -10,7 +10,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
   const headers = new Headers({ 'Cache-Control': 'no-store' });
   if (session.setCookie) headers.append('Set-Cookie', session.setCookie);
-  return json(toApiUser(session.user), { headers });
+  return json(await toApiUser(session.user), { headers });
 }
 
 export async function action({ request }: ActionFunctionArgs) {

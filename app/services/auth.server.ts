@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { sql, type TransactionSql } from '../../db/client';
 import type { Language } from '~/i18n';
-import { grantSignupCredits } from '~/services/ledger.server';
+import { ensureCurrentPeriod, getCreditSummary, grantSignupCredits } from '~/services/ledger.server';
 import { queueEmail } from '~/services/mail.server';
 import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
 import { endOtherSessions, type SessionUser } from '~/services/sessions.server';
@@ -30,8 +30,16 @@ export type ApiUser = {
   subscriptionStatus: 'free' | 'pro' | 'canceled';
 };
 
-export function toApiUser(user: Pick<SessionUser, 'name' | 'email' | 'subscriptionStatus'>): ApiUser {
-  return { name: user.name, email: user.email, creditsRemaining: 0, topUpCreditsRemaining: 0, subscriptionStatus: user.subscriptionStatus };
+export async function toApiUser(user: Pick<SessionUser, 'id' | 'name' | 'email' | 'subscriptionStatus'>): Promise<ApiUser> {
+  await ensureCurrentPeriod(user.id);
+  const credits = await getCreditSummary(user.id);
+  return {
+    name: user.name,
+    email: user.email,
+    creditsRemaining: credits.creditsRemaining,
+    topUpCreditsRemaining: credits.topUpCreditsRemaining,
+    subscriptionStatus: user.subscriptionStatus,
+  };
 }
 
 export const normalizeEmail = (email: string) => email.trim();

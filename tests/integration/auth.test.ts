@@ -149,7 +149,7 @@ describe('register → e-mail → set password → login → logout (pages, no J
 
     const me = await c.get('/api/user');
     expect(me.status).toBe(200);
-    expect(await me.json()).toEqual({ name: 'Ada Lovelace', email, creditsRemaining: 0, topUpCreditsRemaining: 0, subscriptionStatus: 'free' });
+    expect(await me.json()).toEqual({ name: 'Ada Lovelace', email, creditsRemaining: 5, topUpCreditsRemaining: 0, subscriptionStatus: 'free' });
 
     // Signed in: /auth sends to /app.
     const again = await c.get('/auth');
@@ -220,7 +220,7 @@ describe('the JSON API', () => {
 
     const login = await c.postJson('/api/login', { email, password: PASSWORD });
     expect(login.status).toBe(200);
-    expect(await login.json()).toEqual({ name: 'Grace Hopper', email, creditsRemaining: 0, topUpCreditsRemaining: 0, subscriptionStatus: 'free' });
+    expect(await login.json()).toEqual({ name: 'Grace Hopper', email, creditsRemaining: 5, topUpCreditsRemaining: 0, subscriptionStatus: 'free' });
     const me = await c.get('/api/user');
     expect(me.status).toBe(200);
     expect((await me.json()).name).toBe('Grace Hopper');
