@@ -10,6 +10,7 @@ import type pino from 'pino';
 import { languageFromHeaders } from './app/i18n';
 import { ConfigError, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
+import { requestScope } from './app/utils/request-scope.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -178,6 +179,8 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false }));
   app.use(bodyLimit);
   app.use(sameOriginOnly(env));
+  // Reads: one memo scope per request (the session is looked up once for all loaders).
+  app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
   app.all(
     '*',
     createRequestHandler({

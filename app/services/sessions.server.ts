@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { createCookie, redirect } from '@remix-run/node';
 import { sql } from '../../db/client';
 import { env } from '~/utils/env.server';
+import { memoPerRequest } from '~/utils/request-scope.server';
 
 // Sessions live in Postgres; the cookie carries only the signed session id. The row stores a
 // SHA-256 of the id so a database leak does not hand out live sessions.
@@ -55,6 +56,10 @@ async function sessionIdFrom(request: Request): Promise<string | null> {
 export async function getSession(request: Request): Promise<CurrentSession | null> {
   const id = await sessionIdFrom(request);
   if (!id) return null;
+  return memoPerRequest(`session:${id}`, () => loadSession(id));
+}
+
+async function loadSession(id: string): Promise<CurrentSession | null> {
   const [row] = await sql<(SessionUser & { expiresAt: Date })[]>`
     SELECT u.id, u.email, u.name, u.language, u.role, u.subscription_status AS "subscriptionStatus",
            s.expires_at AS "expiresAt"

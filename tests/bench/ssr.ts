@@ -114,7 +114,7 @@ async function main() {
   });
 
   // The server logs a line per request as in production; its stdout goes to /dev/null.
-  const child: ChildProcess = fork(SELF, ['--serve'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(SELF, ['--serve'], { execArgv: [...(process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean), '--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const stopAll = async () => {
     child.kill('SIGTERM');
     const { closeSql } = await import('../../db/client');
