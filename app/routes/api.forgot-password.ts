@@ -1,20 +1,18 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
-import { detectLanguage, getT } from '~/i18n.server';
+import { detectLanguage } from '~/i18n.server';
 import { attemptPasswordResetRequest } from '~/services/auth.server';
 import { clientIpOf, tooManyJson } from '~/services/rate-limit.server';
-import { forgotPasswordSchema, type Translate } from '~/utils/auth-schemas';
+import { forgotPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
 
 // SPEC §7: POST {email}. The same answer whether or not the address has an account.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const body = await readJsonObject(request);
-  if (body instanceof Response) return body;
-  const t = (await getT(request, 'auth')) as Translate;
-  const parsed = forgotPasswordSchema(t).safeParse(body);
+  const input = await readApiInput(request, forgotPasswordSchema);
+  if (input instanceof Response) return input;
+  const { t, body, parsed } = input;
   if (!parsed.success) return validationError(parsed.error);
   const sent = () => json({ message: t('forgot.sentText') });
   if (isHoneypotFilled(body)) return sent();

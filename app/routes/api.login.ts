@@ -1,21 +1,18 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
-import { getT } from '~/i18n.server';
 import { toApiUser } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
 import { tooManyJson } from '~/services/rate-limit.server';
-import { loginSchema, type Translate } from '~/utils/auth-schemas';
+import { loginSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
 
 // SPEC §7: POST {email, password} → the user object, with the session cookie.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const body = await readJsonObject(request);
-  if (body instanceof Response) return body;
-  const t = (await getT(request, 'auth')) as Translate;
-  const parsed = loginSchema(t).safeParse(body);
+  const input = await readApiInput(request, loginSchema);
+  if (input instanceof Response) return input;
+  const { t, body, parsed } = input;
   if (!parsed.success) return validationError(parsed.error);
   if (isHoneypotFilled(body)) return apiError(401, t('errors.invalidCredentials'));
   const outcome = await login(request, context, parsed.data);

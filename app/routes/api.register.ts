@@ -1,20 +1,18 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
-import { detectLanguage, getT } from '~/i18n.server';
+import { detectLanguage } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
 import { clientIpOf, tooManyJson } from '~/services/rate-limit.server';
-import { registerSchema, type Translate } from '~/utils/auth-schemas';
+import { registerSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
 
 // SPEC §7: POST {name, email}. Creates the account and e-mails the set-password link; does not sign in.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const body = await readJsonObject(request);
-  if (body instanceof Response) return body;
-  const t = (await getT(request, 'auth')) as Translate;
-  const parsed = registerSchema(t).safeParse(body);
+  const input = await readApiInput(request, registerSchema);
+  if (input instanceof Response) return input;
+  const { t, body, parsed } = input;
   if (!parsed.success) return validationError(parsed.error);
   const ok = () => json({ message: t('register.successDescription') }, { status: 201 });
   if (isHoneypotFilled(body)) return ok();

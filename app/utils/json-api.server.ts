@@ -1,5 +1,6 @@
 import { json } from '@remix-run/node';
-import type { ZodError } from 'zod';
+import type { SafeParseReturnType, ZodError, ZodTypeAny, input, output } from 'zod';
+import type { Translate } from '~/utils/auth-schemas';
 import { getT } from '~/i18n.server';
 
 // Helpers for the JSON resource routes (SPEC §7): every failure is `{error, fields?}` with a 4xx
@@ -56,4 +57,25 @@ export async function readFormData(request: Request): Promise<FormData | Respons
     const t = await getT(request, 'auth');
     return new Response(t('errors.generic'), { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   }
+}
+
+export type ApiInput<S extends ZodTypeAny> = {
+  t: Translate;
+  body: Record<string, unknown>;
+  parsed: SafeParseReturnType<input<S>, output<S>>;
+};
+
+/**
+ * The common start of a JSON POST endpoint: 405 for other methods, 400 for a body that is not a
+ * JSON object, then the body checked against the schema built in the request's language.
+ */
+export async function readApiInput<S extends ZodTypeAny>(
+  request: Request,
+  schemaFor: (t: Translate) => S,
+): Promise<ApiInput<S> | Response> {
+  if (request.method !== 'POST') return methodNotAllowed(request);
+  const body = await readJsonObject(request);
+  if (body instanceof Response) return body;
+  const t = (await getT(request, 'auth')) as Translate;
+  return { t, body, parsed: schemaFor(t).safeParse(body) };
 }
