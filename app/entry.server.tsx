@@ -2,7 +2,12 @@ import { Writable } from 'node:stream';
 import type { AppLoadContext, EntryContext } from '@remix-run/node';
 import { RemixServer } from '@remix-run/react';
 import { renderToPipeableStream } from 'react-dom/server';
+import { languages } from './i18n';
+import { clientResources } from './i18n.server';
+import { registerCatalogue } from './utils/i18n-client';
 import { NonceProvider } from './utils/nonce';
+
+for (const language of languages) registerCatalogue(language, clientResources(language));
 
 const ABORT_DELAY = 5_000;
 

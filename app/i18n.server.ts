@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { RemixI18Next } from 'remix-i18next/server';
 import enAuth from './locales/en/auth.json';
 import enCommon from './locales/en/common.json';
@@ -56,4 +57,21 @@ export async function getT(requestOrLanguage: Request | Language, ns: 'common' |
 export function clientResources(language: Language) {
   const { common, auth, ledger } = resources[language];
   return { common, auth, ledger };
+}
+
+// The browser's catalogue is a static script per language, cached for good under its content
+// hash, instead of riding along in every page's loader data.
+const versions = new Map<Language, { version: string; script: string }>();
+export function clientCatalogue(language: Language): { version: string; script: string } {
+  let entry = versions.get(language);
+  if (!entry) {
+    const body = JSON.stringify(clientResources(language));
+    entry = {
+      version: crypto.createHash('sha256').update(body).digest('hex').slice(0, 12),
+      // Escapes keep the JSON safe inside a script whatever the catalogue holds.
+      script: `(window.__postforgeI18n=window.__postforgeI18n||{})[${JSON.stringify(language)}]=${body.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')};`,
+    };
+    versions.set(language, entry);
+  }
+  return entry;
 }

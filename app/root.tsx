@@ -12,15 +12,15 @@ import {
   useRouteLoaderData,
   type ShouldRevalidateFunction,
 } from '@remix-run/react';
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Toaster } from '~/components/ui/toast';
-import { clientResources, detectLanguage } from '~/i18n.server';
+import { clientCatalogue, detectLanguage } from '~/i18n.server';
 import { defaultLanguage, languageCookieName, type Language } from '~/i18n';
 import { getSession } from '~/services/sessions.server';
 import tailwind from '~/styles/tailwind.css';
-import { createI18n } from '~/utils/i18n-client';
+import { getI18n } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
 import { getToast } from '~/utils/toast.server';
 
@@ -41,7 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json(
     {
       language,
-      resources: clientResources(language),
+      catalogueVersion: clientCatalogue(language).version,
       user: session ? { name: session.user.name, email: session.user.email, role: session.user.role, subscriptionStatus: session.user.subscriptionStatus } : null,
       toast,
     },
@@ -113,10 +113,9 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const data = useRouteLoaderData<typeof loader>('root');
   const nonce = useNonce();
   const language: Language = data?.language ?? defaultLanguage;
-  const resources = data?.resources;
-  // Built synchronously from the loader's catalogue: identical on the server and at hydration. It
-  // wraps the error boundary too, so error pages are translated.
-  const i18n = useMemo(() => createI18n(language, resources ?? {}), [language, resources]);
+  // Synchronous and identical on the server and at hydration (the catalogue script below runs before
+  // the app's modules). It wraps the error boundary too, so error pages are translated.
+  const i18n = getI18n(language);
   return (
     <html lang={language} className="h-full motion-safe:scroll-smooth">
       <head>
@@ -138,6 +137,9 @@ export function Layout({ children }: { children: React.ReactNode }) {
           <Toaster toast={data?.toast ?? null} />
           <ClientEffects language={language} />
         </I18nextProvider>
+        {data?.catalogueVersion ? (
+          <script nonce={nonce} src={`/locales/${language}?v=${data.catalogueVersion}`} />
+        ) : null}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>

@@ -2,33 +2,45 @@ import { createInstance, type i18n as I18n, type Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { defaultLanguage, type Language } from '~/i18n';
 
-/**
- * A synchronous i18next instance from the catalogues the root loader sent, identical on the server
- * render and at hydration (no catalogue fetch, no flash of keys).
- */
-// On the server the catalogue of a language never changes, so one instance per language serves
-// every render (creating one per request cost about a millisecond of CPU).
-const serverInstances = new Map<Language, I18n>();
+type Catalogue = Resource[string];
 
-export function createI18n(language: Language, resources: Resource[string]): I18n {
-  if (typeof document === 'undefined') {
-    let cached = serverInstances.get(language);
-    if (!cached) serverInstances.set(language, (cached = buildInstance(language, resources)));
-    return cached;
+// The catalogues of the browser build: on the server they are registered by entry.server; in the
+// browser the static script /locales/{language} (loaded before the app's modules) puts them on window.
+const serverCatalogues = new Map<Language, Catalogue>();
+declare global {
+  interface Window {
+    __postforgeI18n?: Partial<Record<Language, Catalogue>>;
   }
-  return buildInstance(language, resources);
 }
 
-function buildInstance(language: Language, resources: Resource[string]): I18n {
-  const instance = createInstance();
-  void instance.use(initReactI18next).init({
-    lng: language,
-    fallbackLng: defaultLanguage,
-    resources: { [language]: resources },
-    defaultNS: 'common',
-    interpolation: { escapeValue: false },
-    initImmediate: false,
-    react: { useSuspense: false },
-  });
+export function registerCatalogue(language: Language, catalogue: Catalogue): void {
+  serverCatalogues.set(language, catalogue);
+}
+
+export function catalogueFor(language: Language): Catalogue {
+  if (typeof document === 'undefined') return serverCatalogues.get(language) ?? {};
+  return window.__postforgeI18n?.[language] ?? {};
+}
+
+// A catalogue never changes while the process (or page) lives, so one instance per language serves
+// every render (creating one per request cost about a millisecond of CPU on the server).
+const instances = new Map<Language, I18n>();
+
+/** A synchronous i18next instance, identical on the server render and at hydration. */
+export function getI18n(language: Language): I18n {
+  let instance = instances.get(language);
+  if (!instance) {
+    instance = createInstance();
+    void instance.use(initReactI18next).init({
+      lng: language,
+      fallbackLng: defaultLanguage,
+      resources: { [language]: catalogueFor(language) },
+      defaultNS: 'common',
+      interpolation: { escapeValue: false },
+      initImmediate: false,
+      react: { useSuspense: false },
+    });
+    instances.set(language, instance);
+  }
   return instance;
 }
