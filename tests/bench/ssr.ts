@@ -88,7 +88,8 @@ async function landingJavaScript(base: string): Promise<{ files: { file: string;
   // Remix's inline module script imports the manifest, the entry and the route modules.
   for (const m of html.matchAll(/import\s*(?:\*\s*as\s*\w+\s*from\s*)?\(?\s*"(\/build\/[^"]+\.js)"/g)) refs.add(m[1]!);
   const files = [];
-  for (const ref of [...refs].filter((r) => r.endsWith('.js'))) {
+  // Every same-origin script counts: the build's modules and the language catalogue script.
+  for (const ref of [...refs].filter((r) => r.startsWith('/') && !r.endsWith('.css'))) {
     const body = Buffer.from(await (await fetch(base + ref)).arrayBuffer());
     files.push({ file: ref, raw: body.length, gzip: zlib.gzipSync(body).length });
   }
