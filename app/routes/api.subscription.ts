@@ -1,6 +1,6 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { getT } from '~/i18n.server';
-import { ensureCurrentPeriod, getCreditSummary } from '~/services/ledger.server';
+import { getCurrentCreditSummary } from '~/services/ledger.server';
 import { getSession } from '~/services/sessions.server';
 import { apiError, methodNotAllowed } from '~/utils/json-api.server';
 
@@ -9,8 +9,7 @@ import { apiError, methodNotAllowed } from '~/utils/json-api.server';
 export async function loader({ request }: LoaderFunctionArgs) {
   const session = await getSession(request);
   if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
-  await ensureCurrentPeriod(session.user.id);
-  const credits = await getCreditSummary(session.user.id);
+  const credits = await getCurrentCreditSummary(session.user.id);
   const headers = new Headers({ 'Cache-Control': 'no-store' });
   if (session.setCookie) headers.append('Set-Cookie', session.setCookie);
   return json(

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { sql, type TransactionSql } from '../../db/client';
 import type { Language } from '~/i18n';
-import { ensureCurrentPeriod, getCreditSummary, grantSignupCredits } from '~/services/ledger.server';
+import { getCurrentCreditSummary, grantSignupCredits } from '~/services/ledger.server';
 import { queueEmail } from '~/services/mail.server';
 import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
 import { endOtherSessions, type SessionUser } from '~/services/sessions.server';
@@ -31,8 +31,7 @@ export type ApiUser = {
 };
 
 export async function toApiUser(user: Pick<SessionUser, 'id' | 'name' | 'email' | 'subscriptionStatus'>): Promise<ApiUser> {
-  await ensureCurrentPeriod(user.id);
-  const credits = await getCreditSummary(user.id);
+  const credits = await getCurrentCreditSummary(user.id);
   return {
     name: user.name,
     email: user.email,

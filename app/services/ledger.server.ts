@@ -294,6 +294,17 @@ export async function getCreditSummary(userId: string, db: Db = sql): Promise<Cr
   };
 }
 
+/**
+ * The summary after the lazy monthly check, for the pages and the user API: one read when nothing is
+ * due (the summary carries the next reset), the reset and a second read otherwise.
+ */
+export async function getCurrentCreditSummary(userId: string, db: Db = sql): Promise<CreditSummary> {
+  const summary = await getCreditSummary(userId, db);
+  if (summary.nextResetAt && summary.nextResetAt.getTime() > Date.now()) return summary;
+  await ensureCurrentPeriod(userId, db);
+  return getCreditSummary(userId, db);
+}
+
 export type HistoryRow = {
   seq: number;
   createdAt: Date;

@@ -1,4 +1,4 @@
-import { ensureCurrentPeriod, getCreditSummary } from '~/services/ledger.server';
+import { getCurrentCreditSummary } from '~/services/ledger.server';
 import type { SessionUser } from '~/services/sessions.server';
 
 export type AccountSummary = {
@@ -13,9 +13,8 @@ export type AccountSummary = {
 
 /** What the header and the page shells show about the signed-in user's plan and credits. */
 export async function getAccountSummary(user: SessionUser): Promise<AccountSummary> {
-  // The lazy monthly reset: covers a missed scheduled run (one indexed read when nothing is due).
-  await ensureCurrentPeriod(user.id);
-  const credits = await getCreditSummary(user.id);
+  // Includes the lazy monthly reset, which covers a missed scheduled run.
+  const credits = await getCurrentCreditSummary(user.id);
   return {
     plan: user.subscriptionStatus,
     credits: {

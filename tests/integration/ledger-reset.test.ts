@@ -3,6 +3,7 @@ import { connect, type Sql } from '../../db/client';
 import {
   ensureCurrentPeriod,
   getCreditSummary,
+  getCurrentCreditSummary,
   grantSignupCredits,
   reserve,
   resetDueUsers,
@@ -103,6 +104,16 @@ describe('monthly reset', () => {
     await Promise.all([ensureCurrentPeriod(user.id, db), ensureCurrentPeriod(user.id, db)]);
     expect((await kindsOf(user.id)).map((r) => r.kind)).toEqual(['monthly_grant']);
     expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(5);
+  });
+
+  it('the summary the pages show runs the lazy check: nothing booked when not due, the reset when due', async () => {
+    const legacy = await createUser(db, 'summary-legacy');
+    expect(await getCurrentCreditSummary(legacy.id, db)).toMatchObject({ creditsRemaining: 5, totalCreditsRemaining: 5 });
+    expect((await kindsOf(legacy.id)).map((r) => r.kind)).toEqual(['monthly_grant']);
+    // Not due: repeated reads book nothing.
+    await getCurrentCreditSummary(legacy.id, db);
+    await getCurrentCreditSummary(legacy.id, db);
+    expect(await kindsOf(legacy.id)).toHaveLength(1);
   });
 
   it('a Pro account is granted 45', async () => {
