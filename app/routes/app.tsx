@@ -7,20 +7,15 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
 import { Badge } from '~/components/ui/badge';
 import { ButtonLink } from '~/components/ui/button-link';
-import { requireUser } from '~/services/sessions.server';
-import { getAccountSummary } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import { rootT } from '~/utils/meta';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
 type Tab = (typeof tabs)[number];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
-  const account = await getAccountSummary(user);
-  return json(
-    { user: { name: user.name, email: user.email, subscriptionStatus: user.subscriptionStatus }, account },
-    { headers: { 'Cache-Control': 'private, no-store' } },
-  );
+  const { user, account } = await requirePageShell(request);
+  return json({ user, account }, { headers: privatePageHeaders });
 }
 
 function TabPanel({ tab, canUseWordPress }: { tab: Tab; canUseWordPress: boolean }) {

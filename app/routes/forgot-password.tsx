@@ -5,7 +5,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/re
 import { useTranslation } from 'react-i18next';
 import { AuthShell, BackLink, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
-import { Icon } from '~/components/icons';
+import { SuccessPanel } from '~/components/success-panel';
 import { Button } from '~/components/ui/button';
 import { Field } from '~/components/ui/field';
 import { detectLanguage, getT } from '~/i18n.server';
@@ -84,17 +84,10 @@ function RequestForm() {
 function SentState() {
   const { t } = useTranslation('auth');
   return (
-    <div className="flex flex-col gap-4">
-      <span className="flex size-12 items-center justify-center rounded-full bg-emerald-50 text-emerald-600">
-        <Icon name="check" className="size-6" />
-      </span>
-      <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('forgot.sentTitle')}</h1>
-      <p role="status" className="text-sm text-slate-700">
-        {t('forgot.sentText')}
-      </p>
+    <SuccessPanel title={t('forgot.sentTitle')} text={t('forgot.sentText')}>
       <p className="text-sm text-slate-600">{t('forgot.spamHint')}</p>
       <BackLink to="/auth?tab=login">{t('forgot.backToLogin')}</BackLink>
-    </div>
+    </SuccessPanel>
   );
 }
 

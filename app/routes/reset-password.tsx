@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { AuthShell, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
+import { SuccessPanel } from '~/components/success-panel';
 import { Button } from '~/components/ui/button';
 import { linkButtonClass } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
@@ -146,21 +147,14 @@ function InvalidLink() {
 function Success() {
   const { t } = useTranslation('auth');
   return (
-    <div className="flex flex-col gap-4">
-      <span className="flex size-12 items-center justify-center rounded-full bg-emerald-50 text-emerald-600">
-        <Icon name="check" className="size-6" />
-      </span>
-      <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('reset.successTitle')}</h1>
-      <p role="status" className="text-sm text-slate-700">
-        {t('reset.successText')}
-      </p>
+    <SuccessPanel title={t('reset.successTitle')} text={t('reset.successText')}>
       <Link to="/app" className={linkButtonClass('primary')}>
         {t('reset.continue')}
       </Link>
       <Link to="/auth?tab=login" className="text-center text-sm font-semibold text-indigo-700 hover:underline">
         {t('reset.login')}
       </Link>
-    </div>
+    </SuccessPanel>
   );
 }
 

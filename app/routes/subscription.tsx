@@ -8,17 +8,13 @@ import { CreditHistory } from '~/components/credit-history';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { PlanBadge } from '~/components/plan-badge';
 import { loadCreditHistory } from '~/services/ledger.server';
-import { requireUser } from '~/services/sessions.server';
-import { getAccountSummary } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import { rootT } from '~/utils/meta';
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
-  const [account, ledger] = await Promise.all([getAccountSummary(user), loadCreditHistory(user.id, request)]);
-  return json(
-    { user: { name: user.name, email: user.email, subscriptionStatus: user.subscriptionStatus }, account, ledger },
-    { headers: { 'Cache-Control': 'private, no-store' } },
-  );
+  const { userId, user, account } = await requirePageShell(request);
+  const ledger = await loadCreditHistory(userId, request);
+  return json({ user, account, ledger }, { headers: privatePageHeaders });
 }
 
 function Figure({ label, value, testId }: { label: string; value: string; testId: string }) {

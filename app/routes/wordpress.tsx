@@ -5,17 +5,12 @@ import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
-import { requireUser } from '~/services/sessions.server';
-import { getAccountSummary } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import { rootT } from '~/utils/meta';
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
-  const account = await getAccountSummary(user);
-  return json(
-    { user: { name: user.name, email: user.email, subscriptionStatus: user.subscriptionStatus }, account },
-    { headers: { 'Cache-Control': 'private, no-store' } },
-  );
+  const { user, account } = await requirePageShell(request);
+  return json({ user, account }, { headers: privatePageHeaders });
 }
 
 export default function WordPressSites() {

@@ -1,5 +1,5 @@
 import { getCurrentCreditSummary } from '~/services/ledger.server';
-import type { SessionUser } from '~/services/sessions.server';
+import { requireUser, type SessionUser } from '~/services/sessions.server';
 
 export type AccountSummary = {
   plan: SessionUser['subscriptionStatus'];
@@ -24,4 +24,17 @@ export async function getAccountSummary(user: SessionUser): Promise<AccountSumma
       nextResetAt: credits.nextResetAt?.toISOString() ?? null,
     },
   };
+}
+
+/** Signed-in pages are never cached by browsers or proxies. */
+export const privatePageHeaders = { 'Cache-Control': 'private, no-store' };
+
+/**
+ * What every protected page shell loads: the signed-in user (or a redirect to /, SPEC §2) and the
+ * header's plan and credit figures.
+ */
+export async function requirePageShell(request: Request) {
+  const user = await requireUser(request);
+  const account = await getAccountSummary(user);
+  return { userId: user.id, user: { name: user.name, email: user.email, subscriptionStatus: user.subscriptionStatus }, account };
 }
