@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { clientCatalogue } from '~/i18n.server';
-import { normalizeLanguage } from '~/i18n';
+import { languages, type Language } from '~/i18n';
 
 // GET /locales/{language}?v={hash}: the browser's catalogue as a script (see root.tsx). Under its
 // current hash it never changes, so browsers keep it for a year.
 export async function loader({ params, request }: LoaderFunctionArgs) {
-  const language = params.language === 'en' || params.language === 'zh-HK' ? normalizeLanguage(params.language) : null;
-  if (!language) return new Response('Not Found', { status: 404, headers: { 'Content-Type': 'text/plain' } });
+  const language = params.language as Language;
+  if (!languages.includes(language)) return new Response('Not Found', { status: 404, headers: { 'Content-Type': 'text/plain' } });
   const { version, script } = clientCatalogue(language);
   const current = new URL(request.url).searchParams.get('v') === version;
   return new Response(script, {
