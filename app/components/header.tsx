@@ -1,6 +1,6 @@
 import { Form, Link, NavLink } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
-import { Icon, Logo } from '~/components/icons';
+import { Icon, Logo, OutlineIcon } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { CreditBalance, PlanBadge, type SubscriptionStatus } from '~/components/plan-badge';
 import { SettingsDialog, useSettingsLinks } from '~/components/settings-dialog';
@@ -68,24 +68,6 @@ function AccountItems({ user }: { user: HeaderUser }) {
 const GEAR =
   'M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6Z M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1Z';
 
-function GearIcon({ className }: { className: string }) {
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.75}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      className={className}
-      aria-hidden="true"
-      focusable="false"
-    >
-      <path d={GEAR} />
-    </svg>
-  );
-}
-
 function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
   const { t } = useTranslation();
   const { openHref } = useSettingsLinks();
@@ -99,7 +81,7 @@ function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
           : 'rounded-lg p-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600'
       }
     >
-      <GearIcon className={withLabel ? 'size-4' : 'size-5'} />
+      <OutlineIcon d={[GEAR]} className={withLabel ? 'size-4' : 'size-5'} />
       <span className={withLabel ? '' : 'sr-only'}>{t('header.settings')}</span>
     </Link>
   );

@@ -31,7 +31,8 @@ const paths = {
 
 export type IconName = keyof typeof paths;
 
-export function Icon({ name, className = 'size-5' }: { name: IconName; className?: string }) {
+/** An outline icon drawn from path data (for icons kept out of the shared set, see header.tsx). */
+export function OutlineIcon({ d, className = 'size-5' }: { d: readonly string[]; className?: string }) {
   return (
     <svg
       viewBox="0 0 24 24"
@@ -44,11 +45,15 @@ export function Icon({ name, className = 'size-5' }: { name: IconName; className
       aria-hidden="true"
       focusable="false"
     >
-      {paths[name].map((d) => (
-        <path key={d} d={d} />
+      {d.map((path) => (
+        <path key={path} d={path} />
       ))}
     </svg>
   );
+}
+
+export function Icon({ name, className = 'size-5' }: { name: IconName; className?: string }) {
+  return <OutlineIcon d={paths[name]} className={className} />;
 }
 
 /** The product mark: a stacked-pages glyph in the brand colour. */
