@@ -4,10 +4,18 @@ import enAuth from './locales/en/auth.json';
 import enCommon from './locales/en/common.json';
 import enEmail from './locales/en/email.json';
 import enLedger from './locales/en/ledger.json';
+import enGeneration from './locales/en/generation.json';
+import enInputs from './locales/en/inputs.json';
+import enBilling from './locales/en/billing.json';
+import enWordpress from './locales/en/wordpress.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
 import zhEmail from './locales/zh-HK/email.json';
 import zhLedger from './locales/zh-HK/ledger.json';
+import zhGeneration from './locales/zh-HK/generation.json';
+import zhInputs from './locales/zh-HK/inputs.json';
+import zhBilling from './locales/zh-HK/billing.json';
+import zhWordpress from './locales/zh-HK/wordpress.json';
 import {
   defaultLanguage,
   languageCookieName,
@@ -18,8 +26,8 @@ import {
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
-  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger },
-  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger },
+  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger, generation: enGeneration, inputs: enInputs, billing: enBilling, wordpress: enWordpress },
+  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger, generation: zhGeneration, inputs: zhInputs, billing: zhBilling, wordpress: zhWordpress },
 } as const;
 
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
@@ -49,14 +57,17 @@ export const i18next = new RemixI18Next({
 });
 
 /** A translator for server-side messages (action errors, e-mail) in the request's language. */
-export async function getT(requestOrLanguage: Request | Language, ns: 'common' | 'auth' | 'email' | 'ledger' = 'common') {
+export async function getT(requestOrLanguage: Request | Language, ns: Namespace = 'common') {
   const language = typeof requestOrLanguage === 'string' ? requestOrLanguage : await detectLanguage(requestOrLanguage);
   return i18next.getFixedT(language, ns);
 }
 
+export type Namespace = keyof (typeof resources)['en'];
+
+/** What the browser gets: every namespace but the e-mail texts. */
 export function clientResources(language: Language) {
-  const { common, auth, ledger } = resources[language];
-  return { common, auth, ledger };
+  const { email: _email, ...client } = resources[language];
+  return client;
 }
 
 // The browser's catalogue is a static script per language, cached for good under its content

@@ -1,7 +1,26 @@
 import postgres from 'postgres';
 
+// THE TRANSACTION RULE. A service function that writes takes `db: Db` as its FIRST parameter: the
+// caller's transaction, or the pool (`sql`) when it has none. Writes that must be atomic together
+// go through `transaction(db, tx => ...)`, which joins the caller's transaction when `db` already is
+// one and opens its own otherwise. Jobs are enqueued with the same `db` (jobs/boss.ts `enqueue`,
+// `enqueueMany`), so they commit or roll back with the rows they act on. No pooled connection or row
+// lock is held across network I/O: commit first, then call the provider.
+
 export type Sql = postgres.Sql<Record<string, never>>;
 export type TransactionSql = postgres.TransactionSql<Record<string, never>>;
+/** The pool or a transaction: what every writing service function takes first. */
+export type Db = Sql | TransactionSql;
+
+function isTransaction(db: Db): db is TransactionSql {
+  return typeof (db as TransactionSql).savepoint === 'function';
+}
+
+/** Runs fn in the caller's transaction when db is one, else in a new transaction on db. */
+export async function transaction<T>(db: Db, fn: (tx: TransactionSql) => Promise<T>): Promise<T> {
+  if (isTransaction(db)) return fn(db);
+  return (await (db as Sql).begin((tx) => fn(tx as unknown as TransactionSql))) as T;
+}
 
 // One pool per process: server.ts and the Remix build are two module graphs, so the pool lives on
 // globalThis and is created on first use (after server.ts has settled DATABASE_URL).

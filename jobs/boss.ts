@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type { TransactionSql } from '../db/client';
+import type { Db } from '../db/client';
 import { queues, type QueueName, type QueuePayload } from './queues';
 
 // One pg-boss per process, shared by server.ts and the Remix build through globalThis.
@@ -38,17 +38,18 @@ export async function stopBoss(): Promise<void> {
   if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: 10_000 });
 }
 
-/** pg-boss's Db adapter over a postgres.js transaction, so a job commits or rolls back with it. */
-export function inTransaction(tx: TransactionSql): PgBoss.Db {
+/** pg-boss's Db adapter over the caller's Db: a transaction makes the job commit or roll back with it. */
+function bossDb(db: Db): PgBoss.Db {
   return {
-    executeSql: async (text, values) => ({ rows: await tx.unsafe(text, values as never[]) }),
+    executeSql: async (text, values) => ({ rows: await db.unsafe(text, values as never[]) }),
   };
 }
 
-export type EnqueueOptions = { tx?: TransactionSql; singletonKey?: string; startAfter?: Date | number };
+export type EnqueueOptions = { singletonKey?: string; startAfter?: Date | number; priority?: number };
 
-/** Validates the payload against its queue and sends it, inside tx when one is given. */
+/** Validates the payload against its queue and sends it through db (see the rule in db/client.ts). */
 export async function enqueue<Q extends QueueName>(
+  db: Db,
   name: Q,
   payload: QueuePayload<Q>,
   opts: EnqueueOptions = {},
@@ -57,8 +58,45 @@ export async function enqueue<Q extends QueueName>(
   const boss = await getBoss();
   return boss.send(name, data, {
     ...queues[name].options,
-    singletonKey: opts.singletonKey,
-    startAfter: opts.startAfter,
-    ...(opts.tx ? { db: inTransaction(opts.tx) } : {}),
+    ...definedOnly(opts),
+    db: bossDb(db),
+  });
+}
+
+function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+export type EnqueueItem<Q extends QueueName> = {
+  payload: QueuePayload<Q>;
+  id?: string;
+  singletonKey?: string;
+  startAfter?: Date;
+  priority?: number;
+};
+
+/** Puts a whole batch of jobs into one queue with one INSERT, through db (inside the caller's transaction). */
+export async function enqueueMany<Q extends QueueName>(db: Db, name: Q, items: EnqueueItem<Q>[]): Promise<void> {
+  if (items.length === 0) return;
+  const { retryLimit, retryDelay, retryBackoff, expireInSeconds } = queues[name].options as PgBoss.Queue;
+  const jobs: PgBoss.JobInsert[] = items.map((item) =>
+    definedOnly({
+      id: item.id,
+      name,
+      data: queues[name].payload.parse(item.payload) as object,
+      priority: item.priority,
+      singletonKey: item.singletonKey,
+      startAfter: item.startAfter?.toISOString(),
+      retryLimit,
+      retryDelay,
+      retryBackoff,
+      expireInSeconds,
+    }),
+  );
+  const boss = await getBoss();
+  // insert() passes the batch as one JSON text parameter; postgres.js would encode that string as a
+  // JSON string scalar for the json-typed parameter, so hand it the parsed array instead.
+  await boss.insert(jobs, {
+    db: { executeSql: async (text, values) => ({ rows: await db.unsafe(text, [JSON.parse(String(values![0])), ...values!.slice(1)] as never[]) }) },
   });
 }

@@ -1,10 +1,10 @@
-import { sql, type Sql, type TransactionSql } from '../../db/client';
+import { sql, type Db } from '../../db/client';
 
 // The credit ledger's API. Each write is one call to a function of migration 002, so it is
 // atomic on its own and joins the caller's transaction when one is passed as `db` (registration,
 // Stripe webhooks, generation). The rules (locks, idempotency, hash chain) live there, once.
 
-export type Db = Sql | TransactionSql;
+export type { Db };
 
 export const PAGE_SIZE = 20;
 export const DEFAULT_HOLD_MAX_AGE_MS = 60 * 60 * 1000;

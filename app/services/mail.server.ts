@@ -10,7 +10,7 @@ export type EmailMessage = QueuePayload<'send-email'>;
 
 /** Queues a message inside the caller's transaction: it is sent only if that transaction commits. */
 export async function queueEmail(tx: TransactionSql, message: EmailMessage): Promise<void> {
-  await enqueue('send-email', message, { tx, singletonKey: message.messageKey });
+  await enqueue(tx, 'send-email', message, { singletonKey: message.messageKey });
 }
 
 const escapeHtml = (s: string) =>

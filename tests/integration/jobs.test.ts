@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { enqueue, getBoss } from '../../jobs/boss';
+import { enqueue, enqueueMany, getBoss } from '../../jobs/boss';
 
 describe('pg-boss inside a postgres.js transaction', () => {
   it('a rolled-back transaction leaves no job, a committed one leaves exactly one', async () => {
@@ -8,7 +8,7 @@ describe('pg-boss inside a postgres.js transaction', () => {
     const payload = { messageKey: key, to: 'a@example.com', template: 'set-password' as const, language: 'en' as const, params: { name: 'A', link: 'x' } };
     await expect(
       sql.begin(async (tx) => {
-        await enqueue('send-email', payload, { tx });
+        await enqueue(tx, 'send-email', payload);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -16,9 +16,32 @@ describe('pg-boss inside a postgres.js transaction', () => {
       Number((await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' = ${key}`)[0]!.n);
     expect(await count()).toBe(0);
     await sql.begin(async (tx) => {
-      await enqueue('send-email', payload, { tx });
+      await enqueue(tx, 'send-email', payload);
     });
     expect(await count()).toBe(1);
-    expect(await getBoss()).toBeTruthy();
+  });
+
+  it('enqueueMany puts a batch in with the caller\'s transaction: all or none', async () => {
+    const prefix = `batch-${Date.now()}`;
+    const items = Array.from({ length: 250 }, (_, i) => ({
+      payload: { messageKey: `${prefix}-${i}`, to: 'a@example.com', template: 'set-password' as const, language: 'en' as const, params: {} },
+      priority: i % 3,
+    }));
+    const count = async () =>
+      Number((await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n);
+    await expect(
+      sql.begin(async (tx) => {
+        await enqueueMany(tx, 'send-email', items);
+        expect(Number((await tx`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n)).toBe(250);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await count()).toBe(0);
+    await sql.begin((tx) => enqueueMany(tx, 'send-email', items));
+    expect(await count()).toBe(250);
+    const [row] = await sql`SELECT retry_limit FROM pgboss.job WHERE data->>'messageKey' = ${prefix + '-0'}`;
+    expect(row!.retry_limit).toBe(8);
+    await expect(enqueueMany(sql, 'send-email', [{ payload: { ...items[0]!.payload, to: 'not-an-address' } }])).rejects.toThrow();
+    await getBoss();
   });
 });
