@@ -1,11 +1,11 @@
 import postgres from 'postgres';
 
-// THE TRANSACTION RULE. A service function that writes takes `db: Db` as its FIRST parameter: the
-// caller's transaction, or the pool (`sql`) when it has none. Writes that must be atomic together
-// go through `transaction(db, tx => ...)`, which joins the caller's transaction when `db` already is
-// one and opens its own otherwise. Jobs are enqueued with the same `db` (jobs/boss.ts `enqueue`,
-// `enqueueMany`), so they commit or roll back with the rows they act on. No pooled connection or row
-// lock is held across network I/O: commit first, then call the provider.
+// THE TRANSACTION RULE. A service function that reads or writes takes `db: Db = sql` as its LAST
+// parameter: the caller's transaction, or the pool when given none. Writes that must be atomic
+// together go through `transaction(db, tx => ...)`, which joins the caller's transaction when `db`
+// already is one and opens its own otherwise. Jobs are enqueued with the same `db` (jobs/boss.ts
+// `enqueue`, `enqueueMany`), so they commit or roll back with the rows they act on. No pooled
+// connection or row lock is held across network I/O: commit first, then call the provider.
 
 export type Sql = postgres.Sql<Record<string, never>>;
 export type TransactionSql = postgres.TransactionSql<Record<string, never>>;

@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type { Db } from '../db/client';
+import { sql, type Db } from '../db/client';
 import { queues, type QueueName, type QueuePayload } from './queues';
 
 // One pg-boss per process, shared by server.ts and the Remix build through globalThis.
@@ -49,10 +49,10 @@ export type EnqueueOptions = { singletonKey?: string; startAfter?: Date | number
 
 /** Validates the payload against its queue and sends it through db (see the rule in db/client.ts). */
 export async function enqueue<Q extends QueueName>(
-  db: Db,
   name: Q,
   payload: QueuePayload<Q>,
   opts: EnqueueOptions = {},
+  db: Db = sql,
 ): Promise<string | null> {
   const data = queues[name].payload.parse(payload);
   const boss = await getBoss();
@@ -76,7 +76,7 @@ export type EnqueueItem<Q extends QueueName> = {
 };
 
 /** Puts a whole batch of jobs into one queue with one INSERT, through db (inside the caller's transaction). */
-export async function enqueueMany<Q extends QueueName>(db: Db, name: Q, items: EnqueueItem<Q>[]): Promise<void> {
+export async function enqueueMany<Q extends QueueName>(name: Q, items: EnqueueItem<Q>[], db: Db = sql): Promise<void> {
   if (items.length === 0) return;
   const { retryLimit, retryDelay, retryBackoff, expireInSeconds } = queues[name].options as PgBoss.Queue;
   const jobs: PgBoss.JobInsert[] = items.map((item) =>

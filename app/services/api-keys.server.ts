@@ -10,7 +10,7 @@ export type ApiKeyField = keyof typeof providerOfField;
 const context = (userId: string, provider: Provider) => `api-key:${provider}:${userId}`;
 
 /** Saves the given keys (blank ones are skipped, SPEC §5); `null` removes that provider's key. */
-export async function saveApiKeys(db: Db, userId: string, keys: Partial<Record<ApiKeyField, string | null>>): Promise<void> {
+export async function saveApiKeys(userId: string, keys: Partial<Record<ApiKeyField, string | null>>, db: Db = sql): Promise<void> {
   for (const [field, provider] of Object.entries(providerOfField) as [ApiKeyField, Provider][]) {
     const value = keys[field];
     if (value === null) {

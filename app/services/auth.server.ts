@@ -97,7 +97,7 @@ export async function registerUser(input: { name: string; email: string; languag
       ON CONFLICT ((lower(email))) DO NOTHING
       RETURNING id`;
     if (!user) return { ok: false, reason: 'exists' } as const;
-    await grantSignupCredits(tx, user.id); // the first Free grant, in the same transaction
+    await grantSignupCredits(user.id, tx); // the first Free grant, in the same transaction
     const { token, tokenHash } = await issueToken(tx, user.id, 'set-password');
     await queueEmail(tx, {
       messageKey: `set:${user.id}:${tokenHash.slice(0, 16)}`,

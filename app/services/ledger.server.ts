@@ -136,8 +136,8 @@ function positiveInt(n: number, what = 'Amount'): number {
 // Grants, resets and top-ups
 
 /** Books the current period's grant for a new account (call inside the registration transaction). */
-export async function grantSignupCredits(tx: Db, userId: string): Promise<LedgerEntry[]> {
-  return rows(tx<RawEntry[]>`SELECT * FROM ledger_reset(${userId})`);
+export async function grantSignupCredits(userId: string, db: Db = sql): Promise<LedgerEntry[]> {
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_reset(${userId})`);
 }
 
 /**

@@ -10,7 +10,7 @@ export type EmailMessage = QueuePayload<'send-email'>;
 
 /** Queues a message inside the caller's transaction: it is sent only if that transaction commits. */
 export async function queueEmail(tx: TransactionSql, message: EmailMessage): Promise<void> {
-  await enqueue(tx, 'send-email', message, { singletonKey: message.messageKey });
+  await enqueue('send-email', message, { singletonKey: message.messageKey }, tx);
 }
 
 const escapeHtml = (s: string) =>

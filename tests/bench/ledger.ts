@@ -123,7 +123,7 @@ async function main() {
         SELECT 'bench-' || i || '@example.com', 'Bench ' || i FROM generate_series(1, ${USERS}) i RETURNING id`
     ).map((r) => r.id);
     for (const id of users) {
-      await grantSignupCredits(sql, id);
+      await grantSignupCredits(id, sql);
       await purchaseTopUp(id, `bench-${id}`, 1_000_000_000, sql);
     }
     await setupBaseline(sql, users);
@@ -143,7 +143,7 @@ async function main() {
     process.stderr.write(`writing ${fmt(BIG)} rows for one user…\n`);
     const [small] = await sql<{ id: string }[]>`INSERT INTO users (email, name) VALUES ('bench-small@example.com', 'Small') RETURNING id`;
     const [big] = await sql<{ id: string }[]>`INSERT INTO users (email, name) VALUES ('bench-big@example.com', 'Big') RETURNING id`;
-    await grantSignupCredits(sql, small!.id);
+    await grantSignupCredits(small!.id, sql);
     for (let done = 0; done < BIG; done += 100_000) {
       await bulkPurchases(sql, big!.id, Math.min(100_000, BIG - done), `bench${done}`);
     }

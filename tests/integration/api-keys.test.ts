@@ -12,7 +12,7 @@ describe('users\' provider keys', () => {
   it('are stored sealed, shown masked, opened only for their owner, and win over the operator key', async () => {
     const a = await makeUser(`keys-a-${Date.now()}@example.com`);
     const b = await makeUser(`keys-b-${Date.now()}@example.com`);
-    await saveApiKeys(sql, a, { openRouterApiKey: '  sk-or-secret-1234  ', replicateApiKey: '' });
+    await saveApiKeys(a, { openRouterApiKey: '  sk-or-secret-1234  ', replicateApiKey: '' });
     const [row] = await sql`SELECT sealed FROM user_api_keys WHERE user_id = ${a} AND provider = 'openrouter'`;
     expect(String(row!.sealed)).not.toContain('sk-or-secret');
     expect(await maskedApiKeys(a)).toEqual({ openRouterApiKey: '••••1234', replicateApiKey: null });
@@ -20,7 +20,7 @@ describe('users\' provider keys', () => {
     // Another user's row holding a's sealed value does not open: the owner is bound in.
     await sql`INSERT INTO user_api_keys (user_id, provider, sealed, last4) VALUES (${b}, 'openrouter', ${row!.sealed as string}, '1234')`;
     await expect(providerKey(b, 'openrouter')).rejects.toThrow();
-    await saveApiKeys(sql, a, { openRouterApiKey: null });
+    await saveApiKeys(a, { openRouterApiKey: null });
     expect(await maskedApiKeys(a)).toEqual({ openRouterApiKey: null, replicateApiKey: null });
   });
 

@@ -94,8 +94,8 @@ describe('send-email job over SMTP', () => {
   it('two jobs for the same message send it once', async () => {
     const msg = message(unique('twice'));
     // No singleton key: two real jobs, as a retry after an expiry would produce.
-    await enqueue(sql, 'send-email', msg);
-    await enqueue(sql, 'send-email', msg);
+    await enqueue('send-email', msg);
+    await enqueue('send-email', msg);
     await waitFor(async () => {
       const [row] = await sql<{ n: number }[]>`
         SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' = ${msg.messageKey} AND state = 'completed'`;

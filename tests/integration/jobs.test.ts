@@ -8,7 +8,7 @@ describe('pg-boss inside a postgres.js transaction', () => {
     const payload = { messageKey: key, to: 'a@example.com', template: 'set-password' as const, language: 'en' as const, params: { name: 'A', link: 'x' } };
     await expect(
       sql.begin(async (tx) => {
-        await enqueue(tx, 'send-email', payload);
+        await enqueue('send-email', payload, {}, tx);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -16,7 +16,7 @@ describe('pg-boss inside a postgres.js transaction', () => {
       Number((await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' = ${key}`)[0]!.n);
     expect(await count()).toBe(0);
     await sql.begin(async (tx) => {
-      await enqueue(tx, 'send-email', payload);
+      await enqueue('send-email', payload, {}, tx);
     });
     expect(await count()).toBe(1);
   });
@@ -31,17 +31,17 @@ describe('pg-boss inside a postgres.js transaction', () => {
       Number((await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n);
     await expect(
       sql.begin(async (tx) => {
-        await enqueueMany(tx, 'send-email', items);
+        await enqueueMany('send-email', items, tx);
         expect(Number((await tx`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n)).toBe(250);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     expect(await count()).toBe(0);
-    await sql.begin((tx) => enqueueMany(tx, 'send-email', items));
+    await sql.begin((tx) => enqueueMany('send-email', items, tx));
     expect(await count()).toBe(250);
     const [row] = await sql`SELECT retry_limit FROM pgboss.job WHERE data->>'messageKey' = ${prefix + '-0'}`;
     expect(row!.retry_limit).toBe(8);
-    await expect(enqueueMany(sql, 'send-email', [{ payload: { ...items[0]!.payload, to: 'not-an-address' } }])).rejects.toThrow();
+    await expect(enqueueMany('send-email', [{ payload: { ...items[0]!.payload, to: 'not-an-address' } }])).rejects.toThrow();
     await getBoss();
   });
 });

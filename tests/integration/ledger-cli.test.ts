@@ -29,7 +29,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 beforeAll(async () => {
   ({ url, db } = await ownDatabase(2));
   user = await createUser(db, 'cli');
-  await grantSignupCredits(db, user.id);
+  await grantSignupCredits(user.id, db);
   await purchaseTopUp(user.id, 'cs_cli', 99, db);
 });
 afterAll(() => db.end());

@@ -18,7 +18,7 @@ afterAll(() => db.end());
 
 async function newUserWithGrant() {
   const user = await createUser(db, 'conc');
-  await grantSignupCredits(db, user.id);
+  await grantSignupCredits(user.id, db);
   return user;
 }
 
@@ -61,14 +61,14 @@ describe('ledger under concurrency', () => {
     const item = `${user.id}:replay-item`;
     // Sequential replays.
     for (let i = 0; i < 10; i++) {
-      await grantSignupCredits(db, user.id);
+      await grantSignupCredits(user.id, db);
       await purchaseTopUp(user.id, session, 99, db);
     }
     await reserve(user.id, [{ key: item, amount: 2 }], db);
     for (let i = 0; i < 10; i++) await post(item, db);
     // Concurrent replays of the same three events.
     await Promise.all([
-      ...Array.from({ length: 10 }, () => grantSignupCredits(db, user.id)),
+      ...Array.from({ length: 10 }, () => grantSignupCredits(user.id, db)),
       ...Array.from({ length: 10 }, () => purchaseTopUp(user.id, session, 99, db)),
       ...Array.from({ length: 10 }, () => post(item, db)),
     ]);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   ({ db } = await ownDatabase(4));
   userA = await createUser(db, 'export-a');
   userB = await createUser(db, 'export-b');
-  await grantSignupCredits(db, userA.id);
+  await grantSignupCredits(userA.id, db);
   await reserve(userA.id, [{ key: 'exp-item', amount: 2 }], db);
   await post('exp-item', db);
   await bulkPurchases(db, userB.id, ROWS - 3);

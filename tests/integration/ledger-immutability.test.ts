@@ -11,7 +11,7 @@ let userId: string;
 beforeAll(async () => {
   ({ db } = await ownDatabase());
   userId = (await createUser(db, 'immutable')).id;
-  await grantSignupCredits(db, userId);
+  await grantSignupCredits(userId, db);
   await purchaseTopUp(userId, 'cs_immutable', 99, db);
   await reserve(userId, [{ key: 'imm-1', amount: 1 }, { key: 'imm-2', amount: 1 }], db);
   await post('imm-1', db);
@@ -53,7 +53,7 @@ describe('the ledger table is append-only', () => {
 
   it('a deleted row breaks the chain of the row after it', async () => {
     const other = (await createUser(db, 'immutable2')).id;
-    await grantSignupCredits(db, other);
+    await grantSignupCredits(other, db);
     await purchaseTopUp(other, 'cs_immutable2', 10, db);
     await purchaseTopUp(other, 'cs_immutable3', 10, db);
     const seqs = (await db<{ seq: string }[]>`SELECT seq FROM ledger_entries WHERE user_id = ${other} ORDER BY seq`).map((r) => Number(r.seq));

@@ -51,7 +51,7 @@ describe('ledger property', () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 30 }), async (ops) => {
         run++;
         const user = await createUser(db, 'prop');
-        await grantSignupCredits(db, user.id);
+        await grantSignupCredits(user.id, db);
         const model = { monthly: 5, topup: 0 };
         const open = new Map<string, { monthly: number; topup: number }>();
         const purchases: { ref: string; amount: number; reversed: boolean }[] = [];

@@ -27,7 +27,7 @@ async function kindsOf(userId: string, sql: Sql = db) {
 describe('monthly reset', () => {
   it('a new account gets its first Free grant of 5, due again a month later', async () => {
     const user = await createUser(db, 'signup');
-    await db.begin((tx) => grantSignupCredits(tx, user.id));
+    await db.begin((tx) => grantSignupCredits(user.id, tx));
     const summary = await getCreditSummary(user.id, db);
     expect(summary).toMatchObject({ creditsRemaining: 5, topUpCreditsRemaining: 0, totalCreditsRemaining: 5 });
     const days = (summary.nextResetAt!.getTime() - Date.now()) / 86_400_000;
@@ -49,7 +49,7 @@ describe('monthly reset', () => {
 
   it('the reset expires what is left, then grants the plan amount', async () => {
     const user = await createUser(db, 'reset');
-    await grantSignupCredits(db, user.id);
+    await grantSignupCredits(user.id, db);
     await reserve(user.id, [{ key: `${user.id}:r1`, amount: 2 }], db);
     await ensureCurrentPeriod(user.id, db, nextMonth);
     const rows = await kindsOf(user.id);
@@ -68,7 +68,7 @@ describe('monthly reset', () => {
     const own = await ownDatabase(4);
     const users = await Promise.all(Array.from({ length: 6 }, () => createUser(own.db, 'race-reset')));
     for (const u of users) {
-      await grantSignupCredits(own.db, u.id);
+      await grantSignupCredits(u.id, own.db);
     }
     const workerA = connect(own.url, 3);
     const workerB = connect(own.url, 3);
@@ -119,7 +119,7 @@ describe('monthly reset', () => {
   it('a Pro account is granted 45', async () => {
     const user = await createUser(db, 'pro');
     await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
-    await grantSignupCredits(db, user.id);
+    await grantSignupCredits(user.id, db);
     expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(45);
   });
 });

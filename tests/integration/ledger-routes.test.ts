@@ -50,7 +50,7 @@ describe('ledger JSON routes', () => {
 
   it('GET /api/credits/history pages the user\'s own rows, newest first', async () => {
     const user = await createUser(sql, 'api-history');
-    await grantSignupCredits(sql, user.id);
+    await grantSignupCredits(user.id, sql);
     await purchaseTopUp(user.id, `cs_hist_${user.id}`, 100);
     await reserve(user.id, Array.from({ length: 23 }, (_, i) => ({ key: `${user.id}:api:${i}`, amount: 1 })));
     const client = await signedIn(user);
@@ -69,7 +69,7 @@ describe('ledger JSON routes', () => {
 describe('credit history on /subscription', () => {
   it('shows the history, the chart and the CSV link without JavaScript, in both languages', async () => {
     const user = await createUser(sql, 'page');
-    await grantSignupCredits(sql, user.id);
+    await grantSignupCredits(user.id, sql);
     await reserve(user.id, [{ key: `${user.id}:page`, amount: 2 }]);
     await post(`${user.id}:page`);
     const client = await signedIn(user, { 'accept-language': 'en' });
@@ -103,7 +103,7 @@ describe('credit history on /subscription', () => {
 
   it('the CSV download holds only the user\'s own rows', async () => {
     const user = await createUser(sql, 'csv');
-    await grantSignupCredits(sql, user.id);
+    await grantSignupCredits(user.id, sql);
     await purchaseTopUp(user.id, `cs_csv_${user.id}`, 99);
     const client = await signedIn(user, { 'accept-language': 'en' });
     const res = await client.get('/subscription/history.csv');
@@ -135,7 +135,7 @@ describe('/admin/ledger', () => {
     const admin = await createUser(sql, 'admin');
     await sql`UPDATE users SET role = 'admin' WHERE id = ${admin.id}`;
     const subject = await createUser(sql, 'audited');
-    await grantSignupCredits(sql, subject.id);
+    await grantSignupCredits(subject.id, sql);
     await purchaseTopUp(subject.id, `cs_audit_${subject.id}`, 360);
     const client = await signedIn(admin, { 'accept-language': 'en' });
     const page = await client.get('/admin/ledger');

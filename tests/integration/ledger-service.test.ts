@@ -22,7 +22,7 @@ import { createUser } from '../support/ledger';
 
 async function userWithGrant(label: string) {
   const user = await createUser(sql, label);
-  await grantSignupCredits(sql, user.id);
+  await grantSignupCredits(user.id, sql);
   return user;
 }
 
