@@ -8,7 +8,7 @@ import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type pino from 'pino';
 import { languageFromHeaders } from './app/i18n';
-import { ConfigError, loadEnv, type Env } from './app/utils/env.server';
+import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
 import { requestScope } from './app/utils/request-scope.server';
 import { migrate, migrationsApplied } from './db/migrate';
@@ -154,9 +154,8 @@ function landingPageCache() {
 export function createApp({ env, db, build, logger }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  // Express reads a string as addresses to trust: map 'true' and hop counts to their real types.
-  const trustProxy = process.env.TRUST_PROXY;
-  if (trustProxy) app.set('trust proxy', trustProxy === 'true' ? true : /^\d+$/.test(trustProxy) ? Number(trustProxy) : trustProxy);
+  // A hop count, addresses/subnets or true, already typed by the env contract.
+  if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
 
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/readyz', async (_req, res) => {
@@ -208,6 +207,7 @@ async function main() {
     throw err;
   }
   const logger = getLogger();
+  for (const warning of configWarnings(env)) logger.warn(warning);
   let db: OpenDatabase;
   try {
     db = await openDatabase();

@@ -1,4 +1,6 @@
 import postgres from 'postgres';
+import { loadEnv } from '../app/utils/env.server';
+import { dropSingleton, singleton } from '../app/utils/singleton.server';
 
 // THE TRANSACTION RULE. A service function that reads or writes takes `db: Db = sql` as its LAST
 // parameter: the caller's transaction, or the pool when given none. Writes that must be atomic
@@ -22,11 +24,21 @@ export async function transaction<T>(db: Db, fn: (tx: TransactionSql) => Promise
   return (await (db as Sql).begin((tx) => fn(tx as unknown as TransactionSql))) as T;
 }
 
-// One pool per process: server.ts and the Remix build are two module graphs, so the pool lives on
-// globalThis and is created on first use (after server.ts has settled DATABASE_URL).
-const holder = globalThis as unknown as { __postforgeSql?: Sql };
+// TWO POOLS PER PROCESS, so slow jobs cannot starve HTTP:
+// - `sql` (getSql): the web pool, DATABASE_POOL_MAX connections, application_name postforge-web.
+//   Routes, loaders and actions use it (it is every service's default `db`).
+// - `jobSql` (getJobSql): the job workers' pool, JOBS_POOL_MAX connections, application_name
+//   postforge-jobs. A job handler passes it as the `db` of the services it calls, e.g.
+//   `resetDueUsers(jobSql)`, or `transaction(jobSql, tx => ...)`.
+// pg-boss keeps a third, small pool of its own (jobs/boss.ts, BOSS_POOL_MAX). A ROLE=web process
+// never opens the jobs pool. Both are created on first use, after server.ts has settled
+// DATABASE_URL (an embedded Postgres sets it at start), and live in singleton() because server.ts
+// and the Remix build are two module graphs.
 
-export function connect(url = process.env.DATABASE_URL, max = Number(process.env.DATABASE_POOL_MAX ?? 10)): Sql {
+export type PoolName = 'web' | 'jobs';
+
+/** A postgres.js pool; `name` becomes its application_name (pg_stat_activity tells them apart). */
+export function connect(url = process.env.DATABASE_URL, max = 10, name = 'postforge'): Sql {
   if (!url) throw new Error('DATABASE_URL is not set and no embedded Postgres was started');
   return postgres(url, {
     max,
@@ -34,26 +46,50 @@ export function connect(url = process.env.DATABASE_URL, max = Number(process.env
     connect_timeout: 10,
     onnotice: () => {},
     transform: { undefined: null },
+    connection: { application_name: name },
   }) as unknown as Sql;
 }
 
-export function getSql(): Sql {
-  holder.__postforgeSql ??= connect();
-  return holder.__postforgeSql;
+const POOL_KEY = { web: 'db.pool.web', jobs: 'db.pool.jobs' } as const;
+
+function pool(which: PoolName): Sql {
+  return singleton(POOL_KEY[which], () => {
+    const env = loadEnv();
+    return which === 'web'
+      ? connect(process.env.DATABASE_URL, env.DATABASE_POOL_MAX, 'postforge-web')
+      : connect(process.env.DATABASE_URL, env.JOBS_POOL_MAX, 'postforge-jobs');
+  });
 }
 
-/** The process pool; a tagged template like postgres() itself. */
-export const sql: Sql = new Proxy(function () {} as unknown as Sql, {
-  apply: (_t, _this, args) => (getSql() as unknown as (...a: unknown[]) => unknown)(...args),
-  get: (_t, key) => {
-    const target = getSql() as unknown as Record<string | symbol, unknown>;
-    const value = target[key];
-    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-  },
-});
+/** The web pool itself (not the lazy proxy). */
+export function getSql(): Sql {
+  return pool('web');
+}
 
+/** The job workers' pool itself. */
+export function getJobSql(): Sql {
+  return pool('jobs');
+}
+
+/** A tagged template like postgres() itself that opens its pool on first use. */
+function lazy(get: () => Sql): Sql {
+  return new Proxy(function () {} as unknown as Sql, {
+    apply: (_t, _this, args) => (get() as unknown as (...a: unknown[]) => unknown)(...args),
+    get: (_t, key) => {
+      const target = get() as unknown as Record<string | symbol, unknown>;
+      const value = target[key];
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The web pool: what routes use and every service's default `db`. */
+export const sql: Sql = lazy(getSql);
+/** The job workers' pool: job handlers pass it as `db`. */
+export const jobSql: Sql = lazy(getJobSql);
+
+/** Ends both pools (shutdown, end of a test file). */
 export async function closeSql(): Promise<void> {
-  const current = holder.__postforgeSql;
-  holder.__postforgeSql = undefined;
-  if (current) await current.end({ timeout: 5 });
+  const pools = [dropSingleton<Sql>(POOL_KEY.web), dropSingleton<Sql>(POOL_KEY.jobs)];
+  await Promise.all(pools.map((p) => p?.end({ timeout: 5 })));
 }

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { plans } from '../app/catalogue';
 import type { Sql } from './client';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const FUNCTIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'functions');
 // Any constant works; it only has to be the same for every instance of the app.
 const MIGRATION_LOCK = 727_001;
 
@@ -14,11 +16,49 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
     .sort();
 }
 
+export function functionFiles(dir = FUNCTIONS_DIR): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^[\w-]+\.sql$/.test(f))
+    .sort();
+}
+
+type Conn = Awaited<ReturnType<Sql['reserve']>>;
+
+/**
+ * The code that lives in the database, applied after the migrations on every migrate: the
+ * functions of db/functions/*.sql (CREATE OR REPLACE, in name order) and the catalogue's plan
+ * amounts (ledger_plans), in one transaction.
+ */
+async function applyCode(conn: Conn, dir: string): Promise<void> {
+  await conn.unsafe('BEGIN');
+  try {
+    for (const file of functionFiles(dir)) {
+      try {
+        await conn.unsafe(fs.readFileSync(path.join(dir, file), 'utf8'));
+      } catch (err) {
+        throw new Error(`Functions file ${file} failed: ${(err as Error).message}`);
+      }
+    }
+    for (const plan of Object.values(plans)) {
+      await conn`INSERT INTO ledger_plans (plan, monthly_credits) VALUES (${plan.id}, ${plan.monthlyCredits})
+        ON CONFLICT (plan) DO UPDATE SET monthly_credits = excluded.monthly_credits
+        WHERE ledger_plans.monthly_credits IS DISTINCT FROM excluded.monthly_credits`;
+    }
+    await conn.unsafe('COMMIT');
+  } catch (err) {
+    await conn.unsafe('ROLLBACK');
+    throw err;
+  }
+}
+
 /**
  * Applies pending migrations, each in its own transaction, under a session advisory lock so that
- * instances starting together apply each file exactly once. Returns the names applied now.
+ * instances starting together apply each file exactly once; then, under the same lock, the
+ * database code (applyCode). Returns the migration names applied now. A custom migrations folder
+ * (tests) skips the app's database code unless functionsDir is given.
  */
-export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(sql: Sql, dir = MIGRATIONS_DIR, functionsDir: string | null = dir === MIGRATIONS_DIR ? FUNCTIONS_DIR : null): Promise<string[]> {
   const applied: string[] = [];
   await sql.reserve().then(async (conn) => {
     try {
@@ -42,6 +82,7 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]>
         }
         applied.push(file);
       }
+      if (functionsDir) await applyCode(conn, functionsDir);
     } finally {
       await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
       conn.release();

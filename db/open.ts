@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadEnv } from '../app/utils/env.server';
 import { closeSql, getSql, type Sql } from './client';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
 
@@ -6,15 +7,16 @@ export type OpenDatabase = { sql: Sql; close: () => Promise<void>; embedded: boo
 
 /**
  * Settles DATABASE_URL for the process: the given one, or an embedded Postgres in
- * $DATA_DIR/postgres (started here and stopped by close()).
+ * $DATA_DIR/postgres on EMBEDDED_PG_PORT (started here and stopped by close()); the pools read it
+ * from process.env. Throws ConfigError (naming the variable) on an invalid setting.
  */
 export async function openDatabase(): Promise<OpenDatabase> {
   let embedded: EmbeddedDatabase | undefined;
-  if (!process.env.DATABASE_URL) {
-    const dataDir = path.resolve(process.env.DATA_DIR || './.data', 'postgres');
+  const env = loadEnv();
+  if (!env.DATABASE_URL) {
     embedded = await startEmbeddedPostgres({
-      dataDir,
-      port: Number(process.env.EMBEDDED_PG_PORT || 5433),
+      dataDir: path.resolve(env.DATA_DIR, 'postgres'),
+      port: env.EMBEDDED_PG_PORT,
       persistent: true,
     });
     process.env.DATABASE_URL = embedded.url;

@@ -1,31 +1,40 @@
 import PgBoss from 'pg-boss';
+import { getLogger } from '../app/utils/logger.server';
+import { dropSingleton, singleton } from '../app/utils/singleton.server';
 import { sql, type Db } from '../db/client';
 import { queues, type QueueName, type QueuePayload } from './queues';
 
-// One pg-boss per process, shared by server.ts and the Remix build through globalThis.
-const holder = globalThis as unknown as { __postforgeBoss?: Promise<PgBoss> };
+// One pg-boss per process, shared by server.ts and the Remix build (singleton()).
+const BOSS = 'pg-boss';
+
+/**
+ * pg-boss's own pool: it fetches, completes and schedules jobs through it (enqueueing inside a
+ * transaction goes through the caller's db instead). Handlers do their own work on `jobSql`
+ * (JOBS_POOL_MAX); a process holds at most DATABASE_POOL_MAX + JOBS_POOL_MAX + BOSS_POOL_MAX
+ * connections.
+ */
+export const BOSS_POOL_MAX = 4;
 
 export type BossMode = 'web' | 'worker';
 
 /** Starts pg-boss: web processes only enqueue; workers also supervise and run schedules. */
 export function startBoss(mode: BossMode = 'web'): Promise<PgBoss> {
-  holder.__postforgeBoss ??= (async () => {
+  return singleton(BOSS, async () => {
     const boss = new PgBoss({
       connectionString: process.env.DATABASE_URL,
       schema: 'pgboss',
-      max: 4,
+      max: BOSS_POOL_MAX,
       supervise: mode === 'worker',
       schedule: mode === 'worker',
       migrate: true,
     });
-    boss.on('error', (err) => console.error('[pg-boss]', err.message));
+    boss.on('error', (err) => getLogger().error({ err: err.message }, 'pg-boss error'));
     await boss.start();
     for (const [name, q] of Object.entries(queues)) {
       await boss.createQueue(name, { name, ...q.options });
     }
     return boss;
-  })();
-  return holder.__postforgeBoss;
+  });
 }
 
 export function getBoss(): Promise<PgBoss> {
@@ -33,8 +42,7 @@ export function getBoss(): Promise<PgBoss> {
 }
 
 export async function stopBoss(): Promise<void> {
-  const pending = holder.__postforgeBoss;
-  holder.__postforgeBoss = undefined;
+  const pending = dropSingleton<Promise<PgBoss>>(BOSS);
   if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: 10_000 });
 }
 

@@ -27,7 +27,7 @@ export const queues = {
     work: { batchSize: 1, pollingIntervalSeconds: 30 },
     cron: '7 * * * *',
   },
-  // Every 5 minutes: void credit holds older than LEDGER_HOLD_MAX_AGE_SECONDS.
+  // Every 5 minutes: void credit holds whose expiry has passed (owners set and extend it).
   'ledger-sweep-holds': {
     payload: z.object({}).passthrough(),
     options: { retryLimit: 2, retryDelay: 30, expireInSeconds: 10 * 60, retentionDays: 2 } satisfies Omit<PgBoss.Queue, 'name'>,

@@ -12,6 +12,7 @@ import type { Sql } from '../../db/client';
 import { adjust, LedgerError } from '../services/ledger.server';
 import { exportRows } from '../services/ledger-export.server';
 import { formatReport, verifyLedger } from '../services/ledger-verify.server';
+import { ConfigError, loadEnv } from '../utils/env.server';
 
 const USAGE = `Usage: npm run ledger -- <command> [options]
   export [--from DATE] [--to DATE] [--user EMAIL] [--manifest FILE]
@@ -33,11 +34,6 @@ function dateOption(value: string | undefined, name: string): Date | undefined {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be a date (ISO 8601), got "${value}"`);
   return date;
-}
-
-function holdMaxAgeMs(): number {
-  const seconds = Number(process.env.LEDGER_HOLD_MAX_AGE_SECONDS || 3600);
-  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000;
 }
 
 export async function run(argv: string[], sql: Sql): Promise<number> {
@@ -74,7 +70,7 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       return 0;
     }
     case 'verify': {
-      const report = await verifyLedger({ maxHoldAgeMs: holdMaxAgeMs() }, sql);
+      const report = await verifyLedger({}, sql);
       for (const line of formatReport(report)) (report.ok ? process.stdout : process.stderr).write(line + '\n');
       return report.ok ? 0 : 1;
     }
@@ -85,7 +81,7 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       if (!values.reason?.trim()) throw new UsageError('--reason TEXT is required');
       const bucket = values.bucket ?? 'monthly';
       if (bucket !== 'monthly' && bucket !== 'topup') throw new UsageError('--bucket must be monthly or topup');
-      const actor = `cli:${process.env.LEDGER_ACTOR || os.userInfo().username}`;
+      const actor = `cli:${loadEnv().LEDGER_ACTOR ?? os.userInfo().username}`;
       const entry = await adjust({ userId, amount, reason: values.reason, actor, bucket, key: values.key }, sql);
       process.stdout.write(`Booked row ${entry.seq}: adjustment of ${amount} to ${values.user} (${bucket}); balance now ${entry.balanceAfter}\n`);
       return 0;
@@ -105,7 +101,15 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
 
 async function main() {
   // Opens the database the way server.ts does (DATABASE_URL or the embedded one) and migrates it.
-  const db = await openDatabase();
+  let db: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    db = await openDatabase();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   try {
     await migrate(db.sql);
     process.exitCode = await run(process.argv.slice(2), db.sql);

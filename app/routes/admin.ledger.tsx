@@ -7,10 +7,10 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Button } from '~/components/ui/button';
 import { Field } from '~/components/ui/field';
 import { getCreditSummary } from '~/services/ledger.server';
-import { parseExportForm, requireAdmin } from '~/services/ledger-admin.server';
+import { parseExportForm } from '~/services/ledger-admin.server';
 import { currentSeq } from '~/services/ledger-export.server';
 import { verifyLedger, type VerifyReport } from '~/services/ledger-verify.server';
-import { loadEnv } from '~/utils/env.server';
+import { exportFormOf, requireAdmin } from '~/utils/admin.server';
 import { rootT } from '~/utils/meta';
 
 // Admin only (404 for anyone else): the finance export as downloads and the verify report.
@@ -18,11 +18,11 @@ import { rootT } from '~/utils/meta';
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const params = new URL(request.url).searchParams;
-  const { errors } = await parseExportForm(params);
+  const { errors } = await parseExportForm(exportFormOf(request));
   const [credits, until] = await Promise.all([getCreditSummary(admin.id), currentSeq()]);
   let report: VerifyReport | null = null;
   if (params.get('verify') === '1') {
-    report = await verifyLedger({ maxHoldAgeMs: loadEnv().LEDGER_HOLD_MAX_AGE_SECONDS * 1000 });
+    report = await verifyLedger();
   }
   return json(
     {

@@ -1,13 +1,14 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { LoaderFunctionArgs } from '@remix-run/node';
-import { parseExportForm, requireAdmin } from '~/services/ledger-admin.server';
+import { parseExportForm } from '~/services/ledger-admin.server';
+import { exportFormOf, requireAdmin } from '~/utils/admin.server';
 import { EXPORT_COLUMNS, exportRows } from '~/services/ledger-export.server';
 import { getLogger } from '~/utils/logger.server';
 
 // The finance export as a download, streamed from Postgres's COPY in constant memory.
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
-  const { filter, errors } = await parseExportForm(new URL(request.url).searchParams);
+  const { filter, errors } = await parseExportForm(exportFormOf(request));
   if (Object.keys(errors).length) return new Response(`Invalid ${Object.keys(errors).join(', ')}`, { status: 400 });
   const out = new PassThrough();
   exportRows(out, filter, undefined, { end: true }).catch((err) => {

@@ -13,7 +13,8 @@ import { rootT } from '~/utils/meta';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
-  const ledger = await loadCreditHistory(userId, request);
+  const page = Number(new URL(request.url).searchParams.get('historyPage')) || 1;
+  const ledger = await loadCreditHistory(userId, page);
   return json({ user, account, ledger }, { headers: privatePageHeaders });
 }
 

@@ -1,39 +1,33 @@
-import { sql } from '../../db/client';
-import { getUser, type SessionUser } from './sessions.server';
+import { sql, type Db } from '../../db/client';
 import type { ExportFilter } from './ledger-export.server';
 
-// The admin side of the ledger: who may see it and how the export form's fields are read.
+// The admin side of the ledger: how the export form's fields become a filter. The routes read the
+// request (app/utils/admin.server.ts); this takes plain values and returns a filter or field errors.
 
-/** The signed-in admin, or a 404 (the page does not exist for anyone else). */
-export async function requireAdmin(request: Request): Promise<SessionUser> {
-  const user = await getUser(request);
-  if (!user || user.role !== 'admin') throw new Response('Not Found', { status: 404 });
-  return user;
-}
-
-export type ExportForm = { from: string; to: string; user: string; until: string };
-export type ParsedExport = { filter: ExportFilter; errors: Partial<Record<'from' | 'to' | 'user', 'invalidDate' | 'unknownUser'>> };
+export type ExportForm = { from?: string | null; to?: string | null; user?: string | null; until?: string | null };
+export type ExportFieldError = 'invalidDate' | 'unknownUser';
+export type ParsedExport = { filter: ExportFilter; errors: Partial<Record<'from' | 'to' | 'user', ExportFieldError>> };
 
 const DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
 
 /** Reads from/to (dates, UTC), user (e-mail) and until (a sequence number that pins the rows). */
-export async function parseExportForm(params: URLSearchParams): Promise<ParsedExport> {
+export async function parseExportForm(form: ExportForm, db: Db = sql): Promise<ParsedExport> {
   const errors: ParsedExport['errors'] = {};
   const filter: ExportFilter = {};
   for (const name of ['from', 'to'] as const) {
-    const raw = params.get(name)?.trim();
+    const raw = form[name]?.trim();
     if (!raw) continue;
     const date = DATE.test(raw) ? new Date(raw.length === 10 ? `${raw}T00:00:00Z` : raw) : new Date(NaN);
     if (Number.isNaN(date.getTime())) errors[name] = 'invalidDate';
     else filter[name] = date;
   }
-  const email = params.get('user')?.trim();
+  const email = form.user?.trim();
   if (email) {
-    const [row] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
+    const [row] = await db<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
     if (row) filter.userId = row.id;
     else errors.user = 'unknownUser';
   }
-  const until = Number(params.get('until'));
-  if (params.get('until') && Number.isSafeInteger(until) && until >= 0) filter.untilSeq = until;
+  const until = Number(form.until);
+  if (form.until && Number.isSafeInteger(until) && until >= 0) filter.untilSeq = until;
   return { filter, errors };
 }

@@ -1,5 +1,5 @@
 import { sql } from '../../db/client';
-import { DEFAULT_HOLD_MAX_AGE_MS, type Db } from './ledger.server';
+import type { Db } from './ledger.server';
 
 // `verify`: replays the rows and checks them against everything derived from them. Each check is
 // one set-based query, so a million rows take seconds, not minutes.
@@ -14,7 +14,7 @@ export type VerifyReport = {
   systemSum: number | null;
 };
 
-export type VerifyOptions = { userId?: string; maxHoldAgeMs?: number; limit?: number };
+export type VerifyOptions = { userId?: string; limit?: number };
 
 const GENESIS = Buffer.alloc(32);
 
@@ -28,7 +28,6 @@ export async function verifyLedger(opts: VerifyOptions = {}, db: Db = sql): Prom
 
 async function verifyIn(opts: VerifyOptions, db: Db): Promise<VerifyReport> {
   const limit = opts.limit ?? 100;
-  const maxAge = (opts.maxHoldAgeMs ?? DEFAULT_HOLD_MAX_AGE_MS) / 1000;
   const user = opts.userId;
   const onlyUser = (col: string) => (user ? db`AND ${db(col)} = ${user}` : db``);
   const problems: VerifyProblem[] = [];
@@ -139,7 +138,7 @@ async function verifyIn(opts: VerifyOptions, db: Db): Promise<VerifyReport> {
       LIMIT ${limit}`,
   );
 
-  // 7. Open holds: the sweeper's table equals the reserves without a resolving row; none too old.
+  // 7. Open holds: the sweeper's table equals the reserves without a resolving row; none expired.
   add(
     'holds',
     await db`
@@ -153,15 +152,17 @@ async function verifyIn(opts: VerifyOptions, db: Db): Promise<VerifyReport> {
       WHERE r.seq IS NULL OR o.seq IS NULL
       LIMIT ${limit}`,
   );
+  // An unresolved hold whose expiry has passed: its owner neither resolved nor extended it, and the
+  // sweeper (every 5 minutes) has not voided it yet.
   add(
-    'stale_hold',
+    'expired_hold',
     await db`
-      SELECT h.seq, h.user_id AS "userId",
-             'row ' || h.seq || ': hold for ' || coalesce(h.external_ref, '?') || ' is older than the sweeper age' AS message
-      FROM ledger_entries h
-      WHERE h.kind = 'reserve' AND h.created_at < now() - make_interval(secs => ${maxAge}) ${onlyUser('h.user_id')}
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries x WHERE x.pending_seq = h.seq)
-      ORDER BY h.seq LIMIT ${limit}`,
+      SELECT o.seq, o.user_id AS "userId",
+             'row ' || o.seq || ': hold for ' || o.item || ' expired at '
+               || to_char(o.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ' and is not resolved' AS message
+      FROM ledger_open_holds o
+      WHERE o.expires_at < now() ${onlyUser('o.user_id')}
+      ORDER BY o.seq LIMIT ${limit}`,
   );
 
   // 8. The system is balanced: user projections plus system accounts (replayed) sum to zero, and

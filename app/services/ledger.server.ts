@@ -1,13 +1,14 @@
 import { sql, type Db } from '../../db/client';
+import { loadEnv } from '../utils/env.server';
 
-// The credit ledger's API. Each write is one call to a function of migration 002, so it is
-// atomic on its own and joins the caller's transaction when one is passed as `db` (registration,
-// Stripe webhooks, generation). The rules (locks, idempotency, hash chain) live there, once.
+// The credit ledger's API. Each write is one call to a function of db/functions/ledger.sql, so it
+// is atomic on its own and joins the caller's transaction when one is passed as `db` (registration,
+// Stripe webhooks, generation). The rules (locks, idempotency, hash chain, plan amounts) live there,
+// once; the tables in migrations 002 and 004.
 
 export type { Db };
 
 export const PAGE_SIZE = 20;
-export const DEFAULT_HOLD_MAX_AGE_MS = 60 * 60 * 1000;
 
 export type EntryKind =
   | 'monthly_grant'
@@ -135,14 +136,20 @@ function positiveInt(n: number, what = 'Amount'): number {
 // ---------------------------------------------------------------------------------------------
 // Grants, resets and top-ups
 
-/** Books the current period's grant for a new account (call inside the registration transaction). */
+/**
+ * Books the current period's Free grant for a new account (call inside the registration
+ * transaction). A Pro or canceled account gets nothing here: its grant comes from its invoice.
+ */
 export async function grantSignupCredits(userId: string, db: Db = sql): Promise<LedgerEntry[]> {
   return rows(db<RawEntry[]>`SELECT * FROM ledger_reset(${userId})`);
 }
 
 /**
- * The monthly reset when due (expire what is left, then grant the plan's amount), for the period
- * that contains `now`. Safe to run from the schedule and the lazy path at once.
+ * The monthly reset when due, for the anniversary period that contains `now`. A Free account:
+ * expire what is left, then grant the Free plan's amount (app/catalogue.ts, synced to SQL by every
+ * migrate). A Pro or canceled-Pro account: nothing is booked (its grant comes only from a paid
+ * invoice, through expireMonthly/grantMonthly); the anniversary just moves on. Safe to run from the
+ * schedule and the lazy path at once.
  */
 export async function resetMonthly(userId: string, db: Db = sql, now?: Date): Promise<LedgerEntry[]> {
   return rows(db<RawEntry[]>`SELECT * FROM ledger_reset(${userId}, ${now ?? db`now()`})`);
@@ -150,7 +157,7 @@ export async function resetMonthly(userId: string, db: Db = sql, now?: Date): Pr
 
 /**
  * The lazy monthly check on a user's request: one indexed read when nothing is due, the reset
- * otherwise (also opens the ledger for accounts made before it existed).
+ * otherwise (also opens the ledger for accounts made before it existed). Same rules as resetMonthly.
  */
 export async function ensureCurrentPeriod(userId: string, db: Db = sql, now?: Date): Promise<void> {
   const [state] = await db<{ due: boolean }[]>`
@@ -159,7 +166,12 @@ export async function ensureCurrentPeriod(userId: string, db: Db = sql, now?: Da
   await resetMonthly(userId, db, now);
 }
 
-/** A monthly grant for an explicit period label (e.g. a Stripe invoice period). */
+/**
+ * A monthly grant for an explicit period (billing: a Pro invoice). `period` must name the invoice
+ * (its id, e.g. `in_123`), never a bare date: `grant:{user}:{YYYY-MM-DD}` is the Free anniversary
+ * grant's key. A replay of the same key books nothing; the same key with another amount fails
+ * (`key_conflict`).
+ */
 export async function grantMonthly(userId: string, period: string, amount: number, db: Db = sql): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_grant', ${`grant:${userId}:${period}`},
     ${positiveInt(amount)}, ${period}, NULL, NULL)`);
@@ -214,18 +226,49 @@ export async function adjust(input: AdjustInput, db: Db = sql): Promise<LedgerEn
 // ---------------------------------------------------------------------------------------------
 // Spending: reserve, then post or void
 
-export type ReserveItem = { key: string; amount: number };
+export type ReserveItem = {
+  key: string;
+  amount: number;
+  /**
+   * When the sweeper may void this hold if it is still open: set it past the time the work can
+   * still be queued or running, and move it on with extendHolds() while working. Default: now +
+   * LEDGER_HOLD_MAX_AGE_SECONDS.
+   */
+  expiresAt?: Date;
+};
+
+function futureDate(d: Date, what: string): string {
+  if (!(d instanceof Date) || Number.isNaN(d.getTime())) throw new LedgerError(`${what} must be a valid date`, 'invalid');
+  if (d.getTime() <= Date.now()) throw new LedgerError(`${what} must be in the future`, 'invalid');
+  return d.toISOString();
+}
 
 /**
  * Holds credits for every item or for none ("Insufficient credits"): monthly first, then top-up.
- * Item keys name the business object (e.g. a result id) and make retries harmless.
+ * Item keys name the business object (e.g. a result id) and make retries harmless (a replayed item
+ * keeps its first hold and expiry).
  */
 export async function reserve(userId: string, items: ReserveItem[], db: Db = sql): Promise<LedgerEntry[]> {
   if (items.length === 0) return [];
   const keys = items.map((i) => i.key);
   if (new Set(keys).size !== keys.length) throw new LedgerError('Duplicate item keys', 'invalid');
   const amounts = items.map((i) => positiveInt(i.amount));
-  return rows(db<RawEntry[]>`SELECT * FROM ledger_reserve(${userId}, ${keys}::text[], ${amounts}::bigint[])`);
+  const expires = items.map((i) => (i.expiresAt === undefined ? null : futureDate(i.expiresAt, 'expiresAt')));
+  const defaultSecs = loadEnv().LEDGER_HOLD_MAX_AGE_SECONDS;
+  return rows(db<RawEntry[]>`SELECT * FROM ledger_reserve(${userId}, ${keys}::text[], ${amounts}::bigint[],
+    ${expires}::timestamptz[], ${defaultSecs})`);
+}
+
+/**
+ * Moves the expiry of the items' open holds to `until` (never earlier than it was), while their
+ * work is still queued or running. Returns the keys whose holds are still open; a key missing from
+ * it was posted, voided or swept (the work should stop: its credits are no longer held).
+ */
+export async function extendHolds(keys: string[], until: Date, db: Db = sql): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const at = futureDate(until, 'until');
+  const open = await db<{ item: string }[]>`SELECT DISTINCT item FROM ledger_extend_holds(${keys}::text[], ${at}) AS item`;
+  return open.map((r) => r.item);
 }
 
 /** The hold of an item becomes a spend, exactly once (a replay returns the same rows). */
@@ -239,22 +282,30 @@ export async function voidHold(itemKey: string, db: Db = sql): Promise<LedgerEnt
 }
 export { voidHold as void };
 
-/** Voids holds older than maxAgeMs (their work is gone). Returns how many items were released. */
-export async function sweepStaleHolds(maxAgeMs = DEFAULT_HOLD_MAX_AGE_MS, db: Db = sql, limit = 1000): Promise<number> {
-  const stale = await db<{ item: string }[]>`
-    SELECT DISTINCT item FROM ledger_open_holds
-    WHERE created_at < now() - make_interval(secs => ${maxAgeMs / 1000}) LIMIT ${limit}`;
+/**
+ * The sweeper: voids the holds whose expiry has passed (their owner neither resolved nor extended
+ * them). Each item is checked again under its locks, so an extension that lands first keeps it.
+ * Returns how many items were released.
+ */
+export async function sweepExpiredHolds(db: Db = sql, limit = 1000): Promise<number> {
+  const expired = await db<{ item: string }[]>`
+    SELECT item FROM ledger_open_holds WHERE expires_at <= now() GROUP BY item ORDER BY min(expires_at) LIMIT ${limit}`;
   let voided = 0;
-  for (const { item } of stale) {
+  for (const { item } of expired) {
     try {
-      await voidHold(item, db);
-      voided++;
+      const released = await rows(db<RawEntry[]>`SELECT * FROM ledger_void_expired(${item})`);
+      if (released.length > 0) voided++;
     } catch (err) {
       // Posted meanwhile by a late worker: that outcome stands.
       if (!(err instanceof LedgerError && err.code === 'already_resolved')) throw err;
     }
   }
   return voided;
+}
+
+/** @deprecated Holds now carry their own expiry: use sweepExpiredHolds(db, limit). maxAgeMs is ignored. */
+export async function sweepStaleHolds(_maxAgeMs?: number, db: Db = sql, limit = 1000): Promise<number> {
+  return sweepExpiredHolds(db, limit);
 }
 
 /**
@@ -402,12 +453,11 @@ export async function entriesOf(userId: string, db: Db = sql): Promise<LedgerEnt
 }
 
 /**
- * What /subscription shows of the ledger (JSON-ready): the history page named by ?historyPage=
- * and the 90-day balance series.
+ * What /subscription shows of the ledger (JSON-ready): history page `page` (from 1; out of range
+ * clamps) and the 90-day balance series.
  */
-export async function loadCreditHistory(userId: string, request: Request) {
-  const page = Number(new URL(request.url).searchParams.get('historyPage')) || 1;
-  const [history, balance] = await Promise.all([listHistory(userId, page), balanceSeries(userId, 90)]);
+export async function loadCreditHistory(userId: string, page = 1, db: Db = sql) {
+  const [history, balance] = await Promise.all([listHistory(userId, page, db), balanceSeries(userId, 90, db)]);
   return {
     history: {
       page: history.page,

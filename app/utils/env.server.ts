@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { dropSingleton, singleton } from './singleton.server';
 
 // The configuration contract of ARCHITECTURE.md. Parsed once per process (both module graphs share
 // it through process.env, which loadEnv() completes with generated development secrets).
@@ -10,16 +12,58 @@ const boolish = z
   .optional()
   .transform((v) => v === 'true' || v === '1');
 
+// An integer setting: "abc" or "1.5" fails naming the variable instead of becoming NaN.
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+// Express's named ranges for `trust proxy` besides addresses and subnets.
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrSubnet(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = net.isIP(address ?? '');
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  // A prefix length, or (IPv4) a netmask such as 255.255.255.0.
+  if (/^\d{1,3}$/.test(bits)) return Number(bits) <= (family === 4 ? 32 : 128);
+  return family === 4 && net.isIPv4(bits);
+}
+
+/**
+ * Express `trust proxy`: a hop count (what a single load balancer needs), addresses/subnets
+ * (comma-separated, or Express's loopback/linklocal/uniquelocal), or `true` (trust every hop:
+ * only behind a proxy that overwrites X-Forwarded-For; configWarnings() says so). `false` = unset.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): number | boolean | string[] => {
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    if (/^\d+$/.test(v)) return Number(v);
+    const entries = v.split(',').map((e) => e.trim());
+    if (entries.every((e) => e && isAddressOrSubnet(e))) return entries;
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a hop count, addresses/subnets (comma-separated) or true' });
+    return z.NEVER;
+  })
+  .optional();
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: int(0, 65535).default(3000),
   APP_URL: z.string().url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  // Connections of the web pool (HTTP requests: `sql`) and of the job workers' pool (`jobSql`).
+  DATABASE_POOL_MAX: int(1, 1000).default(10),
+  JOBS_POOL_MAX: int(1, 1000).default(5),
   DATA_DIR: z.string().min(1).default('./.data'),
+  EMBEDDED_PG_PORT: int(1, 65535).default(5433),
+  TRUST_PROXY: trustProxy,
   SESSION_SECRET: z.string().min(16, 'SESSION_SECRET must be at least 16 characters').optional(),
   ENCRYPTION_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'ENCRYPTION_KEY must be 32 bytes, base64-encoded')
+    .refine((v) => Buffer.from(v, 'base64').some((b) => b !== 0), 'ENCRYPTION_KEY must not be all zero bytes')
     .optional(),
   ROLE: z.enum(['all', 'web', 'worker']).default('all'),
   SMTP_URL: z.string().min(1).optional(),
@@ -39,8 +83,10 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Abuse limits can be raised for load tests; never disabled.
   RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),
-  // Credit holds older than this are voided by the sweeper (and flagged by `ledger verify`).
-  LEDGER_HOLD_MAX_AGE_SECONDS: z.coerce.number().int().min(60).default(3600),
+  // A credit hold's lifetime when its owner sets no expiry of its own (ledger reserve).
+  LEDGER_HOLD_MAX_AGE_SECONDS: int(60).default(3600),
+  // Who `npm run ledger -- adjust` books as the actor (default: the OS user).
+  LEDGER_ACTOR: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof schema> & {
@@ -51,11 +97,29 @@ export type Env = z.infer<typeof schema> & {
 
 export class ConfigError extends Error {}
 
-const globalEnv = globalThis as unknown as { __postforgeEnv?: Env };
-
 /** Reads, validates and completes the environment once; throws ConfigError naming the variable. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  if (globalEnv.__postforgeEnv && source === process.env) return globalEnv.__postforgeEnv;
+  if (source === process.env) return singleton('env', () => parseEnv(source));
+  return parseEnv(source);
+}
+
+/** Forgets the process's parsed environment (tests that change process.env). */
+export function resetEnv(): void {
+  dropSingleton('env');
+}
+
+/** Settings that work but deserve a word at start-up (server.ts logs them). */
+export function configWarnings(env: Env): string[] {
+  const warnings: string[] = [];
+  if (env.TRUST_PROXY === true) {
+    warnings.push(
+      'TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients can pick the address the abuse limits see; prefer a hop count (1) or the proxy subnet',
+    );
+  }
+  return warnings;
+}
+
+function parseEnv(source: NodeJS.ProcessEnv): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
@@ -76,10 +140,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? devSecret(env.DATA_DIR, 'encryption-key', () => crypto.randomBytes(32).toString('base64')),
   };
   if (source === process.env) {
-    // Share generated secrets with the Remix build's module graph.
+    // Generated secrets also reach child processes and tools reading the environment.
     process.env.SESSION_SECRET = full.SESSION_SECRET;
     process.env.ENCRYPTION_KEY = full.ENCRYPTION_KEY;
-    globalEnv.__postforgeEnv = full;
   }
   return full;
 }

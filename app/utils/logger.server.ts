@@ -1,12 +1,13 @@
 import pino from 'pino';
+import { loadEnv } from './env.server';
+import { singleton } from './singleton.server';
 
-// One logger per process (shared by server.ts and the Remix build through globalThis).
-const holder = globalThis as unknown as { __postforgeLogger?: pino.Logger };
-
+/** The process's logger (one for server.ts and the Remix build), at LOG_LEVEL. */
 export function getLogger(): pino.Logger {
-  holder.__postforgeLogger ??= pino({
-    level: process.env.LOG_LEVEL || 'info',
-    redact: { paths: ['password', 'token', '*.password', '*.token', 'headers.cookie'], censor: '[redacted]' },
-  });
-  return holder.__postforgeLogger;
+  return singleton('logger', () =>
+    pino({
+      level: loadEnv().LOG_LEVEL,
+      redact: { paths: ['password', 'token', '*.password', '*.token', 'headers.cookie'], censor: '[redacted]' },
+    }),
+  );
 }

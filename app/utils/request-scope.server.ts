@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { singleton } from './singleton.server';
 
 // Per-request memo shared by the loaders of one document request (Remix hands each loader its own
 // Request copy, so the Request cannot key it). server.ts opens a scope around every request; the
-// storage lives on globalThis because server.ts and the Remix build are two module graphs.
+// storage is a singleton() because server.ts and the Remix build are two module graphs.
 type Scope = Map<string, Promise<unknown>>;
-const holder = globalThis as unknown as { __postforgeRequestScope?: AsyncLocalStorage<Scope> };
-export const requestScope = (holder.__postforgeRequestScope ??= new AsyncLocalStorage<Scope>());
+export const requestScope = singleton('request-scope', () => new AsyncLocalStorage<Scope>());
 
 /** Runs fn once per request scope and key; outside a scope (jobs, tests) it just runs fn. */
 export function memoPerRequest<T>(key: string, fn: () => Promise<T>): Promise<T> {

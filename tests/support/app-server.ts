@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, loadBuild } from '../../server';
 import { getSql } from '../../db/client';
-import { loadEnv } from '../../app/utils/env.server';
+import { loadEnv, resetEnv } from '../../app/utils/env.server';
 import { getLogger } from '../../app/utils/logger.server';
 
 export type TestApp = { url: string; close: () => Promise<void> };
@@ -12,6 +12,8 @@ export type TestApp = { url: string; close: () => Promise<void> };
  * listening on a free loopback port, talking to the run's test database.
  */
 export async function startTestApp(): Promise<TestApp> {
+  // Read process.env afresh: a test file may set a variable (e.g. TRUST_PROXY) before starting it.
+  resetEnv();
   const env = loadEnv();
   const app = createApp({
     env,
