@@ -1,7 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../db/client';
+import { plans } from '../../app/catalogue';
+import { migrate } from '../../db/migrate';
 import {
   ensureCurrentPeriod,
+  expireMonthly,
+  grantMonthly,
   getCreditSummary,
   getCurrentCreditSummary,
   grantSignupCredits,
@@ -116,10 +120,96 @@ describe('monthly reset', () => {
     expect(await kindsOf(legacy.id)).toHaveLength(1);
   });
 
-  it('a Pro account is granted 45', async () => {
-    const user = await createUser(db, 'pro');
-    await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
+  it('the Free grant is the catalogue amount; a Free account gets it on its anniversary from the job and the lazy path', async () => {
+    const user = await createUser(db, 'free-anniversary');
     await grantSignupCredits(user.id, db);
-    expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(45);
+    expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(plans.free.monthlyCredits);
+    // The job at the next anniversary books it; the lazy path after it finds nothing left to do.
+    const own = await ownDatabase(2);
+    try {
+      const u = await createUser(own.db, 'free-job');
+      await grantSignupCredits(u.id, own.db);
+      await resetDueUsers(own.db, 500, nextMonth);
+      await ensureCurrentPeriod(u.id, own.db, nextMonth);
+      const grants = (await kindsOf(u.id, own.db)).filter((r) => r.kind === 'monthly_grant');
+      expect(grants.map((g) => Number(g.amount))).toEqual([plans.free.monthlyCredits, plans.free.monthlyCredits]);
+    } finally {
+      await own.db.end();
+    }
+  });
+
+  for (const status of ['pro', 'canceled'] as const) {
+    it(`a ${status} account's month comes only from its paid invoice: the job and the lazy path book nothing`, async () => {
+      const user = await createUser(db, `invoice-${status}`);
+      await grantSignupCredits(user.id, db); // signed up Free: 5
+      await db`UPDATE users SET subscription_status = ${status} WHERE id = ${user.id}`;
+      // Billing on the paid invoice: expire what is left, grant Pro's amount, keyed by the invoice.
+      const invoice = `in_${crypto.randomUUID()}`;
+      await expireMonthly(user.id, invoice, db);
+      const grant = await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, db);
+      // A webhook replay books nothing new.
+      expect((await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, db)).seq).toBe(grant.seq);
+      // The anniversary passes: the scheduled job, the lazy check and the pages' summary run.
+      await resetMonthly(user.id, db, nextMonth);
+      await ensureCurrentPeriod(user.id, db, nextMonth);
+      await getCurrentCreditSummary(user.id, db);
+      const rows = await kindsOf(user.id);
+      expect(rows.map((r) => [r.kind, Number(r.amount)])).toEqual([
+        ['monthly_grant', plans.free.monthlyCredits],
+        ['monthly_expire', plans.free.monthlyCredits],
+        ['monthly_grant', plans.pro.monthlyCredits],
+      ]);
+      expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(plans.pro.monthlyCredits);
+      // The anniversary moved on, so the hourly job does not pick the account again.
+      const [state] = await db<{ next: Date }[]>`SELECT next_reset_at AS next FROM ledger_users WHERE user_id = ${user.id}`;
+      expect(state!.next.getTime()).toBeGreaterThan(nextMonth.getTime());
+      expect((await verifyLedger({ userId: user.id }, db)).problems).toEqual([]);
+    });
+  }
+
+  it('a Pro account whose first reset runs while Pro gets nothing; back on Free, the next anniversary expires what Pro left and grants Free', async () => {
+    const user = await createUser(db, 'pro-then-free');
+    await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
+    expect(await grantSignupCredits(user.id, db)).toEqual([]);
+    await grantMonthly(user.id, `in_${user.id}`, plans.pro.monthlyCredits, db);
+    await reserve(user.id, [{ key: `${user.id}:spent`, amount: 5 }], db);
+    await db`UPDATE users SET subscription_status = 'free' WHERE id = ${user.id}`;
+    await ensureCurrentPeriod(user.id, db, nextMonth);
+    expect((await kindsOf(user.id)).map((r) => [r.kind, Number(r.amount)])).toEqual([
+      ['monthly_grant', plans.pro.monthlyCredits],
+      ['reserve', 5],
+      ['monthly_expire', plans.pro.monthlyCredits - 5],
+      ['monthly_grant', plans.free.monthlyCredits],
+    ]);
+  });
+
+  it('a grant key reused for another amount is a conflict, not a silent replay', async () => {
+    const user = await createUser(db, 'key-conflict');
+    await grantSignupCredits(user.id, db);
+    const [grant] = await kindsOf(user.id);
+    const label = grant!.key.split(':').at(-1)!;
+    // Billing labelling an invoice like the Free anniversary would otherwise be told "granted".
+    await expect(grantMonthly(user.id, label, plans.pro.monthlyCredits, db)).rejects.toMatchObject({ code: 'key_conflict' });
+    expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(plans.free.monthlyCredits);
+  });
+
+  it('ledger_reset reads the Free amount from ledger_plans, and every migrate writes the catalogue into it', async () => {
+    const own = await ownDatabase(2);
+    try {
+      expect(await own.db`SELECT plan, monthly_credits::int AS credits FROM ledger_plans ORDER BY plan`).toEqual([
+        { plan: 'free', credits: plans.free.monthlyCredits },
+        { plan: 'pro', credits: plans.pro.monthlyCredits },
+      ]);
+      await own.db`UPDATE ledger_plans SET monthly_credits = 7 WHERE plan = 'free'`;
+      const seven = await createUser(own.db, 'plans-seven');
+      await grantSignupCredits(seven.id, own.db);
+      expect((await getCreditSummary(seven.id, own.db)).creditsRemaining).toBe(7);
+      expect(await migrate(own.db)).toEqual([]);
+      const five = await createUser(own.db, 'plans-catalogue');
+      await grantSignupCredits(five.id, own.db);
+      expect((await getCreditSummary(five.id, own.db)).creditsRemaining).toBe(plans.free.monthlyCredits);
+    } finally {
+      await own.db.end();
+    }
   });
 });

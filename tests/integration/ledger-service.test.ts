@@ -13,12 +13,13 @@ import {
   purchaseTopUp,
   reserve,
   reverseTopUp,
-  sweepStaleHolds,
+  extendHolds,
+  sweepExpiredHolds,
   voidHold,
 } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
+import { loadEnv } from '../../app/utils/env.server';
 import { createUser } from '../support/ledger';
-
 
 async function userWithGrant(label: string) {
   const user = await createUser(sql, label);
@@ -138,17 +139,106 @@ describe('ledger service', () => {
     expect(series[0]!.balance).toBe(0);
   });
 
-  it('the sweeper voids holds older than the age and leaves fresh ones', async () => {
+});
+
+describe('hold expiry', () => {
+  const holdsOf = (userId: string) =>
+    sql<{ item: string; expiresAt: Date }[]>`SELECT item, expires_at AS "expiresAt" FROM ledger_open_holds WHERE user_id = ${userId} ORDER BY seq`;
+  const voidedItems = async (userId: string) => (await entriesOf(userId)).filter((e) => e.kind === 'void').map((e) => e.externalRef);
+  const expire = (item: string) => sql`UPDATE ledger_open_holds SET expires_at = now() - interval '1 second' WHERE item = ${item}`;
+
+  it('a hold expires LEDGER_HOLD_MAX_AGE_SECONDS after it is made unless its owner sets its own expiry', async () => {
+    const user = await userWithGrant('expiry-default');
+    const before = Date.now();
+    const later = new Date(before + 6 * 3600_000);
+    await reserve(user.id, [{ key: `${user.id}:default`, amount: 1 }, { key: `${user.id}:own`, amount: 1, expiresAt: later }]);
+    const [byDefault, own] = await holdsOf(user.id);
+    const max = loadEnv().LEDGER_HOLD_MAX_AGE_SECONDS * 1000;
+    expect(byDefault!.expiresAt.getTime()).toBeGreaterThanOrEqual(before + max - 5_000);
+    expect(byDefault!.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + max + 5_000);
+    expect(own!.expiresAt.toISOString()).toBe(later.toISOString());
+    await expect(reserve(user.id, [{ key: `${user.id}:past`, amount: 1, expiresAt: new Date(before - 1000) }])).rejects.toMatchObject({ code: 'invalid' });
+    await expect(reserve(user.id, [{ key: `${user.id}:nan`, amount: 1, expiresAt: new Date(NaN) }])).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('the sweeper voids expired holds only, however old the others are', async () => {
     const user = await userWithGrant('sweep');
-    await reserve(user.id, [{ key: `${user.id}:old`, amount: 1 }]);
-    // An hour-old hold: backdate its open-hold entry (the projection the sweeper reads).
-    await sql`UPDATE ledger_open_holds SET created_at = now() - interval '2 hours' WHERE item = ${`${user.id}:old`}`;
-    await reserve(user.id, [{ key: `${user.id}:new`, amount: 1 }]);
-    await sweepStaleHolds(60 * 60 * 1000);
-    const kinds = (await entriesOf(user.id)).map((e) => [e.kind, e.externalRef]);
-    expect(kinds).toContainEqual(['void', `${user.id}:old`]);
-    expect(kinds).not.toContainEqual(['void', `${user.id}:new`]);
+    await reserve(user.id, [
+      { key: `${user.id}:expired`, amount: 1 },
+      { key: `${user.id}:long`, amount: 1, expiresAt: new Date(Date.now() + 24 * 3600_000) },
+    ]);
+    await expire(`${user.id}:expired`);
+    // Made two days ago, but its owner said it runs until tomorrow: queued or running work keeps it.
+    await sql`UPDATE ledger_open_holds SET created_at = now() - interval '2 days' WHERE item = ${`${user.id}:long`}`;
+    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(1);
+    expect(await voidedItems(user.id)).toEqual([`${user.id}:expired`]);
     expect((await getCreditSummary(user.id)).totalCreditsRemaining).toBe(4);
+    expect((await verifyLedger({ userId: user.id })).problems).toEqual([]);
+  });
+
+  it('extendHolds moves expiries on (never back) and names the holds still open; an extended hold survives the sweeper', async () => {
+    const user = await userWithGrant('extend');
+    await reserve(user.id, [{ key: `${user.id}:a`, amount: 1 }, { key: `${user.id}:b`, amount: 1 }, { key: `${user.id}:done`, amount: 1 }]);
+    await post(`${user.id}:done`);
+    await expire(`${user.id}:a`);
+    const until = new Date(Date.now() + 2 * 3600_000);
+    const open = await extendHolds([`${user.id}:a`, `${user.id}:b`, `${user.id}:done`, `${user.id}:unknown`], until);
+    expect(open.sort()).toEqual([`${user.id}:a`, `${user.id}:b`]);
+    await sweepExpiredHolds();
+    expect(await voidedItems(user.id)).toEqual([]);
+    const far = new Date(Date.now() + 48 * 3600_000);
+    await extendHolds([`${user.id}:b`], far);
+    await extendHolds([`${user.id}:b`], new Date(Date.now() + 3600_000));
+    const holds = await holdsOf(user.id);
+    expect(holds.map((h) => [h.item, h.expiresAt.toISOString()])).toEqual([
+      [`${user.id}:a`, until.toISOString()],
+      [`${user.id}:b`, far.toISOString()],
+    ]);
+    await expect(extendHolds([`${user.id}:a`], new Date(Date.now() - 1000))).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('an extension that commits while the sweeper waits for the hold keeps it (the sweeper checks again under the lock)', async () => {
+    const user = await userWithGrant('extend-race');
+    const item = `${user.id}:racing`;
+    await reserve(user.id, [{ key: item, amount: 2 }]);
+    await expire(item);
+    let release!: () => void;
+    const extended = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    // The owner extends in a transaction that stays open until the sweeper is blocked on its rows.
+    const owner = sql.begin(async (tx) => {
+      await extendHolds([item], new Date(Date.now() + 3600_000), tx);
+      locked();
+      await extended;
+    });
+    await holding;
+    const sweeper = sweepExpiredHolds();
+    // Wait until the sweeper's session is waiting on a lock (no timing: poll pg_locks).
+    for (let i = 0; i < 500; i++) {
+      const [waiting] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE NOT l.granted AND a.query LIKE '%ledger_void_expired%'`;
+      if (waiting!.n > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    release();
+    await owner;
+    await sweeper;
+    expect(await voidedItems(user.id)).toEqual([]);
+    expect((await getCreditSummary(user.id)).totalCreditsRemaining).toBe(3);
+  });
+
+  it('verify flags an unresolved hold past its expiry, not an old one that is still valid', async () => {
+    const user = await userWithGrant('verify-expired');
+    await reserve(user.id, [{ key: `${user.id}:old-valid`, amount: 1, expiresAt: new Date(Date.now() + 3600_000) }]);
+    await sql`UPDATE ledger_open_holds SET created_at = now() - interval '3 days' WHERE item = ${`${user.id}:old-valid`}`;
+    expect((await verifyLedger({ userId: user.id })).problems).toEqual([]);
+    await reserve(user.id, [{ key: `${user.id}:expired`, amount: 1 }]);
+    await expire(`${user.id}:expired`);
+    const report = await verifyLedger({ userId: user.id });
+    expect(report.problems).toEqual([expect.objectContaining({ check: 'expired_hold', userId: user.id })]);
+    expect(report.problems[0]!.message).toContain(`${user.id}:expired`);
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { connect, type Sql } from '../../db/client';
 import { createDatabase } from '../../db/embedded';
-import { migrate, migrationFiles, migrationsApplied } from '../../db/migrate';
+import { functionFiles, migrate, migrationFiles, migrationsApplied } from '../../db/migrate';
 
 const pools: Sql[] = [];
 const dirs: string[] = [];
@@ -62,5 +62,28 @@ describe('migrations', () => {
     fs.writeFileSync(path.join(dir, '003_bad.sql'), 'CREATE TABLE three (id int);');
     expect(await migrate(sql, dir)).toEqual(['003_bad.sql']);
     expect(await migrationsApplied(sql, dir)).toBe(true);
+  });
+
+  it('applies db/functions after the migrations on every migrate, so the files are what runs', async () => {
+    const url = await emptyDatabase();
+    const sql = pool(url);
+    expect(functionFiles()).toContain('ledger.sql');
+    await migrate(sql);
+    // The functions file replaced migration 002's versions (ledger_reserve takes expiries now).
+    const [reserveArgs] = await sql<{ args: string }[]>`
+      SELECT pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'ledger_reserve'`;
+    expect(reserveArgs!.args).toContain('p_expires timestamp with time zone[]');
+    expect(await sql`SELECT 1 FROM pg_proc WHERE proname = 'ledger_reserve'`).toHaveLength(1);
+    // A hand-edited function (or a rule changed in an older release) is put back by the next migrate,
+    // even with no migration pending.
+    await sql.unsafe(`CREATE OR REPLACE FUNCTION ledger_available(p_account bigint) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
+      BEGIN RETURN 999; END $$`);
+    expect((await sql<{ v: string }[]>`SELECT ledger_available(1) AS v`)[0]!.v).toBe('999');
+    expect(await migrate(sql)).toEqual([]);
+    expect((await sql<{ v: string }[]>`SELECT ledger_available(1) AS v`)[0]!.v).not.toBe('999');
+    // No plan amount is written in SQL: they come from the catalogue through ledger_plans.
+    const body = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '../../db/functions/ledger.sql'), 'utf8');
+    expect(body).not.toMatch(/\b45\b/);
+    expect(body).not.toMatch(/THEN 5\b|ELSE 5\b/);
   });
 });

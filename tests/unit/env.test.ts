@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadEnv as loadProcessEnv } from '../../app/utils/env.server';
+import { ConfigError, configWarnings, loadEnv as loadProcessEnv, resetEnv } from '../../app/utils/env.server';
+import { openDatabase } from '../../db/open';
 
 // loadEnv(source) with a source other than process.env validates that object only: it neither
 // reads nor completes process.env, so these cases cannot leak into the rest of the run.
@@ -72,6 +73,21 @@ describe('configuration', () => {
     ['SESSION_SECRET', 'short'],
     ['RATE_LIMIT_MULTIPLIER', '0'],
     ['OPENROUTER_BASE_URL', 'nope'],
+    ['ENCRYPTION_KEY', Buffer.alloc(32, 0).toString('base64')],
+    ['DATABASE_POOL_MAX', 'ten'],
+    ['DATABASE_POOL_MAX', '0'],
+    ['DATABASE_POOL_MAX', '2.5'],
+    ['JOBS_POOL_MAX', 'many'],
+    ['JOBS_POOL_MAX', '-1'],
+    ['EMBEDDED_PG_PORT', 'postgres'],
+    ['EMBEDDED_PG_PORT', '70000'],
+    ['LEDGER_HOLD_MAX_AGE_SECONDS', 'an hour'],
+    ['LEDGER_HOLD_MAX_AGE_SECONDS', '59'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '300.1.1.1'],
+    ['TRUST_PROXY', '10.0.0.1, proxy.example.com'],
+    ['TRUST_PROXY', '1.5'],
   ])('names %s when its value (%s) is invalid', (name, value) => {
     expect(configError({ DATA_DIR: dataDir, [name]: value })).toContain(name);
   });
@@ -100,5 +116,41 @@ describe('configuration', () => {
     const before = { ...process.env };
     loadEnv({ DATA_DIR: path.join(dataDir, 'isolated'), PORT: '4555' });
     expect(process.env).toEqual(before);
+  });
+
+  it('reads pool sizes, the embedded port and the hold lifetime as numbers, with defaults', () => {
+    const defaults = loadEnv({ DATA_DIR: dataDir });
+    expect(defaults).toMatchObject({ DATABASE_POOL_MAX: 10, JOBS_POOL_MAX: 5, EMBEDDED_PG_PORT: 5433, LEDGER_HOLD_MAX_AGE_SECONDS: 3600 });
+    expect(defaults.TRUST_PROXY).toBeUndefined();
+    const env = loadEnv({ DATA_DIR: dataDir, DATABASE_POOL_MAX: '20', JOBS_POOL_MAX: '3', EMBEDDED_PG_PORT: '6543', LEDGER_HOLD_MAX_AGE_SECONDS: '7200' });
+    expect(env).toMatchObject({ DATABASE_POOL_MAX: 20, JOBS_POOL_MAX: 3, EMBEDDED_PG_PORT: 6543, LEDGER_HOLD_MAX_AGE_SECONDS: 7200 });
+  });
+
+  it('reads TRUST_PROXY as a hop count, addresses/subnets, or true with a warning', () => {
+    const trust = (v: string) => loadEnv({ DATA_DIR: dataDir, TRUST_PROXY: v }).TRUST_PROXY;
+    expect(trust('1')).toBe(1);
+    expect(trust('false')).toBe(false);
+    expect(trust('10.0.0.0/8, 192.168.1.7,fd00::/8')).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
+    expect(trust('loopback, uniquelocal')).toEqual(['loopback', 'uniquelocal']);
+    expect(trust('10.0.0.0/255.0.0.0')).toEqual(['10.0.0.0/255.0.0.0']);
+    expect(configWarnings(loadEnv({ DATA_DIR: dataDir, TRUST_PROXY: '1' }))).toEqual([]);
+    expect(trust('true')).toBe(true);
+    expect(configWarnings(loadEnv({ DATA_DIR: dataDir, TRUST_PROXY: 'true' }))).toEqual([expect.stringMatching(/TRUST_PROXY=true.*hop count/)]);
+  });
+
+  it('opening the database goes through the contract: a bad EMBEDDED_PG_PORT stops it naming the variable', async () => {
+    const saved = { DATABASE_URL: process.env.DATABASE_URL, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT };
+    delete process.env.DATABASE_URL;
+    process.env.EMBEDDED_PG_PORT = 'not-a-port';
+    resetEnv();
+    try {
+      await expect(openDatabase()).rejects.toThrow(/EMBEDDED_PG_PORT/);
+      await expect(openDatabase()).rejects.toBeInstanceOf(ConfigError);
+    } finally {
+      process.env.DATABASE_URL = saved.DATABASE_URL;
+      if (saved.EMBEDDED_PG_PORT === undefined) delete process.env.EMBEDDED_PG_PORT;
+      else process.env.EMBEDDED_PG_PORT = saved.EMBEDDED_PG_PORT;
+      resetEnv();
+    }
   });
 });
