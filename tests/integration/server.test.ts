@@ -51,10 +51,16 @@ describe('server', () => {
     expect(fetchMeta.status).toBe(403);
   });
 
-  it('lets same-origin posts through the guard', async () => {
+  it('lets same-origin posts through the guard to the route, which answers them', async () => {
     const c = new TestClient(app.url);
-    const res = await c.postForm('/', { a: '1' });
-    expect(res.status).not.toBe(403);
+    // The page-view endpoint answers an invalid view with its own JSON error: the guard let it pass.
+    const own = await c.postJson('/api/analytics/pageview', { path: 42 });
+    expect(own.status).toBe(400);
+    expect(await own.json()).toEqual({ error: 'Invalid page view' });
+    // The same post from another site never reaches it.
+    const foreign = await c.postJson('/api/analytics/pageview', { path: 42 }, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.text()).toBe('Cross-site request refused');
   });
 
   it('answers 413 to a body over 1 MB', async () => {
