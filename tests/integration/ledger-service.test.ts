@@ -8,6 +8,7 @@ import {
   getCreditSummary,
   grantSignupCredits,
   listHistory,
+  loadCreditHistory,
   PAGE_SIZE,
   post,
   purchaseTopUp,
@@ -133,6 +134,12 @@ describe('ledger service', () => {
     expect((await listHistory(user.id, 99)).page).toBe(2);
     const other = await createUser(sql, 'history-other');
     expect((await listHistory(other.id, 1)).rows).toEqual([]);
+    // What /subscription loads: plain values in (the route reads ?historyPage=), JSON-ready data out.
+    const loaded = await loadCreditHistory(user.id, 2);
+    expect(loaded.history).toMatchObject({ page: 2, pageCount: 2, total: 35 });
+    expect(loaded.history.rows.map((r) => r.seq)).toEqual(second.rows.map((r) => r.seq));
+    expect(typeof loaded.history.rows[0]!.createdAt).toBe('string');
+    expect(loaded.balance).toHaveLength(90);
     const series = await balanceSeries(user.id, 90);
     expect(series).toHaveLength(90);
     expect(series.at(-1)!.balance).toBe(82);
