@@ -35,7 +35,7 @@ export async function transaction<T>(db: Db, fn: (tx: TransactionSql) => Promise
 // DATABASE_URL (an embedded Postgres sets it at start), and live in singleton() because server.ts
 // and the Remix build are two module graphs.
 
-export type PoolName = 'web' | 'jobs';
+type PoolName = 'web' | 'jobs';
 
 /** A postgres.js pool; `name` becomes its application_name (pg_stat_activity tells them apart). */
 export function connect(url = process.env.DATABASE_URL, max = 10, name = 'postforge'): Sql {

@@ -58,7 +58,11 @@ async function applyCode(conn: Conn, dir: string): Promise<void> {
  * database code (applyCode). Returns the migration names applied now. A custom migrations folder
  * (tests) skips the app's database code unless functionsDir is given.
  */
-export async function migrate(sql: Sql, dir = MIGRATIONS_DIR, functionsDir: string | null = dir === MIGRATIONS_DIR ? FUNCTIONS_DIR : null): Promise<string[]> {
+export async function migrate(
+  sql: Sql,
+  dir = MIGRATIONS_DIR,
+  functionsDir: string | null = dir === MIGRATIONS_DIR ? FUNCTIONS_DIR : null,
+): Promise<string[]> {
   const applied: string[] = [];
   await sql.reserve().then(async (conn) => {
     try {

@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeSql();
-  for (const [name, value] of [['DATABASE_POOL_MAX', saved.web], ['JOBS_POOL_MAX', saved.jobs]] as const) {
+  for (const [name, value] of [
+    ['DATABASE_POOL_MAX', saved.web],
+    ['JOBS_POOL_MAX', saved.jobs],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }

@@ -20,7 +20,9 @@ describe('import boundaries', () => {
       ]);
     }
     expect(await restricted(`import { sql } from '../../db/client';\nexport default sql;\n`, 'app/services/example.server.ts')).toEqual([]);
-    expect(await restricted(`import { getLogger } from '~/utils/logger.server';\nexport default getLogger;\n`, 'app/services/example.server.ts')).toEqual([]);
+    expect(
+      await restricted(`import { getLogger } from '~/utils/logger.server';\nexport default getLogger;\n`, 'app/services/example.server.ts'),
+    ).toEqual([]);
   });
 
   it('a component may not import a *.server module', async () => {

@@ -27,7 +27,9 @@ describe('per-process state', () => {
       .flatMap((dir) => fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f)))
       .filter((f) => /\.tsx?$/.test(f))
       .concat('server.ts');
-    const hits = files.filter((f) => f !== path.join('app/utils/singleton.server.ts') && fs.readFileSync(path.join(root, f), 'utf8').includes('globalThis'));
+    const hits = files.filter(
+      (f) => f !== path.join('app/utils/singleton.server.ts') && fs.readFileSync(path.join(root, f), 'utf8').includes('globalThis'),
+    );
     expect(hits).toEqual([]);
   });
 });

@@ -33,7 +33,9 @@ describe('test mailbox parsing', () => {
   });
 
   it('decodes a base64 body', async () => {
-    const parsed = await parseEmail(await raw({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'Grüße – ok', textEncoding: 'base64' }));
+    const parsed = await parseEmail(
+      await raw({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'Grüße – ok', textEncoding: 'base64' }),
+    );
     expect(parsed.text.trim()).toBe('Grüße – ok');
     expect(parsed.html).toBe('');
   });
