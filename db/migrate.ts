@@ -105,7 +105,12 @@ export async function migrationsApplied(sql: Sql, dir = MIGRATIONS_DIR): Promise
 // `npm run db:migrate`
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const { openDatabase } = await import('./open');
-  const db = await openDatabase();
+  const { ConfigError } = await import('../app/utils/env.server');
+  const db = await openDatabase().catch((err: unknown) => {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  });
   try {
     const names = await migrate(db.sql);
     console.log(names.length ? `Applied ${names.join(', ')}` : 'Database is up to date');
