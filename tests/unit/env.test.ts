@@ -118,6 +118,13 @@ describe('configuration', () => {
     expect(process.env).toEqual(before);
   });
 
+  it('names every invalid variable at once', () => {
+    const message = configError({ DATA_DIR: dataDir, DATABASE_POOL_MAX: 'lots', TRUST_PROXY: 'maybe', PORT: '3000' });
+    expect(message).toMatch(/DATABASE_POOL_MAX/);
+    expect(message).toMatch(/TRUST_PROXY/);
+    expect(message).not.toMatch(/PORT:/);
+  });
+
   it('reads pool sizes, the embedded port and the hold lifetime as numbers, with defaults', () => {
     const defaults = loadEnv({ DATA_DIR: dataDir });
     expect(defaults).toMatchObject({ DATABASE_POOL_MAX: 10, JOBS_POOL_MAX: 5, EMBEDDED_PG_PORT: 5433, LEDGER_HOLD_MAX_AGE_SECONDS: 3600 });
