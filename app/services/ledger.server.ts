@@ -177,7 +177,7 @@ export async function grantMonthly(userId: string, period: string, amount: numbe
     ${positiveInt(amount)}, ${period}, NULL, NULL)`);
 }
 
-/** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0). */
+/** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0); billing keys it by the invoice like grantMonthly. */
 export async function expireMonthly(userId: string, period: string, db: Db = sql): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_expire', ${`expire:${userId}:${period}`},
     NULL, ${period}, NULL, NULL)`);

@@ -167,6 +167,23 @@ describe('monthly reset', () => {
     });
   }
 
+  it('a Pro anniversary that the job reaches before the paid invoice books nothing; the invoice then grants once', async () => {
+    const user = await createUser(db, 'invoice-late');
+    await grantSignupCredits(user.id, db);
+    await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
+    await resetMonthly(user.id, db, nextMonth);
+    expect((await kindsOf(user.id)).map((r) => r.kind)).toEqual(['monthly_grant']);
+    const invoice = `in_${crypto.randomUUID()}`;
+    await expireMonthly(user.id, invoice, db);
+    await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, db);
+    await ensureCurrentPeriod(user.id, db, nextMonth);
+    expect((await kindsOf(user.id)).filter((r) => r.kind === 'monthly_grant').map((r) => Number(r.amount))).toEqual([
+      plans.free.monthlyCredits,
+      plans.pro.monthlyCredits,
+    ]);
+    expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(plans.pro.monthlyCredits);
+  });
+
   it('a Pro account whose first reset runs while Pro gets nothing; back on Free, the next anniversary expires what Pro left and grants Free', async () => {
     const user = await createUser(db, 'pro-then-free');
     await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
