@@ -58,7 +58,8 @@ export async function claimItems(n: number, perUser: number, leaseSeconds: numbe
           AND (r.lease_until IS NULL OR r.lease_until <= now())
         RETURNING r.id, r.deliveries
       )
-      SELECT a.id, a.data, l.id IS NOT NULL AS leased, l.deliveries
+      -- Two jobs of the same item in one batch: only the first one gets the lease.
+      SELECT a.id, a.data, l.id IS NOT NULL AND row_number() OVER (PARTITION BY a.data->>'resultId' ORDER BY a.id) = 1 AS leased, l.deliveries
       FROM act a LEFT JOIN lease l ON l.id::text = a.data->>'resultId'`;
     return rows.map((r) => ({
       jobId: r.id,

@@ -84,6 +84,7 @@ export function toProviderError(err: unknown): ProviderError {
     );
   }
   const e = err as { name?: string; message?: string; cause?: { code?: string } };
+  if (e?.name === 'SyntaxError') return new ProviderError('The AI provider returned an empty or malformed answer.', true);
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return new ProviderError('The AI provider timed out.', true);
   if (e?.name === 'TypeError' && /fetch failed/i.test(e.message ?? '')) return new ProviderError('Could not reach the AI provider.', true);
   return new ProviderError(e?.message ? String(e.message).slice(0, 500) : 'Unknown error occurred', false);

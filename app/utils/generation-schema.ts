@@ -61,7 +61,7 @@ function prompts(t: Translate, maxTopics: number) {
       errorMap: () => ({ message: t('validation.promptsRequired') }),
     })
     .superRefine((value, ctx) => {
-      if ((typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0)) {
+      if (value === '' || (Array.isArray(value) && value.length === 0)) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.promptsRequired') });
         return z.NEVER;
       }
