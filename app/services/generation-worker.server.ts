@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
+import { sql, transaction, type Db } from '../../db/client';
 import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
 import { providerKey } from './api-keys.server';
 import { countText } from './results.server';
-import { LedgerError, post, voidHold } from './ledger.server';
 import { holdKey, keepHoldsAlive, holdExpiry, WAKE_CHANNEL } from './generation.server';
 import {
   generateArticle,
@@ -93,6 +92,8 @@ function startHeartbeat(item: ClaimedItem, db: Db) {
 
 type Output = {
   title: string;
+  /** The article's plain text (search and counts), when already computed. */
+  text?: string;
   content: string;
   metadata: Record<string, unknown>;
   images: (ImageBytes & { id: string; idx: number })[];
@@ -130,10 +131,12 @@ async function runText(item: ClaimedItem, row: ItemRow): Promise<Output> {
     images.push({ ...image!, id, idx: 0 });
     html = sanitizeArticle(`<figure><img src="/images/${id}" alt="${escapeHtml(article.title)}"></figure>`) + html;
   }
+  const text = htmlToText(html);
   return {
     title: article.title,
     content: html,
-    metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: article.usage ?? null, ...countText(htmlToText(html)) },
+    text,
+    metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: article.usage ?? null, ...countText(text) },
     images,
   };
 }
@@ -166,27 +169,51 @@ async function runImage(item: ClaimedItem, row: ItemRow): Promise<Output> {
 
 class Gone extends Error {}
 
-/** Stores the output and posts the hold, in one transaction, if the item is still ours to finish. */
+// A SQL fragment built with the same db (postgres.js PendingQuery).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Fragment = any;
+
+/**
+ * The item's final state and its hold's outcome in ONE statement (atomic without a transaction):
+ * the row changes only if it is still processing in this attempt, and the ledger is called only
+ * for a row that changed. A hold the sweeper already voided: the row is finished without it.
+ */
+async function finish(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, set: Fragment, outcome: 'post' | 'void', db: Db): Promise<boolean> {
+  const statement = (withLedger: boolean) => db<{ id: string }[]>`
+    WITH done AS (
+      UPDATE generation_results SET ${set}, lease_until = NULL, updated_at = now()
+      WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
+      RETURNING id
+    )
+    SELECT d.id, pg_notify(${WAKE_CHANNEL}, '') AS woken
+      ${withLedger ? db`, (SELECT count(*) FROM ledger_resolve('result:' || d.id || ':attempt:' || ${item.attempt}, ${outcome})) AS booked` : db``}
+    FROM done d`;
+  try {
+    return (await statement(true)).length > 0;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'LG002') throw err;
+    getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
+    return (await statement(false)).length > 0;
+  }
+}
+
+/** Stores the output and posts the hold, atomically, if the item is still ours to finish. */
 async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<boolean> {
+  const search = [out.title, (out.metadata.originalPrompt as string) ?? '', (out.metadata.translatedPrompt as string) ?? '', out.text ?? htmlToText(out.content)]
+    .join('\n')
+    .slice(0, 20_000);
+  const set = (d: Db) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
+    metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now()`;
+  if (out.images.length === 0) return finish(item, set(db), 'post', db);
   try {
     return await transaction(db, async (tx) => {
-      const search = [out.title, (out.metadata.originalPrompt as string) ?? '', (out.metadata.translatedPrompt as string) ?? '', htmlToText(out.content)]
-        .join('\n')
-        .slice(0, 20_000);
-      const [done] = await tx<{ id: string }[]>`
-        UPDATE generation_results SET status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
-          metadata = metadata || ${tx.json(out.metadata as never)}, search_text = ${search},
-          lease_until = NULL, completed_at = now(), updated_at = now()
-        WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
-        RETURNING id`;
-      if (!done) throw new Gone();
       for (const img of out.images) {
         await tx`
           INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
           VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
       }
-      await resolveHold(holdKey(item.resultId, item.attempt), 'post', tx);
-      await tx`SELECT pg_notify(${WAKE_CHANNEL}, '')`;
+      const done = await tx.savepoint((sp) => finish(item, set(sp as unknown as Db), 'post', sp as unknown as Db));
+      if (!done) throw new Gone();
       return true;
     });
   } catch (err) {
@@ -197,32 +224,5 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
 
 /** Marks the item failed with the provider's message and voids its hold (if still ours). */
 export async function finishFailed(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, message: string, db: Db = sql): Promise<boolean> {
-  return transaction(db, async (tx) => {
-    const [done] = await tx<{ id: string }[]>`
-      UPDATE generation_results SET status = 'failed', error = ${message}, lease_until = NULL, updated_at = now()
-      WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
-      RETURNING id`;
-    if (!done) return false;
-    await resolveHold(holdKey(item.resultId, item.attempt), 'void', tx);
-    await tx`SELECT pg_notify(${WAKE_CHANNEL}, '')`;
-    return true;
-  });
-}
-
-async function resolveHold(key: string, outcome: 'post' | 'void', tx: TransactionSql): Promise<void> {
-  try {
-    // A savepoint, so a refusal by the ledger does not abort the item's transaction.
-    await tx.savepoint(async (sp) => {
-      const db = sp as unknown as TransactionSql;
-      if (outcome === 'post') await post(key, db);
-      else await voidHold(key, db);
-    });
-  } catch (err) {
-    // The sweeper voided a hold whose work went on: the user keeps the result free of charge.
-    if (err instanceof LedgerError && err.code === 'already_resolved') {
-      getLogger().warn({ key, outcome }, 'generation: hold was already resolved');
-      return;
-    }
-    throw err;
-  }
+  return finish(item, db`status = 'failed', error = ${message}`, 'void', db);
 }
