@@ -4,7 +4,7 @@ import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
 import { providerKey } from './api-keys.server';
-import { countText } from './results.server';
+import { countText, SEARCH_TEXT_MAX } from './results.server';
 import { holdKey, keepHoldsAlive, holdExpiry, WAKE_CHANNEL } from './generation.server';
 import {
   generateArticle,
@@ -201,7 +201,7 @@ async function finish(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>
 async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<boolean> {
   const search = [out.title, (out.metadata.originalPrompt as string) ?? '', (out.metadata.translatedPrompt as string) ?? '', out.text ?? htmlToText(out.content)]
     .join('\n')
-    .slice(0, 20_000);
+    .slice(0, SEARCH_TEXT_MAX);
   const set = (d: Db) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now()`;
   if (out.images.length === 0) return finish(item, set(db), 'post', db);

@@ -117,6 +117,9 @@ function toResult(r: Row): Result {
   };
 }
 
+/** How much of a result is searchable: title, prompt and the start of the article. */
+export const SEARCH_TEXT_MAX = 8000;
+
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The owner's results, newest first (a run in topic order), filtered by type and search. */
@@ -124,20 +127,49 @@ export async function listResults(userId: string, query: Partial<ResultsQuery> =
   const limit = Math.min(100, Math.max(1, Math.floor(query.limit ?? RESULTS_PAGE_SIZE)));
   const type = query.type === 'text' || query.type === 'image' ? query.type : null;
   const search = (query.search ?? '').trim().slice(0, 200);
-  const where = db`r.user_id = ${userId}
-    ${type ? db`AND r.type = ${type}` : db``}
-    ${search ? db`AND r.search_text ILIKE ${likePattern(search)}` : db``}`;
-  const [{ total }] = (await db<{ total: number }[]>`SELECT count(*)::int AS total FROM generation_results r WHERE ${where}`) as unknown as [
-    { total: number },
-  ];
-  const totalPages = Math.max(1, Math.ceil(total / limit));
-  const page = Math.min(Math.max(1, Math.floor(query.page ?? 1)), totalPages);
-  const rows = await db<Row[]>`
-    SELECT ${columns(db)} FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
-    WHERE ${where}
-    ORDER BY r.created_at DESC, r.position DESC
-    LIMIT ${limit} OFFSET ${(page - 1) * limit}`;
-  return { results: rows.map(toResult), pagination: { page, limit, total, totalPages } };
+  const requested = Math.max(1, Math.floor(query.page ?? 1));
+  if (!search) {
+    // Counting and paging walk the (user, [type,] created_at) index.
+    const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
+    const [{ total }] = (await db<{ total: number }[]>`SELECT count(*)::int AS total FROM generation_results r WHERE ${where}`) as unknown as [
+      { total: number },
+    ];
+    const totalPages = Math.max(1, Math.ceil(total / limit));
+    const page = Math.min(requested, totalPages);
+    const rows = await db<Row[]>`
+      SELECT ${columns(db)} FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+      WHERE ${where}
+      ORDER BY r.created_at DESC, r.position DESC
+      LIMIT ${limit} OFFSET ${(page - 1) * limit}`;
+    return { results: rows.map(toResult), pagination: { page, limit, total, totalPages } };
+  }
+  // A search: the matches come from the trigram index once (MATERIALIZED keeps the planner from
+  // walking the whole date index for a rare term), then are counted and paged in memory.
+  const page = async (p: number) =>
+    db<(Row & { total: number })[]>`
+      WITH m AS MATERIALIZED (
+        SELECT r.id, r.created_at, r.position FROM generation_results r
+        WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} AND r.search_text ILIKE ${likePattern(search)}
+      ), p AS (
+        SELECT id FROM m ORDER BY created_at DESC, position DESC LIMIT ${limit} OFFSET ${(p - 1) * limit}
+      )
+      SELECT (SELECT count(*)::int FROM m) AS total, ${columns(db)}
+      FROM (SELECT 1) one
+      LEFT JOIN p ON true
+      LEFT JOIN generation_results r ON r.id = p.id
+      LEFT JOIN generation_runs g ON g.id = r.run_id
+      ORDER BY r.created_at DESC, r.position DESC`;
+  let rows = await page(requested);
+  let total = rows[0]?.total ?? 0;
+  let totalPages = Math.max(1, Math.ceil(total / limit));
+  let current = requested;
+  if (requested > totalPages) {
+    current = totalPages;
+    rows = await page(current);
+    total = rows[0]?.total ?? 0;
+    totalPages = Math.max(1, Math.ceil(total / limit));
+  }
+  return { results: rows.filter((r) => r.id).map(toResult), pagination: { page: current, limit, total, totalPages } };
 }
 
 async function findRow(userId: string, id: string, db: Db): Promise<Row> {
@@ -161,7 +193,7 @@ export async function updateResultContent(userId: string, id: string, html: stri
   const content = sanitizeArticle(html);
   const text = htmlToText(content);
   const counts = countText(text);
-  const search = [row.title ?? '', row.prompt, text].join('\n').slice(0, 20_000);
+  const search = [row.title ?? '', row.prompt, text].join('\n').slice(0, SEARCH_TEXT_MAX);
   await db`
     UPDATE generation_results SET content = ${content}, search_text = ${search}, updated_at = now(),
       metadata = metadata || ${db.json(counts as never)}

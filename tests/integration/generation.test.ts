@@ -97,6 +97,15 @@ describe('a run of text items', () => {
     expect(posts).toEqual({ post: 40, void: 10 });
     const progress = await s.gen.getRunProgress(u.id, run.runId);
     expect(progress).toMatchObject({ totalPrompts: 50, completedPrompts: 40, failedPrompts: 10, status: 'completed' });
+    // Search (title, prompt, text) with paging: 'fifty topic 4' and 'fifty topic 40'…'49'.
+    const found = await s.results.listResults(u.id, { search: 'FIFTY topic 4', limit: 5, page: 9 });
+    expect(found.pagination).toEqual({ page: 3, limit: 5, total: 11, totalPages: 3 });
+    expect(found.results).toHaveLength(1);
+    expect((await s.results.listResults(u.id, { search: 'practical guide', type: 'text', limit: 100 })).pagination.total).toBe(40);
+    expect((await s.results.listResults(u.id, { search: '100%_', limit: 5 })).pagination.total).toBe(0);
+    const all = await s.results.listResults(u.id, { limit: 20 });
+    expect(all.pagination).toEqual({ page: 1, limit: 20, total: 50, totalPages: 3 });
+    expect(all.results[0]!.prompt).toBe('fifty topic 49');
     const report = await s.verify.verifyLedger({ userId: u.id });
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
