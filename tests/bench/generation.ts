@@ -57,7 +57,7 @@ async function main() {
     MAX_TOPICS_PER_RUN: String(Math.max(1000, ITEMS)),
     LOG_LEVEL: 'warn',
   };
-  const app = spawn(process.execPath, ['--max-semi-space-size=4', '--import', 'tsx', 'server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const app = spawn(process.execPath, ['--max-semi-space-size=4', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     app.once('exit', (code) => reject(new Error(`app exited (${code})`)));
     const poll = setInterval(async () => {
