@@ -129,6 +129,17 @@ test('text run: progress, results, expand, edit, download, retry, remove, clear 
     expect(download.suggestedFilename()).toBe(`Alpha_${t}_slow.txt`);
   });
 
+  await test.step('search (a GET form) and filter', async () => {
+    await page.getByLabel('Search results').fill(`Alpha ${t}`);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect(page).toHaveURL(new RegExp(`search=Alpha\\+${t}`));
+    await expect(results(page)).toHaveCount(1);
+    await page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'Images' }).click();
+    await expect(page.getByRole('heading', { name: 'No results match your search.' })).toBeVisible();
+    await page.goto('/app?tab=results');
+    await expect(results(page)).toHaveCount(3);
+  });
+
   await test.step('retry a failed one', async () => {
     await resultNamed(page, beta).getByRole('button', { name: 'Regenerate' }).click();
     await expectToast(page, 'Retry Initiated');
@@ -202,6 +213,12 @@ test('validation: empty topics are refused with the SPEC messages, nothing lost'
   await expect(page.getByText('No valid blog topics or keywords found.')).toBeVisible();
   await expect(page.getByLabel('Tone of voice')).toHaveValue('Humorous');
   await expect(page).toHaveURL(/\/app$/);
+
+  // The same rule in Traditional Chinese (in the browser with JavaScript, from the server without).
+  await page.context().addCookies([{ name: 'language', value: 'zh-HK', url: page.url() }]);
+  await page.goto('/app');
+  await page.getByRole('button', { name: '開始生成' }).click();
+  await expect(page.getByText('請輸入至少一個網誌主題或關鍵字。')).toBeVisible();
 });
 
 test('models: a Free user cannot use a Pro-only model; a Pro user can pick any', async ({ page, jsEnabled }) => {
@@ -238,7 +255,7 @@ test.describe('look and accessibility', () => {
   test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'checked in the js project');
 
   test('input, results and progress pages: axe clean, screenshots at 1280 and 390 px', async ({ page }, testInfo) => {
-    test.setTimeout(180_000);
+    test.setTimeout(360_000);
     await signIn(page, 'gen-look');
     const t = tag();
     await page.getByLabel('Blog topics or keywords').fill(`Look ${t} one\nLook ${t} two [fail]`);
@@ -260,9 +277,20 @@ test.describe('look and accessibility', () => {
     await resultNamed(page, `Look ${t} one`).locator('summary').first().click();
     await resultNamed(page, `Look ${t} two`).locator('summary').first().click();
     await check('results');
+    await resultNamed(page, `Look ${t} one`).getByText('Edit', { exact: true }).click();
+    await expect(page.getByTestId('rich-editor')).toBeVisible();
+    await check('editor');
     const runId = new URL(page.url()).searchParams.get('run');
     await page.goto(`/app/runs/${runId}`);
     await check('progress');
+    await page.goto('/app?type=image');
+    await page.getByLabel('Image prompts').fill(`Look ${t} picture`);
+    await page.getByRole('button', { name: 'Start generation' }).click();
+    await expectToast(page, 'Generation Complete', 30_000);
+    await resultNamed(page, `Look ${t} picture`).locator('summary').first().click();
+    await resultNamed(page, `Look ${t} picture`).getByRole('link', { name: 'View image' }).click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await check('viewer');
     console.log(`[screenshots] ${shots.map(([, f]) => f).join('\n')}`);
   });
 });
