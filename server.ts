@@ -16,6 +16,7 @@ import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
 import { startBoss, stopBoss } from './jobs/boss';
 import { startWorkers } from './jobs/worker';
+import { stopGenerationLoop } from './jobs/generation-loop';
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const BODY_LIMIT = 1024 * 1024;
@@ -252,6 +253,7 @@ async function main() {
       });
       clearInterval(sweep);
     }
+    await stopGenerationLoop().catch((err) => logger.error({ err: (err as Error).message }, 'generation loop stop failed'));
     await stopBoss().catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
     await db.close();
     logger.info('stopped');

@@ -8,6 +8,7 @@ import enGeneration from './locales/en/generation.json';
 import enInputs from './locales/en/inputs.json';
 import enBilling from './locales/en/billing.json';
 import enWordpress from './locales/en/wordpress.json';
+import enWorkspace from './locales/en/workspace.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
 import zhEmail from './locales/zh-HK/email.json';
@@ -16,6 +17,7 @@ import zhGeneration from './locales/zh-HK/generation.json';
 import zhInputs from './locales/zh-HK/inputs.json';
 import zhBilling from './locales/zh-HK/billing.json';
 import zhWordpress from './locales/zh-HK/wordpress.json';
+import zhWorkspace from './locales/zh-HK/workspace.json';
 import {
   defaultLanguage,
   languageCookieName,
@@ -26,8 +28,8 @@ import {
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
-  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger, generation: enGeneration, inputs: enInputs, billing: enBilling, wordpress: enWordpress },
-  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger, generation: zhGeneration, inputs: zhInputs, billing: zhBilling, wordpress: zhWordpress },
+  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger, generation: enGeneration, inputs: enInputs, billing: enBilling, wordpress: enWordpress, workspace: enWorkspace },
+  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger, generation: zhGeneration, inputs: zhInputs, billing: zhBilling, wordpress: zhWordpress, workspace: zhWorkspace },
 } as const;
 
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */

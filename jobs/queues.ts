@@ -41,6 +41,16 @@ export const queues = {
     work: { batchSize: 1, pollingIntervalSeconds: 30 },
     cron: '23 * * * *',
   },
+  // Bulk generation (issue 7): one job per result item. Run by the hand-written fetch/complete loop of
+  // jobs/generation-loop.ts (not work()): GENERATION_CONCURRENCY in flight per process, refilled as
+  // soon as a slot frees, GENERATION_CONCURRENCY_PER_USER per user across processes. Provider retries
+  // happen inside the item; pg-boss's own retry and expiry only back up a crash (the loop also revives
+  // items whose worker lease expired).
+  'generate-item': {
+    payload: z.object({ resultId: z.string().uuid(), userId: z.string().uuid(), attempt: z.number().int().min(1) }),
+    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 * 60, retentionDays: 2 } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 20, pollingIntervalSeconds: 1 },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

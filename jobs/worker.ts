@@ -4,8 +4,11 @@ import { queues, type QueueName } from './queues';
 import { handleSendEmail } from './handlers/send-email';
 import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/ledger';
 import { handleMaintenancePurge } from './handlers/maintenance';
+import { startGenerationLoop } from './generation-loop';
 
-const handlers: Record<QueueName, (jobs: PgBoss.Job<unknown>[]) => Promise<void>> = {
+// `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
+type WorkQueue = Exclude<QueueName, 'generate-item'>;
+const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>> = {
   'send-email': handleSendEmail,
   'ledger-monthly-reset': handleLedgerMonthlyReset,
   'ledger-sweep-holds': handleLedgerSweepHolds,
@@ -15,12 +18,13 @@ const handlers: Record<QueueName, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */
 export async function startWorkers(): Promise<PgBoss> {
   const boss = await startBoss('worker');
-  for (const name of Object.keys(handlers) as QueueName[]) {
+  for (const name of Object.keys(handlers) as WorkQueue[]) {
     await boss.work(name, { ...queues[name].work }, handlers[name]);
   }
   // Cron schedules (pg-boss runs them once across all workers).
   for (const [name, q] of Object.entries(queues)) {
     if ('cron' in q) await boss.schedule(name, q.cron, {});
   }
+  await startGenerationLoop();
   return boss;
 }

@@ -1,26 +1,128 @@
-import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { json } from '@remix-run/node';
-import { Link, useLoaderData, useSearchParams } from '@remix-run/react';
+import { parseWithZod } from '@conform-to/zod';
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { json, redirect } from '@remix-run/node';
+import { Link, useActionData, useLoaderData, useNavigate, useRevalidator, useSearchParams } from '@remix-run/react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
+import { defaultGenerationValues } from '~/components/generation/defaults';
+import { GenerationForm } from '~/components/generation/generation-form';
+import { ResultsPanel, resultsHref, type ResultsFilter } from '~/components/generation/results-panel';
 import { Icon } from '~/components/icons';
 import { Badge } from '~/components/ui/badge';
 import { ButtonLink } from '~/components/ui/button-link';
+import { showToast } from '~/components/ui/toast';
+import { isPro } from '~/catalogue';
+import { getT } from '~/i18n.server';
+import { maskedApiKeys, saveApiKeys } from '~/services/api-keys.server';
+import { GenerationError, generationConfig, getLatestRun, getRunProgress, startRun } from '~/services/generation.server';
+import { countCompleted, listResults } from '~/services/results.server';
+import { requireUser } from '~/services/sessions.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
+import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
 type Tab = (typeof tabs)[number];
 
+const tabOf = (url: URL): Tab => {
+  const requested = url.searchParams.get('tab');
+  return tabs.includes(requested as Tab) ? (requested as Tab) : 'input';
+};
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { user, account } = await requirePageShell(request);
-  return json({ user, account }, { headers: privatePageHeaders });
+  const { userId, user, account } = await requirePageShell(request);
+  const url = new URL(request.url);
+  const tab = tabOf(url);
+
+  if (tab === 'results') {
+    const query = resultsQuerySchema.parse({
+      page: url.searchParams.get('page') ?? undefined,
+      limit: 20,
+      type: url.searchParams.get('type') ?? undefined,
+      search: url.searchParams.get('search') ?? undefined,
+    });
+    const watched = url.searchParams.get('run');
+    const [page, latest, completed] = await Promise.all([listResults(userId, query), getLatestRun(userId), countCompleted(userId)]);
+    // The run just started (?run=) stays in view after it ends; otherwise only a running one shows.
+    let run = latest && (latest.status === 'processing' || latest.id === watched) ? latest : null;
+    if (!run && watched) run = await getRunProgress(userId, watched).catch(() => null);
+    return json(
+      {
+        user,
+        account,
+        tab,
+        input: null,
+        results: {
+          results: page.results,
+          pagination: { page: page.pagination.page, totalPages: page.pagination.totalPages, total: page.pagination.total },
+          filter: query.type as ResultsFilter,
+          search: query.search,
+          run,
+          completed,
+        },
+      },
+      { headers: privatePageHeaders },
+    );
+  }
+
+  if (tab === 'input') {
+    const type = url.searchParams.get('type') === 'image' ? 'image' : 'text';
+    const keys = await maskedApiKeys(userId);
+    return json(
+      {
+        user,
+        account,
+        tab,
+        input: {
+          type,
+          isPro: isPro(user.subscriptionStatus),
+          maxTopics: generationConfig().maxTopics,
+          // The seam for last-used values and templates: merge them over these defaults.
+          initialValues: defaultGenerationValues(type),
+          savedImageKey: keys.replicateApiKey ? keys.replicateApiKey.slice(-4) : null,
+        },
+        results: null,
+      } as const,
+      { headers: privatePageHeaders },
+    );
+  }
+
+  return json({ user, account, tab, input: null, results: null }, { headers: privatePageHeaders });
 }
 
-function TabPanel({ tab, canUseWordPress }: { tab: Tab; canUseWordPress: boolean }) {
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readFormData(request);
+  if (formData instanceof Response) throw formData;
+  const [tg, tw] = await Promise.all([getT(request, 'generation'), getT(request, 'workspace')]);
+  const submission = parseWithZod(formData, { schema: generationFormSchema(tg as Translate, { maxTopics: generationConfig().maxTopics }) });
+  if (submission.status !== 'success') {
+    return json({ result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: null }, { status: 400 });
+  }
+  const { replicateApiKey, ...input } = submission.value;
+  try {
+    // An entered image-provider key is saved before the run starts (SPEC §7).
+    if (replicateApiKey) await saveApiKeys(user.id, { replicateApiKey });
+    const run = await startRun(user.id, input);
+    // With the page's script the view switches to the results (SPEC §4); without it, the
+    // self-refreshing progress page of the run.
+    return redirect(formData.get('js') === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
+  } catch (error) {
+    if (!(error instanceof GenerationError)) throw error;
+    const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
+    return json(
+      { result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: { title, message: tg(error.key, error.params) } },
+      { status: error.status },
+    );
+  }
+}
+
+function Placeholder({ canUseWordPress }: { canUseWordPress: boolean }) {
   const { t } = useTranslation();
-  if (tab === 'wordpress' && !canUseWordPress) {
+  if (!canUseWordPress) {
     return (
       <div className="text-center">
         <span className="mx-auto flex size-12 items-center justify-center rounded-full bg-indigo-50 text-indigo-700">
@@ -34,30 +136,88 @@ function TabPanel({ tab, canUseWordPress }: { tab: Tab; canUseWordPress: boolean
       </div>
     );
   }
-  const icon = tab === 'input' ? 'file' : tab === 'results' ? 'layers' : 'send';
   return (
     <div className="text-center">
       <span className="mx-auto flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-700">
-        <Icon name={icon} className="size-6" />
+        <Icon name="send" className="size-6" />
       </span>
-      <h2 className="mt-4 text-lg font-semibold text-slate-900">{t(`workspace.${tab}.title`)}</h2>
-      <p className="mx-auto mt-2 max-w-md text-sm text-slate-700">{t(`workspace.${tab}.body`)}</p>
-      {tab === 'wordpress' ? (
-        <ButtonLink to="/wordpress" variant="secondary" className="mt-6">
-          {t('workspace.wordpress.manageSites')}
-        </ButtonLink>
-      ) : null}
+      <h2 className="mt-4 text-lg font-semibold text-slate-900">{t('workspace.wordpress.title')}</h2>
+      <p className="mx-auto mt-2 max-w-md text-sm text-slate-700">{t('workspace.wordpress.body')}</p>
+      <ButtonLink to="/wordpress" variant="secondary" className="mt-6">
+        {t('workspace.wordpress.manageSites')}
+      </ButtonLink>
     </div>
   );
 }
 
+type LoaderData = ReturnType<typeof useLoaderData<typeof loader>>;
+type ResultsData = NonNullable<LoaderData['results']>;
+
+/**
+ * With JavaScript: while the run is processing, reload the tab's data every 2 s (SPEC §9: results
+ * and job polled every 2 s); when it ends, the 'Generation Complete' toast and back to page 1.
+ */
+function useRunPolling(data: ResultsData | null) {
+  const { t } = useTranslation('workspace');
+  const revalidator = useRevalidator();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const run = data?.run ?? null;
+  const watched = params.get('run');
+  const previous = useRef<{ id: string; status: string } | null>(null);
+  const processing = run?.status === 'processing';
+
+  useEffect(() => {
+    if (!processing) return;
+    const timer = setInterval(() => {
+      if (revalidator.state === 'idle') revalidator.revalidate();
+    }, 2000);
+    return () => clearInterval(timer);
+  }, [processing, revalidator]);
+
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = run ? { id: run.id, status: run.status } : null;
+    if (!run || run.status === 'processing') return;
+    // The run ended while watched, or had already ended when the view switched to it.
+    const ended = before?.id === run.id && before.status === 'processing';
+    if (!ended && !(before === null && watched === run.id)) return;
+    if (!firstTime(`postforge:run-ended:${run.id}`)) return;
+    showToast({
+      type: run.completedPrompts > 0 ? 'success' : 'error',
+      title: run.status === 'canceled' ? t('toasts.generationCanceled') : t('toasts.generationComplete'),
+      description: t('toasts.generationCompleteBody', { completed: run.completedPrompts, total: run.totalPrompts }),
+    });
+    if (data && data.pagination.page !== 1) navigate(resultsHref({ filter: data.filter, search: data.search }), { replace: true, preventScrollReset: true });
+  }, [run, data, watched, t, navigate]);
+}
+
+/** True the first time a key is seen in this tab (a reload does not repeat the toast). */
+function firstTime(key: string): boolean {
+  try {
+    if (sessionStorage.getItem(key)) return false;
+    sessionStorage.setItem(key, '1');
+  } catch {
+    // No storage: toast anyway.
+  }
+  return true;
+}
+
 export default function Workspace() {
-  const { user, account } = useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { user, account, tab } = data;
   const { t } = useTranslation();
   const [params] = useSearchParams();
-  const requested = params.get('tab');
-  const tab: Tab = tabs.includes(requested as Tab) ? (requested as Tab) : 'input';
-  const canUseWordPress = user.subscriptionStatus === 'pro' || user.subscriptionStatus === 'canceled';
+  const canUseWordPress = isPro(user.subscriptionStatus);
+  useRunPolling(data.results);
+
+  // A refusal of the service also shows as a toast with the page's script (it is in the form anyway).
+  useEffect(() => {
+    if (actionData?.serviceError) showToast({ type: 'error', title: actionData.serviceError.title, description: actionData.serviceError.message });
+  }, [actionData]);
+
+  const hrefOf = (name: Tab) => (name === 'input' ? (params.get('type') === 'image' && tab === 'input' ? '/app?type=image' : '/app') : `/app?tab=${name}`);
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
@@ -73,7 +233,7 @@ export default function Workspace() {
             return (
               <li key={name}>
                 <Link
-                  to={name === 'input' ? '/app' : `/app?tab=${name}`}
+                  to={hrefOf(name)}
                   aria-current={active ? 'page' : undefined}
                   preventScrollReset
                   className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-4 py-3 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
@@ -89,8 +249,23 @@ export default function Workspace() {
         </ul>
       </nav>
 
-      <section aria-label={t(`workspace.tabs.${tab}`)} className="mt-6 rounded-2xl bg-white p-8 shadow-sm ring-1 ring-slate-200">
-        <TabPanel tab={tab} canUseWordPress={canUseWordPress} />
+      <section aria-label={t(`workspace.tabs.${tab}`)} className="mt-6 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-8">
+        {data.input ? (
+          <GenerationForm
+            type={data.input.type}
+            isPro={data.input.isPro}
+            credits={account.credits.totalCreditsRemaining}
+            maxTopics={data.input.maxTopics}
+            initialValues={data.input.initialValues}
+            savedImageKey={data.input.savedImageKey}
+            lastResult={actionData?.result}
+            serviceError={actionData?.serviceError}
+          />
+        ) : data.results ? (
+          <ResultsPanel {...data.results} />
+        ) : (
+          <Placeholder canUseWordPress={canUseWordPress} />
+        )}
       </section>
     </AppShell>
   );

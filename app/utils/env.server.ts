@@ -87,6 +87,14 @@ const schema = z.object({
   LEDGER_HOLD_MAX_AGE_SECONDS: int(60).default(3600),
   // Who `npm run ledger -- adjust` books as the actor (default: the OS user).
   LEDGER_ACTOR: z.string().min(1).optional(),
+  // Bulk generation (issue 7): items in flight per worker process, per user across all processes,
+  // topics per run, and the provider call's timeout, attempts and the worker's lease on an item.
+  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+  GENERATION_CONCURRENCY_PER_USER: z.coerce.number().int().min(1).max(500).default(10),
+  MAX_TOPICS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(1000),
+  GENERATION_PROVIDER_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).default(120),
+  GENERATION_PROVIDER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  GENERATION_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -7,6 +7,7 @@ import type { FullConfig } from '@playwright/test';
 import { freePort } from '../../db/embedded';
 import { freshDatabase, startTestCluster, type TestCluster } from '../support/database';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server';
+import { startE2eProviders, type E2eProviders } from './generation-providers';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_TIMEOUT_MS = 60_000;
@@ -96,11 +97,13 @@ export default async function globalSetup(_config: FullConfig) {
   const logFile = path.join(tmp, 'app.log');
   let cluster: TestCluster | undefined;
   let smtp: TestSmtpServer | undefined;
+  let providers: E2eProviders | undefined;
   let app: ChildProcess | undefined;
 
   const cleanup = async () => {
     if (app && app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');
     await smtp?.stop().catch(() => {});
+    await providers?.stop().catch(() => {});
     await cluster?.stop().catch(() => {});
     fs.rmSync(tmp, { recursive: true, force: true });
   };
@@ -109,6 +112,8 @@ export default async function globalSetup(_config: FullConfig) {
     cluster = await startTestCluster();
     const databaseUrl = await freshDatabase(cluster.url, 'pf_e2e');
     smtp = await startSmtpServer();
+    // The AI providers' test servers (generation).
+    providers = await startE2eProviders();
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -134,6 +139,7 @@ export default async function globalSetup(_config: FullConfig) {
         LOG_LEVEL: process.env.E2E_APP_LOG_LEVEL ?? 'warn',
         RATE_LIMIT_MULTIPLIER: '50',
         ROLE: 'all',
+        ...providers.env,
       },
     });
     fs.closeSync(log);
@@ -155,6 +161,7 @@ export default async function globalSetup(_config: FullConfig) {
       failure = err;
     }
     await smtp?.stop().catch(() => {});
+    await providers?.stop().catch(() => {});
     await cluster?.stop();
     const appLog = tail(logFile, 200).trim();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -6,6 +6,17 @@ import { Icon } from '~/components/icons';
 export type ToastData = { id: string; type: 'success' | 'error' | 'info'; title: string; description?: string };
 
 const TOAST_MS = 5000;
+const CLIENT_TOAST_EVENT = 'postforge:toast';
+
+/**
+ * Shows a toast from the browser (an outcome only the page's script knows, e.g. a run that ended
+ * while polling, a copy to the clipboard). It replaces the current one: at most one at a time.
+ */
+export function showToast(toast: Omit<ToastData, 'id'>) {
+  if (typeof window === 'undefined') return;
+  const id = typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : String(Date.now() + Math.random());
+  window.dispatchEvent(new CustomEvent<ToastData>(CLIENT_TOAST_EVENT, { detail: { id, ...toast } }));
+}
 
 const looks = {
   success: { ring: 'ring-emerald-200', icon: 'check', iconColor: 'text-emerald-600' },
@@ -19,10 +30,23 @@ const looks = {
  * (the flash cookie is already consumed). With JavaScript it closes itself after 5 s. The live
  * region stays mounted so a toast arriving after a client-side submission is announced.
  */
-export function Toaster({ toast }: { toast: ToastData | null }) {
+export function Toaster({ toast: serverToast }: { toast: ToastData | null }) {
   const { t } = useTranslation();
   const location = useLocation();
   const [dismissedId, setDismissedId] = useState<string | null>(null);
+  // The latest toast, from the server (the flash cookie after a redirect) or from the page's script.
+  const [latest, setLatest] = useState<ToastData | null>(null);
+  useEffect(() => {
+    const onToast = (event: Event) => setLatest((event as CustomEvent<ToastData>).detail);
+    window.addEventListener(CLIENT_TOAST_EVENT, onToast);
+    return () => window.removeEventListener(CLIENT_TOAST_EVENT, onToast);
+  }, []);
+  useEffect(() => {
+    if (serverToast) setLatest(serverToast);
+    // Only a new server toast takes over; its disappearance (next page) does not hide a client one.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [serverToast?.id]);
+  const toast = latest ?? serverToast;
   const id = toast?.id ?? null;
   const open = toast !== null && id !== dismissedId;
 

@@ -1,0 +1,346 @@
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react';
+import { parseWithZod } from '@conform-to/zod';
+import { Form, Link, useNavigation } from '@remix-run/react';
+import { useMemo, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { FormAlert } from '~/components/auth-shell';
+import { Icon } from '~/components/icons';
+import { Badge } from '~/components/ui/badge';
+import { Button } from '~/components/ui/button';
+import { ButtonLink } from '~/components/ui/button-link';
+import {
+  articleTypes,
+  aspectRatios,
+  contentLanguages,
+  contentLengths,
+  DEFAULT_IMAGE_MODEL,
+  DEFAULT_TEXT_MODEL,
+  findModel,
+  GUIDANCE,
+  modelsOfKind,
+  OUTPUTS,
+  pointsOfView,
+  readingLevels,
+  runCost,
+  structureFlags,
+  stylePresets,
+  tones,
+  writingStyles,
+  type ModelKind,
+} from '~/catalogue';
+import { generationFormSchema, splitTopics, type Translate } from '~/utils/generation-schema';
+import { CheckboxField, SelectField, type Option } from './fields';
+import { TopicsField } from './topics-field';
+import { useHydrated } from './use-hydrated';
+
+/** The values the form starts from: the catalogue defaults today, last-used values or a template later. */
+export type GenerationFormValues = {
+  type: ModelKind;
+  prompts: string;
+  model: string;
+  language: string;
+  toneOfVoice: string;
+  pointOfView: string;
+  articleType: string;
+  readingLevel: string;
+  contentLength: string;
+  writingStyle: string;
+  includeIntro: boolean;
+  includeOutro: boolean;
+  includeHeadings: boolean;
+  includeBulletPoints: boolean;
+  includeQA: boolean;
+  includeKeyTakeaways: boolean;
+  embedImage: boolean;
+  aspectRatio: string;
+  stylePreset: string;
+  guidanceScale: number;
+  numOutputs: number;
+};
+
+/** Where the input tools (another feature) plug in, without this form knowing them. */
+export type GenerationFormSlots = {
+  /** Above the form, e.g. the active-template banner and the template buttons. */
+  banner?: ReactNode;
+  /** Next to the topics label, e.g. the CSV toggle and the generate-titles button. */
+  topicsToolbar?: ReactNode;
+  /** In place of the text area, e.g. the CSV drop zone while importing. */
+  topicsReplacement?: ReactNode;
+};
+
+export type GenerationFormProps = {
+  type: ModelKind;
+  isPro: boolean;
+  /** The account's spendable credits (for the usage line). */
+  credits: number;
+  maxTopics: number;
+  initialValues: GenerationFormValues;
+  /** Last four characters of a saved image-provider key, if any. */
+  savedImageKey: string | null;
+  lastResult?: SubmissionResult<string[]> | null;
+  /** A message from the service (insufficient credits, Pro-only, no API key), shown above Start. */
+  serviceError?: { title: string; message: string } | null;
+  slots?: GenerationFormSlots;
+};
+
+export const GENERATION_FORM_ID = 'generation';
+
+/** 'on' / true / 'true' → true (Conform serialises checkboxes as 'on'). */
+const checked = (v: unknown) => v === true || v === 'on' || v === 'true';
+
+export function GenerationForm({ type, isPro, credits, maxTopics, initialValues, savedImageKey, lastResult, serviceError, slots }: GenerationFormProps) {
+  const { t } = useTranslation('workspace');
+  const { t: tg } = useTranslation('generation');
+  const hydrated = useHydrated();
+  const navigation = useNavigation();
+  const submitting = navigation.state !== 'idle' && navigation.formMethod === 'POST' && navigation.formData?.get('intent') === 'generate';
+  const schema = useMemo(() => generationFormSchema(tg as Translate, { maxTopics }), [tg, maxTopics]);
+
+  type FormShape = GenerationFormValues & { replicateApiKey?: string };
+  const [form, fields] = useForm<FormShape, unknown>({
+    id: GENERATION_FORM_ID,
+    lastResult: lastResult ?? undefined,
+    defaultValue: initialValues,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+  });
+
+  // The model resets with the generation type (SPEC §4): an initial value of the other kind is ignored.
+  const models = modelsOfKind(type);
+  const defaultModel = type === 'text' ? DEFAULT_TEXT_MODEL : DEFAULT_IMAGE_MODEL;
+  const initialModel = findModel(String(fields.model.initialValue ?? ''));
+  const modelDefault = initialModel?.kind === type && (isPro || !initialModel.proOnly) ? initialModel.id : defaultModel;
+  const liveModel = findModel(String(fields.model.value ?? ''));
+  const model = liveModel?.kind === type ? liveModel : findModel(modelDefault)!;
+
+  const topics = splitTopics(String(fields.prompts.value ?? ''));
+  const embedImage = type === 'text' && checked(fields.embedImage.value);
+  const cost = runCost(model, topics.length, embedImage);
+  const guidance = Number(fields.guidanceScale.value ?? initialValues.guidanceScale);
+
+  const option = (group: string, values: readonly string[]): Option[] =>
+    values.map((value) => ({ value, label: t(`options.${group}.${value}`, { defaultValue: value }) }));
+
+  const modelOptions: Option[] = models.map((m) => {
+    const locked = m.proOnly && !isPro;
+    return {
+      value: m.id,
+      label: `${m.label} · ${t('form.model.credits', { count: m.credits })}${locked ? ` ${t('form.model.proOnly')}` : ''}`,
+      disabled: locked,
+    };
+  });
+
+  const formErrors = [...(form.errors ?? [])];
+  const freeText = findModel(DEFAULT_TEXT_MODEL)!.label;
+  const freeImage = findModel(DEFAULT_IMAGE_MODEL)!.label;
+
+  return (
+    <div className="flex flex-col gap-6">
+      {slots?.banner}
+      <nav aria-label={t('form.type.label')}>
+        <ul className="inline-flex rounded-lg bg-slate-100 p-1">
+          {(['text', 'image'] as const).map((kind) => (
+            <li key={kind}>
+              <Link
+                to={kind === 'text' ? '/app' : '/app?type=image'}
+                replace
+                preventScrollReset
+                aria-current={kind === type ? 'page' : undefined}
+                className={`inline-flex items-center gap-2 rounded-md px-4 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                  kind === type ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-700 hover:text-slate-900'
+                }`}
+              >
+                <Icon name={kind === 'text' ? 'file' : 'image'} className="size-4" />
+                {t(`form.type.${kind}`)}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+
+      <Form method="post" action={type === 'image' ? '/app?type=image' : '/app'} {...getFormProps(form)} aria-label={t('form.label')} className="flex flex-col gap-6">
+        <input type="hidden" name="intent" value="generate" />
+        <input type="hidden" name="type" value={type} />
+        {/* With the page's script the run opens in the Results tab; without it, on its progress page. */}
+        {hydrated ? <input type="hidden" name="js" value="1" /> : null}
+
+        <div className="flex flex-col gap-2">
+          <SelectField
+            label={t('form.model.label')}
+            options={modelOptions}
+            errors={fields.model.errors}
+            selectProps={{ ...getSelectProps(fields.model), key: `${type}-${fields.model.key ?? ''}`, defaultValue: modelDefault }}
+          />
+          {isPro ? (
+            <p>
+              <Badge tone="success">
+                <Icon name="check" className="size-3.5" />
+                {t('form.model.allAvailable')}
+              </Badge>
+            </p>
+          ) : (
+            <div className="flex flex-wrap items-center justify-between gap-2 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="free-model-notice">
+              <p className="flex items-start gap-2">
+                <Icon name="info" className="mt-0.5 size-4 shrink-0" />
+                {t('form.model.freeNotice', { text: freeText, image: freeImage })}
+              </p>
+              <ButtonLink to="/subscription" variant="secondary" size="sm">
+                {t('form.model.upgrade')}
+              </ButtonLink>
+            </div>
+          )}
+        </div>
+
+        <TopicsField
+          kind={type}
+          count={topics.length}
+          textareaProps={getTextareaProps(fields.prompts)}
+          errors={fields.prompts.errors}
+          toolbar={slots?.topicsToolbar}
+          replacement={slots?.topicsReplacement}
+        />
+
+        {type === 'text' ? (
+          <fieldset className="flex flex-col gap-4">
+            <legend className="mb-3 text-base font-semibold text-slate-900">{t('form.textSettings')}</legend>
+            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+              <SelectField
+                label={t('form.language')}
+                options={contentLanguages.map((value) => ({ value, label: value }))}
+                errors={fields.language.errors}
+                selectProps={getSelectProps(fields.language)}
+              />
+              <SelectField label={t('form.toneOfVoice')} options={option('toneOfVoice', tones)} errors={fields.toneOfVoice.errors} selectProps={getSelectProps(fields.toneOfVoice)} />
+              <SelectField label={t('form.pointOfView')} options={option('pointOfView', pointsOfView)} errors={fields.pointOfView.errors} selectProps={getSelectProps(fields.pointOfView)} />
+              <SelectField label={t('form.articleType')} options={option('articleType', articleTypes)} errors={fields.articleType.errors} selectProps={getSelectProps(fields.articleType)} />
+              <SelectField label={t('form.readingLevel')} options={option('readingLevel', readingLevels)} errors={fields.readingLevel.errors} selectProps={getSelectProps(fields.readingLevel)} />
+              <SelectField label={t('form.contentLength')} options={option('contentLength', contentLengths)} errors={fields.contentLength.errors} selectProps={getSelectProps(fields.contentLength)} />
+              <SelectField label={t('form.writingStyle')} options={option('writingStyle', writingStyles)} errors={fields.writingStyle.errors} selectProps={getSelectProps(fields.writingStyle)} />
+            </div>
+          </fieldset>
+        ) : null}
+
+        <fieldset className="flex flex-col gap-4">
+          <legend className="mb-3 text-base font-semibold text-slate-900">{t('form.imageSettings')}</legend>
+          {type === 'text' ? (
+            <CheckboxField label={t('form.embedImage')} help={t('form.embedImageHelp')} inputProps={getInputProps(fields.embedImage, { type: 'checkbox' })} />
+          ) : null}
+          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+            <SelectField
+              label={t('form.aspectRatio')}
+              options={aspectRatios.map((value) => ({ value, label: value }))}
+              errors={fields.aspectRatio.errors}
+              selectProps={getSelectProps(fields.aspectRatio)}
+            />
+            <SelectField label={t('form.stylePreset')} options={option('stylePreset', stylePresets)} errors={fields.stylePreset.errors} selectProps={getSelectProps(fields.stylePreset)} />
+            {type === 'image' ? (
+              <SelectField
+                label={t('form.numOutputs')}
+                options={Array.from({ length: OUTPUTS.max - OUTPUTS.min + 1 }, (_, i) => String(OUTPUTS.min + i)).map((value) => ({ value, label: value }))}
+                errors={fields.numOutputs.errors}
+                selectProps={getSelectProps(fields.numOutputs)}
+              />
+            ) : null}
+          </div>
+          <GuidanceSlider
+            inputProps={getInputProps(fields.guidanceScale, { type: 'range' })}
+            value={Number.isFinite(guidance) ? guidance : GUIDANCE.default}
+            // Disabled while embedding is off (SPEC §2); without the page's script it stays usable,
+            // since ticking the box could not enable it.
+            disabled={hydrated && type === 'text' && !embedImage}
+            errors={fields.guidanceScale.errors}
+          />
+        </fieldset>
+
+        {type === 'text' ? (
+          <fieldset>
+            <legend className="mb-3 text-base font-semibold text-slate-900">{t('form.structure')}</legend>
+            <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+              {structureFlags.map((flag) => (
+                <CheckboxField key={flag} label={t(`form.flags.${flag}`)} inputProps={getInputProps(fields[flag], { type: 'checkbox' })} />
+              ))}
+            </div>
+          </fieldset>
+        ) : null}
+
+        <div className="flex flex-col gap-1.5 sm:max-w-md">
+          <label htmlFor={fields.replicateApiKey.id} className="text-sm font-medium text-slate-800">
+            {t('form.apiKey.label')}
+          </label>
+          <input
+            id={fields.replicateApiKey.id}
+            name={fields.replicateApiKey.name}
+            type="password"
+            autoComplete="off"
+            aria-describedby={`${fields.replicateApiKey.id}-help`}
+            placeholder={savedImageKey ? `••••${savedImageKey}` : 'r8_…'}
+            className="block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600"
+          />
+          <p id={`${fields.replicateApiKey.id}-help`} className="text-xs text-slate-600">
+            {savedImageKey ? t('form.apiKey.saved', { last4: savedImageKey }) : t('form.apiKey.help')}
+          </p>
+        </div>
+
+        {serviceError ? <FormAlert title={serviceError.title} errors={[serviceError.message]} /> : null}
+        {!serviceError && formErrors.length ? <FormAlert id={form.errorId} title={t('form.errorTitle')} errors={formErrors} /> : null}
+
+        <div className="flex flex-col gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:items-center sm:justify-between">
+          <p className="text-sm text-slate-700" data-testid="usage-line" aria-live="polite">
+            {t(type === 'image' ? 'form.usageImage' : 'form.usage', {
+              count: topics.length,
+              credits: cost,
+            })}{' '}
+            <span className="text-slate-600">{t('form.balance', { credits: t('form.usageCredits', { count: credits }) })}</span>
+          </p>
+          <Button type="submit" size="lg" pending={submitting}>
+            <Icon name="sparkles" className="size-5" />
+            {submitting ? t('form.starting') : t('form.start')}
+          </Button>
+        </div>
+      </Form>
+    </div>
+  );
+}
+
+function GuidanceSlider({
+  inputProps,
+  value,
+  disabled,
+  errors,
+}: {
+  inputProps: React.InputHTMLAttributes<HTMLInputElement> & { id: string; key?: string | number | null };
+  value: number;
+  disabled: boolean;
+  errors?: ReadonlyArray<string> | null;
+}) {
+  const { t } = useTranslation('workspace');
+  const { key, ...props } = inputProps;
+  const helpId = `${props.id}-help`;
+  return (
+    <div className="flex flex-col gap-1.5 sm:max-w-md">
+      <div className="flex items-center justify-between">
+        <label htmlFor={props.id} className="text-sm font-medium text-slate-800">
+          {t('form.guidanceScale')}
+        </label>
+        <output htmlFor={props.id} className="text-sm font-semibold tabular-nums text-slate-900">
+          {value.toFixed(1)}
+        </output>
+      </div>
+      <input
+        key={key ?? undefined}
+        {...props}
+        min={GUIDANCE.min}
+        max={GUIDANCE.max}
+        step={GUIDANCE.step}
+        disabled={disabled}
+        aria-describedby={helpId}
+        className="w-full accent-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
+      />
+      <p id={helpId} className="text-xs text-slate-600">
+        {disabled ? t('form.guidanceDisabled') : t('form.guidanceHelp')}
+      </p>
+      {errors?.length ? <p className="text-sm text-red-600">{errors[0]}</p> : null}
+    </div>
+  );
+}

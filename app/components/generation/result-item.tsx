@@ -1,0 +1,240 @@
+import { Form, useNavigation } from '@remix-run/react';
+import { useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { RichTextEditor } from '~/components/editor/rich-text-editor';
+import { Icon } from '~/components/icons';
+import { buttonClass } from '~/components/ui/button';
+import { showToast } from '~/components/ui/toast';
+import type { Result } from '~/services/results.server';
+import { imageFileName, textFileName } from '~/utils/download-names';
+import type { ViewedImage } from './image-viewer';
+import { useHydrated } from './use-hydrated';
+import { RESULTS_ACTION, resultDownloadUrl } from './urls';
+
+export type ResultView = Pick<
+  Result,
+  'id' | 'type' | 'prompt' | 'title' | 'content' | 'status' | 'error' | 'metadata' | 'characterCount' | 'wordCount' | 'createdAt' | 'model'
+>;
+
+const dots = {
+  processing: 'bg-blue-500 motion-safe:animate-pulse',
+  completed: 'bg-emerald-500',
+  failed: 'bg-red-500',
+  canceled: 'bg-slate-400',
+} as const;
+
+const smallButton = buttonClass('secondary', 'sm');
+const summaryButton = `${smallButton} cursor-pointer list-none [&::-webkit-details-marker]:hidden`;
+
+/** Visible text of an article's HTML (for copying). */
+function plainText(html: string): string {
+  const el = document.createElement('div');
+  el.innerHTML = html;
+  return (el.innerText || el.textContent || '').trim();
+}
+
+export function ResultItem({ result, returnTo, onView }: { result: ResultView; returnTo: string; onView: (image: ViewedImage) => void }) {
+  const { t, i18n } = useTranslation('workspace');
+  const hydrated = useHydrated();
+  const navigation = useNavigation();
+  const editRef = useRef<HTMLDetailsElement>(null);
+  const busy = (intent: string) =>
+    navigation.state !== 'idle' && navigation.formData?.get('id') === result.id && navigation.formData?.get('intent') === intent;
+  const failed = result.status === 'failed';
+  const completed = result.status === 'completed';
+  const title = result.title || result.prompt || t('results.untitled');
+  const created = new Date(result.createdAt).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+  const images = result.type === 'image' ? result.metadata.imageUrls ?? [] : [];
+  const original = result.metadata.originalPrompt ?? result.prompt;
+  const translated = result.metadata.translatedPrompt;
+  const fileOf = (i: number) => imageFileName(result.prompt, 'image/png', images.length > 1 ? i + 1 : undefined);
+
+  const copy = async () => {
+    const text = result.type === 'text' ? `${result.title ? `${result.title}\n\n` : ''}${plainText(result.content ?? '')}` : images.map((u) => new URL(u, window.location.origin).href).join('\n');
+    try {
+      await navigator.clipboard.writeText(text);
+      showToast({ type: 'success', title: t('toasts.copied') });
+    } catch {
+      showToast({ type: 'error', title: t('results.actions.copyFailed') });
+    }
+  };
+
+  return (
+    <li
+      data-testid="result"
+      data-status={result.status}
+      className={`overflow-hidden rounded-xl ring-1 ${failed ? 'bg-red-50 ring-red-200' : 'bg-white ring-slate-200'}`}
+    >
+      <details className="group">
+        <summary className="flex cursor-pointer list-none items-start gap-3 p-4 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
+          <span aria-hidden="true" className={`mt-1.5 size-2.5 shrink-0 rounded-full ${dots[result.status]}`} />
+          <span className="min-w-0 flex-1">
+            <span className="block break-words font-medium text-slate-900" data-testid="result-title">
+              {title}
+            </span>
+            <span className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-600">
+              <span data-testid="result-status">{t(`results.status.${result.status}`)}</span>
+              <span>{result.type === 'text' ? t('results.filter.text') : t('results.filter.image')}</span>
+              {result.type === 'text' && completed ? (
+                <>
+                  <span>{t('results.characters', { count: result.characterCount })}</span>
+                  <span>{t('results.words', { count: result.wordCount })}</span>
+                </>
+              ) : null}
+              {result.type === 'image' && completed ? <span>{t('results.images', { count: images.length })}</span> : null}
+              <time dateTime={result.createdAt}>{created} UTC</time>
+            </span>
+          </span>
+          <Icon name="chevronDown" className="mt-1 size-4 shrink-0 text-slate-500 transition-transform group-open:rotate-180" />
+        </summary>
+        <div className="flex flex-col gap-3 px-4 pb-4 pl-9 text-sm">
+          {result.type === 'image' ? (
+            <dl className="grid gap-1 text-slate-700">
+              <div>
+                <dt className="inline font-medium text-slate-800">{t('results.originalPrompt')}: </dt>
+                <dd className="inline break-words">{original}</dd>
+              </div>
+              {translated && translated !== original ? (
+                <div>
+                  <dt className="inline font-medium text-slate-800">{t('results.translatedPrompt')}: </dt>
+                  <dd className="inline break-words">{translated}</dd>
+                </div>
+              ) : null}
+            </dl>
+          ) : result.title ? (
+            <p className="break-words text-slate-700">
+              <span className="font-medium text-slate-800">{t('results.prompt')}: </span>
+              {result.prompt}
+            </p>
+          ) : null}
+
+          {failed || result.status === 'canceled' ? (
+            <p className="break-words text-red-700" data-testid="result-error">
+              {result.error ? (
+                <>
+                  <strong>{t('results.error')}</strong>: {result.error}
+                </>
+              ) : result.status === 'canceled' ? (
+                t('results.status.canceled')
+              ) : (
+                t('results.generationFailed')
+              )}
+            </p>
+          ) : null}
+          {result.status === 'processing' ? <p className="text-slate-600">{t('results.processing')}</p> : null}
+
+          {completed && result.type === 'text' && result.content ? (
+            <div
+              className="article max-w-none break-words text-slate-800 [&_a]:text-indigo-700 [&_a]:underline [&_h1]:mt-4 [&_h1]:text-xl [&_h1]:font-bold [&_h2]:mt-4 [&_h2]:text-lg [&_h2]:font-semibold [&_h3]:mt-3 [&_h3]:font-semibold [&_img]:my-3 [&_img]:max-h-80 [&_img]:rounded-lg [&_li]:my-0.5 [&_ol]:list-decimal [&_ol]:pl-6 [&_p]:my-2 [&_ul]:list-disc [&_ul]:pl-6"
+              data-testid="result-content"
+              // Sanitized by the server when stored and again when edited (allow-list, no scripts).
+              dangerouslySetInnerHTML={{ __html: result.content }}
+            />
+          ) : null}
+
+          {completed && images.length ? (
+            <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4">
+              {images.map((url, i) => (
+                <li key={url}>
+                  <a
+                    href={url}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      onView({ url, alt: t('results.imageAlt', { prompt: result.prompt }), filename: fileOf(i) });
+                    }}
+                    className="block overflow-hidden rounded-lg ring-1 ring-slate-200 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                  >
+                    <img src={url} alt={t('results.imageAlt', { prompt: result.prompt })} loading="lazy" className="aspect-square w-full bg-slate-100 object-cover" />
+                    <span className="sr-only">{t('results.actions.view')}</span>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      </details>
+
+      <div role="group" aria-label={t('results.actions.label')} className="flex flex-wrap items-start gap-2 border-t border-slate-200/70 px-4 py-2.5">
+        {completed ? (
+          <>
+            {hydrated ? (
+              <button type="button" className={smallButton} onClick={copy}>
+                {t('results.actions.copy')}
+              </button>
+            ) : null}
+            <a
+              href={resultDownloadUrl(result.id)}
+              download={result.type === 'text' ? textFileName(result.prompt) : fileOf(0)}
+              className={smallButton}
+              onClick={() =>
+                showToast({
+                  type: 'success',
+                  title: t('toasts.downloadComplete'),
+                  description: result.type === 'image' ? t('toasts.imageSaved', { file: fileOf(0) }) : t('toasts.downloadStarted'),
+                })
+              }
+            >
+              {t('results.actions.download')}
+            </a>
+            {result.type === 'text' ? (
+              <details ref={editRef} className="w-full sm:w-auto sm:flex-1 [&[open]]:basis-full">
+                <summary className={summaryButton}>{t('results.actions.edit')}</summary>
+                <Form method="post" action={RESULTS_ACTION} className="mt-3 flex flex-col gap-3">
+                  <input type="hidden" name="intent" value="save" />
+                  <input type="hidden" name="id" value={result.id} />
+                  <input type="hidden" name="returnTo" value={returnTo} />
+                  <RichTextEditor
+                    id={`editor-${result.id}`}
+                    name="content"
+                    defaultValue={result.content ?? ''}
+                    label={t('results.editor.label')}
+                    fallbackHelp={t('results.editor.htmlHelp')}
+                    minHeight={300}
+                    disabled={busy('save')}
+                  />
+                  <div className="flex gap-2">
+                    <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy('save')}>
+                      {busy('save') ? t('results.actions.saving') : t('results.actions.save')}
+                    </button>
+                    <a
+                      href={returnTo}
+                      className={smallButton}
+                      aria-disabled={busy('save') || undefined}
+                      onClick={(event) => {
+                        event.preventDefault();
+                        if (editRef.current) editRef.current.open = false;
+                      }}
+                    >
+                      {t('results.actions.cancel')}
+                    </a>
+                  </div>
+                </Form>
+              </details>
+            ) : null}
+          </>
+        ) : (
+          <>
+            {result.status !== 'processing' ? (
+              <Form method="post" action={RESULTS_ACTION}>
+                <input type="hidden" name="intent" value="retry" />
+                <input type="hidden" name="id" value={result.id} />
+                <input type="hidden" name="returnTo" value={returnTo} />
+                <button type="submit" className={smallButton} disabled={busy('retry')}>
+                  {t('results.actions.retry')}
+                </button>
+              </Form>
+            ) : null}
+            <Form method="post" action={RESULTS_ACTION}>
+              <input type="hidden" name="intent" value="remove" />
+              <input type="hidden" name="id" value={result.id} />
+              <input type="hidden" name="returnTo" value={returnTo} />
+              <button type="submit" className={`${smallButton} text-red-700`} disabled={busy('remove')}>
+                {t('results.actions.remove')}
+              </button>
+            </Form>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}

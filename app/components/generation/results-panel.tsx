@@ -1,0 +1,157 @@
+import { Form, Link, useNavigation } from '@remix-run/react';
+import { useCallback, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Icon } from '~/components/icons';
+import { buttonClass } from '~/components/ui/button';
+import { inputClass } from '~/components/ui/input';
+import { showToast } from '~/components/ui/toast';
+import { ImageViewer, type ViewedImage } from './image-viewer';
+import { Pagination } from './pagination';
+import { RunProgressBar, type RunProgressView } from './progress-bar';
+import { ResultItem, type ResultView } from './result-item';
+import { DOWNLOAD_ALL_URL, RESULTS_ACTION, runUrl } from './urls';
+
+export type ResultsFilter = 'all' | 'text' | 'image';
+
+export type ResultsPanelProps = {
+  results: ResultView[];
+  pagination: { page: number; totalPages: number; total: number };
+  filter: ResultsFilter;
+  search: string;
+  /** The run being watched (the latest one), with its live counts. */
+  run: RunProgressView | null;
+  /** Completed items, for Download all. */
+  completed: { text: number; images: number };
+};
+
+/** The /app URL of the results tab for a filter, search and page (page 1 is left out). */
+export function resultsHref({ filter, search, page }: { filter: ResultsFilter; search: string; page?: number }) {
+  const params = new URLSearchParams({ tab: 'results' });
+  if (filter !== 'all') params.set('type', filter);
+  if (search) params.set('search', search);
+  if (page && page > 1) params.set('page', String(page));
+  return `/app?${params}`;
+}
+
+export function ResultsPanel({ results, pagination, filter, search, run, completed }: ResultsPanelProps) {
+  const { t } = useTranslation('workspace');
+  const navigation = useNavigation();
+  const [viewed, setViewed] = useState<ViewedImage | null>(null);
+  const closeViewer = useCallback(() => setViewed(null), []);
+  const returnTo = resultsHref({ filter, search, page: pagination.page });
+  const clearing = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'clear';
+  const hasCompleted = completed.text + completed.images > 0;
+
+  return (
+    <div className="flex flex-col gap-5">
+      <div className="flex flex-col gap-4 lg:flex-row lg:items-center lg:justify-between">
+        <nav aria-label={t('results.filter.label')}>
+          <ul className="inline-flex rounded-lg bg-slate-100 p-1">
+            {(['all', 'text', 'image'] as const).map((f) => (
+              <li key={f}>
+                <Link
+                  to={resultsHref({ filter: f, search })}
+                  preventScrollReset
+                  aria-current={f === filter ? 'page' : undefined}
+                  className={`inline-flex rounded-md px-4 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                    f === filter ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-700 hover:text-slate-900'
+                  }`}
+                >
+                  {t(`results.filter.${f}`)}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {/* A GET form: search works without JavaScript; a new search starts at page 1. */}
+        <Form method="get" action="/app" role="search" className="flex gap-2">
+          <input type="hidden" name="tab" value="results" />
+          {filter !== 'all' ? <input type="hidden" name="type" value={filter} /> : null}
+          <label htmlFor="results-search" className="sr-only">
+            {t('results.search.label')}
+          </label>
+          <input id="results-search" name="search" type="search" defaultValue={search} key={search} placeholder={t('results.search.placeholder')} className={`${inputClass} sm:w-72`} />
+          <button type="submit" className={buttonClass('secondary', 'md')}>
+            {t('results.search.submit')}
+          </button>
+        </Form>
+      </div>
+
+      {run ? (
+        <div className="flex flex-col gap-2 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200" data-testid="results-run">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <p className="text-sm font-semibold text-slate-900">
+              {run.status === 'processing' ? t('progress.running') : run.status === 'canceled' ? t('progress.canceled') : t('progress.done')}
+            </p>
+            {run.status === 'processing' ? (
+              <Link to={runUrl(run.id)} className="text-sm font-semibold text-indigo-700 hover:underline">
+                {t('progress.title')}
+              </Link>
+            ) : null}
+          </div>
+          <RunProgressBar run={run} />
+        </div>
+      ) : null}
+
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-slate-700" data-testid="results-total">
+          {t('results.summary', { count: pagination.total })}
+        </p>
+        <div className="flex flex-wrap items-start gap-2">
+          {hasCompleted ? (
+            <a
+              href={DOWNLOAD_ALL_URL}
+              download
+              className={buttonClass('secondary', 'sm')}
+              onClick={() =>
+                showToast({
+                  type: 'success',
+                  title: t('toasts.downloadComplete'),
+                  description: t('toasts.downloadedAll', { text: completed.text, images: completed.images }),
+                })
+              }
+            >
+              {t('results.actions.downloadAll')}
+            </a>
+          ) : null}
+          {pagination.total > 0 ? (
+            <details className="relative">
+              <summary className={`${buttonClass('secondary', 'sm')} cursor-pointer list-none text-red-700 [&::-webkit-details-marker]:hidden`}>
+                {t('results.actions.clearAll')}
+              </summary>
+              <div className="absolute right-0 z-20 mt-2 w-72 rounded-xl bg-white p-4 shadow-lg ring-1 ring-slate-900/10">
+                <p className="text-sm text-slate-700">{t('results.actions.clearAllConfirm')}</p>
+                <Form method="post" action={RESULTS_ACTION} className="mt-3">
+                  <input type="hidden" name="intent" value="clear" />
+                  <input type="hidden" name="returnTo" value="/app?tab=results" />
+                  <button type="submit" className={buttonClass('destructive', 'sm', 'w-full')} disabled={clearing}>
+                    {t('results.actions.clearAllYes')}
+                  </button>
+                </Form>
+              </div>
+            </details>
+          ) : null}
+        </div>
+      </div>
+
+      {results.length ? (
+        <ul className="flex flex-col gap-3" data-testid="results-list">
+          {results.map((r) => (
+            <ResultItem key={r.id} result={r} returnTo={returnTo} onView={setViewed} />
+          ))}
+        </ul>
+      ) : (
+        <div className="py-10 text-center">
+          <span className="mx-auto flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-700">
+            <Icon name="layers" className="size-6" />
+          </span>
+          <h2 className="mt-4 text-lg font-semibold text-slate-900">{search ? t('results.noMatch') : t('results.empty')}</h2>
+          {search ? null : <p className="mx-auto mt-2 max-w-md text-sm text-slate-700">{t('results.emptyBody')}</p>}
+        </div>
+      )}
+
+      <Pagination page={pagination.page} totalPages={pagination.totalPages} hrefFor={(page) => resultsHref({ filter, search, page })} />
+      {viewed ? <ImageViewer image={viewed} onClose={closeViewer} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
+import { startGeneration } from '~/utils/generation-start.server';
+import { methodNotAllowed } from '~/utils/json-api.server';
+
+// SPEC §7: POST /api/generate/text (text payload) → { jobId }.
+export async function action({ request }: ActionFunctionArgs) {
+  return startGeneration(request, 'text');
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  return methodNotAllowed(request);
+}

@@ -1,0 +1,64 @@
+import type { ActionFunctionArgs } from '@remix-run/node';
+import { redirect } from '@remix-run/node';
+import { z } from 'zod';
+import { getT } from '~/i18n.server';
+import { GenerationError } from '~/services/generation.server';
+import { clearResults, deleteResult, retryResult, updateResultContent } from '~/services/results.server';
+import { requireUser } from '~/services/sessions.server';
+import { resultContentSchema, type Translate } from '~/utils/generation-schema';
+import { readFormData } from '~/utils/json-api.server';
+import { safeRedirect } from '~/utils/safe-redirect';
+import { redirectWithToast } from '~/utils/toast.server';
+
+// The Results tab's mutations as plain form posts (SPEC §4 actions by state): retry, remove, save an
+// edit, clear all. Each answers with a redirect back to the tab and a toast (SPEC §8), so they work
+// without JavaScript; the services own the rules (owner only, refunds, sanitizing).
+
+const RESULTS = '/app?tab=results';
+
+const intentSchema = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('retry'), id: z.string().min(1).max(100) }),
+  z.object({ intent: z.literal('remove'), id: z.string().min(1).max(100) }),
+  z.object({ intent: z.literal('save'), id: z.string().min(1).max(100), content: z.string() }),
+  z.object({ intent: z.literal('clear') }),
+]);
+
+export async function loader() {
+  return redirect(RESULTS);
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readFormData(request);
+  if (formData instanceof Response) throw formData;
+  const [tw, tg] = await Promise.all([getT(request, 'workspace'), getT(request, 'generation')]);
+  const target = safeRedirect(formData.get('returnTo'), RESULTS);
+  const back = target?.startsWith('/app?') ? target : RESULTS;
+  const parsed = intentSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) return redirectWithToast(back, { type: 'error', title: tw('form.invalid') });
+  const input = parsed.data;
+  const failure = { retry: 'toasts.retryFailed', remove: 'toasts.deleteFailed', save: 'toasts.saveFailed', clear: 'toasts.clearFailed' }[input.intent];
+
+  try {
+    switch (input.intent) {
+      case 'retry':
+        await retryResult(user.id, input.id);
+        return redirectWithToast(back, { type: 'success', title: tw('toasts.retryInitiated'), description: tw('toasts.retryInitiatedBody') });
+      case 'remove':
+        await deleteResult(user.id, input.id);
+        return redirectWithToast(back, { type: 'success', title: tw('toasts.resultRemoved'), description: tw('toasts.resultRemovedBody') });
+      case 'save': {
+        const content = resultContentSchema(tg as Translate).safeParse({ content: input.content });
+        if (!content.success) return redirectWithToast(back, { type: 'error', title: tw(failure), description: content.error.issues[0]?.message });
+        await updateResultContent(user.id, input.id, content.data.content);
+        return redirectWithToast(back, { type: 'success', title: tw('toasts.contentSaved'), description: tw('toasts.contentSavedBody') });
+      }
+      case 'clear':
+        await clearResults(user.id);
+        return redirectWithToast(RESULTS, { type: 'success', title: tw('toasts.resultsCleared'), description: tw('toasts.resultsClearedBody') });
+    }
+  } catch (error) {
+    if (!(error instanceof GenerationError)) throw error;
+    return redirectWithToast(back, { type: 'error', title: tw(failure), description: tg(error.key, error.params) });
+  }
+}

@@ -1,0 +1,351 @@
+import OpenAI from 'openai';
+import Replicate from 'replicate';
+import { marked } from 'marked';
+import sanitizeHtml from 'sanitize-html';
+import { DEFAULT_TEXT_MODEL, findModel, wordsByLength, type StructureFlag } from '~/catalogue';
+import { env } from '~/utils/env.server';
+import { singleton } from '~/utils/singleton.server';
+
+// The AI providers: text through any OpenAI-compatible chat API (OpenRouter by default), images
+// through Replicate's predictions API. Transient failures (429, 5xx, timeouts, connection errors)
+// are retried here with exponential backoff that honours Retry-After; what is left is a
+// ProviderError whose message the result row shows.
+
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export type RetryPolicy = { attempts: number; baseMs: number; maxMs: number };
+
+export function retryPolicy(): RetryPolicy {
+  return { attempts: env.GENERATION_PROVIDER_ATTEMPTS, baseMs: 1000, maxMs: 60_000 };
+}
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs fn, retrying retryable ProviderErrors with backoff (Retry-After wins when given). */
+export async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy = retryPolicy(), onWait?: () => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = toProviderError(err);
+      if (!e.retryable || attempt >= policy.attempts) throw e;
+      const backoff = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
+      onWait?.();
+      await sleep(Math.min(policy.maxMs, e.retryAfterMs ?? backoff));
+    }
+  }
+}
+
+function headerOf(headers: unknown, name: string): string | null {
+  if (!headers) return null;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+  const v = (headers as Record<string, string | undefined>)[name] ?? (headers as Record<string, string | undefined>)[name.toLowerCase()];
+  return v ?? null;
+}
+
+/** Maps the clients' errors (openai APIError, replicate ApiError, fetch failures) to ProviderError. */
+export function toProviderError(err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return new ProviderError('The AI provider timed out.', true);
+  if (err instanceof OpenAI.APIConnectionError) return new ProviderError('Could not reach the AI provider.', true);
+  if (err instanceof OpenAI.APIError) {
+    const status = err.status;
+    const body = err.error as { message?: string } | undefined;
+    const message = providerMessage(body?.message ?? err.message, status);
+    return new ProviderError(message, isRetryableStatus(status), status, parseRetryAfter(headerOf(err.headers, 'retry-after')));
+  }
+  const replicateError = err as { name?: string; response?: Response; message?: string };
+  if (replicateError?.name === 'ApiError' && replicateError.response) {
+    const status = replicateError.response.status;
+    return new ProviderError(
+      providerMessage(replicateDetail(replicateError.message) ?? `HTTP ${status}`, status),
+      isRetryableStatus(status),
+      status,
+      parseRetryAfter(replicateError.response.headers.get('retry-after')),
+    );
+  }
+  const e = err as { name?: string; message?: string; cause?: { code?: string } };
+  if (e?.name === 'SyntaxError') return new ProviderError('The AI provider returned an empty or malformed answer.', true);
+  if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return new ProviderError('The AI provider timed out.', true);
+  if (e?.name === 'TypeError' && /fetch failed/i.test(e.message ?? '')) return new ProviderError('Could not reach the AI provider.', true);
+  return new ProviderError(e?.message ? String(e.message).slice(0, 500) : 'Unknown error occurred', false);
+}
+
+function isRetryableStatus(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function providerMessage(message: string, status?: number): string {
+  const text = String(message || '').replace(/\s+/g, ' ').trim().slice(0, 500);
+  return status && !text.startsWith(String(status)) ? `${status}: ${text || 'Provider error'}` : text || 'Provider error';
+}
+
+function replicateDetail(message: string | undefined): string | undefined {
+  // "Request to ... failed with status 422 Unprocessable Entity: {"detail":"..."}."
+  const m = message?.match(/failed with status \d+[^:]*: (.*)\.?$/s);
+  if (!m) return message;
+  try {
+    const body = JSON.parse(m[1]!.replace(/\.$/, '')) as { detail?: string; title?: string };
+    return body.detail ?? body.title ?? m[1];
+  } catch {
+    return m[1];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients (one per key: a user's own key wins over the operator's)
+
+function openaiClient(apiKey: string): OpenAI {
+  const cache = singleton('generation:openai-clients', () => new Map<string, OpenAI>());
+  const id = `${env.OPENROUTER_BASE_URL}|${apiKey}`;
+  let client = cache.get(id);
+  if (!client) {
+    client = new OpenAI({
+      apiKey,
+      baseURL: env.OPENROUTER_BASE_URL,
+      maxRetries: 0, // withRetries does it, honouring Retry-After
+      timeout: env.GENERATION_PROVIDER_TIMEOUT_SECONDS * 1000,
+      defaultHeaders: { 'HTTP-Referer': env.APP_URL, 'X-Title': 'Postforge' },
+    });
+    if (cache.size > 1000) cache.clear();
+    cache.set(id, client);
+  }
+  return client;
+}
+
+function replicateClient(apiKey: string): Replicate {
+  return new Replicate({ auth: apiKey, baseUrl: env.REPLICATE_BASE_URL, useFileOutput: false });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+export type TextSettings = {
+  model: string;
+  language: string;
+  toneOfVoice: string;
+  pointOfView: string;
+  articleType: string;
+  readingLevel: string;
+  contentLength: string;
+  writingStyle: string;
+  temperature: number;
+  maxTokens: number;
+  includeSourceCitations?: boolean;
+} & Record<StructureFlag, boolean>;
+
+const structureWords: Record<StructureFlag, string> = {
+  includeIntro: 'an engaging introduction',
+  includeOutro: 'a conclusion',
+  includeHeadings: 'clear H2/H3 headings for each section',
+  includeBulletPoints: 'bullet-point lists where they help',
+  includeQA: 'a short FAQ section (questions as headings with answers)',
+  includeKeyTakeaways: 'a "Key takeaways" section',
+};
+
+/** The chat messages for one article, built from every setting of the form. */
+export function buildTextPrompt(topic: string, s: TextSettings): { system: string; user: string } {
+  const wanted = (Object.keys(structureWords) as StructureFlag[]).filter((k) => s[k]).map((k) => structureWords[k]);
+  const unwanted = (Object.keys(structureWords) as StructureFlag[]).filter((k) => !s[k]).map((k) => structureWords[k]);
+  const words = wordsByLength[s.contentLength] ?? 1200;
+  const system = [
+    'You are an expert blog writer. Answer with the article only, in Markdown.',
+    'The first line is the title as a level-1 heading ("# Title"). Do not use HTML.',
+  ].join(' ');
+  const user = [
+    `Write a ${s.articleType.toLowerCase()} blog post about: ${topic}`,
+    `Language: ${s.language}.`,
+    `Tone of voice: ${s.toneOfVoice}. Point of view: ${s.pointOfView}. Writing style: ${s.writingStyle}.`,
+    `Reading level: ${s.readingLevel}. Length: about ${words} words.`,
+    wanted.length ? `Include: ${wanted.join('; ')}.` : '',
+    unwanted.length ? `Do not include: ${unwanted.join('; ')}.` : '',
+    s.includeSourceCitations ? 'Cite your sources with links at the end.' : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { system, user };
+}
+
+const allowedTags = [
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'em', 'strong', 'del', 's',
+  'ul', 'ol', 'li', 'a', 'img', 'figure', 'figcaption', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'sup', 'sub', 'span', 'div',
+];
+
+/** The allow-list sanitizer for every HTML we store (provider output and user edits). */
+export function sanitizeArticle(html: string): string {
+  return sanitizeHtml(html, {
+    allowedTags,
+    allowedAttributes: {
+      a: ['href', 'title', 'rel', 'target'],
+      img: ['src', 'alt', 'title', 'width', 'height'],
+      th: ['align', 'colspan', 'rowspan'],
+      td: ['align', 'colspan', 'rowspan'],
+      code: ['class'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+    allowProtocolRelative: false,
+    allowedClasses: { code: [/^language-[\w-]+$/] },
+    transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow' }) },
+    disallowedTagsMode: 'discard',
+  });
+}
+
+/** Plain text of stored HTML (downloads, search), blocks on their own lines. */
+export function htmlToText(html: string): string {
+  const blocks = html.replace(/<\/(p|h[1-6]|li|blockquote|pre|tr|figure|div)>/gi, '$&\n').replace(/<br\s*\/?>/gi, '\n');
+  const text = sanitizeHtml(blocks, { allowedTags: [], allowedAttributes: {} });
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export type Article = { title: string; html: string; markdown: string };
+
+/** Markdown from the provider → title (its first H1) and sanitized HTML of the rest. */
+export function markdownToArticle(markdown: string, fallbackTitle: string): Article {
+  let md = markdown.replace(/^\uFEFF/, '').trim();
+  // Some models wrap the whole answer in a ```markdown fence.
+  const fenced = md.match(/^```(?:markdown|md)?\s*\n([\s\S]*?)\n```\s*$/i);
+  if (fenced) md = fenced[1]!.trim();
+  let title = '';
+  const h1 = md.match(/^#\s+(.+?)\s*#*\s*$/m);
+  if (h1 && md.indexOf(h1[0]) === 0) {
+    title = h1[1]!;
+    md = md.slice(h1[0].length).trim();
+  }
+  const html = sanitizeArticle(marked.parse(md, { async: false, gfm: true }) as string);
+  const plainTitle = htmlToText(sanitizeArticle(marked.parseInline(title || fallbackTitle, { async: false }) as string));
+  return { title: plainTitle.slice(0, 300) || fallbackTitle.slice(0, 300), html, markdown: md };
+}
+
+/** One article from the text provider (retried on transient failures). */
+export async function generateArticle(apiKey: string, topic: string, settings: TextSettings, onWait?: () => void): Promise<Article & { usage?: unknown }> {
+  const model = findModel(settings.model);
+  const { system, user } = buildTextPrompt(topic, settings);
+  const client = openaiClient(apiKey);
+  const completion = await withRetries(async () => {
+    const res = await client.chat.completions.create({
+      model: model?.providerModel ?? settings.model,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: settings.temperature,
+      max_tokens: settings.maxTokens,
+    });
+    const text = res?.choices?.[0]?.message?.content;
+    if (typeof text !== 'string' || text.trim() === '') {
+      throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
+    }
+    return { text, usage: res.usage };
+  }, retryPolicy(), onWait);
+  return { ...markdownToArticle(completion.text, topic), usage: completion.usage };
+}
+
+/** Is this prompt likely not English? (Any letter outside Latin-1 suggests another script.) */
+export function looksNonEnglish(prompt: string): boolean {
+  return /[^\u0000-\u024f\s\p{P}\p{S}\p{N}]/u.test(prompt);
+}
+
+/** A prompt translated to English with the default text model (free of charge to the user). */
+export async function translateToEnglish(apiKey: string, prompt: string): Promise<string> {
+  const client = openaiClient(apiKey);
+  const model = findModel(DEFAULT_TEXT_MODEL)!;
+  const out = await withRetries(async () => {
+    const res = await client.chat.completions.create({
+      model: model.providerModel,
+      messages: [
+        { role: 'system', content: 'Translate the user message into English for an image generator. Answer with the translation only.' },
+        { role: 'user', content: prompt },
+      ],
+      temperature: 0,
+      max_tokens: 300,
+    });
+    const text = res?.choices?.[0]?.message?.content?.trim();
+    if (!text) throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
+    return text;
+  });
+  return out.slice(0, 1000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images
+
+export type ImageSettings = { model: string; aspectRatio: string; stylePreset: string; guidanceScale: number; numOutputs: number };
+export type ImageBytes = { contentType: string; bytes: Buffer };
+
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** Images from Replicate: one prediction (Prefer: wait, then polling), its output URLs downloaded. */
+export async function generateImages(apiKey: string, prompt: string, s: ImageSettings, onWait?: () => void): Promise<ImageBytes[]> {
+  const model = findModel(s.model);
+  const replicate = replicateClient(apiKey);
+  const input = {
+    prompt: s.stylePreset ? `${prompt}, ${s.stylePreset.replace(/-/g, ' ')} style` : prompt,
+    aspect_ratio: s.aspectRatio,
+    num_outputs: s.numOutputs,
+    guidance: s.guidanceScale,
+    guidance_scale: s.guidanceScale,
+    output_format: 'png',
+  };
+  const urls = await withRetries(async () => {
+    let prediction = await replicate.predictions.create({
+      model: model?.providerModel ?? s.model,
+      input,
+      wait: 60,
+    });
+    if (prediction.status !== 'succeeded' && prediction.status !== 'failed' && prediction.status !== 'canceled') {
+      prediction = await replicate.wait(prediction, { interval: 500 });
+    }
+    if (prediction.status !== 'succeeded') {
+      const message = typeof prediction.error === 'string' ? prediction.error : 'The image could not be generated.';
+      throw new ProviderError(message.slice(0, 500), false);
+    }
+    const output = prediction.output as unknown;
+    const list = (Array.isArray(output) ? output : [output]).filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u));
+    if (list.length === 0) throw new ProviderError('The image provider returned no image.', false);
+    return list;
+  }, retryPolicy(), onWait);
+  const images: ImageBytes[] = [];
+  for (const url of urls.slice(0, Math.max(1, s.numOutputs))) {
+    images.push(await withRetries(() => downloadImage(url), retryPolicy(), onWait));
+  }
+  return images;
+}
+
+async function downloadImage(url: string): Promise<ImageBytes> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(env.GENERATION_PROVIDER_TIMEOUT_SECONDS * 1000) });
+  if (!res.ok) {
+    throw new ProviderError(`${res.status}: the image could not be downloaded`, isRetryableStatus(res.status), res.status);
+  }
+  const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!/^image\/(png|jpeg|webp|gif)$/.test(contentType)) throw new ProviderError('The image provider returned something that is not an image.', false);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (bytes.length === 0 || bytes.length > MAX_IMAGE_BYTES) throw new ProviderError('The image is empty or too large.', false);
+  return { contentType, bytes };
+}

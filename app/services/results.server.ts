@@ -1,0 +1,355 @@
+import { PassThrough, Readable } from 'node:stream';
+import yazl from 'yazl';
+import { sql, transaction, type Db } from '../../db/client';
+import { enqueueMany } from '../../jobs/boss';
+import { RESULTS_PAGE_SIZE } from '~/catalogue';
+import { imageFileName, TEXT_RESULTS_FILE, ALL_RESULTS_ZIP, textFileName } from '~/utils/download-names';
+import type { ResultsQuery } from '~/utils/generation-schema';
+import { LedgerError, reserve, type ReserveItem } from './ledger.server';
+import {
+  cancelItems,
+  checkModelAllowed,
+  errors,
+  GENERATE_QUEUE,
+  holdExpiry,
+  holdKey,
+  isUuid,
+  WAKE_CHANNEL,
+} from './generation.server';
+import { providerKey } from './api-keys.server';
+import { htmlToText, sanitizeArticle } from './providers.server';
+
+// The results of generation (SPEC §3 Result, §4, §7 Results): every read and write is scoped to
+// the owner; another user's id is "not found".
+
+export type ResultStatus = 'processing' | 'completed' | 'failed' | 'canceled';
+
+export type Result = {
+  id: string;
+  runId: string;
+  position: number;
+  type: 'text' | 'image';
+  prompt: string;
+  title: string | null;
+  /** Sanitized HTML (text) or our own image URL `/images/{id}` (image); null until completed. */
+  content: string | null;
+  status: ResultStatus;
+  error: string | null;
+  model: string;
+  metadata: {
+    originalPrompt?: string;
+    translatedPrompt?: string | null;
+    /** Our URLs of every image of the result (image outputs, or the image embedded in a post). */
+    imageUrls: string[];
+    settings?: Record<string, unknown>;
+  };
+  characterCount: number;
+  wordCount: number;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+};
+
+export type ResultsPage = {
+  results: Result[];
+  pagination: { page: number; limit: number; total: number; totalPages: number };
+};
+
+type Row = {
+  id: string;
+  runId: string;
+  position: number;
+  type: 'text' | 'image';
+  prompt: string;
+  title: string | null;
+  content: string | null;
+  status: ResultStatus;
+  error: string | null;
+  model: string;
+  metadata: Record<string, unknown>;
+  settings: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+};
+
+const columns = (db: Db) => db`
+  r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.error, r.model, r.metadata,
+  g.settings, r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
+
+/** Characters and words of a text result's visible text (CJK characters count as words). */
+export function countText(text: string): { characterCount: number; wordCount: number } {
+  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
+  const words = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, ' ').match(/\S+/g)?.length ?? 0;
+  return { characterCount: [...text].length, wordCount: words + cjk };
+}
+
+function toResult(r: Row): Result {
+  const m = r.metadata ?? {};
+  const images = Array.isArray(m.images) ? (m.images as string[]) : [];
+  const counts =
+    typeof m.characterCount === 'number' && typeof m.wordCount === 'number'
+      ? { characterCount: m.characterCount, wordCount: m.wordCount }
+      : r.type === 'text' && r.content
+        ? countText(htmlToText(r.content))
+        : { characterCount: 0, wordCount: 0 };
+  return {
+    id: r.id,
+    runId: r.runId,
+    position: r.position,
+    type: r.type,
+    prompt: r.prompt,
+    title: r.title,
+    content: r.content,
+    status: r.status,
+    error: r.error,
+    model: r.model,
+    metadata: {
+      originalPrompt: typeof m.originalPrompt === 'string' ? m.originalPrompt : r.prompt,
+      translatedPrompt: typeof m.translatedPrompt === 'string' ? m.translatedPrompt : null,
+      imageUrls: images.map((id) => `/images/${id}`),
+      settings: r.settings ?? undefined,
+    },
+    ...counts,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    completedAt: r.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** How much of a result is searchable: title, prompt and the start of the article. */
+export const SEARCH_TEXT_MAX = 8000;
+
+const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The owner's results, newest first (a run in topic order), filtered by type and search. */
+export async function listResults(userId: string, query: Partial<ResultsQuery> = {}, db: Db = sql): Promise<ResultsPage> {
+  const limit = Math.min(100, Math.max(1, Math.floor(query.limit ?? RESULTS_PAGE_SIZE)));
+  const type = query.type === 'text' || query.type === 'image' ? query.type : null;
+  const search = (query.search ?? '').trim().slice(0, 200);
+  const requested = Math.max(1, Math.floor(query.page ?? 1));
+  if (!search) {
+    // Counting and paging walk the (user, [type,] created_at) index.
+    const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
+    const [{ total }] = (await db<{ total: number }[]>`SELECT count(*)::int AS total FROM generation_results r WHERE ${where}`) as unknown as [
+      { total: number },
+    ];
+    const totalPages = Math.max(1, Math.ceil(total / limit));
+    const page = Math.min(requested, totalPages);
+    const rows = await db<Row[]>`
+      SELECT ${columns(db)} FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+      WHERE ${where}
+      ORDER BY r.created_at DESC, r.position DESC
+      LIMIT ${limit} OFFSET ${(page - 1) * limit}`;
+    return { results: rows.map(toResult), pagination: { page, limit, total, totalPages } };
+  }
+  // A search: the matches come from the trigram index once (MATERIALIZED keeps the planner from
+  // walking the whole date index for a rare term), then are counted and paged in memory.
+  const page = async (p: number) =>
+    db<(Row & { total: number })[]>`
+      WITH m AS MATERIALIZED (
+        SELECT r.id, r.created_at, r.position FROM generation_results r
+        WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} AND r.search_text ILIKE ${likePattern(search)}
+      ), p AS (
+        SELECT id FROM m ORDER BY created_at DESC, position DESC LIMIT ${limit} OFFSET ${(p - 1) * limit}
+      )
+      SELECT (SELECT count(*)::int FROM m) AS total, ${columns(db)}
+      FROM (SELECT 1) one
+      LEFT JOIN p ON true
+      LEFT JOIN generation_results r ON r.id = p.id
+      LEFT JOIN generation_runs g ON g.id = r.run_id
+      ORDER BY r.created_at DESC, r.position DESC`;
+  let rows = await page(requested);
+  let total = rows[0]?.total ?? 0;
+  let totalPages = Math.max(1, Math.ceil(total / limit));
+  let current = requested;
+  if (requested > totalPages) {
+    current = totalPages;
+    rows = await page(current);
+    total = rows[0]?.total ?? 0;
+    totalPages = Math.max(1, Math.ceil(total / limit));
+  }
+  return { results: rows.filter((r) => r.id).map(toResult), pagination: { page: current, limit, total, totalPages } };
+}
+
+async function findRow(userId: string, id: string, db: Db): Promise<Row> {
+  if (!isUuid(id)) throw errors.notFound();
+  const [row] = await db<Row[]>`
+    SELECT ${columns(db)} FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+    WHERE r.id = ${id} AND r.user_id = ${userId}`;
+  if (!row) throw errors.notFound();
+  return row;
+}
+
+/** One of the owner's results. */
+export async function getResult(userId: string, id: string, db: Db = sql): Promise<Result> {
+  return toResult(await findRow(userId, id, db));
+}
+
+/** Saves an edited text (sanitized again); only completed text results. Returns the result. */
+export async function updateResultContent(userId: string, id: string, html: string, db: Db = sql): Promise<Result> {
+  const row = await findRow(userId, id, db);
+  if (row.type !== 'text' || row.status !== 'completed') throw errors.notEditable();
+  const content = sanitizeArticle(html);
+  const text = htmlToText(content);
+  const counts = countText(text);
+  const search = [row.title ?? '', row.prompt, text].join('\n').slice(0, SEARCH_TEXT_MAX);
+  await db`
+    UPDATE generation_results SET content = ${content}, search_text = ${search}, updated_at = now(),
+      metadata = metadata || ${db.json(counts as never)}
+    WHERE id = ${id} AND user_id = ${userId}`;
+  return getResult(userId, id, db);
+}
+
+/**
+ * Generates a failed or canceled result again: a new attempt with a new hold (402 when short) and
+ * a new job, in one transaction.
+ */
+export async function retryResult(userId: string, id: string, db: Db = sql): Promise<Result> {
+  const row = await findRow(userId, id, db);
+  if (row.status !== 'failed' && row.status !== 'canceled') throw errors.notRetryable();
+  await checkModelAllowed(userId, row.model, db);
+  const embed = row.type === 'text' && Boolean(row.settings?.embedImage);
+  if (row.type === 'text' && !(await providerKey(userId, 'openrouter', db))) throw errors.noApiKey('text');
+  if ((row.type === 'image' || embed) && !(await providerKey(userId, 'replicate', db))) throw errors.noApiKey(row.type);
+  await transaction(db, async (tx) => {
+    const [next] = await tx<{ attempt: number; credits: number }[]>`
+      UPDATE generation_results SET attempt = attempt + 1, status = 'processing', error = NULL, deliveries = 0,
+        lease_until = NULL, updated_at = now(), completed_at = NULL
+      WHERE id = ${id} AND user_id = ${userId} AND status IN ('failed', 'canceled')
+      RETURNING attempt, credits`;
+    if (!next) throw errors.notRetryable();
+    const item: ReserveItem & { expiresAt?: Date } = { key: holdKey(id, next.attempt), amount: next.credits, expiresAt: holdExpiry(1) };
+    try {
+      await reserve(userId, [item], tx);
+    } catch (err) {
+      if (err instanceof LedgerError && err.code === 'insufficient_credits') throw errors.insufficientCredits();
+      throw err;
+    }
+    await enqueueMany(GENERATE_QUEUE, [{ payload: { resultId: id, userId, attempt: next.attempt }, priority: 0 }], tx);
+    await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${id})`;
+  });
+  return getResult(userId, id, db);
+}
+
+/** Removes one result (a processing one is canceled and refunded first). */
+export async function deleteResult(userId: string, id: string, db: Db = sql): Promise<void> {
+  if (!isUuid(id)) throw errors.notFound();
+  await transaction(db, async (tx) => {
+    await cancelItems(userId, { resultId: id }, true, tx);
+    const rows = await tx`DELETE FROM generation_results WHERE id = ${id} AND user_id = ${userId} RETURNING id`;
+    if (rows.count === 0) throw errors.notFound();
+  });
+}
+
+/** Removes every result of the owner; running items are canceled and refunded first. */
+export async function clearResults(userId: string, db: Db = sql): Promise<{ deleted: number; canceled: number }> {
+  return transaction(db, async (tx) => {
+    const canceled = await cancelItems(userId, { all: true }, true, tx);
+    const deleted = await tx`DELETE FROM generation_results WHERE user_id = ${userId}`;
+    await tx`DELETE FROM generation_runs WHERE user_id = ${userId}`;
+    return { deleted: deleted.count, canceled };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images and downloads
+
+export type StoredImage = { id: string; contentType: string; bytes: Buffer };
+
+/** One of the owner's images (bytes kept in Postgres). */
+export async function getImage(userId: string, imageId: string, db: Db = sql): Promise<StoredImage> {
+  if (!isUuid(imageId)) throw errors.notFound('image');
+  const [row] = await db<{ id: string; contentType: string; bytes: Buffer }[]>`
+    SELECT id, content_type AS "contentType", bytes FROM generation_images WHERE id = ${imageId} AND user_id = ${userId}`;
+  if (!row) throw errors.notFound('image');
+  return row;
+}
+
+export type Download = { filename: string; contentType: string; body: Buffer };
+
+/** Text of a completed text result as a download (title, then the article as plain text). */
+function textOf(row: Pick<Row, 'title' | 'content'>): string {
+  const body = htmlToText(row.content ?? '');
+  return row.title ? `${row.title}\n\n${body}\n` : `${body}\n`;
+}
+
+/** One result as a file: text as `{prompt 30}.txt`, an image (output `index`) as `{prompt 30}.{ext}`. */
+export async function resultDownload(userId: string, id: string, index = 0, db: Db = sql): Promise<Download> {
+  const row = await findRow(userId, id, db);
+  if (row.status !== 'completed' || !row.content) throw errors.noContent();
+  if (row.type === 'text') {
+    return { filename: textFileName(row.prompt), contentType: 'text/plain; charset=utf-8', body: Buffer.from(textOf(row), 'utf8') };
+  }
+  const ids = Array.isArray(row.metadata.images) ? (row.metadata.images as string[]) : [];
+  const imageId = ids[Math.max(0, Math.min(ids.length - 1, index))];
+  if (!imageId) throw errors.noContent('errors.noImage', 'No image to download.');
+  const image = await getImage(userId, imageId, db);
+  return { filename: imageFileName(row.prompt, image.contentType), contentType: image.contentType, body: image.bytes };
+}
+
+/** How many completed results a download-all would hold. */
+export async function countCompleted(userId: string, db: Db = sql): Promise<{ text: number; images: number }> {
+  const [row] = await db<{ text: number; images: number }[]>`
+    SELECT count(*) FILTER (WHERE r.type = 'text')::int AS text,
+      (SELECT count(*)::int FROM generation_images i JOIN generation_results x ON x.id = i.result_id
+        WHERE x.user_id = ${userId} AND x.type = 'image' AND x.status = 'completed' AND i.attempt = x.attempt) AS images
+    FROM generation_results r WHERE r.user_id = ${userId} AND r.status = 'completed'`;
+  return row ?? { text: 0, images: 0 };
+}
+
+/**
+ * Every completed result as ONE ZIP, streamed while it is built: `text_results.txt` (each text
+ * result under its prompt as a separator) and the images named `{prompt 20}_{n}.{ext}`.
+ * Reads a page of rows at a time; no connection is held while the client reads.
+ */
+export async function streamAllResults(userId: string, db: Db = sql): Promise<{ filename: string; stream: ReadableStream<Uint8Array>; counts: { text: number; images: number } }> {
+  const counts = await countCompleted(userId, db);
+  if (counts.text + counts.images === 0) throw errors.noContent('errors.noCompleted', 'No completed results to download.');
+  const zip = new yazl.ZipFile();
+  const out = new PassThrough();
+  zip.outputStream.pipe(out);
+  void (async () => {
+    try {
+      if (counts.text > 0) {
+        const text = new PassThrough();
+        zip.addReadStream(text, TEXT_RESULTS_FILE, { compress: true });
+        let after: { createdAt: Date; position: number; id: string } | null = null;
+        for (;;) {
+          const page: { id: string; prompt: string; title: string | null; content: string | null; createdAt: Date; position: number }[] = await db`
+            SELECT id, prompt, title, content, created_at AS "createdAt", position FROM generation_results
+            WHERE user_id = ${userId} AND type = 'text' AND status = 'completed'
+              ${after ? db`AND (created_at, position, id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}
+            ORDER BY created_at, position, id LIMIT 200`;
+          for (const r of page) {
+            const chunk = `==================== ${r.prompt} ====================\n\n${textOf(r)}\n`;
+            if (!text.write(chunk)) await new Promise((resolve) => text.once('drain', resolve));
+          }
+          if (page.length < 200) break;
+          const last = page[page.length - 1]!;
+          after = { createdAt: last.createdAt, position: last.position, id: last.id };
+        }
+        text.end();
+      }
+      if (counts.images > 0) {
+        const list = await db<{ id: string; prompt: string }[]>`
+          SELECT i.id, x.prompt FROM generation_images i JOIN generation_results x ON x.id = i.result_id
+          WHERE x.user_id = ${userId} AND x.type = 'image' AND x.status = 'completed' AND i.attempt = x.attempt
+          ORDER BY x.created_at, x.position, i.idx`;
+        let n = 0;
+        for (const item of list) {
+          const image = await getImage(userId, item.id, db);
+          n++;
+          // Already compressed: store as is.
+          zip.addBuffer(image.bytes, imageFileName(item.prompt, image.contentType, n), { compress: false });
+          // Let the stream drain before reading the next image.
+          if (out.writableNeedDrain) await new Promise((resolve) => out.once('drain', resolve));
+        }
+      }
+      zip.end();
+    } catch (err) {
+      out.destroy(err as Error);
+    }
+  })();
+  return { filename: ALL_RESULTS_ZIP, stream: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>, counts };
+}

@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import {
+  articleTypes,
+  aspectRatios,
+  contentLanguages,
+  contentLengths,
+  DEFAULT_MAX_TOPICS_PER_RUN,
+  findModel,
+  GUIDANCE,
+  imageDefaults,
+  MAX_TOPIC_LENGTH,
+  maxTokensByLength,
+  OUTPUTS,
+  pointsOfView,
+  readingLevels,
+  runCost,
+  stylePresets,
+  textDefaults,
+  tones,
+  writingStyles,
+  type ModelKind,
+} from '~/catalogue';
+
+// The generation payloads of SPEC §3/§7, shared by the workspace form (Conform's parseWithZod, in the
+// browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
+//
+// Messages are keys of the `generation` namespace: pass a translator for that namespace
+// (`useTranslation('generation').t`, `getT(request, 'generation')`) or none to get the keys themselves.
+//
+// `mode: 'form'`: an HTML checkbox that is not ticked sends nothing, so a missing flag is false.
+// `mode: 'json'` (default): a missing flag takes the catalogue default (the six structure flags: true).
+
+export type Translate = (key: string, options?: Record<string, unknown>) => string;
+const keysOnly: Translate = (key) => key;
+
+export type GenerationSchemaOptions = {
+  /** MAX_TOPICS_PER_RUN of the server (the browser gets it from the loader). */
+  maxTopics?: number;
+  mode?: 'form' | 'json';
+};
+
+/** Topics from the text area: one per line, trimmed, empty lines dropped (SPEC §5). */
+export function splitTopics(text: string): string[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+}
+
+/** The credits a run would cost (for the usage line): topics × model credits (+1 per post with an image). */
+export function estimateCredits(modelId: string, topics: number, embedImage = false): number {
+  const model = findModel(modelId);
+  return model ? runCost(model, topics, embedImage) : 0;
+}
+
+const trimmed = (v: unknown) => (typeof v === 'string' ? v.trim() : v);
+
+function prompts(t: Translate, maxTopics: number) {
+  return z
+    .union([z.string(), z.array(z.string())], {
+      errorMap: () => ({ message: t('validation.promptsRequired') }),
+    })
+    .superRefine((value, ctx) => {
+      if (value === '' || (Array.isArray(value) && value.length === 0)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.promptsRequired') });
+        return z.NEVER;
+      }
+      const topics = typeof value === 'string' ? splitTopics(value) : value.flatMap(splitTopics);
+      if (topics.length === 0) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.noValidTopics') });
+      } else if (topics.length > maxTopics) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.tooManyTopics', { max: maxTopics, count: topics.length }) });
+      } else {
+        const line = topics.findIndex((topic) => topic.length > MAX_TOPIC_LENGTH);
+        if (line >= 0) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: t('validation.topicTooLong', { max: MAX_TOPIC_LENGTH, line: line + 1 }),
+          });
+        }
+      }
+    })
+    .transform((value) => (typeof value === 'string' ? splitTopics(value) : value.flatMap(splitTopics)));
+}
+
+function model(t: Translate, kind: ModelKind) {
+  return z.preprocess(
+    trimmed,
+    z
+      .string({ required_error: t('validation.modelRequired'), invalid_type_error: t('validation.modelRequired') })
+      .min(1, t('validation.modelRequired'))
+      .refine((id) => id === '' || findModel(id)?.kind === kind, t('validation.modelUnknown')),
+  );
+}
+
+function option<T extends readonly [string, ...string[]]>(t: Translate, values: T, fallback: T[number]) {
+  return z.preprocess(
+    (v) => (v === '' || v === null ? undefined : v),
+    z.enum(values, { errorMap: () => ({ message: t('validation.invalidOption') }) }).default(fallback as never),
+  ) as unknown as z.ZodDefault<z.ZodEnum<z.Writeable<T>>>;
+}
+
+function flag(mode: 'form' | 'json', fallback: boolean) {
+  return z.preprocess((v) => (v === null ? undefined : v), z.boolean().default(mode === 'form' ? false : fallback));
+}
+
+function number(t: Translate, key: string, min: number, max: number, fallback: number | undefined, int = false) {
+  let base = z.number({ invalid_type_error: t(key), required_error: t(key) }).min(min, t(key)).max(max, t(key));
+  if (int) base = base.int(t(key));
+  const coerced = z.preprocess((v) => {
+    if (v === '' || v === null) return undefined;
+    if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+    return v;
+  }, fallback === undefined ? base.optional() : base.default(fallback));
+  return coerced;
+}
+
+const apiKey = (t: Translate) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim() || undefined : v === null ? undefined : v),
+    z.string().max(300, t('validation.apiKeyTooLong')).optional(),
+  );
+
+function imageFields(t: Translate) {
+  return {
+    aspectRatio: option(t, aspectRatios, imageDefaults.aspectRatio),
+    stylePreset: option(t, stylePresets, imageDefaults.stylePreset),
+    guidanceScale: number(t, 'validation.guidanceScale', GUIDANCE.min, GUIDANCE.max, GUIDANCE.default),
+  };
+}
+
+/** POST /api/generate/text and the workspace form with type=text. */
+export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSchemaOptions = {}) {
+  const mode = opts.mode ?? 'json';
+  return z
+    .object({
+      type: z.literal('text').default('text'),
+      prompts: prompts(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
+      model: model(t, 'text'),
+      temperature: number(t, 'validation.temperature', 0, 2, textDefaults.temperature),
+      maxTokens: number(t, 'validation.maxTokens', 16, 16_000, undefined, true),
+      language: option(t, contentLanguages, textDefaults.language),
+      toneOfVoice: option(t, tones, textDefaults.toneOfVoice),
+      pointOfView: option(t, pointsOfView, textDefaults.pointOfView),
+      articleType: option(t, articleTypes, textDefaults.articleType),
+      readingLevel: option(t, readingLevels, textDefaults.readingLevel),
+      contentLength: option(t, contentLengths, textDefaults.contentLength),
+      writingStyle: option(t, writingStyles, textDefaults.writingStyle),
+      includeIntro: flag(mode, textDefaults.includeIntro),
+      includeOutro: flag(mode, textDefaults.includeOutro),
+      includeHeadings: flag(mode, textDefaults.includeHeadings),
+      includeBulletPoints: flag(mode, textDefaults.includeBulletPoints),
+      includeQA: flag(mode, textDefaults.includeQA),
+      includeKeyTakeaways: flag(mode, textDefaults.includeKeyTakeaways),
+      includeSourceCitations: flag(mode, false),
+      embedImage: flag(mode, textDefaults.embedImage),
+      // The embedded image's settings (used only with embedImage).
+      ...imageFields(t),
+      replicateApiKey: apiKey(t),
+    })
+    .transform((v) => ({ ...v, maxTokens: v.maxTokens ?? maxTokensByLength[v.contentLength] ?? 1700 }));
+}
+
+/** POST /api/generate/image and the workspace form with type=image. */
+export function imageGenerationSchema(t: Translate = keysOnly, opts: GenerationSchemaOptions = {}) {
+  return z.object({
+    type: z.literal('image').default('image'),
+    prompts: prompts(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
+    model: model(t, 'image'),
+    // Accepted for payload compatibility (SPEC §3); images do not use them.
+    temperature: number(t, 'validation.temperature', 0, 2, undefined),
+    maxTokens: number(t, 'validation.maxTokens', 16, 16_000, undefined, true),
+    ...imageFields(t),
+    numOutputs: number(t, 'validation.numOutputs', OUTPUTS.min, OUTPUTS.max, OUTPUTS.default, true),
+    replicateApiKey: apiKey(t),
+  });
+}
+
+/** The workspace form: one schema for both kinds, chosen by `type` ('text' | 'image'). */
+export function generationFormSchema(t: Translate = keysOnly, opts: GenerationSchemaOptions = {}) {
+  const o = { mode: 'form' as const, ...opts };
+  return z.preprocess(
+    (v) => (v && typeof v === 'object' && !('type' in v) ? { ...v, type: 'text' } : v),
+    z.discriminatedUnion('type', [
+      // discriminatedUnion needs plain objects: the text transform is applied after.
+      textGenerationSchema(t, o).innerType(),
+      imageGenerationSchema(t, o),
+    ]),
+  ).transform((v) =>
+    v.type === 'text' ? { ...v, maxTokens: v.maxTokens ?? maxTokensByLength[v.contentLength] ?? 1700 } : v,
+  );
+}
+
+export type TextGenerationInput = z.output<ReturnType<typeof textGenerationSchema>>;
+export type ImageGenerationInput = z.output<ReturnType<typeof imageGenerationSchema>>;
+export type GenerationInput = TextGenerationInput | ImageGenerationInput;
+
+/** Query of GET /api/results (SPEC §7): page from 1, limit 1..100 (default 20), type, search. */
+export const resultsQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).catch(1),
+  limit: z.coerce.number().int().min(1).max(100).catch(20),
+  type: z.enum(['all', 'text', 'image']).catch('all'),
+  search: z
+    .string()
+    .transform((s) => s.trim().slice(0, 200))
+    .catch(''),
+});
+export type ResultsQuery = z.output<typeof resultsQuerySchema>;
+
+/** Body of PUT /api/results/{id}/content. */
+export const resultContentSchema = (t: Translate = keysOnly) =>
+  z.object({
+    content: z
+      .string({ required_error: t('validation.contentRequired'), invalid_type_error: t('validation.contentRequired') })
+      .max(500_000, t('validation.contentTooLong')),
+  });

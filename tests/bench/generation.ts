@@ -1,0 +1,173 @@
+// `npm run bench:generation` (run `npx remix build` first): issue 7's speed figures.
+//   1. 1,000 text items through the real app process (web + workers, `server.ts`) against the
+//      OpenAI test server at 2 s latency with GENERATION_CONCURRENCY=50 (one user, so the per-user
+//      cap is raised to 50 too): wall time from POST /api/generate/text to the job's `completed`,
+//      against the ideal ceil(1000/50) × 2 s = 40 s; the app's CPU per item and its peak RSS.
+//   2. GET /api/results p50/p99 for a user with 100,000 results: first page, a deep page, a type
+//      filter, a rare and a common search term.
+// Its own embedded Postgres (or DATABASE_URL's cluster), a fresh database either way.
+// BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect } from '../../db/client';
+import { freePort } from '../../db/embedded';
+import { freshDatabase, startTestCluster } from '../support/database';
+import { startOpenAiServer } from '../support/openai-server';
+import { createGenUser } from '../support/generation';
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
+const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const RESULTS = Number(process.env.BENCH_RESULTS ?? 100_000);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const ticks = 100; // USER_HZ
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticks; // utime + stime
+}
+function peakRssMb(pid: number): number {
+  const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+async function main() {
+  const cluster = await startTestCluster();
+  const url = await freshDatabase(cluster.url, 'pf_bench_gen');
+  process.env.DATABASE_URL = url;
+  const db = connect(url, 4);
+  const openai = await startOpenAiServer({ latencyMs: LATENCY });
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production' as const,
+    PORT: String(port),
+    APP_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: url,
+    SESSION_SECRET: 'bench-session-secret-0123456789',
+    ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    OPENROUTER_BASE_URL: openai.url,
+    OPENROUTER_API_KEY: 'sk-bench',
+    GENERATION_CONCURRENCY: String(CONCURRENCY),
+    GENERATION_CONCURRENCY_PER_USER: String(CONCURRENCY),
+    MAX_TOPICS_PER_RUN: String(Math.max(1000, ITEMS)),
+    LOG_LEVEL: 'warn',
+  };
+  const app = spawn(process.execPath, ['--max-semi-space-size=4', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    app.once('exit', (code) => reject(new Error(`app exited (${code})`)));
+    const poll = setInterval(async () => {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/`);
+        if (r.ok || r.status < 500) {
+          clearInterval(poll);
+          resolve();
+        }
+      } catch {
+        /* not yet */
+      }
+    }, 200);
+  });
+
+  try {
+    // A signed-in user with enough credits.
+    const user = await createGenUser(db, { credits: ITEMS + 10, label: 'bench' });
+    process.env.SESSION_SECRET = env.SESSION_SECRET;
+    process.env.ENCRYPTION_KEY = env.ENCRYPTION_KEY;
+    process.env.NODE_ENV = 'production';
+    process.env.APP_URL = env.APP_URL;
+    const { createSession } = await import('../../app/services/sessions.server');
+    const { setCookie } = await createSession(user.id);
+    const cookie = setCookie.split(';')[0]!;
+    const headers = { cookie, origin: env.APP_URL, 'content-type': 'application/json' };
+    const base = `http://127.0.0.1:${port}`;
+
+    // Warm the app (first Remix request, first provider connection).
+    await fetch(`${base}/api/results`, { headers });
+
+    const cpu0 = cpuSeconds(app.pid!);
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/generate/text`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompts: Array.from({ length: ITEMS }, (_, i) => `bench topic ${i}`).join('\n'), model: 'openai/gpt-4o-mini-search-preview' }),
+    });
+    if (!res.ok) throw new Error(`start failed: ${res.status} ${await res.text()}`);
+    const startMs = performance.now() - t0;
+    const { jobId } = (await res.json()) as { jobId: string };
+    let job: { status: string; completedPrompts: number; failedPrompts: number } = { status: 'processing', completedPrompts: 0, failedPrompts: 0 };
+    while (job.status !== 'completed') {
+      await new Promise((r) => setTimeout(r, 250));
+      job = (await (await fetch(`${base}/api/jobs/${jobId}`, { headers })).json()) as typeof job;
+    }
+    const wall = (performance.now() - t0) / 1000;
+    const cpu = cpuSeconds(app.pid!) - cpu0;
+    const ideal = Math.ceil(ITEMS / CONCURRENCY) * (LATENCY / 1000);
+    console.log(`\n1. ${ITEMS} text items, latency ${LATENCY} ms, concurrency ${CONCURRENCY}`);
+    console.log(`   completed ${job.completedPrompts}, failed ${job.failedPrompts}; POST /api/generate/text answered in ${startMs.toFixed(0)} ms`);
+    console.log(`   wall ${wall.toFixed(2)} s vs ideal ${ideal.toFixed(0)} s (${((wall / ideal - 1) * 100).toFixed(1)} % over); provider max in flight ${openai.maxInFlight()}`);
+    console.log(`   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item; app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB`);
+
+    // 2. /api/results with RESULTS rows for one user.
+    const reader = await createGenUser(db, { credits: 0, label: 'reader' });
+    const t1 = performance.now();
+    const [run] = await db<{ id: string }[]>`
+      INSERT INTO generation_runs (user_id, type, model, total) VALUES (${reader.id}, 'text', 'openai/gpt-4o-mini-search-preview', ${RESULTS}) RETURNING id`;
+    const words = ['garden', 'winter', 'recipe', 'travel', 'budget', 'fitness', 'coffee', 'python', 'marketing', 'sleep'];
+    // Bulk load: the trigram index is rebuilt once afterwards (as a restore would), not row by row.
+    await db`DROP INDEX generation_results_search_idx`;
+    await db.unsafe(`
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits, metadata, search_text, created_at)
+      SELECT '${reader.id}', '${run!.id}', i, CASE WHEN i % 10 = 0 THEN 'image' ELSE 'text' END,
+        'topic ' || i || ' about ' || (ARRAY['${words.join("','")}'])[1 + i % 10],
+        'Title ' || i || ' ' || (ARRAY['${words.join("','")}'])[1 + i % 10],
+        '<h2>Section</h2><p>' || repeat('Some useful sentence about the subject number ' || i || '. ', 20) || '</p>',
+        'completed', 'openai/gpt-4o-mini-search-preview', 1, '{"characterCount": 1000, "wordCount": 180}'::jsonb,
+        'Title ' || i || ' ' || (ARRAY['${words.join("','")}'])[1 + i % 10] || ' topic ' || i || ' ' || repeat('Some useful sentence about the subject number ' || i || '. ', 20),
+        now() - make_interval(secs => ${RESULTS} - i)
+      FROM generate_series(1, ${RESULTS}) AS i`);
+    await db`CREATE INDEX generation_results_search_idx ON generation_results USING gin (search_text gin_trgm_ops)`;
+    await db`ANALYZE generation_results`;
+    console.log(`\n2. GET /api/results with ${RESULTS} results (seeded in ${((performance.now() - t1) / 1000).toFixed(1)} s)`);
+    const { createSession: cs } = await import('../../app/services/sessions.server');
+    const rc = (await cs(reader.id)).setCookie.split(';')[0]!;
+    const queries = [
+      'page=1&limit=20',
+      `page=${Math.floor(RESULTS / 40)}&limit=20`,
+      'page=1&limit=20&type=image',
+      'page=1&limit=20&search=number%2012345.',
+      'page=1&limit=20&search=garden',
+      'page=3&limit=20&type=text&search=coffee',
+    ];
+    const all: number[] = [];
+    for (const q of queries) {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) await fetch(`${base}/api/results?${q}`, { headers: { cookie: rc } }); // warm
+      for (let i = 0; i < 60; i++) {
+        const t = performance.now();
+        const r = await fetch(`${base}/api/results?${q}`, { headers: { cookie: rc } });
+        if (!r.ok) throw new Error(`results ${q}: ${r.status}`);
+        await r.arrayBuffer();
+        times.push(performance.now() - t);
+      }
+      all.push(...times);
+      console.log(`   ?${q.padEnd(42)} p50 ${pct(times, 50).toFixed(1)} ms  p99 ${pct(times, 99).toFixed(1)} ms`);
+    }
+    console.log(`   all queries: p50 ${pct(all, 50).toFixed(1)} ms, p99 ${pct(all, 99).toFixed(1)} ms`);
+  } finally {
+    app.kill('SIGTERM');
+    await new Promise((r) => app.once('exit', r));
+    await openai.close();
+    await db.end();
+    const { closeSql } = await import('../../db/client');
+    await closeSql();
+    await cluster.stop();
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,43 @@
+import { startOpenAiServer, type ChatStep, type OpenAiServer } from '../support/openai-server';
+import { startReplicateServer, type PredictionStep, type ReplicateServer } from '../support/replicate-server';
+
+// The AI providers of the end-to-end run: the backend's test servers, scripted by markers in the
+// topic so each test picks its outcome without sharing state:
+//   "[fail]"  → the text provider refuses it every time (the row ends failed with the message)
+//   "[flaky]" → refused on the first request only (a retry then succeeds)
+//   "[slow]"  → answers after 1.5 s (progress can be seen)
+// Anything else answers after 200 ms with the server's default article / a PNG.
+export const PROVIDER_FAILURE = 'The model refused this topic';
+
+function chat(topic: string, attempt: number): ChatStep | undefined {
+  if (topic.includes('[fail]')) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
+  if (topic.includes('[flaky]') && attempt === 1) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
+  if (topic.includes('[slow]')) return { kind: 'ok', latencyMs: 1500 };
+  return { kind: 'ok', latencyMs: 200 };
+}
+
+function prediction(prompt: string): PredictionStep | undefined {
+  if (prompt.includes('[fail]')) return { kind: 'failed', error: PROVIDER_FAILURE };
+  return { kind: 'ok', latencyMs: 200 };
+}
+
+export type E2eProviders = { openai: OpenAiServer; replicate: ReplicateServer; env: Record<string, string>; stop: () => Promise<void> };
+
+export async function startE2eProviders(): Promise<E2eProviders> {
+  const openai = await startOpenAiServer({ script: (req) => chat(req.topic, req.attempt) });
+  const replicate = await startReplicateServer({ script: (req) => prediction(req.prompt) });
+  return {
+    openai,
+    replicate,
+    env: {
+      OPENROUTER_BASE_URL: openai.url,
+      OPENROUTER_API_KEY: 'e2e-openrouter-key',
+      REPLICATE_BASE_URL: replicate.url,
+      REPLICATE_API_TOKEN: 'e2e-replicate-token',
+      GENERATION_PROVIDER_ATTEMPTS: '2',
+    },
+    stop: async () => {
+      await Promise.all([openai.close(), replicate.close()]);
+    },
+  };
+}

@@ -1,0 +1,296 @@
+import crypto from 'node:crypto';
+import type { Page } from '@playwright/test';
+import postgres from 'postgres';
+import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import { PROVIDER_FAILURE } from './generation-providers';
+
+// Bulk generation through the workspace (issue 7), in both projects: with JavaScript (Conform in
+// the browser, the Results tab polling, the Slate editor) and without it (form posts, the
+// self-refreshing progress page, the textarea editor). The AI providers are the backend's test
+// servers started by global-setup; topic markers pick their behaviour (generation-providers.ts).
+
+const tag = () => crypto.randomBytes(3).toString('hex');
+const toasts = (page: Page) => page.getByRole('region', { name: 'Notifications' });
+const results = (page: Page) => page.getByTestId('result');
+const resultNamed = (page: Page, text: string) => results(page).filter({ has: page.getByTestId('result-title').filter({ hasText: text }) });
+
+async function signIn(page: Page, label: string) {
+  const account = await createAccount(page, label);
+  await logIn(page, account.email, account.password);
+  await expect(page).toHaveURL(/\/app$/, { timeout: 30_000 });
+  // Without JavaScript a toast stays until closed; start from a page without one.
+  await page.goto('/app');
+  return account;
+}
+
+/** Asserts the toast, then closes it (it would cover the bottom of the page). */
+async function expectToast(page: Page, title: string, timeout = 10_000) {
+  const region = toasts(page);
+  await expect(region.getByText(title, { exact: true })).toBeVisible({ timeout });
+  await region.getByRole('link', { name: 'Close notification' }).click();
+  await expect(region.getByText(title, { exact: true })).toBeHidden();
+}
+
+/** Waits (reloading without JavaScript) until no result is processing any more. */
+async function waitUntilSettled(page: Page, jsEnabled: boolean) {
+  await expect(async () => {
+    if (!jsEnabled) await page.reload();
+    await expect(results(page).first()).toBeVisible();
+    await expect(page.locator('[data-testid="result"][data-status="processing"]')).toHaveCount(0, { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+}
+
+/** After Start: with JS the Results tab polls until 'Generation Complete'; without, the progress page refreshes itself there. */
+async function followRun(page: Page, jsEnabled: boolean, { slow = false } = {}) {
+  if (jsEnabled) {
+    await expect(page).toHaveURL(/\/app\?tab=results&run=/);
+    await expect(page.getByTestId('results-run').getByRole('progressbar', { name: 'Generation progress' })).toBeVisible();
+  } else if (slow) {
+    // A run still going: its progress page, which refreshes itself until the run ends.
+    await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}\?watch=1$/);
+    await expect(page.getByRole('heading', { name: 'Generation progress' })).toBeVisible();
+    await expect(page.getByRole('progressbar', { name: 'Generation progress' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Cancel generation' })).toBeVisible();
+  }
+  await expectToast(page, 'Generation Complete', 30_000);
+  await expect(page).toHaveURL(/\/app\?tab=results/);
+}
+
+test('text run: progress, results, expand, edit, download, retry, remove, clear all', async ({ page, jsEnabled }) => {
+  test.setTimeout(240_000);
+  await signIn(page, 'gen-text');
+  const t = tag();
+  const alpha = `Alpha ${t} [slow]`;
+  const beta = `Beta ${t} [flaky]`;
+  const gamma = `Gamma ${t} [fail]`;
+
+  await test.step('fill the topics and start', async () => {
+    await expect(page.getByLabel('AI model')).toHaveValue('openai/gpt-4o-mini-search-preview');
+    await expect(page.getByLabel('Tone of voice')).toHaveValue('Neutral');
+    await expect(page.getByLabel('Reading level')).toHaveValue('8th & 9th grade');
+    await expect(page.getByLabel('Introduction')).toBeChecked();
+    await page.getByLabel('Blog topics or keywords').fill(`${alpha}\n\n  ${beta}  \n${gamma}\n`);
+    if (jsEnabled) {
+      await expect(page.getByTestId('usage-line')).toContainText('This will generate 3 blog posts using 3 credit(s).');
+      await expect(page.getByLabel('Guidance scale')).toBeDisabled();
+      await page.getByLabel('Generate an image for each post and embed it').check();
+      await expect(page.getByTestId('usage-line')).toContainText('using 6 credit(s)');
+      await expect(page.getByLabel('Guidance scale')).toBeEnabled();
+      await page.getByLabel('Generate an image for each post and embed it').uncheck();
+    }
+    await page.getByRole('button', { name: 'Start generation' }).click();
+  });
+
+  await test.step('progress, then the results', async () => {
+    await followRun(page, jsEnabled, { slow: true });
+    await waitUntilSettled(page, jsEnabled);
+    await expect(results(page)).toHaveCount(3);
+    await expect(resultNamed(page, alpha)).toHaveAttribute('data-status', 'completed');
+    await expect(resultNamed(page, beta)).toHaveAttribute('data-status', 'failed');
+    await expect(resultNamed(page, gamma)).toHaveAttribute('data-status', 'failed');
+    await expect(page.getByTestId('results-total')).toHaveText('3 results');
+  });
+
+  const alphaRow = resultNamed(page, alpha);
+  await test.step('expand a completed post', async () => {
+    await expect(alphaRow.getByTestId('result-content')).toBeHidden();
+    await alphaRow.locator('summary').first().click();
+    await expect(alphaRow.getByTestId('result-content')).toContainText('Why it matters');
+    await expect(alphaRow).toContainText(/\d+ words/);
+    await resultNamed(page, gamma).locator('summary').first().click();
+    await expect(resultNamed(page, gamma).getByTestId('result-error')).toContainText('Error: ');
+    await expect(resultNamed(page, gamma).getByTestId('result-error')).toContainText(PROVIDER_FAILURE);
+  });
+
+  await test.step('edit and save', async () => {
+    await alphaRow.getByText('Edit', { exact: true }).click();
+    if (jsEnabled) {
+      const editor = alphaRow.getByTestId('rich-editor');
+      await expect(editor).toBeVisible();
+      await editor.getByText('Why it matters').click();
+      await page.keyboard.press('End');
+      await page.keyboard.type(' edited by e2e');
+    } else {
+      const area = alphaRow.getByLabel('Article content');
+      const html = await area.inputValue();
+      expect(html).toContain('Why it matters');
+      await area.fill(`${html}\n<p>Edited by e2e<script>alert(1)</script></p>`);
+    }
+    await alphaRow.getByRole('button', { name: 'Save' }).click();
+    await expectToast(page, 'Content saved');
+    const row = resultNamed(page, alpha);
+    await row.locator('summary').first().click();
+    await expect(row.getByTestId('result-content')).toContainText(jsEnabled ? 'Why it matters edited by e2e' : 'Edited by e2e');
+    expect(await row.getByTestId('result-content').innerHTML()).not.toContain('<script');
+  });
+
+  await test.step('download one', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), resultNamed(page, alpha).getByRole('link', { name: 'Download', exact: true }).click()]);
+    expect(download.suggestedFilename()).toBe(`Alpha_${t}_slow.txt`);
+  });
+
+  await test.step('search (a GET form) and filter', async () => {
+    await page.getByLabel('Search results').fill(`Alpha ${t}`);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect(page).toHaveURL(new RegExp(`search=Alpha\\+${t}`));
+    await expect(results(page)).toHaveCount(1);
+    await page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'Images' }).click();
+    await expect(page.getByRole('heading', { name: 'No results match your search.' })).toBeVisible();
+    await page.goto('/app?tab=results');
+    await expect(results(page)).toHaveCount(3);
+  });
+
+  await test.step('retry a failed one', async () => {
+    await resultNamed(page, beta).getByRole('button', { name: 'Regenerate' }).click();
+    await expectToast(page, 'Retry Initiated');
+    await expect(async () => {
+      if (!jsEnabled) await page.reload();
+      await expect(resultNamed(page, beta)).toHaveAttribute('data-status', 'completed', { timeout: 1000 });
+    }).toPass({ timeout: 30_000 });
+  });
+
+  await test.step('remove the other failed one', async () => {
+    await resultNamed(page, gamma).getByRole('button', { name: 'Remove' }).click();
+    await expectToast(page, 'Result Removed');
+    await expect(results(page)).toHaveCount(2);
+  });
+
+  await test.step('clear all', async () => {
+    await page.getByText('Clear all', { exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, clear all results' }).click();
+    await expectToast(page, 'Results Cleared');
+    await expect(results(page)).toHaveCount(0);
+    await expect(page.getByRole('heading', { name: 'No results yet' })).toBeVisible();
+  });
+});
+
+test('image run: a prompt to a stored image, viewer and download', async ({ page, jsEnabled }) => {
+  test.setTimeout(150_000);
+  await signIn(page, 'gen-image');
+  const prompt = `A lighthouse at dawn ${tag()}`;
+  await page.getByRole('link', { name: 'Images' }).click();
+  await expect(page).toHaveURL(/type=image/);
+  await expect(page.getByLabel('AI model')).toHaveValue('black-forest-labs/flux-schnell');
+  await expect(page.getByLabel('Guidance scale')).toBeEnabled();
+  await page.getByLabel('Image prompts').fill(prompt);
+  await page.getByLabel('Aspect ratio').selectOption('1:1');
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  await followRun(page, jsEnabled);
+  await waitUntilSettled(page, jsEnabled);
+
+  const row = resultNamed(page, prompt);
+  await expect(row).toHaveAttribute('data-status', 'completed');
+  await row.locator('summary').first().click();
+  await expect(row).toContainText(`Original prompt: ${prompt}`);
+  const thumb = row.getByRole('link', { name: 'View image' });
+  const href = await thumb.getAttribute('href');
+  expect(href).toMatch(/^\/images\/[0-9a-f-]{36}$/);
+  const image = await page.request.get(href!);
+  expect(image.status()).toBe(200);
+  expect(image.headers()['content-type']).toMatch(/^image\//);
+  if (jsEnabled) {
+    await thumb.click();
+    const viewer = page.getByRole('dialog');
+    await expect(viewer.getByRole('img')).toBeVisible();
+    await expect(viewer.getByRole('link', { name: 'Download image' })).toHaveAttribute('href', href!);
+    await page.keyboard.press('Escape');
+    await expect(viewer).toBeHidden();
+  }
+  const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'Download', exact: true }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^A_lighthouse_at_dawn_[0-9a-f]{6}\.(png|jpg|webp)$/);
+});
+
+test('validation: empty topics are refused with the SPEC messages, nothing lost', async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page, 'gen-validate');
+  await page.getByLabel('Tone of voice').selectOption('Humorous');
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  await expect(page.getByText('Please enter at least one blog topic or keyword.')).toBeVisible();
+  await expect(page.getByLabel('Blog topics or keywords')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByLabel('Tone of voice')).toHaveValue('Humorous');
+  await page.getByLabel('Blog topics or keywords').fill('   \n  ');
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  await expect(page.getByText('No valid blog topics or keywords found.')).toBeVisible();
+  await expect(page.getByLabel('Tone of voice')).toHaveValue('Humorous');
+  await expect(page).toHaveURL(/\/app$/);
+
+  // The same rule in Traditional Chinese (in the browser with JavaScript, from the server without).
+  await page.context().addCookies([{ name: 'language', value: 'zh-HK', url: page.url() }]);
+  await page.goto('/app');
+  await page.getByRole('button', { name: '開始生成' }).click();
+  await expect(page.getByText('請輸入至少一個網誌主題或關鍵字。')).toBeVisible();
+});
+
+test('models: a Free user cannot use a Pro-only model; a Pro user can pick any', async ({ page, jsEnabled }) => {
+  test.setTimeout(120_000);
+  const account = await signIn(page, 'gen-models');
+  const claude = page.locator('select[name="model"] option[value="anthropic/claude-3.7-sonnet"]');
+  await expect(claude).toBeDisabled();
+  await expect(claude).toHaveText('Claude 3.7 Sonnet · 2 credits (Pro Only)');
+  await expect(page.getByTestId('free-model-notice')).toContainText('Upgrade to Pro');
+
+  // A crafted post (the option re-enabled) is refused by the server: 'Pro Feature'.
+  await claude.evaluate((el) => ((el as HTMLOptionElement).disabled = false));
+  await page.getByLabel('AI model').selectOption('anthropic/claude-3.7-sonnet');
+  await page.getByLabel('Blog topics or keywords').fill('A topic for a Pro model');
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'Pro Feature' });
+  await expect(alert).toContainText('Free users can only use');
+  await expect(page.getByLabel('Blog topics or keywords')).toHaveValue('A topic for a Pro model');
+  if (jsEnabled) await expectToast(page, 'Pro Feature');
+
+  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
+  try {
+    await sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${account.email})`;
+  } finally {
+    await sql.end();
+  }
+  await page.goto('/app');
+  await expect(page.getByText('All models available')).toBeVisible();
+  await expect(claude).toBeEnabled();
+  await expect(claude).toHaveText('Claude 3.7 Sonnet · 2 credits');
+});
+
+test.describe('look and accessibility', () => {
+  test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'checked in the js project');
+
+  test('input, results and progress pages: axe clean, screenshots at 1280 and 390 px', async ({ page }, testInfo) => {
+    test.setTimeout(360_000);
+    await signIn(page, 'gen-look');
+    const t = tag();
+    await page.getByLabel('Blog topics or keywords').fill(`Look ${t} one\nLook ${t} two [fail]`);
+    const shots: [string, string][] = [];
+    const check = async (name: string) => {
+      const violations = await axeViolations(page);
+      expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        const file = testInfo.outputPath(`${name}-${width}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        shots.push([name, file]);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+    };
+    await check('input');
+    await page.getByRole('button', { name: 'Start generation' }).click();
+    await expectToast(page, 'Generation Complete', 30_000);
+    await resultNamed(page, `Look ${t} one`).locator('summary').first().click();
+    await resultNamed(page, `Look ${t} two`).locator('summary').first().click();
+    await check('results');
+    await resultNamed(page, `Look ${t} one`).getByText('Edit', { exact: true }).click();
+    await expect(page.getByTestId('rich-editor')).toBeVisible();
+    await check('editor');
+    const runId = new URL(page.url()).searchParams.get('run');
+    await page.goto(`/app/runs/${runId}`);
+    await check('progress');
+    await page.goto('/app?type=image');
+    await page.getByLabel('Image prompts').fill(`Look ${t} picture`);
+    await page.getByRole('button', { name: 'Start generation' }).click();
+    await expectToast(page, 'Generation Complete', 30_000);
+    await resultNamed(page, `Look ${t} picture`).locator('summary').first().click();
+    await resultNamed(page, `Look ${t} picture`).getByRole('link', { name: 'View image' }).click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await check('viewer');
+    console.log(`[screenshots] ${shots.map(([, f]) => f).join('\n')}`);
+  });
+});

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSql, sql } from '../../db/client';
+import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
+import { startReplicateServer, type ReplicateServer } from '../support/replicate-server';
+import { TestClient, type TestApp } from '../support/app-server';
+import { available, createGenUser, openHolds, waitForRun } from '../support/generation';
+
+// The JSON routes of SPEC §7 (Generation, Results), downloads and /images/{id}, through the real
+// app (run `npx remix build` first). Owner checks: another user's anything is 404.
+
+let openai: OpenAiServer;
+let replicate: ReplicateServer;
+let app: TestApp;
+let stopLoop: () => Promise<void>;
+
+beforeAll(async () => {
+  openai = await startOpenAiServer({ latencyMs: 10 });
+  replicate = await startReplicateServer({ latencyMs: 10 });
+  Object.assign(process.env, {
+    OPENROUTER_BASE_URL: openai.url,
+    REPLICATE_BASE_URL: replicate.url,
+    OPENROUTER_API_KEY: 'sk-operator',
+    REPLICATE_API_TOKEN: 'r8-operator',
+    GENERATION_PROVIDER_ATTEMPTS: '2',
+  });
+  const { startTestApp } = await import('../support/app-server');
+  app = await startTestApp();
+  const loop = await (await import('../../jobs/generation-loop')).startGenerationLoop();
+  stopLoop = loop.stop;
+});
+
+afterAll(async () => {
+  await stopLoop?.();
+  await app?.close();
+  await openai?.close();
+  await replicate?.close();
+});
+
+async function signedIn(opts: Parameters<typeof createGenUser>[1] = {}) {
+  const u = await createGenUser(getSql(), opts);
+  const { createSession } = await import('../../app/services/sessions.server');
+  const { setCookie } = await createSession(u.id);
+  const c = new TestClient(app.url);
+  const [pair] = setCookie.split(';');
+  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
+  return { ...u, c };
+}
+
+const TEXT = 'openai/gpt-4o-mini-search-preview';
+
+describe('generation over HTTP', () => {
+  it('POST /api/generate/text → { jobId }; GET /api/jobs/{id}; GET /api/results; downloads; owner checks → 404', async () => {
+    const a = await signedIn({ credits: 10 });
+    const b = await signedIn({ credits: 10 });
+    const before = await available(getSql(), a.id);
+    const start = await a.c.postJson('/api/generate/text', { prompts: 'garden tools\nwinter <b>soup</b>\n\n', model: TEXT, embedImage: true });
+    expect(start.status).toBe(200);
+    const { jobId } = (await start.json()) as { jobId: string };
+    await waitForRun(getSql(), jobId);
+    const job = await a.c.get(`/api/jobs/${jobId}`);
+    expect(await job.json()).toMatchObject({ totalPrompts: 2, completedPrompts: 2, failedPrompts: 0, status: 'completed' });
+    // Two posts with an embedded image each: 2 × (1 + 1) credits.
+    expect(await available(getSql(), a.id)).toBe(before - 4);
+
+    const list = (await (await a.c.get('/api/results?page=1&limit=20&type=text')).json()) as {
+      results: { id: string; prompt: string; content: string; metadata: { imageUrls: string[] }; wordCount: number }[];
+      pagination: { page: number; limit: number; total: number; totalPages: number };
+    };
+    expect(list.pagination).toEqual({ page: 1, limit: 20, total: 2, totalPages: 1 });
+    const soup = list.results.find((r) => r.prompt === 'winter <b>soup</b>')!;
+    expect(soup.content).toContain(`<img src="${soup.metadata.imageUrls[0]}"`);
+    expect(soup.wordCount).toBeGreaterThan(5);
+    const searched = (await (await a.c.get('/api/results?search=GARDEN')).json()) as { results: unknown[] };
+    expect(searched.results).toHaveLength(1);
+    expect(((await (await a.c.get('/api/results?type=image')).json()) as { results: unknown[] }).results).toHaveLength(0);
+
+    const img = await a.c.get(soup.metadata.imageUrls[0]!);
+    expect(img.status).toBe(200);
+    expect(img.headers.get('content-type')).toBe('image/png');
+    expect(img.headers.get('cache-control')).toContain('max-age=31536000');
+
+    const dl = await a.c.get(`/api/results/${soup.id}/download`);
+    expect(dl.status).toBe(200);
+    expect(dl.headers.get('content-disposition')).toContain('filename="winter_bsoupb.txt"');
+    expect(await dl.text()).toContain('This article explains');
+
+    const zip = await a.c.get('/api/results/download-all');
+    expect(zip.status).toBe(200);
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    const bytes = Buffer.from(await zip.arrayBuffer());
+    expect(bytes.subarray(0, 2).toString()).toBe('PK');
+    expect(bytes.includes(Buffer.from('text_results.txt'))).toBe(true);
+
+    // Another user: 404 for the job, the result, its image, edit, retry, delete, download.
+    const id = soup.id;
+    expect((await b.c.get(`/api/jobs/${jobId}`)).status).toBe(404);
+    expect((await b.c.postJson(`/api/jobs/${jobId}/cancel`, {})).status).toBe(404);
+    expect((await b.c.get(`/api/results/${id}`)).status).toBe(404);
+    expect((await b.c.get(soup.metadata.imageUrls[0]!)).status).toBe(404);
+    expect((await b.c.request(`/api/results/${id}/content`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"content":"<p>x</p>"}' })).status).toBe(404);
+    expect((await b.c.postJson(`/api/results/${id}/retry`, {})).status).toBe(404);
+    expect((await b.c.request(`/api/results/${id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await b.c.get(`/api/results/${id}/download`)).status).toBe(404);
+    expect(((await (await b.c.get('/api/results')).json()) as { results: unknown[] }).results).toHaveLength(0);
+    expect((await b.c.get('/api/results/download-all')).status).toBe(404);
+    expect((await b.c.get(`/api/jobs/not-a-uuid`)).status).toBe(404);
+    // Signed out: 401.
+    expect((await new TestClient(app.url).get('/api/results')).status).toBe(401);
+
+    // The owner edits (sanitized again), then removes one and clears the rest.
+    const put = await a.c.request(`/api/results/${id}/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: '<p>new <img src=x onerror=alert(1)></p>' }),
+    });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { content: string }).content).toBe('<p>new <img src="x" /></p>');
+    expect((await a.c.request(`/api/results/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await a.c.request('/api/results', { method: 'DELETE' })).status).toBe(200);
+    expect(((await (await a.c.get('/api/results')).json()) as { pagination: { total: number } }).pagination.total).toBe(0);
+  });
+
+  it('answers bad input with { error } and the right status', async () => {
+    const a = await signedIn({ status: 'free', credits: 2 });
+    const bad = await a.c.postJson('/api/generate/text', { prompts: '', model: TEXT });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe('Please enter at least one blog topic or keyword.');
+    const long = await a.c.postJson('/api/generate/text', { prompts: 'x'.repeat(501), model: TEXT });
+    expect(long.status).toBe(400);
+    const many = await a.c.postJson('/api/generate/text', { prompts: Array.from({ length: 1001 }, (_, i) => `t${i}`).join('\n'), model: TEXT });
+    expect(((await many.json()) as { error: string }).error).toMatch(/at most 1000/);
+    const pro = await a.c.postJson('/api/generate/text', { prompts: 'a', model: 'anthropic/claude-3.7-sonnet' });
+    expect(pro.status).toBe(403);
+    expect(((await pro.json()) as { error: string }).error).toMatch(/^Free users can only use /);
+    const poor = await a.c.postJson('/api/generate/text', { prompts: 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl', model: TEXT });
+    expect(poor.status).toBe(402);
+    expect(((await poor.json()) as { error: string }).error).toBe('Insufficient credits. Please upgrade your plan.');
+    const zh = await a.c.postJson('/api/generate/text', { prompts: 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl', model: TEXT }, { cookie: `${a.c.cookieHeader()}; language=zh-HK` });
+    expect(((await zh.json()) as { error: string }).error).toBe('點數不足，請升級你的計劃。');
+    expect(await openHolds(getSql(), a.id)).toBe(0);
+    const [{ n }] = (await sql`SELECT count(*)::int AS n FROM generation_results WHERE user_id = ${a.id}`) as unknown as [{ n: number }];
+    expect(n).toBe(0);
+  });
+});
