@@ -46,7 +46,7 @@ export async function claimItems(n: number, perUser: number, leaseSeconds: numbe
         SELECT id, data FROM ranked WHERE rn <= ${perUser} - busy
         ORDER BY priority DESC, created_on, id LIMIT ${n}
       ), act AS (
-        UPDATE pgboss.job j SET state = 'active', started_on = now(),
+        UPDATE pgboss.job j SET state = 'active', started_on = clock_timestamp(), -- after the lock: claims are ordered
           retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
         FROM picked p WHERE j.name = ${GENERATE_QUEUE} AND j.id = p.id
         RETURNING j.id, j.data

@@ -43,11 +43,11 @@ async function waitUntilSettled(page: Page, jsEnabled: boolean) {
 /** After Start: with JS the Results tab polls until 'Generation Complete'; without, the progress page refreshes itself there. */
 async function followRun(page: Page, jsEnabled: boolean, { slow = false } = {}) {
   if (jsEnabled) {
-    await expect(page).toHaveURL(/\/app\?tab=results&run=/);
+    await expect(page).toHaveURL(/\/app\?tab=results&run=/, { timeout: 30_000 });
     await expect(page.getByTestId('results-run').getByRole('progressbar', { name: 'Generation progress' })).toBeVisible();
   } else if (slow) {
     // A run still going: its progress page, which refreshes itself until the run ends.
-    await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}\?watch=1$/);
+    await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}\?watch=1$/, { timeout: 30_000 });
     await expect(page.getByRole('heading', { name: 'Generation progress' })).toBeVisible();
     await expect(page.getByRole('progressbar', { name: 'Generation progress' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Cancel generation' })).toBeVisible();

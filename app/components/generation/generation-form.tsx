@@ -287,10 +287,10 @@ export function GenerationForm({ type, isPro, credits, maxTopics, initialValues,
 
         <div className="flex flex-col gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:items-center sm:justify-between">
           <p className="text-sm text-slate-700" data-testid="usage-line" aria-live="polite">
-            {t(type === 'image' ? 'form.usageImage' : 'form.usage', {
-              count: topics.length,
-              credits: cost,
-            })}{' '}
+            {/* The live count needs the page's script; without it (and before it runs) the rule. */}
+            {hydrated || topics.length > 0
+              ? t(type === 'image' ? 'form.usageImage' : 'form.usage', { count: topics.length, credits: cost })
+              : t('form.usageStatic')}{' '}
             <span className="text-slate-600">{t('form.balance', { credits: t('form.usageCredits', { count: credits }) })}</span>
           </p>
           <Button type="submit" size="lg" pending={submitting}>
