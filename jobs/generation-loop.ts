@@ -4,6 +4,7 @@ import { GENERATE_QUEUE, WAKE_CHANNEL } from '~/services/generation.server';
 import { processItem, type ClaimedItem } from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
+import { singleton } from '~/utils/singleton.server';
 
 // The generation worker of a process: a hand-written fetch/complete loop over the `generate-item`
 // queue (pg-boss's work() sleeps a polling interval after every fetch; see TOOLING.md).
@@ -102,13 +103,13 @@ export type GenerationLoop = {
 };
 
 // One loop per process (server.ts and the Remix build are two module graphs).
-const holder = globalThis as unknown as { __postforgeGenerationLoop?: GenerationLoop };
+const holder = singleton<{ loop?: GenerationLoop }>('generation-loop', () => ({}));
 
 type LoopOptions = { concurrency?: number; perUser?: number; leaseSeconds?: number };
 
 /** Starts this process's loop (once per process). */
 export async function startGenerationLoop(opts: LoopOptions = {}): Promise<GenerationLoop> {
-  if (holder.__postforgeGenerationLoop) return holder.__postforgeGenerationLoop;
+  if (holder.loop) return holder.loop;
   const concurrency = opts.concurrency ?? env.GENERATION_CONCURRENCY;
   const perUser = opts.perUser ?? env.GENERATION_CONCURRENCY_PER_USER;
   const leaseSeconds = opts.leaseSeconds ?? env.GENERATION_LEASE_SECONDS;
@@ -202,14 +203,14 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
       await (flushing ?? Promise.resolve());
       await flush();
       await listener.unlisten().catch(() => {});
-      if (holder.__postforgeGenerationLoop === handle) holder.__postforgeGenerationLoop = undefined;
+      if (holder.loop === handle) holder.loop = undefined;
     },
   };
-  holder.__postforgeGenerationLoop = handle;
+  holder.loop = handle;
   return handle;
 }
 
 /** Stops this process's loop if one runs (graceful shutdown). */
 export async function stopGenerationLoop(): Promise<void> {
-  await holder.__postforgeGenerationLoop?.stop();
+  await holder.loop?.stop();
 }
