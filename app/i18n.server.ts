@@ -21,10 +21,12 @@ import zhWorkspace from './locales/zh-HK/workspace.json';
 import {
   defaultLanguage,
   languageCookieName,
-  languageFromHeaders,
+  languageFromAcceptHeader,
   languages,
+  normalizeLanguage,
   type Language,
 } from './i18n';
+import { readCookie } from './utils/cookies.server';
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
@@ -35,6 +37,11 @@ export const resources = {
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
 export function languageCookieHeader(language: Language): string {
   return `${languageCookieName}=${language}; Path=/; Max-Age=${60 * 60 * 24 * 365}; SameSite=Lax`;
+}
+
+/** The language of a request from its Cookie and Accept-Language headers; a malformed cookie is ignored. */
+export function languageFromHeaders(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Language {
+  return normalizeLanguage(readCookie(cookieHeader, languageCookieName)) ?? languageFromAcceptHeader(acceptLanguage ?? null) ?? defaultLanguage;
 }
 
 /** Cookie choice first, then Accept-Language, then English. */

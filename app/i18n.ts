@@ -32,13 +32,3 @@ export function languageFromAcceptHeader(header: string | null): Language | null
   }
   return null;
 }
-
-/** The language of a request from its Cookie and Accept-Language headers (also used by server.ts's page cache). */
-export function languageFromHeaders(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Language {
-  const match = cookieHeader ? /(?:^|;\s*)language=([^;]*)/.exec(cookieHeader) : null;
-  return (
-    normalizeLanguage(match ? decodeURIComponent(match[1]!) : null) ??
-    languageFromAcceptHeader(acceptLanguage ?? null) ??
-    defaultLanguage
-  );
-}

@@ -11,8 +11,8 @@ import { Field } from '~/components/ui/field';
 import { detectLanguage, getT } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
-import { clientIpOf, retryAfterHeaders, tooManyMessage } from '~/services/rate-limit.server';
-import { getUser } from '~/services/sessions.server';
+import { clientKeyOf, retryAfterHeaders, tooManyMessage } from '~/utils/rate-limit-response.server';
+import { destroySession, getUser } from '~/services/sessions.server';
 import { loginSchema, registerSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
@@ -49,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const outcome = await attemptRegister({
       ...submission.value,
       language: await detectLanguage(request),
-      ip: clientIpOf(context),
+      ip: clientKeyOf(context),
     });
     if (outcome.ok) return done();
     if (outcome.reason === 'limited') {
@@ -69,7 +69,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { status: 401 },
     );
   if (isHoneypotFilled(formData)) return invalid();
-  const outcome = await login(request, context, submission.value);
+  const outcome = await login(submission.value, clientKeyOf(context));
   if (outcome.kind === 'limited') {
     const message = await tooManyMessage(request, outcome.state);
     return json(
@@ -78,6 +78,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   }
   if (outcome.kind === 'invalid') return invalid();
+  await destroySession(request); // the request's old session, if any, ends
   const { user, setCookie } = outcome;
   return redirectWithToast(
     safeRedirect(submission.value.redirectTo, '/app') ?? '/app',

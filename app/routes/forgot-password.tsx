@@ -10,7 +10,7 @@ import { Button } from '~/components/ui/button';
 import { Field } from '~/components/ui/field';
 import { detectLanguage, getT } from '~/i18n.server';
 import { attemptPasswordResetRequest } from '~/services/auth.server';
-import { clientIpOf, retryAfterHeaders, tooManyMessage } from '~/services/rate-limit.server';
+import { clientKeyOf, retryAfterHeaders, tooManyMessage } from '~/utils/rate-limit-response.server';
 import { forgotPasswordSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
@@ -34,7 +34,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const outcome = await attemptPasswordResetRequest({
     email: submission.value.email,
     language: await detectLanguage(request),
-    ip: clientIpOf(context),
+    ip: clientKeyOf(context),
   });
   if (!outcome.ok) {
     const message = await tooManyMessage(request, outcome.state);
