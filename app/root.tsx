@@ -22,6 +22,8 @@ import { getSession } from '~/services/sessions.server';
 import tailwind from '~/styles/tailwind.css';
 import { getI18n } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
+import { timeZoneScript } from '~/utils/time-zone';
+import { requestTimeZone } from '~/utils/time-zone.server';
 import { getToast } from '~/utils/toast.server';
 
 export const links: LinksFunction = () => [
@@ -30,6 +32,7 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
+  const timeZone = requestTimeZone(request);
   const [language, session, { toast, setCookie: toastCookie }] = await Promise.all([
     detectLanguage(request),
     getSession(request),
@@ -41,6 +44,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json(
     {
       language,
+      timeZone,
       catalogueVersion: clientCatalogue(language).version,
       user: session ? { name: session.user.name, email: session.user.email, role: session.user.role, subscriptionStatus: session.user.subscriptionStatus } : null,
       toast,
@@ -123,6 +127,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: timeZoneScript }} />
       </head>
       <body className="min-h-full bg-white text-slate-900 antialiased">
         <I18nextProvider i18n={i18n}>

@@ -28,7 +28,7 @@ export const LIMITS = {
   /** Password reset requests for one e-mail address. */
   forgotEmail: { max: 3, windowSeconds: 60 * 60 },
   /** Page views reported by one client. */
-  pageviewIp: { max: 120, windowSeconds: 60 },
+  pageviewIp: { max: 300, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimitName = keyof typeof LIMITS;
