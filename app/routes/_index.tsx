@@ -6,9 +6,14 @@ import { LanguageSwitcher } from '~/components/language-switcher';
 import { ButtonLink, linkButtonClass } from '~/components/ui/button-link';
 import { useRootData } from '~/root';
 import { rootT } from '~/utils/meta';
+import type { ClientNamespace } from '~/i18n';
 
 // No loader: the page depends only on the root loader's data (language, signed-in state), so
 // entry.server can cache the anonymous render (see landingKey there).
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common'] satisfies ClientNamespace[] };
+
 export const headers: HeadersFunction = () => ({ Vary: 'Cookie, Accept-Language' });
 
 const features: { key: string; icon: IconName }[] = [

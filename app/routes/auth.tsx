@@ -19,9 +19,16 @@ import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/utils/toast.server';
+import type { ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 type Tab = 'login' | 'register';
 const tabOf = (value: string | null): Tab => (value === 'register' ? 'register' : 'login');
+
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   if (await getUser(request)) throw redirect('/app');

@@ -15,10 +15,17 @@ import { forgotPasswordSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
+import type { ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 // The sent state is a separate URL (post/redirect/get), and it reads the same whether or not the
 // address has an account.
 const SENT_URL = '/forgot-password?sent=1';
+
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return json({ sent: new URL(request.url).searchParams.get('sent') === '1' });

@@ -16,9 +16,16 @@ import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/utils/toast.server';
+import type { ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 // The link in the set-password and reset e-mails lands here with ?token=…&email=…. The token is
 // checked (and used up) only when the form is submitted, so opening the link changes nothing.
+
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
