@@ -159,6 +159,10 @@ async function main() {
     const { createSession } = await import('../../app/services/sessions.server');
     const [user] = await sql<{ id: string }[]>`
       INSERT INTO users (email, name, password_hash) VALUES ('bench@example.com', 'Bench User', NULL) RETURNING id`;
+    // A real account has its ledger rows (a bare users row would take the lazy monthly check's slow
+    // path on every request).
+    const { grantSignupCredits } = await import('../../app/services/ledger.server');
+    await grantSignupCredits(user!.id);
     const { setCookie } = await createSession(user!.id);
     const sessionCookie = setCookie.split(';')[0]!;
 
