@@ -197,3 +197,34 @@ describe('page views are bounded', () => {
     expect(left.map((r) => r.path)).toEqual([tag + '-new']);
   });
 });
+
+describe('the balance chart of a new account', () => {
+  it('starts at the first ledger day in the reader time zone, not 89 days at zero', async () => {
+    const { balanceSeriesSince, grantSignupCredits } = await import('../../app/services/ledger.server');
+    const [user] = await sql<{ id: string }[]>`
+      INSERT INTO users (email, name) VALUES (${`chart-${crypto.randomUUID()}@example.com`}, 'Chart') RETURNING id`;
+    expect(await balanceSeriesSince(user!.id)).toEqual([]);
+    await grantSignupCredits(user!.id);
+    const today = await balanceSeriesSince(user!.id);
+    expect(today).toHaveLength(1);
+    expect(today[0]!.balance).toBeGreaterThan(0);
+    // Ten days later (same rows): eleven days, none before the first row.
+    const later = await balanceSeriesSince(user!.id, { timeZone: 'Asia/Hong_Kong' }, sql, new Date(Date.now() + 10 * 86_400_000));
+    expect(later).toHaveLength(11);
+    expect(later.every((p) => p.balance === today[0]!.balance)).toBe(true);
+    // At most maxDays.
+    expect(await balanceSeriesSince(user!.id, { maxDays: 5 }, sql, new Date(Date.now() + 30 * 86_400_000))).toHaveLength(5);
+  });
+
+  it('counts days in the reader time zone', async () => {
+    const { balanceSeriesSince, grantSignupCredits } = await import('../../app/services/ledger.server');
+    const [user] = await sql<{ id: string }[]>`
+      INSERT INTO users (email, name) VALUES (${`chart-tz-${crypto.randomUUID()}@example.com`}, 'Chart TZ') RETURNING id`;
+    await grantSignupCredits(user!.id);
+    const [{ created }] = (await sql`SELECT min(created_at) AS created FROM ledger_entries WHERE user_id = ${user!.id}`) as unknown as [{ created: Date }];
+    for (const timeZone of ['UTC', 'Asia/Hong_Kong', 'America/Los_Angeles']) {
+      const [point] = await balanceSeriesSince(user!.id, { timeZone });
+      expect(point!.day).toBe(new Intl.DateTimeFormat('en-CA', { timeZone }).format(created));
+    }
+  });
+});
