@@ -7,7 +7,10 @@ import type { ServerBuild } from '@remix-run/node';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type pino from 'pino';
-import { languageFromHeaders } from './app/i18n';
+import helmet from 'helmet';
+import onHeaders from 'on-headers';
+import { languageFromHeaders, resources } from './app/i18n.server';
+import { readCookie } from './app/utils/cookies.server';
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
 import { requestScope } from './app/utils/request-scope.server';
@@ -20,39 +23,40 @@ import { stopGenerationLoop } from './jobs/generation-loop';
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const BODY_LIMIT = 1024 * 1024;
-const LANDING_CACHE_MS = 5 * 60 * 1000;
 
 export type AppOptions = { env: Env; db: OpenDatabase; build: ServerBuild; logger: pino.Logger };
 
-/** Security headers with a fresh CSP nonce per request (read by entry.server through the load context). */
+/** Security headers through helmet, with a fresh CSP nonce per request (read by entry.server through the load context). */
 function securityHeaders(env: Env) {
   const https = env.APP_URL.startsWith('https:');
-  return (_req: Request, res: Response, next: NextFunction) => {
-    const nonce = crypto.randomBytes(16).toString('base64');
-    res.locals.cspNonce = nonce;
-    res.setHeader(
-      'Content-Security-Policy',
-      [
-        "default-src 'self'",
-        `script-src 'self' 'nonce-${nonce}'`,
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data: blob: https:",
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "frame-ancestors 'none'",
-        "base-uri 'self'",
-        "form-action 'self' https://checkout.stripe.com",
-        "object-src 'none'",
-        ...(https ? ['upgrade-insecure-requests'] : []),
-      ].join('; '),
-    );
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
-    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  const headers = helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", (_req, res) => `'nonce-${(res as Response).locals.cspNonce as string}'`],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'", 'https://checkout.stripe.com'],
+        objectSrc: ["'none'"],
+        upgradeInsecureRequests: https ? [] : null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    strictTransportSecurity: https ? { maxAge: 31536000, includeSubDomains: true } : false,
+    xFrameOptions: { action: 'deny' },
+  });
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.locals.cspNonce = crypto.randomBytes(16).toString('base64');
+    // helmet has no Permissions-Policy.
     res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
-    if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-    next();
+    headers(req, res, next);
   };
 }
 
@@ -68,19 +72,47 @@ function requestLog(logger: pino.Logger) {
   };
 }
 
-/** Cross-site request forgery guard: state-changing requests must come from our own origin. */
+/** The translated "request refused" answer: JSON for the API and for clients that ask for it, a page otherwise. */
+function refusedOrigin(req: Request, res: Response) {
+  const language = languageFromHeaders(req.get('cookie'), req.get('accept-language'));
+  const t = resources[language].common.errors;
+  res.setHeader('Cache-Control', 'no-store');
+  if (req.path.startsWith('/api/') || req.accepts(['html', 'json']) === 'json') {
+    return void res.status(403).json({ error: t.crossSite });
+  }
+  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  res
+    .status(403)
+    .type('html')
+    .send(
+      `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+        `<title>${escape(t.crossSiteTitle)}</title></head><body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem">` +
+        `<h1>${escape(t.crossSiteTitle)}</h1><p>${escape(t.crossSite)}</p><p><a href="/">${escape(t.home)}</a></p></body></html>`,
+    );
+}
+
+/**
+ * Cross-site request forgery guard: state-changing requests must come from our own origin, that is
+ * APP_URL (whatever Host a proxy sent) or the origin the request was addressed to. `Origin: null`
+ * (opaque origins, privacy redirects) counts as foreign unless the browser vouches same-origin.
+ * This is THE check: once passed, the Origin header is dropped so Remix's own Host comparison
+ * (which a Host-rewriting proxy fails with a 500) does not run a second, weaker version of it.
+ */
 function sameOriginOnly(env: Env) {
-  const allowed = new Set([new URL(env.APP_URL).origin]);
+  const appOrigin = new URL(env.APP_URL).origin;
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     // Server-to-server webhooks carry their own signature and no browser Origin.
     if (req.path.startsWith('/api/webhooks/')) return next();
     const origin = req.get('origin');
-    const own = `${req.protocol}://${req.get('host')}`;
-    if (origin && origin !== 'null' ? allowed.has(origin) || origin === own : req.get('sec-fetch-site') !== 'cross-site') {
-      return next();
-    }
-    res.status(403).type('text/plain').send('Cross-site request refused');
+    const fetchSite = req.get('sec-fetch-site');
+    let ok: boolean;
+    if (origin && origin !== 'null') ok = origin === appOrigin || origin === `${req.protocol}://${req.get('host')}`;
+    else if (origin === 'null') ok = fetchSite === 'same-origin';
+    else ok = fetchSite !== 'cross-site' && fetchSite !== 'same-site';
+    if (!ok) return refusedOrigin(req, res);
+    delete req.headers.origin;
+    next();
   };
 }
 
@@ -96,60 +128,18 @@ function bodyLimit(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
-/** The pieces of body between occurrences of separator. */
-function splitAround(body: Buffer, separator: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (let at = body.indexOf(separator); at !== -1; at = body.indexOf(separator, from)) {
-    parts.push(body.subarray(from, at));
-    from = at + separator.length;
-  }
-  parts.push(body.subarray(from));
-  return parts;
-}
+const PERSONAL_TYPES = /^(?:text\/html|application\/json|text\/csv|text\/x-script)/i;
 
 /**
- * The anonymous landing page is the same for everyone in a language: render it once per language
- * and serve copies, swapping in each request's CSP nonce.
+ * Every answer to a signed-in request that carries a page or data (HTML, JSON, CSV, Remix data) is
+ * `private, no-store`, so Back after logout or a shared proxy never shows the account again.
  */
-function landingPageCache() {
-  // The page is kept split around its nonce, so a hit only joins buffers (no string round trip).
-  const cache = new Map<string, { at: number; status: number; headers: Record<string, string>; parts: Buffer[] }>();
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' || req.path !== '/' || Object.keys(req.query).length > 0) return next();
-    const cookies = req.get('cookie') ?? '';
-    if (/(?:^|;\s*)(__session|toast)=/.test(cookies)) return next();
-    const language = languageFromHeaders(cookies, req.get('accept-language'));
-    const nonce: string = res.locals.cspNonce;
-    const hit = cache.get(language);
-    if (hit && Date.now() - hit.at < LANDING_CACHE_MS) {
-      res.status(hit.status).set(hit.headers).setHeader('X-Page-Cache', 'hit');
-      res.setHeader('Vary', 'Cookie, Accept-Language');
-      const fresh = Buffer.from(nonce);
-      return void res.end(Buffer.concat(hit.parts.flatMap((part, i) => (i ? [fresh, part] : [part]))));
-    }
-    const chunks: Buffer[] = [];
-    const write = res.write.bind(res);
-    const end = res.end.bind(res);
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (chunk) chunks.push(Buffer.from(chunk as Buffer));
-      return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as Buffer));
-      if (res.statusCode === 200 && !res.getHeader('set-cookie')) {
-        const headers: Record<string, string> = {};
-        for (const name of ['content-type', 'cache-control']) {
-          const v = res.getHeader(name);
-          if (v) headers[name] = String(v);
-        }
-        cache.set(language, { at: Date.now(), status: 200, headers, parts: splitAround(Buffer.concat(chunks), Buffer.from(nonce)) });
-      }
-      return (end as (...a: unknown[]) => Response)(chunk, ...rest);
-    }) as typeof res.end;
-    res.setHeader('Vary', 'Cookie, Accept-Language');
-    next();
-  };
+function noStoreWhenSignedIn(req: Request, res: Response, next: NextFunction) {
+  if (!readCookie(req.get('cookie'), '__session')) return next();
+  onHeaders(res, () => {
+    if (PERSONAL_TYPES.test(String(res.getHeader('content-type') ?? ''))) res.setHeader('Cache-Control', 'private, no-store');
+  });
+  next();
 }
 
 export function createApp({ env, db, build, logger }: AppOptions): Express {
@@ -172,11 +162,10 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(requestLog(logger));
   app.use(compression());
   app.use(securityHeaders(env));
-  // Before the static handlers: `/` is never a file, and a hit should not wait for a stat.
-  app.use(landingPageCache());
   // Fingerprinted assets never change; everything else in public/ may.
   app.use('/build', express.static(path.join(ROOT, 'public/build'), { immutable: true, maxAge: '1y', index: false }));
   app.use(express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false }));
+  app.use(noStoreWhenSignedIn);
   app.use(bodyLimit);
   app.use(sameOriginOnly(env));
   // Reads: one memo scope per request (the session is looked up once for all loaders).

@@ -21,10 +21,13 @@ import zhWorkspace from './locales/zh-HK/workspace.json';
 import {
   defaultLanguage,
   languageCookieName,
-  languageFromHeaders,
+  languageFromAcceptHeader,
   languages,
+  namespaces,
+  normalizeLanguage,
   type Language,
 } from './i18n';
+import { readCookie } from './utils/cookies.server';
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
@@ -35,6 +38,11 @@ export const resources = {
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
 export function languageCookieHeader(language: Language): string {
   return `${languageCookieName}=${language}; Path=/; Max-Age=${60 * 60 * 24 * 365}; SameSite=Lax`;
+}
+
+/** The language of a request from its Cookie and Accept-Language headers; a malformed cookie is ignored. */
+export function languageFromHeaders(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Language {
+  return normalizeLanguage(readCookie(cookieHeader, languageCookieName)) ?? languageFromAcceptHeader(acceptLanguage ?? null) ?? defaultLanguage;
 }
 
 /** Cookie choice first, then Accept-Language, then English. */
@@ -66,25 +74,38 @@ export async function getT(requestOrLanguage: Request | Language, ns: Namespace 
 
 export type Namespace = keyof (typeof resources)['en'];
 
-/** What the browser gets: every namespace but the e-mail texts. */
+/** What the browser may get: every namespace but the e-mail texts. */
 export function clientResources(language: Language) {
   const { email: _email, ...client } = resources[language];
   return client;
 }
 
-// The browser's catalogue is a static script per language, cached for good under its content
-// hash, instead of riding along in every page's loader data.
-const versions = new Map<Language, { version: string; script: string }>();
-export function clientCatalogue(language: Language): { version: string; script: string } {
-  let entry = versions.get(language);
-  if (!entry) {
-    const body = JSON.stringify(clientResources(language));
-    entry = {
-      version: crypto.createHash('sha256').update(body).digest('hex').slice(0, 12),
-      // Escapes keep the JSON safe inside a script whatever the catalogue holds.
-      script: `(window.__postforgeI18n=window.__postforgeI18n||{})[${JSON.stringify(language)}]=${body.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')};`,
-    };
-    versions.set(language, entry);
+/** The version of a language's browser catalogue: a hash of all its namespaces, so any change busts caches. */
+const versions = new Map<Language, string>();
+export function catalogueVersion(language: Language): string {
+  let version = versions.get(language);
+  if (!version) {
+    version = crypto.createHash('sha256').update(JSON.stringify(clientResources(language))).digest('hex').slice(0, 12);
+    versions.set(language, version);
   }
-  return entry;
+  return version;
+}
+
+// The browser's catalogue is a static script per language and set of namespaces, cached for good
+// under the version, instead of riding along in every page's loader data. It merges into what the
+// page has already loaded, so a route reached later can add its namespaces.
+const scripts = new Map<string, string>();
+export function clientCatalogue(language: Language, wanted: readonly string[] = namespaces): { version: string; script: string } {
+  const all = clientResources(language) as Record<string, unknown>;
+  const ns = namespaces.filter((n) => wanted.includes(n) && n in all);
+  const key = `${language}:${ns.join(',')}`;
+  let script = scripts.get(key);
+  if (!script) {
+    const body = JSON.stringify(Object.fromEntries(ns.map((n) => [n, all[n]])));
+    // Escapes keep the JSON safe inside a script whatever the catalogue holds.
+    const safe = body.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+    script = `(function(w){var c=w.__postforgeI18n=w.__postforgeI18n||{};var l=c[${JSON.stringify(language)}]=c[${JSON.stringify(language)}]||{};var n=${safe};for(var k in n)l[k]=n[k];})(window);`;
+    scripts.set(key, script);
+  }
+  return { version: catalogueVersion(language), script };
 }

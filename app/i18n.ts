@@ -3,6 +3,26 @@ export const languages = ['en', 'zh-HK'] as const;
 export type Language = (typeof languages)[number];
 export const defaultLanguage: Language = 'en';
 export const namespaces = ['common', 'auth', 'ledger', 'generation', 'inputs', 'billing', 'wordpress', 'workspace'] as const;
+export type ClientNamespace = (typeof namespaces)[number];
+
+/**
+ * The browser gets the catalogue of a page's namespaces only: each route names the namespaces it
+ * (and the components it renders) uses in `handle.i18n`, and routes reached by client navigation
+ * also export `clientLoader = withNamespaces(handle.i18n)` (utils/i18n-client.ts) so they arrive
+ * before the render. A route that names none gets every namespace (safe, only heavier).
+ */
+export function pageNamespaces(matches: readonly { handle?: unknown }[]): ClientNamespace[] {
+  const wanted = new Set<ClientNamespace>(['common']);
+  for (const match of matches) {
+    const declared = (match.handle as { i18n?: readonly ClientNamespace[] } | undefined)?.i18n;
+    if (!declared) {
+      if (match !== matches[0]) return [...namespaces];
+      continue; // the root declares nothing of its own
+    }
+    for (const ns of declared) wanted.add(ns);
+  }
+  return namespaces.filter((ns) => wanted.has(ns));
+}
 export const languageCookieName = 'language';
 
 /** Maps a BCP 47 tag onto a supported language: any Chinese variant (zh, zh-Hant, zh-TW, zh-HK) is zh-HK. */
@@ -31,14 +51,4 @@ export function languageFromAcceptHeader(header: string | null): Language | null
     if (lang) return lang;
   }
   return null;
-}
-
-/** The language of a request from its Cookie and Accept-Language headers (also used by server.ts's page cache). */
-export function languageFromHeaders(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Language {
-  const match = cookieHeader ? /(?:^|;\s*)language=([^;]*)/.exec(cookieHeader) : null;
-  return (
-    normalizeLanguage(match ? decodeURIComponent(match[1]!) : null) ??
-    languageFromAcceptHeader(acceptLanguage ?? null) ??
-    defaultLanguage
-  );
 }

@@ -8,6 +8,7 @@ import {
   ScrollRestoration,
   useLoaderData,
   useLocation,
+  useMatches,
   useNavigation,
   useRouteLoaderData,
   type ShouldRevalidateFunction,
@@ -16,12 +17,14 @@ import { useEffect, useRef } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Toaster } from '~/components/ui/toast';
-import { clientCatalogue, detectLanguage } from '~/i18n.server';
-import { defaultLanguage, languageCookieName, type Language } from '~/i18n';
+import { catalogueVersion, detectLanguage } from '~/i18n.server';
+import { defaultLanguage, languageCookieName, pageNamespaces, type Language } from '~/i18n';
 import { getSession } from '~/services/sessions.server';
 import tailwind from '~/styles/tailwind.css';
-import { getI18n } from '~/utils/i18n-client';
+import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
+import { timeZoneScript } from '~/utils/time-zone';
+import { requestTimeZone } from '~/utils/time-zone.server';
 import { getToast } from '~/utils/toast.server';
 
 export const links: LinksFunction = () => [
@@ -30,6 +33,7 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
+  const timeZone = requestTimeZone(request);
   const [language, session, { toast, setCookie: toastCookie }] = await Promise.all([
     detectLanguage(request),
     getSession(request),
@@ -41,7 +45,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json(
     {
       language,
-      catalogueVersion: clientCatalogue(language).version,
+      timeZone,
+      catalogueVersion: catalogueVersion(language),
       user: session ? { name: session.user.name, email: session.user.email, role: session.user.role, subscriptionStatus: session.user.subscriptionStatus } : null,
       toast,
     },
@@ -103,9 +108,22 @@ function NavigationProgress({ label }: { label: string }) {
   );
 }
 
+/**
+ * A page loads only its routes' namespaces (see pageNamespaces). A route that declares none and is
+ * reached by client navigation needs the rest: fetched as soon as a navigation starts, in parallel
+ * with the route's data, and the page re-renders when it arrives.
+ */
+function useRestOfCatalogue(language: Language) {
+  const navigation = useNavigation();
+  useEffect(() => {
+    if (navigation.state !== 'idle' && !usesEveryNamespace(language)) void ensureNamespaces(language);
+  }, [navigation.state, language]);
+}
+
 function ClientEffects({ language }: { language: Language }) {
   usePageViews();
   useLanguageMirror(language);
+  useRestOfCatalogue(language);
   return null;
 }
 
@@ -116,6 +134,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   // Synchronous and identical on the server and at hydration (the catalogue script below runs before
   // the app's modules). It wraps the error boundary too, so error pages are translated.
   const i18n = getI18n(language);
+  const pageNs = pageNamespaces(useMatches());
   return (
     <html lang={language} className="h-full motion-safe:scroll-smooth">
       <head>
@@ -123,6 +142,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: timeZoneScript }} />
       </head>
       <body className="min-h-full bg-white text-slate-900 antialiased">
         <I18nextProvider i18n={i18n}>
@@ -138,7 +158,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
           <ClientEffects language={language} />
         </I18nextProvider>
         {data?.catalogueVersion ? (
-          <script nonce={nonce} src={`/locales/${language}?v=${data.catalogueVersion}`} />
+          <script nonce={nonce} src={`/locales/${language}?ns=${pageNs.join(',')}&v=${data.catalogueVersion}`} />
         ) : null}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

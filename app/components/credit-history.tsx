@@ -1,5 +1,6 @@
 import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { formatDate, formatTime, useTimeZone } from '~/utils/time-zone';
 
 // The user's ledger rows on /subscription: newest first, 20 a page, plain links for paging and
 // the CSV download, so it all works without JavaScript.
@@ -25,13 +26,12 @@ function pageHref(search: string, page: number) {
 
 export function CreditHistory({ history, search = '', csvHref = '/subscription/history.csv' }: { history: CreditHistoryData; search?: string; csvHref?: string }) {
   const { t, i18n } = useTranslation('ledger');
-  const when = (iso: string) =>
-    new Date(iso).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
+  const timeZone = useTimeZone();
   const number = (n: number) => n.toLocaleString(i18n.language);
   const signed = (n: number) => (n > 0 ? `+${number(n)}` : n < 0 ? `−${number(-n)}` : '0');
 
   return (
-    <section id="credit-history" aria-labelledby="credit-history-title" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+    <section id="credit-history" aria-labelledby="credit-history-title" className="mt-8 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div>
           <h2 id="credit-history-title" className="text-lg font-semibold text-slate-900">
@@ -53,26 +53,30 @@ export function CreditHistory({ history, search = '', csvHref = '/subscription/h
         <p className="mt-6 text-sm text-slate-700">{t('history.empty')}</p>
       ) : (
         <div className="mt-6 overflow-x-auto">
-          <table className="min-w-full text-left text-sm" data-testid="credit-history">
+          {/* On a phone the cells wrap (date over time, activity over bucket) so every column fits. */}
+          <table className="w-full text-left text-sm" data-testid="credit-history">
             <thead className="border-b border-slate-200 text-slate-700">
               <tr>
-                <th scope="col" className="py-2 pr-4 font-medium">{t('history.date')}</th>
-                <th scope="col" className="py-2 pr-4 font-medium">{t('history.activity')}</th>
-                <th scope="col" className="py-2 pr-4 text-right font-medium">{t('history.change')}</th>
+                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">{t('history.date')}</th>
+                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">{t('history.activity')}</th>
+                <th scope="col" className="py-2 pr-2 text-right font-medium sm:pr-4">{t('history.change')}</th>
                 <th scope="col" className="py-2 text-right font-medium">{t('history.balanceAfter')}</th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
               {history.rows.map((row) => (
                 <tr key={row.seq}>
-                  <td className="whitespace-nowrap py-2 pr-4 text-slate-700">
-                    <time dateTime={row.createdAt}>{when(row.createdAt)}</time>
+                  <td className="py-2 pr-2 text-slate-700 sm:pr-4">
+                    <time dateTime={row.createdAt} className="flex flex-col sm:flex-row sm:gap-1.5">
+                      <span className="whitespace-nowrap">{formatDate(row.createdAt, i18n.language, timeZone)}</span>
+                      <span className="whitespace-nowrap">{formatTime(row.createdAt, i18n.language, timeZone)}</span>
+                    </time>
                   </td>
-                  <td className="py-2 pr-4 text-slate-900">
+                  <td className="py-2 pr-2 text-slate-900 sm:pr-4">
                     {t(`history.kinds.${row.kind}`)}
-                    <span className="ml-2 text-xs text-slate-600">{t(`history.buckets.${row.bucket}`)}</span>
+                    <span className="block text-xs text-slate-600 sm:ml-2 sm:inline">{t(`history.buckets.${row.bucket}`)}</span>
                   </td>
-                  <td className={`whitespace-nowrap py-2 pr-4 text-right tabular-nums ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`}>
+                  <td className={`whitespace-nowrap py-2 pr-2 text-right tabular-nums sm:pr-4 ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`}>
                     {row.kind === 'post' ? `${number(row.amount)} ${t('history.settled')}` : signed(row.delta)}
                   </td>
                   <td className="whitespace-nowrap py-2 text-right tabular-nums text-slate-900">{number(row.balanceAfter)}</td>

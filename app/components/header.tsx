@@ -45,7 +45,7 @@ function LogoutButton() {
   );
 }
 
-function AccountItems({ user }: { user: HeaderUser }) {
+function AccountItems({ user, withSubscription = true }: { user: HeaderUser; withSubscription?: boolean }) {
   const { t } = useTranslation();
   return (
     <>
@@ -55,10 +55,12 @@ function AccountItems({ user }: { user: HeaderUser }) {
         <p className="truncate text-xs text-slate-600">{user.email}</p>
       </div>
       <div className="my-1 h-px bg-slate-200" role="presentation" />
-      <Link to="/subscription" className={menuItemClass}>
-        <Icon name="coins" className="size-4" />
-        {t('header.account.subscription')}
-      </Link>
+      {withSubscription ? (
+        <Link to="/subscription" className={menuItemClass}>
+          <Icon name="coins" className="size-4" />
+          {t('header.account.subscription')}
+        </Link>
+      ) : null}
       <LogoutButton />
     </>
   );
@@ -99,10 +101,10 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
         <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
           <Link
             to={user ? '/app' : '/'}
-            className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+            className="flex shrink-0 items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
           >
             <Logo />
-            <span className="text-lg tracking-tight">{t('appName')}</span>
+            <span className="sr-only text-lg tracking-tight sm:not-sr-only">{t('appName')}</span>
           </Link>
 
           <NavLinks className="ml-4 hidden items-center gap-1 md:flex" />
@@ -140,9 +142,10 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
             )}
           </div>
 
-          {/* Compact, below 768 px */}
-          <div className="ml-auto flex items-center gap-2 md:hidden">
+          {/* Compact, below 768 px: plan and balance stay in the bar, the rest folds into the menu. */}
+          <div className="ml-auto flex items-center gap-2 md:hidden" data-testid="plan-status-compact">
             <PlanBadge status={user?.subscriptionStatus ?? null} />
+            {user && credits !== null ? <CreditBalance credits={credits} /> : null}
             <DetailsMenu
               summary={
                 <span className="rounded-lg p-2 text-slate-700 hover:bg-slate-100">
@@ -154,18 +157,14 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
             >
               <NavLinks className="flex flex-col gap-1" />
               <div className="my-1 h-px bg-slate-200" role="presentation" />
-              {user && credits !== null ? (
-                <div className="px-3 py-2">
-                  <CreditBalance credits={credits} />
-                </div>
-              ) : null}
               <div className="px-3 py-2">
                 <LanguageSwitcher />
               </div>
               <SettingsLink withLabel />
               <div className="my-1 h-px bg-slate-200" role="presentation" />
               {user ? (
-                <AccountItems user={user} />
+                // The navigation above already links to Subscription: not twice in one menu.
+                <AccountItems user={user} withSubscription={false} />
               ) : (
                 <Link to="/auth" className={menuItemClass}>
                   {t('header.login')}

@@ -7,7 +7,7 @@ import { languages, type Language } from '~/i18n';
  * A full-document post, so it behaves the same with and without JavaScript; with JavaScript the
  * choice is also written to localStorage['language'] first.
  */
-export function LanguageSwitcher({ className = '' }: { className?: string }) {
+export function LanguageSwitcher({ className = '', compact = false }: { className?: string; compact?: boolean }) {
   const { t, i18n } = useTranslation();
   const location = useLocation();
   const current = i18n.language as Language;
@@ -38,11 +38,21 @@ export function LanguageSwitcher({ className = '' }: { className?: string }) {
               value={language}
               lang={language}
               aria-pressed={active}
-              className={`rounded-md px-2.5 py-1 text-xs font-semibold transition-colors focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600 ${
+              className={`whitespace-nowrap rounded-md px-2.5 py-1 text-xs font-semibold transition-colors focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600 ${
                 active ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-600 hover:text-slate-900'
               }`}
             >
-              {t(`language.names.${language}`)}
+              {compact ? (
+                // Below 640 px the short name ("EN", "中"); the accessible name stays the full one.
+                <>
+                  <span aria-hidden="true" className="sm:hidden">
+                    {t(`language.short.${language}`)}
+                  </span>
+                  <span className="sr-only sm:not-sr-only">{t(`language.names.${language}`)}</span>
+                </>
+              ) : (
+                t(`language.names.${language}`)
+              )}
             </button>
           );
         })}

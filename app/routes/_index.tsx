@@ -1,4 +1,4 @@
-import type { MetaFunction } from '@remix-run/node';
+import type { HeadersFunction, MetaFunction } from '@remix-run/node';
 import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Icon, Logo, type IconName } from '~/components/icons';
@@ -6,9 +6,15 @@ import { LanguageSwitcher } from '~/components/language-switcher';
 import { ButtonLink, linkButtonClass } from '~/components/ui/button-link';
 import { useRootData } from '~/root';
 import { rootT } from '~/utils/meta';
+import type { ClientNamespace } from '~/i18n';
 
-// No loader: the page depends only on the language and the signed-in state (both from the root
-// loader), so server.ts can cache the anonymous render per language.
+// No loader: the page depends only on the root loader's data (language, signed-in state), so
+// entry.server can cache the anonymous render (see landingKey there).
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common'] satisfies ClientNamespace[] };
+
+export const headers: HeadersFunction = () => ({ Vary: 'Cookie, Accept-Language' });
 
 const features: { key: string; icon: IconName }[] = [
   { key: 'bulk', icon: 'layers' },
@@ -34,9 +40,10 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200/70 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
-        <Link to="/" className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600">
+        <Link to="/" className="flex shrink-0 items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600">
           <Logo />
-          <span className="text-lg tracking-tight">{t('appName')}</span>
+          {/* Phones: the logo alone, so the bar keeps its links on one line in both languages. */}
+          <span className="sr-only text-lg tracking-tight sm:not-sr-only">{t('appName')}</span>
         </Link>
         <nav aria-label={t('landing.nav.label')} className="ml-6 hidden items-center gap-1 lg:flex">
           <a href="#features" className={sectionLink}>
@@ -49,18 +56,19 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
             {t('landing.nav.pricing')}
           </a>
         </nav>
-        <div className="ml-auto flex items-center gap-2 sm:gap-3">
-          <LanguageSwitcher />
+        <div className="ml-auto flex items-center gap-1.5 whitespace-nowrap sm:gap-3">
+          <LanguageSwitcher compact />
           {signedIn ? (
             <ButtonLink to="/app" size="sm">
               {t('landing.nav.dashboard')}
             </ButtonLink>
           ) : (
             <>
-              <Link to="/auth" className={`hidden sm:inline-flex ${sectionLink}`}>
-                {t('landing.nav.login')}
+              <Link to="/auth" className={`whitespace-nowrap ${sectionLink}`}>
+                <span className="sm:hidden">{t('landing.nav.loginShort')}</span>
+                <span className="hidden sm:inline">{t('landing.nav.login')}</span>
               </Link>
-              <ButtonLink to="/auth?tab=register" size="sm">
+              <ButtonLink to="/auth?tab=register" size="sm" className="whitespace-nowrap">
                 {t('landing.nav.getStarted')}
               </ButtonLink>
             </>

@@ -1,7 +1,7 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { attemptPasswordResetRequest } from '~/services/auth.server';
-import { clientIpOf, tooManyJson } from '~/services/rate-limit.server';
+import { clientKeyOf, tooManyJson } from '~/utils/rate-limit-response.server';
 import { forgotPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
@@ -16,7 +16,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!parsed.success) return validationError(parsed.error);
   const sent = () => json({ message: t('forgot.sentText') });
   if (isHoneypotFilled(body)) return sent();
-  const outcome = await attemptPasswordResetRequest({ email: parsed.data.email, language: await detectLanguage(request), ip: clientIpOf(context) });
+  const outcome = await attemptPasswordResetRequest({ email: parsed.data.email, language: await detectLanguage(request), ip: clientKeyOf(context) });
   if (!outcome.ok) return tooManyJson(request, outcome.state);
   return sent();
 }

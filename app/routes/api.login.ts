@@ -1,7 +1,8 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { toApiUser } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
-import { tooManyJson } from '~/services/rate-limit.server';
+import { destroySession } from '~/services/sessions.server';
+import { clientKeyOf, tooManyJson } from '~/utils/rate-limit-response.server';
 import { loginSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
@@ -15,8 +16,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { t, body, parsed } = input;
   if (!parsed.success) return validationError(parsed.error);
   if (isHoneypotFilled(body)) return apiError(401, t('errors.invalidCredentials'));
-  const outcome = await login(request, context, parsed.data);
+  const outcome = await login(parsed.data, clientKeyOf(context));
   if (outcome.kind === 'limited') return tooManyJson(request, outcome.state);
   if (outcome.kind === 'invalid') return apiError(401, t('errors.invalidCredentials'));
+  await destroySession(request); // the request's old session, if any, ends
   return json(await toApiUser(outcome.user), { headers: { 'Set-Cookie': outcome.setCookie, 'Cache-Control': 'no-store' } });
 }

@@ -1,7 +1,7 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
-import { clientIpOf, tooManyJson } from '~/services/rate-limit.server';
+import { clientKeyOf, tooManyJson } from '~/utils/rate-limit-response.server';
 import { registerSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
@@ -16,7 +16,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!parsed.success) return validationError(parsed.error);
   const ok = () => json({ message: t('register.successDescription') }, { status: 201 });
   if (isHoneypotFilled(body)) return ok();
-  const outcome = await attemptRegister({ ...parsed.data, language: await detectLanguage(request), ip: clientIpOf(context) });
+  const outcome = await attemptRegister({ ...parsed.data, language: await detectLanguage(request), ip: clientKeyOf(context) });
   if (outcome.ok) return ok();
   if (outcome.reason === 'limited') return tooManyJson(request, outcome.state);
   return apiError(409, t('register.emailTaken'));

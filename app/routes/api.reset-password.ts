@@ -1,11 +1,11 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { resetPassword } from '~/services/auth.server';
-import { getSession } from '~/services/sessions.server';
 import { resetPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
 
-// SPEC §7: POST {password, confirmPassword, token, email}. Uses the token up; ends the user's other sessions.
+// SPEC §7: POST {password, confirmPassword, token, email}. Uses the token up, ends the user's other
+// sessions and signs this client in.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -17,8 +17,8 @@ export async function action({ request }: ActionFunctionArgs) {
     return broken ? apiError(400, t('errors.invalidResetParams')) : validationError(parsed.error);
   }
   if (isHoneypotFilled(body)) return json({ message: t('reset.done') });
-  const session = await getSession(request);
-  const outcome = await resetPassword({ ...parsed.data, keepSessionId: session?.id });
+  const outcome = await resetPassword(parsed.data);
   if (!outcome.ok) return apiError(400, outcome.reason === 'expired' ? t('reset.tokenExpired') : t('reset.tokenInvalid'));
-  return json({ message: t('reset.done') });
+  // The link proved the address: the answer signs the client in (every other session has ended).
+  return json({ message: t('reset.done') }, { headers: { 'Set-Cookie': outcome.setCookie, 'Cache-Control': 'no-store' } });
 }

@@ -11,17 +11,24 @@ import { Field } from '~/components/ui/field';
 import { detectLanguage, getT } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
-import { clientIpOf, retryAfterHeaders, tooManyMessage } from '~/services/rate-limit.server';
-import { getUser } from '~/services/sessions.server';
+import { clientKeyOf, retryAfterHeaders, tooManyMessage } from '~/utils/rate-limit-response.server';
+import { destroySession, getUser } from '~/services/sessions.server';
 import { loginSchema, registerSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/utils/toast.server';
+import type { ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 type Tab = 'login' | 'register';
 const tabOf = (value: string | null): Tab => (value === 'register' ? 'register' : 'login');
+
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   if (await getUser(request)) throw redirect('/app');
@@ -49,7 +56,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const outcome = await attemptRegister({
       ...submission.value,
       language: await detectLanguage(request),
-      ip: clientIpOf(context),
+      ip: clientKeyOf(context),
     });
     if (outcome.ok) return done();
     if (outcome.reason === 'limited') {
@@ -69,7 +76,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { status: 401 },
     );
   if (isHoneypotFilled(formData)) return invalid();
-  const outcome = await login(request, context, submission.value);
+  const outcome = await login(submission.value, clientKeyOf(context));
   if (outcome.kind === 'limited') {
     const message = await tooManyMessage(request, outcome.state);
     return json(
@@ -78,6 +85,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   }
   if (outcome.kind === 'invalid') return invalid();
+  await destroySession(request); // the request's old session, if any, ends
   const { user, setCookie } = outcome;
   return redirectWithToast(
     safeRedirect(submission.value.redirectTo, '/app') ?? '/app',

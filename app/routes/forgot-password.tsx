@@ -10,15 +10,22 @@ import { Button } from '~/components/ui/button';
 import { Field } from '~/components/ui/field';
 import { detectLanguage, getT } from '~/i18n.server';
 import { attemptPasswordResetRequest } from '~/services/auth.server';
-import { clientIpOf, retryAfterHeaders, tooManyMessage } from '~/services/rate-limit.server';
+import { clientKeyOf, retryAfterHeaders, tooManyMessage } from '~/utils/rate-limit-response.server';
 import { forgotPasswordSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
+import type { ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 // The sent state is a separate URL (post/redirect/get), and it reads the same whether or not the
 // address has an account.
 const SENT_URL = '/forgot-password?sent=1';
+
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return json({ sent: new URL(request.url).searchParams.get('sent') === '1' });
@@ -34,7 +41,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const outcome = await attemptPasswordResetRequest({
     email: submission.value.email,
     language: await detectLanguage(request),
-    ip: clientIpOf(context),
+    ip: clientKeyOf(context),
   });
   if (!outcome.ok) {
     const message = await tooManyMessage(request, outcome.state);

@@ -1,36 +1,43 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react';
 import { parseWithZod } from '@conform-to/zod';
-import { json, type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { json, redirect, type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { AuthShell, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
-import { SuccessPanel } from '~/components/success-panel';
 import { Button } from '~/components/ui/button';
 import { linkButtonClass } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { getT } from '~/i18n.server';
-import { resetPassword } from '~/services/auth.server';
-import { getSession } from '~/services/sessions.server';
+import { inspectPasswordToken, resetPassword, type TokenPurpose } from '~/services/auth.server';
 import { resetPasswordSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
 import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
+import { redirectWithToast } from '~/utils/toast.server';
+import type { ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 // The link in the set-password and reset e-mails lands here with ?token=…&email=…. The token is
 // checked (and used up) only when the form is submitted, so opening the link changes nothing.
+
+
+// The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
+export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const token = url.searchParams.get('token') ?? '';
   const email = url.searchParams.get('email') ?? '';
   // The page carries a secret in its URL: keep it out of caches.
-  // strict-origin, not no-referrer: under no-referrer browsers send `Origin: null` with the form
-  // post, which Remix's CSRF check refuses (500). strict-origin still never sends the token-bearing URL.
   const headers = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'strict-origin' };
-  if (!token || !email) return json({ valid: false as const }, { headers });
-  return json({ valid: true as const, token, email }, { headers });
+  if (!token || !email) return json({ link: 'missing' as const }, { headers });
+  // Looked at, not used up: a used link shows no form, a new account's link says "Set your password".
+  const inspected = await inspectPasswordToken({ token, email });
+  if (inspected.state !== 'valid') return json({ link: inspected.state }, { headers });
+  return json({ link: 'valid' as const, purpose: inspected.purpose, token, email }, { headers });
 }
 
 export const headers: HeadersFunction = ({ loaderHeaders }) => ({
@@ -57,33 +64,42 @@ export async function action({ request }: ActionFunctionArgs) {
       { status: 400 },
     );
   }
-  // A filled honeypot looks like success and changes nothing.
-  if (isHoneypotFilled(formData)) return json({ status: 'success' as const });
-  const session = await getSession(request);
-  const outcome = await resetPassword({ ...submission.value, keepSessionId: session?.id });
-  if (!outcome.ok) {
-    const message = outcome.reason === 'expired' ? t('reset.tokenExpired') : t('reset.tokenInvalid');
-    return json(
-      { status: 'error' as const, result: submission.reply({ formErrors: [message], hideFields: ['password', 'confirmPassword'] }) },
-      { status: 400 },
-    );
-  }
-  return json({ status: 'success' as const });
+  // A filled honeypot changes nothing and goes to the login page.
+  if (isHoneypotFilled(formData)) return redirect('/auth?tab=login');
+  const outcome = await resetPassword(submission.value);
+  if (!outcome.ok) return json({ status: 'link' as const, link: outcome.reason }, { status: 400 });
+  // The link proved the address: signed in, to the app, with the welcome toast.
+  const words = outcome.purpose === 'set-password' ? 'set' : 'reset';
+  return redirectWithToast(
+    '/app',
+    { type: 'success', title: t(`${words}.toastTitle`), description: t(`${words}.toastText`) },
+    { headers: { 'Set-Cookie': outcome.setCookie } },
+  );
 }
 
 export default function ResetPassword() {
   const data = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  if (!data.valid) return <AuthShell>{<InvalidLink />}</AuthShell>;
-  if (actionData && 'status' in actionData && actionData.status === 'success') return <AuthShell>{<Success />}</AuthShell>;
+  // The token was refused on submit (used in another tab meanwhile, or expired): no form.
+  if (actionData?.status === 'link') return <AuthShell>{<LinkProblem link={actionData.link} />}</AuthShell>;
+  if (data.link !== 'valid') {
+    // A form post with a field error still shows the form (e.g. a link whose token is not ours to check).
+    if (actionData?.status !== 'error') return <AuthShell>{<LinkProblem link={data.link} />}</AuthShell>;
+    return (
+      <AuthShell>
+        <ResetForm token="" email="" purpose="reset-password" />
+      </AuthShell>
+    );
+  }
   return (
     <AuthShell>
-      <ResetForm token={data.token} email={data.email} />
+      <ResetForm token={data.token} email={data.email} purpose={data.purpose} />
     </AuthShell>
   );
 }
 
-function ResetForm({ token, email }: { token: string; email: string }) {
+function ResetForm({ token, email, purpose }: { token: string; email: string; purpose: TokenPurpose }) {
+  const words = purpose === 'set-password' ? 'set' : 'reset';
   const { t } = useTranslation('auth');
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
@@ -95,22 +111,16 @@ function ResetForm({ token, email }: { token: string; email: string }) {
     shouldValidate: 'onBlur',
     shouldRevalidate: 'onInput',
   });
-  const tokenProblem = form.errors?.some((e) => e === t('reset.tokenExpired') || e === t('reset.tokenInvalid'));
   return (
     <Form method="post" {...getFormProps(form)} className="flex flex-col gap-5">
       <div>
-        <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('reset.title')}</h1>
-        <p className="mt-1 break-words text-sm text-slate-600">{t('reset.subtitle', { email })}</p>
+        <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t(`${words}.title`)}</h1>
+        <p className="mt-1 break-words text-sm text-slate-600">{t(`${words}.subtitle`, { email })}</p>
       </div>
       <HoneypotInputs />
       <input type="hidden" name="token" value={token} />
       <input type="hidden" name="email" value={email} />
       <FormAlert id={form.errorId} title={t('reset.failedTitle')} errors={form.errors} />
-      {tokenProblem ? (
-        <Link to="/forgot-password" className="text-sm font-semibold text-indigo-700 hover:underline">
-          {t('reset.requestNew')}
-        </Link>
-      ) : null}
       <Field
         label={t('reset.password')}
         inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
@@ -122,43 +132,36 @@ function ResetForm({ token, email }: { token: string; email: string }) {
         errors={fields.confirmPassword.errors}
       />
       <Button type="submit" pending={submitting} className="w-full">
-        {submitting ? t('reset.submitting') : t('reset.submit')}
+        {submitting ? t('reset.submitting') : t(`${words}.submit`)}
       </Button>
     </Form>
   );
 }
 
-function InvalidLink() {
+function LinkProblem({ link }: { link: 'missing' | 'invalid' | 'expired' }) {
   const { t } = useTranslation('auth');
+  const title = link === 'missing' ? t('reset.invalidTitle') : link === 'expired' ? t('reset.expiredTitle') : t('reset.usedTitle');
+  const text = link === 'missing' ? t('reset.invalidText') : link === 'expired' ? t('reset.tokenExpired') : t('reset.tokenInvalid');
   return (
-    <div className="flex flex-col gap-4">
+    <div className="flex flex-col gap-4" data-testid="reset-link-problem">
       <span className="flex size-12 items-center justify-center rounded-full bg-red-50 text-red-600">
         <Icon name="alert" className="size-6" />
       </span>
-      <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('reset.invalidTitle')}</h1>
-      <p className="text-sm text-slate-700">{t('reset.invalidText')}</p>
+      <h1 className="text-2xl font-bold tracking-tight text-slate-900">{title}</h1>
+      <p className="text-sm text-slate-700">{text}</p>
       <Link to="/forgot-password" className={linkButtonClass('primary')}>
         {t('reset.requestNew')}
+      </Link>
+      <Link to="/auth?tab=login" className="text-center text-sm font-semibold text-indigo-700 hover:underline">
+        {t('reset.login')}
       </Link>
     </div>
   );
 }
 
-function Success() {
-  const { t } = useTranslation('auth');
-  return (
-    <SuccessPanel title={t('reset.successTitle')} text={t('reset.successText')}>
-      <Link to="/app" className={linkButtonClass('primary')}>
-        {t('reset.continue')}
-      </Link>
-      <Link to="/auth?tab=login" className="text-center text-sm font-semibold text-indigo-700 hover:underline">
-        {t('reset.login')}
-      </Link>
-    </SuccessPanel>
-  );
-}
-
-export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.reset', 'auth') }];
+export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
+  { title: rootT(matches, data?.link === 'valid' && data.purpose === 'set-password' ? 'meta.set' : 'meta.reset', 'auth') },
+];
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

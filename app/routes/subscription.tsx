@@ -7,14 +7,34 @@ import { BalanceChart } from '~/components/balance-chart';
 import { CreditHistory } from '~/components/credit-history';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { PlanBadge } from '~/components/plan-badge';
-import { loadCreditHistory } from '~/services/ledger.server';
+import { balanceSeriesSince, listHistory } from '~/services/ledger.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import { rootT } from '~/utils/meta';
+import { formatDate, useTimeZone } from '~/utils/time-zone';
+import { requestTimeZone } from '~/utils/time-zone.server';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
   const page = Number(new URL(request.url).searchParams.get('historyPage')) || 1;
-  const ledger = await loadCreditHistory(userId, page);
+  const timeZone = requestTimeZone(request);
+  const [history, balance] = await Promise.all([listHistory(userId, page), balanceSeriesSince(userId, { timeZone, maxDays: 90 })]);
+  const ledger = {
+    history: {
+      page: history.page,
+      pageCount: history.pageCount,
+      total: history.total,
+      rows: history.rows.map((r) => ({
+        seq: r.seq,
+        createdAt: r.createdAt.toISOString(),
+        kind: r.kind,
+        delta: r.delta,
+        amount: r.amount,
+        balanceAfter: r.balanceAfter,
+        bucket: r.bucket,
+      })),
+    },
+    balance,
+  };
   return json({ user, account, ledger }, { headers: privatePageHeaders });
 }
 
@@ -33,10 +53,9 @@ export default function Subscription() {
   const { user, account, ledger } = useLoaderData<typeof loader>();
   const location = useLocation();
   const { t, i18n } = useTranslation();
+  const timeZone = useTimeZone();
   const number = (n: number) => n.toLocaleString(i18n.language);
-  const reset = account.credits.nextResetAt
-    ? new Date(account.credits.nextResetAt).toLocaleDateString(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' })
-    : t('subscription.noReset');
+  const reset = account.credits.nextResetAt ? formatDate(account.credits.nextResetAt, i18n.language, timeZone) : t('subscription.noReset');
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>

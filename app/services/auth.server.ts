@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
-import { sql, type TransactionSql } from '../../db/client';
+import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
+import { enqueue } from '../../jobs/boss';
 import type { Language } from '~/i18n';
 import { getCurrentCreditSummary, grantSignupCredits } from '~/services/ledger.server';
 import { queueEmail } from '~/services/mail.server';
 import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
-import { endOtherSessions, type SessionUser } from '~/services/sessions.server';
+import { createSession, endOtherSessions, type SessionUser } from '~/services/sessions.server';
 import { env } from '~/utils/env.server';
 
 // Accounts: registration, credentials, one-time password tokens. Owns users.password_hash and
@@ -130,22 +131,32 @@ export async function requestPasswordReset(input: { email: string; language: Lan
   });
 }
 
-export type ResetResult = { ok: true; userId: string } | { ok: false; reason: 'invalid' | 'expired' };
+export type ResetResult =
+  | { ok: true; userId: string; name: string; purpose: TokenPurpose; setCookie: string }
+  | { ok: false; reason: 'invalid' | 'expired' };
+
+export type TokenState = { state: 'valid' | 'expired'; purpose: TokenPurpose } | { state: 'invalid' };
+
+/** What a password link is, without using it up: the page shows the right words, or no form at all. */
+export async function inspectPasswordToken(input: { email: string; token: string }, db: Db = sql): Promise<TokenState> {
+  const [row] = await db<{ purpose: TokenPurpose; expired: boolean }[]>`
+    SELECT t.purpose, t.expires_at <= now() AS expired
+    FROM password_tokens t JOIN users u ON u.id = t.user_id
+    WHERE lower(u.email) = lower(${normalizeEmail(input.email)}) AND t.token_hash = ${sha256(input.token)}`;
+  if (!row) return { state: 'invalid' };
+  return { state: row.expired ? 'expired' : 'valid', purpose: row.purpose };
+}
 
 /**
- * Sets a new password with a one-time token. The token is consumed (deleted) in the same transaction
- * that writes the password, so it works once; then every session of the user except keepSessionId ends.
+ * Sets a new password with a one-time token and signs the user in (the link proved the address).
+ * In one transaction: the token is consumed (so it works once), the password written, every other
+ * session of the user ended, and a new session started.
  */
-export async function resetPassword(input: {
-  email: string;
-  token: string;
-  password: string;
-  keepSessionId?: string;
-}): Promise<ResetResult> {
+export async function resetPassword(input: { email: string; token: string; password: string }, db: Db = sql): Promise<ResetResult> {
   const presented = Buffer.from(sha256(input.token), 'hex');
-  const result = await sql.begin(async (tx): Promise<ResetResult> => {
-    const [row] = await tx<{ userId: string; tokenHash: string; expired: boolean }[]>`
-      SELECT t.user_id AS "userId", t.token_hash AS "tokenHash", t.expires_at <= now() AS expired
+  return transaction(db, async (tx): Promise<ResetResult> => {
+    const [row] = await tx<{ userId: string; name: string; tokenHash: string; purpose: TokenPurpose; expired: boolean }[]>`
+      SELECT t.user_id AS "userId", u.name, t.token_hash AS "tokenHash", t.purpose, t.expires_at <= now() AS expired
       FROM password_tokens t JOIN users u ON u.id = t.user_id
       WHERE lower(u.email) = lower(${normalizeEmail(input.email)})
       FOR UPDATE OF t`;
@@ -159,10 +170,10 @@ export async function resetPassword(input: {
     // Hashed only for a good token, so bad links cost no hashing work.
     const passwordHash = await hashPassword(input.password);
     await tx`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${row.userId}`;
-    return { ok: true, userId: row.userId };
+    await endOtherSessions(row.userId, undefined, tx);
+    const { setCookie } = await createSession(row.userId, tx);
+    return { ok: true, userId: row.userId, name: row.name, purpose: row.purpose, setCookie };
   });
-  if (result.ok) await endOtherSessions(result.userId, input.keepSessionId);
-  return result;
 }
 
 // The flows the pages and the JSON API share: the abuse limits first, then the work.
@@ -178,10 +189,14 @@ export async function attemptRegister(input: { name: string; email: string; lang
 
 export type ForgotAttempt = { ok: true } | { ok: false; reason: 'limited'; state: LimitState };
 
-/** A reset request within the limits; the same outcome whether or not the address has an account. */
-export async function attemptPasswordResetRequest(input: { email: string; language: Language; ip: string }): Promise<ForgotAttempt> {
-  const limited = firstLimited(await Promise.all([hit('forgotIp', input.ip), hit('forgotEmail', input.email)]));
+/**
+ * A reset request within the limits; the same outcome, and the same work before the answer, whether
+ * or not the address has an account: the lookup, the token and the e-mail happen in the
+ * password-reset-request job (jobs/handlers/password-reset.ts).
+ */
+export async function attemptPasswordResetRequest(input: { email: string; language: Language; ip: string }, db: Db = sql): Promise<ForgotAttempt> {
+  const limited = firstLimited(await Promise.all([hit('forgotIp', input.ip, db), hit('forgotEmail', input.email, db)]));
   if (limited) return { ok: false, reason: 'limited', state: limited };
-  await requestPasswordReset(input);
+  await enqueue('password-reset-request', { email: normalizeEmail(input.email), language: input.language }, {}, db);
   return { ok: true };
 }

@@ -3,8 +3,8 @@ import { createMemorySessionStorage, type AppLoadContext } from '@remix-run/node
 import { Authenticator, AuthorizationError } from 'remix-auth';
 import { FormStrategy } from 'remix-auth-form';
 import { verifyCredentials } from '~/services/auth.server';
-import { clientIpOf, firstLimited, hit, refund, reset, type LimitState } from '~/services/rate-limit.server';
-import { createSession, destroySession, type SessionUser } from '~/services/sessions.server';
+import { firstLimited, hit, pairSubject, peek, refund, reset, type LimitState } from '~/services/rate-limit.server';
+import { createSession, type SessionUser } from '~/services/sessions.server';
 
 // remix-auth checks the credentials; the session itself is ours (a Postgres row, see
 // sessions.server.ts), so the authenticator never redirects and its session storage stays unused.
@@ -31,20 +31,21 @@ export type LoginOutcome =
   | { kind: 'limited'; state: LimitState };
 
 /**
- * Signs in with e-mail and password (already validated by the caller's schema), within the abuse
- * limits: failed attempts count per e-mail and per client address. On success the request's old
- * session (if any) ends and a new one starts.
+ * Signs in with e-mail and password (already validated by the caller's schema) from a client (its
+ * key from clientKey()), within the abuse limits (see LIMITS): failures count per (address, client),
+ * per client, and per address as a brake that never blocks the right password from a new client.
+ * On success a new session starts; the caller ends the request's old one.
  */
-export async function login(
-  request: Request,
-  context: AppLoadContext,
-  credentials: { email: string; password: string },
-): Promise<LoginOutcome> {
-  const ip = clientIpOf(context as { clientIp?: string });
+export async function login(credentials: { email: string; password: string }, client: string): Promise<LoginOutcome> {
   const email = credentials.email.trim();
+  const pair = pairSubject(email, client);
   // Count the attempt before checking it (so parallel guesses cannot slip past the limit), and give
   // it back if it succeeds: in effect only failures count.
-  const limited = firstLimited(await Promise.all([hit('loginEmail', email), hit('loginIp', ip)]));
+  const [pairState, clientState, emailState] = await Promise.all([hit('loginPair', pair), hit('loginIp', client), peek('loginEmail', email)]);
+  let limited = firstLimited([pairState, clientState]);
+  // A braked address: each client gets one failure an hour for it (the right password still passes).
+  const braked = emailState.limited;
+  if (!limited && braked) limited = firstLimited([await hit('loginPairBraked', pair)]);
   if (limited) return { kind: 'limited', state: limited };
 
   const formData = new FormData();
@@ -52,17 +53,17 @@ export async function login(
   formData.set('password', credentials.password);
   let user: SessionUser;
   try {
-    // The body was read already: the strategy reads the form from the context instead.
-    user = await authenticator.authenticate('form', new Request(request.url, { method: 'POST' }), {
+    // remix-auth wants a Request; the strategy reads the form from the context instead.
+    user = await authenticator.authenticate('form', new Request('http://login.invalid/', { method: 'POST' }), {
       throwOnError: true,
-      context: { ...context, formData },
+      context: { formData } as unknown as AppLoadContext,
     });
   } catch (error) {
     if (!(error instanceof AuthorizationError)) throw error;
+    await hit('loginEmail', email);
     return { kind: 'invalid' };
   }
-  await Promise.all([reset('loginEmail', email), refund('loginIp', ip)]);
-  await destroySession(request);
+  await Promise.all([reset('loginPair', pair), refund('loginIp', client), ...(braked ? [refund('loginPairBraked', pair)] : [])]);
   const { setCookie } = await createSession(user.id);
   return { kind: 'success', user, setCookie };
 }

@@ -476,3 +476,47 @@ export async function loadCreditHistory(userId: string, page = 1, db: Db = sql) 
     balance,
   };
 }
+
+/** The calendar day ('YYYY-MM-DD') of an instant in a time zone. */
+function dayIn(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+}
+
+/**
+ * The balance at the end of each day in the reader's time zone, from the day of the account's first
+ * ledger row (or `maxDays` back, whichever is later) to today; empty for an account without rows.
+ * A new account's chart so starts on its sign-up day instead of reading as months at zero.
+ */
+export async function balanceSeriesSince(
+  userId: string,
+  opts: { timeZone?: string; maxDays?: number } = {},
+  db: Db = sql,
+  now = new Date(),
+): Promise<BalancePoint[]> {
+  const timeZone = opts.timeZone ?? 'UTC';
+  const maxDays = opts.maxDays ?? 90;
+  const today = dayIn(now, timeZone);
+  const dayMs = 86_400_000;
+  const earliest = new Date(Date.parse(`${today}T00:00:00Z`) - (maxDays - 1) * dayMs).toISOString().slice(0, 10);
+  const [first] = await db<{ day: string | null }[]>`
+    SELECT to_char(min(created_at) AT TIME ZONE ${timeZone}, 'YYYY-MM-DD') AS day FROM ledger_entries WHERE user_id = ${userId}`;
+  if (!first?.day) return [];
+  const start = first.day > earliest ? first.day : earliest;
+  const list = await db<{ day: string; balance: string }[]>`
+    (SELECT 'opening' AS day, balance_after AS balance FROM ledger_entries
+      WHERE user_id = ${userId} AND (created_at AT TIME ZONE ${timeZone})::date < ${start}::date ORDER BY seq DESC LIMIT 1)
+    UNION ALL
+    (SELECT DISTINCT ON (d) d AS day, balance_after AS balance FROM (
+        SELECT to_char(created_at AT TIME ZONE ${timeZone}, 'YYYY-MM-DD') AS d, seq, balance_after FROM ledger_entries
+        WHERE user_id = ${userId} AND (created_at AT TIME ZONE ${timeZone})::date >= ${start}::date) x
+      ORDER BY d, seq DESC)`;
+  const byDay = new Map(list.map((r) => [r.day, Number(r.balance)]));
+  let balance = byDay.get('opening') ?? 0;
+  const points: BalancePoint[] = [];
+  for (let t = Date.parse(`${start}T00:00:00Z`); t <= Date.parse(`${today}T00:00:00Z`); t += dayMs) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    if (byDay.has(day)) balance = byDay.get(day)!;
+    points.push({ day, balance });
+  }
+  return points;
+}

@@ -1,17 +1,24 @@
 import crypto from 'node:crypto';
-import { json } from '@remix-run/node';
-import { sql } from '../../db/client';
-import { getT } from '~/i18n.server';
+import { sql, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
 
 // Abuse limits, kept in Postgres so they hold across instances. Fixed windows: each key counts hits
 // from the first hit of its window; the window restarts once it has run out.
-// The one place where the numbers live (tests read them from here).
+// The one place where the numbers live (tests read them from here). This service takes plain values
+// (an e-mail address, a client key from clientKey()); routes extract them from the request.
 export const LIMITS = {
-  /** Failed logins for one e-mail address. */
-  loginEmail: { max: 5, windowSeconds: 15 * 60 },
-  /** Failed logins from one address (many e-mails). */
+  /** Failed logins for one e-mail address from one client: the lock an attacker meets. */
+  loginPair: { max: 5, windowSeconds: 15 * 60 },
+  /** Failed logins from one client (across e-mail addresses). */
   loginIp: { max: 20, windowSeconds: 15 * 60 },
+  /**
+   * Failed logins for one e-mail address from anywhere. Only a brake, never a lock: past it, each
+   * client may fail once an hour for that address (loginPairBraked), so a spread-out guesser slows
+   * to a crawl while the owner's right password from a new client still gets checked.
+   */
+  loginEmail: { max: 50, windowSeconds: 60 * 60 },
+  /** Failed logins for one e-mail address from one client while the address is braked. */
+  loginPairBraked: { max: 1, windowSeconds: 60 * 60 },
   /** Registration attempts from one address. */
   registerIp: { max: 10, windowSeconds: 60 * 60 },
   /** Registration attempts for one e-mail address. */
@@ -20,6 +27,8 @@ export const LIMITS = {
   forgotIp: { max: 10, windowSeconds: 60 * 60 },
   /** Password reset requests for one e-mail address. */
   forgotEmail: { max: 3, windowSeconds: 60 * 60 },
+  /** Page views reported by one client. */
+  pageviewIp: { max: 300, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimitName = keyof typeof LIMITS;
@@ -43,9 +52,9 @@ function stateOf(name: LimitName, row: { hits: number; remaining: number } | und
 }
 
 /** Counts one hit atomically and says whether this hit went over the limit. */
-export async function hit(name: LimitName, subject: string): Promise<LimitState> {
+export async function hit(name: LimitName, subject: string, db: Db = sql): Promise<LimitState> {
   const seconds = LIMITS[name].windowSeconds;
-  const [row] = await sql<{ hits: number; remaining: number }[]>`
+  const [row] = await db<{ hits: number; remaining: number }[]>`
     INSERT INTO rate_limits AS r (key, window_started_at, hits)
     VALUES (${keyFor(name, subject)}, now(), 1)
     ON CONFLICT (key) DO UPDATE SET
@@ -56,14 +65,26 @@ export async function hit(name: LimitName, subject: string): Promise<LimitState>
 }
 
 /** Gives one hit back (an attempt counted up front that turned out fine). */
-export async function refund(name: LimitName, subject: string): Promise<void> {
-  await sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${keyFor(name, subject)}`;
+export async function refund(name: LimitName, subject: string, db: Db = sql): Promise<void> {
+  await db`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${keyFor(name, subject)}`;
 }
 
 /** Forgets a key (a successful login clears that e-mail's failures). */
-export async function reset(name: LimitName, subject: string): Promise<void> {
-  await sql`DELETE FROM rate_limits WHERE key = ${keyFor(name, subject)}`;
+export async function reset(name: LimitName, subject: string, db: Db = sql): Promise<void> {
+  await db`DELETE FROM rate_limits WHERE key = ${keyFor(name, subject)}`;
 }
+
+/** The current state of a key without counting a hit. */
+export async function peek(name: LimitName, subject: string, db: Db = sql): Promise<LimitState> {
+  const seconds = LIMITS[name].windowSeconds;
+  const [row] = await db<{ hits: number; remaining: number }[]>`
+    SELECT hits, extract(epoch FROM window_started_at + make_interval(secs => ${seconds}) - now())::float8 AS remaining
+    FROM rate_limits WHERE key = ${keyFor(name, subject)} AND window_started_at > now() - make_interval(secs => ${seconds})`;
+  return stateOf(name, row);
+}
+
+/** The subject of a per-(e-mail address, client) limit. */
+export const pairSubject = (email: string, client: string) => `${email.trim().toLowerCase()}\u0000${client}`;
 
 /** Removes windows that have run out; for a periodic sweep. */
 export async function purgeExpiredRateLimits(): Promise<number> {
@@ -79,25 +100,35 @@ export function firstLimited(states: LimitState[]): LimitState | null {
   return limited.reduce((a, b) => (b.retryAfterSeconds > a.retryAfterSeconds ? b : a));
 }
 
-/** The translated "Too many attempts. Try again in N minutes." */
-export async function tooManyMessage(request: Request, state: LimitState): Promise<string> {
-  const t = await getT(request, 'auth');
-  const minutes = Math.max(1, Math.ceil(state.retryAfterSeconds / 60));
-  return t('errors.tooManyAttempts', { minutes, count: minutes });
+/**
+ * The key under which a client address is counted: IPv4 as is, IPv6 by its /64 (one subscriber
+ * usually holds a whole /64, so counting single IPv6 addresses would let it rotate freely).
+ */
+export function clientKey(address: string | null | undefined): string {
+  const ip = (address ?? '').trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  if (!ip) return 'unknown';
+  if (!ip.includes(':')) return ip;
+  const groups = expandIPv6(ip.split('%')[0]!);
+  return groups ? `${groups.slice(0, 4).join(':')}::/64` : ip.toLowerCase();
 }
 
-/** Headers for a 429 answer. */
-export function retryAfterHeaders(state: LimitState): HeadersInit {
-  return { 'Retry-After': String(state.retryAfterSeconds) };
-}
-
-/** A JSON 429 for the API routes. */
-export async function tooManyJson(request: Request, state: LimitState) {
-  return json({ error: await tooManyMessage(request, state) }, { status: 429, headers: retryAfterHeaders(state) });
-}
-
-/** The client address from the load context (see server.ts); never empty, so keys stay distinct. */
-export function clientIpOf(context: { clientIp?: string } | undefined): string {
-  const ip = context?.clientIp?.trim();
-  return ip ? ip.replace(/^::ffff:/, '') : 'unknown';
+/** The eight 16-bit groups of an IPv6 address (lower case, no leading zeros), or null if malformed. */
+function expandIPv6(ip: string): string[] | null {
+  const halves = ip.toLowerCase().split('::');
+  if (halves.length > 2) return null;
+  const part = (s: string) => (s ? s.split(':') : []);
+  const head = part(halves[0]!);
+  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4 forms) takes two groups.
+  const last = tail.length ? tail : head;
+  if (last.length && last[last.length - 1]!.includes('.')) {
+    const v4 = last.pop()!.split('.').map(Number);
+    if (v4.length !== 4 || v4.some((n) => !(n >= 0 && n <= 255))) return null;
+    last.push(((v4[0]! << 8) | v4[1]!).toString(16), ((v4[2]! << 8) | v4[3]!).toString(16));
+  }
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
+  return groups.map((g) => parseInt(g, 16).toString(16));
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { createCookie, redirect } from '@remix-run/node';
-import { sql } from '../../db/client';
+import { sql, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
 import { memoPerRequest } from '~/utils/request-scope.server';
 
@@ -37,10 +37,10 @@ function sessionCookie() {
 
 const hashId = (id: string) => crypto.createHash('sha256').update(id).digest('hex');
 
-/** Starts a session for the user and returns the Set-Cookie value. */
-export async function createSession(userId: string): Promise<{ id: string; setCookie: string }> {
+/** Starts a session for the user (in the caller's transaction when given one) and returns the Set-Cookie value. */
+export async function createSession(userId: string, db: Db = sql): Promise<{ id: string; setCookie: string }> {
   const id = crypto.randomBytes(32).toString('base64url');
-  await sql`INSERT INTO sessions (id, user_id, expires_at)
+  await db`INSERT INTO sessions (id, user_id, expires_at)
             VALUES (${hashId(id)}, ${userId}, now() + make_interval(days => ${SESSION_DAYS}))`;
   return { id, setCookie: await sessionCookie().serialize(id) };
 }
@@ -93,9 +93,9 @@ export async function destroySession(request: Request): Promise<string> {
   return sessionCookie().serialize('', { maxAge: 0, expires: new Date(0) });
 }
 
-/** Ends every session of the user except keepId (after a password change). */
-export async function endOtherSessions(userId: string, keepId?: string): Promise<void> {
-  await sql`DELETE FROM sessions WHERE user_id = ${userId} AND id <> ${keepId ? hashId(keepId) : ''}`;
+/** Ends every session of the user except keepId (after a password change), in the caller's transaction when given one. */
+export async function endOtherSessions(userId: string, keepId: string | undefined, db: Db = sql): Promise<void> {
+  await db`DELETE FROM sessions WHERE user_id = ${userId} AND id <> ${keepId ? hashId(keepId) : ''}`;
 }
 
 /** Removes expired rows; called by a periodic job. */

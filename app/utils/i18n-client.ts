@@ -1,6 +1,7 @@
 import { createInstance, type i18n as I18n, type Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { defaultLanguage, type Language } from '~/i18n';
+import type { ClientLoaderFunctionArgs } from '@remix-run/react';
+import { defaultLanguage, namespaces, type ClientNamespace, type Language } from '~/i18n';
 
 type Catalogue = Resource[string];
 
@@ -38,9 +39,61 @@ export function getI18n(language: Language): I18n {
       defaultNS: 'common',
       interpolation: { escapeValue: false },
       initImmediate: false,
-      react: { useSuspense: false },
+      // Namespaces added later (a route's own) re-render the components that use them.
+      react: { useSuspense: false, bindI18nStore: 'added' },
     });
     instances.set(language, instance);
   }
   return instance;
+}
+
+/** Whether the page has every namespace of its language (the server always has). */
+export function usesEveryNamespace(language: Language): boolean {
+  if (typeof document === 'undefined') return true;
+  const loaded = window.__postforgeI18n?.[language] ?? {};
+  return namespaces.every((ns) => ns in loaded);
+}
+
+const pending = new Map<string, Promise<void>>();
+
+/**
+ * Loads the namespaces (all when none are named) of a language that the page does not have yet,
+ * through the same cached catalogue script, and adds them to the page's i18next instance.
+ */
+export function ensureNamespaces(language: Language, wanted: readonly ClientNamespace[] = namespaces): Promise<void> {
+  if (typeof document === 'undefined') return Promise.resolve();
+  const have = window.__postforgeI18n?.[language] ?? {};
+  const missing = wanted.filter((ns) => !(ns in have));
+  if (!missing.length) return Promise.resolve();
+  const key = `${language}:${missing.join(',')}`;
+  // A load already under way that brings these namespaces (e.g. the rest of the catalogue) will do.
+  let loading = [...pending].find(([k]) => k.startsWith(`${language}:`) && missing.every((ns) => k.slice(language.length + 1).split(',').includes(ns)))?.[1];
+  if (!loading) {
+    const current = document.querySelector<HTMLScriptElement>('script[src^="/locales/"]');
+    const version = current ? new URL(current.src).searchParams.get('v') : null;
+    loading = new Promise<void>((resolve) => {
+      const script = document.createElement('script');
+      // The CSP allows scripts with the page's nonce (browsers hide it from getAttribute, not from .nonce).
+      script.nonce = current?.nonce ?? '';
+      script.src = `/locales/${language}?ns=${missing.join(',')}${version ? `&v=${version}` : ''}`;
+      script.onload = script.onerror = () => {
+        const loaded = window.__postforgeI18n?.[language] ?? {};
+        const instance = getI18n(language);
+        for (const ns of missing) if (loaded[ns]) instance.addResourceBundle(language, ns, loaded[ns], true, true);
+        pending.delete(key);
+        resolve();
+      };
+      document.head.appendChild(script);
+    });
+    pending.set(key, loading);
+  }
+  return loading;
+}
+
+/** A route's clientLoader: its namespaces first, then its server data (routes with a server loader). */
+export function withNamespaces(wanted: readonly ClientNamespace[]) {
+  return async ({ serverLoader }: ClientLoaderFunctionArgs) => {
+    await ensureNamespaces((document.documentElement.lang as Language) || defaultLanguage, wanted);
+    return serverLoader();
+  };
 }

@@ -117,13 +117,17 @@ export async function register(page: Page, name: string, email: string): Promise
   await expect(page.getByText('Registration successful')).toBeVisible();
 }
 
-/** Opens a set-password / reset link and sets `newPassword`; ends on the success state. */
+/**
+ * Opens a set-password / reset link and sets `newPassword`; the link proved the address, so this
+ * ends signed in on /app with the welcome toast.
+ */
 export async function setPasswordThroughLink(page: Page, link: string, newPassword: string): Promise<void> {
   await page.goto(link);
   await page.getByLabel('New password').fill(newPassword);
   await page.getByLabel('Confirm password').fill(newPassword);
-  await page.getByRole('button', { name: 'Reset password' }).click();
-  await expect(page.getByRole('heading', { name: 'Password Reset Successful' })).toBeVisible();
+  await page.getByRole('button', { name: /^(Set password|Reset password)$/ }).click();
+  await expect(page).toHaveURL(/\/app$/);
+  await expect(page.getByRole('region', { name: 'Notifications' }).getByText(/^(Welcome to Postforge|Password changed)$/)).toBeVisible();
 }
 
 /** /auth login tab: e-mail + password, submit. */

@@ -26,6 +26,7 @@ test.describe('forgot password', () => {
 
     const newPassword = password();
     await setPasswordThroughLink(page, link, newPassword);
+    await page.context().clearCookies();
 
     await logIn(page, account.email, account.password);
     await expect(page.getByRole('alert').getByText('Invalid email or password')).toBeVisible();

@@ -41,15 +41,24 @@ test('newcomer: register, set password from the e-mail, log in, switch to zh-HK,
     expect(mail.text).toContain(`Hello ${name},`);
   });
 
-  await test.step('follow the link and set a password', async () => {
+  await test.step('follow the link: "Set your password", then signed in on /app with the welcome toast', async () => {
     await page.goto(link);
+    await expect(page.getByRole('heading', { name: 'Set your password' })).toBeVisible();
+    await expect(page.getByText('Reset password')).toHaveCount(0);
     await page.getByLabel('New password').fill(secret);
     await page.getByLabel('Confirm password').fill(secret);
-    await page.getByRole('button', { name: 'Reset password' }).click();
-    await expect(page.getByRole('heading', { name: 'Password Reset Successful' })).toBeVisible();
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page).toHaveURL(/\/app$/);
+    await expect(page.getByRole('region', { name: 'Notifications' }).getByText('Welcome to Postforge')).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Welcome, Ada Newcomer' })).toBeVisible();
+    // The used link shows no form any more.
+    await page.goto(link);
+    await expect(page.getByRole('heading', { name: 'Link no longer valid' })).toBeVisible();
+    await expect(page.getByLabel('New password')).toHaveCount(0);
   });
 
   await test.step('log in → /app with the header', async () => {
+    await page.context().clearCookies();
     await page.goto('/auth');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(secret);

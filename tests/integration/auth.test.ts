@@ -2,8 +2,10 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { deliverEmail, type EmailMessage } from '../../app/services/mail.server';
+import { resetPassword } from '../../app/services/auth.server';
 import { LIMITS, maxFor } from '../../app/services/rate-limit.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
+import { handlePasswordResetRequest } from '../../jobs/handlers/password-reset';
 
 // Accounts end to end over real HTTP: the pages (plain form posts, as without JavaScript) and the
 // JSON API, against the run's real Postgres and pg-boss.
@@ -53,7 +55,16 @@ async function emailJobs(to: string): Promise<EmailMessage[]> {
   return rows.map((r) => r.data);
 }
 
+/** Runs the queued password-reset-request jobs as the worker would (the request only enqueues them). */
+async function drainResetRequests() {
+  const rows = await sql<{ id: string; data: unknown }[]>`
+    UPDATE pgboss.job SET state = 'completed', completed_on = now()
+    WHERE name = 'password-reset-request' AND state = 'created' RETURNING id, data`;
+  await handlePasswordResetRequest(rows.map((r) => ({ id: r.id, name: 'password-reset-request', data: r.data })) as never);
+}
+
 async function latestLink(to: string, template?: EmailMessage['template']) {
+  await drainResetRequests();
   const jobs = (await emailJobs(to)).filter((j) => !template || j.template === template);
   expect(jobs.length).toBeGreaterThan(0);
   const url = new URL(jobs[0]!.params.link!);
@@ -127,17 +138,33 @@ describe('register → e-mail → set password → login → logout (pages, no J
     expect(mail!.subject).toBe('Set your Postforge password');
     expect(mail!.textBody).toContain(url.toString());
 
-    // Set the password through the page.
+    // Set the password through the page: a new account's link speaks of setting, not resetting.
     const resetPage = await c.get(`${url.pathname}${url.search}`);
     expect(resetPage.status).toBe(200);
     const resetHtml = await pageText(resetPage);
+    expect(resetHtml).toContain('<h1 class="text-2xl font-bold tracking-tight text-slate-900">Set your password</h1>');
+    expect(resetHtml).toContain('<title>Set your password · Postforge</title>');
+    expect(resetHtml).not.toContain('Reset password');
     expect(resetHtml).toContain('New password');
     expect(resetHtml).toContain('Confirm password');
     const set = await c.postForm(`${url.pathname}${url.search}`, { token, email, password: PASSWORD, confirmPassword: PASSWORD });
-    expect(set.status).toBe(200);
-    expect(await pageText(set)).toContain('Password Reset Successful');
+    // Issue 11: the link proved the address, so setting the password signs in and lands on /app.
+    expect(set.status).toBe(302);
+    expect(set.headers.get('location')).toBe('/app');
+    expect(c.cookies.has('__session')).toBe(true);
+    expect(toastOf(c)).toMatchObject({ type: 'success', title: 'Welcome to Postforge' });
+    const landed = await c.get('/app');
+    expect(landed.status).toBe(200);
+    expect(await pageText(landed)).toMatch(/role="status"[\s\S]*Welcome to Postforge/);
     expect((await userRow(email))!.passwordHash).toMatch(/^\$argon2id\$/);
     expect(await sql`SELECT 1 FROM password_tokens WHERE user_id = ${user!.id}`).toHaveLength(0);
+    expect(await sessionCount(user!.id)).toBe(1);
+
+    // The used link shows no form any more.
+    const used = await pageText(await new TestClient(app.url).get(`${url.pathname}${url.search}`));
+    expect(used).toContain('Link no longer valid');
+    expect(used).not.toContain('Confirm password');
+    expect(used).not.toContain('name="password"');
 
     // Log in: e-mail compared case-insensitively.
     const login = await c.postForm('/auth?tab=login', { intent: 'login', email: email.toUpperCase(), password: PASSWORD });
@@ -365,6 +392,7 @@ describe('password tokens', () => {
 
     // A reset token lives one hour.
     expect((await c.postJson('/api/forgot-password', { email })).status).toBe(200);
+    await drainResetRequests();
     const [row] = await sql<{ purpose: string; ttl: number }[]>`
       SELECT purpose, extract(epoch FROM expires_at - created_at)::int AS ttl FROM password_tokens WHERE user_id = ${userId}`;
     expect(row).toEqual({ purpose: 'reset-password', ttl: 60 * 60 });
@@ -411,10 +439,11 @@ describe('password tokens', () => {
     expect((await userRow(b))!.passwordHash).toBeNull();
   });
 
-  it('setting a password ends the other sessions (and keeps the one that set it)', async () => {
+  it('setting a password ends every other session and signs the setting browser in, in one transaction', async () => {
     const account = await createAccount('sessions');
     const one = await loginJson(account.email);
     const two = await loginJson(account.email);
+    await sql`DELETE FROM sessions WHERE user_id = ${account.id} AND id NOT IN (SELECT id FROM sessions WHERE user_id = ${account.id} ORDER BY created_at DESC LIMIT 2)`;
     expect(await sessionCount(account.id)).toBe(2);
 
     await client().postJson('/api/forgot-password', { email: account.email });
@@ -425,12 +454,33 @@ describe('password tokens', () => {
     expect((await one.c.get('/api/user')).status).toBe(200);
     expect(await sessionCount(account.id)).toBe(1);
 
-    // From a signed-out browser, every session ends.
+    // From a signed-out browser: every other session ends and that browser is the one signed in.
     await client().postJson('/api/forgot-password', { email: account.email });
     const next = await latestLink(account.email, 'reset-password');
-    await client().postJson('/api/reset-password', { password: 'newest-pass', confirmPassword: 'newest-pass', token: next.token, email: account.email });
-    expect(await sessionCount(account.id)).toBe(0);
+    const fresh = client();
+    await fresh.postJson('/api/reset-password', { password: 'newest-pass', confirmPassword: 'newest-pass', token: next.token, email: account.email });
+    expect(await sessionCount(account.id)).toBe(1);
     expect((await one.c.get('/api/user')).status).toBe(401);
+    expect((await fresh.get('/api/user')).status).toBe(200);
+  });
+
+  it('a failure after the sessions ended rolls them back with the password (sessions join the transaction)', async () => {
+    const account = await createAccount('rollback');
+    const signedIn = await loginJson(account.email);
+    await client().postJson('/api/forgot-password', { email: account.email });
+    const { token } = await latestLink(account.email, 'reset-password');
+    const before = await sessionCount(account.id);
+    // The transaction fails after the sessions were deleted: nothing of it may remain.
+    await expect(
+      sql.begin(async (tx) => {
+        const outcome = await resetPassword({ email: account.email, token, password: 'never-committed' }, tx);
+        expect(outcome.ok).toBe(true);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await sessionCount(account.id)).toBe(before);
+    expect((await signedIn.c.get('/api/user')).status).toBe(200);
+    expect((await loginJson(account.email, 'never-committed')).res.status).toBe(401);
   });
 });
 
@@ -473,6 +523,14 @@ describe('/reset-password and /forgot-password pages', () => {
     expect(known.status).toBe(302);
     expect(unknown.status).toBe(302);
     expect(unknown.headers.get('location')).toBe(known.headers.get('location'));
+    // Issue 11 (timing): before answering, both did the same work, one queued request each and no
+    // lookup, token or e-mail yet; that happens in the job.
+    const requests = await sql<{ data: { email: string } }[]>`
+      SELECT data FROM pgboss.job WHERE name = 'password-reset-request' AND state = 'created'
+        AND data->>'email' IN (${account.email}, ${unknownEmail})`;
+    expect(requests.map((r) => r.data.email).sort()).toEqual([account.email, unknownEmail].sort());
+    expect((await emailJobs(account.email)).length).toBe(before);
+    await drainResetRequests();
     expect((await emailJobs(account.email)).length).toBe(before + 1);
     expect(await emailJobs(unknownEmail)).toHaveLength(0);
 
@@ -592,38 +650,78 @@ describe('/auth page', () => {
 });
 
 describe('abuse limits', () => {
-  it('limits failed logins per e-mail address: 429 with the translated message, even for the right password', async () => {
-    const account = await createAccount('limit-email');
-    const max = maxFor('loginEmail');
-    for (let i = 0; i < max; i++) {
-      // Spread over addresses: only the per-e-mail limit applies.
-      const res = await client().postJson('/api/login', { email: account.email, password: `wrong-${i}-pass` });
-      expect(res.status).toBe(401);
+  it('five wrong passwords from anywhere do not lock the owner out (issue 11)', async () => {
+    const account = await createAccount('no-lockout');
+    for (let i = 0; i < maxFor('loginPair') + 2; i++) {
+      // Each from another client: no (address, client) pair reaches its limit.
+      expect((await client().postJson('/api/login', { email: account.email, password: `wrong-${i}-pass` })).status).toBe(401);
     }
-    const blocked = await client().postJson('/api/login', { email: account.email, password: PASSWORD });
-    expect(blocked.status).toBe(429);
-    const minutes = LIMITS.loginEmail.windowSeconds / 60;
-    expect(await blocked.json()).toEqual({ error: `Too many attempts. Try again in ${minutes} minutes.` });
-    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-
-    const zhPage = await client({ 'accept-language': 'zh-HK' }).postForm('/auth', { intent: 'login', email: account.email, password: PASSWORD });
-    expect(zhPage.status).toBe(429);
-    expect(await pageText(zhPage)).toContain(`嘗試次數過多，請於 ${minutes} 分鐘後再試。`);
-
-    // The window over, the right password works again and clears the count.
-    await sql`UPDATE rate_limits SET window_started_at = now() - interval '1 day' WHERE key LIKE 'loginEmail:%'`;
     expect((await loginJson(account.email)).res.status).toBe(200);
   });
 
-  it('holds under parallel guesses: never more failures checked than the limit', async () => {
+  it('limits failed logins per (address, client): 429 with the translated message, even for the right password', async () => {
+    const account = await createAccount('limit-pair');
+    const ip = uniqueIp();
+    const from = (headers: Record<string, string> = {}) => new TestClient(app.url, { 'x-forwarded-for': ip, ...headers });
+    for (let i = 0; i < maxFor('loginPair'); i++) {
+      expect((await from().postJson('/api/login', { email: account.email, password: `wrong-${i}-pass` })).status).toBe(401);
+    }
+    const blocked = await from().postJson('/api/login', { email: account.email, password: PASSWORD });
+    expect(blocked.status).toBe(429);
+    const minutes = LIMITS.loginPair.windowSeconds / 60;
+    expect(await blocked.json()).toEqual({ error: `Too many attempts. Try again in ${minutes} minutes.` });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    const zhPage = await from({ 'accept-language': 'zh-HK' }).postForm('/auth', { intent: 'login', email: account.email, password: PASSWORD });
+    expect(zhPage.status).toBe(429);
+    expect(await pageText(zhPage)).toContain(`嘗試次數過多，請於 ${minutes} 分鐘後再試。`);
+
+    // The owner from another client is not locked out.
+    expect((await loginJson(account.email)).res.status).toBe(200);
+    // The window over, that client may try again.
+    await sql`UPDATE rate_limits SET window_started_at = now() - interval '1 day' WHERE key LIKE 'loginPair:%'`;
+    expect((await from().postJson('/api/login', { email: account.email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('holds under parallel guesses from one client: never more failures checked than the limit', async () => {
     const account = await createAccount('limit-parallel');
-    const max = maxFor('loginEmail');
+    const max = maxFor('loginPair');
+    const ip = uniqueIp();
     const results = await Promise.all(
-      Array.from({ length: max + 4 }, (_, i) => client().postJson('/api/login', { email: account.email, password: `guess-${i}-x` })),
+      Array.from({ length: max + 4 }, (_, i) => new TestClient(app.url, { 'x-forwarded-for': ip }).postJson('/api/login', { email: account.email, password: `guess-${i}-x` })),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(max);
     expect(statuses.filter((s) => s === 429)).toHaveLength(4);
+  });
+
+  it('brakes an address under a spread-out attack: one failure per client, the right password still passes', async () => {
+    const account = await createAccount('limit-brake');
+    // Spread over many clients: the per-pair limit never trips, the address brake does.
+    const wrong = Array.from({ length: maxFor('loginEmail') + 1 }, (_, i) => i);
+    for (let i = 0; i < wrong.length; i += 10) {
+      const batch = await Promise.all(wrong.slice(i, i + 10).map((n) => client().postJson('/api/login', { email: account.email, password: `spread-${n}-x` })));
+      for (const res of batch) expect(res.status).toBe(401);
+    }
+    const ip = uniqueIp();
+    const from = () => new TestClient(app.url, { 'x-forwarded-for': ip });
+    expect((await from().postJson('/api/login', { email: account.email, password: 'braked-1-x' })).status).toBe(401);
+    expect((await from().postJson('/api/login', { email: account.email, password: 'braked-2-x' })).status).toBe(429);
+    // A new client with the right password gets in.
+    expect((await loginJson(account.email)).res.status).toBe(200);
+  });
+
+  it('counts IPv6 clients by their /64', async () => {
+    const account = await createAccount('limit-v6');
+    const prefix = `2001:db8:${(++ipCounter).toString(16)}:7`;
+    for (let i = 0; i < maxFor('loginPair'); i++) {
+      const c = new TestClient(app.url, { 'x-forwarded-for': `${prefix}::${(i + 1).toString(16)}` });
+      expect((await c.postJson('/api/login', { email: account.email, password: `v6-${i}-wrong` })).status).toBe(401);
+    }
+    // Another address of the same /64 is the same client.
+    const same = new TestClient(app.url, { 'x-forwarded-for': `${prefix}:ffff:ffff:ffff:ffff` });
+    expect((await same.postJson('/api/login', { email: account.email, password: PASSWORD })).status).toBe(429);
+    const other = new TestClient(app.url, { 'x-forwarded-for': `2001:db8:${(++ipCounter).toString(16)}:8::1` });
+    expect((await other.postJson('/api/login', { email: account.email, password: PASSWORD })).status).toBe(200);
   });
 
   it('does not count successful logins against the client address', async () => {

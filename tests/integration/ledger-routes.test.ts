@@ -80,7 +80,7 @@ describe('credit history on /subscription', () => {
     expect(html).toContain('Monthly credits granted');
     expect(html).toContain('Held credits spent');
     expect(html).toContain('data-testid="balance-chart"');
-    expect(html).toContain('Balance over the last 90 days');
+    expect(html).toContain('Credit balance by day');
     expect(html).toContain('href="/subscription/history.csv"');
     const zh = await signedIn(user, { 'accept-language': 'zh-HK' });
     const zhHtml = await (await zh.get('/subscription')).text();

@@ -60,7 +60,8 @@ describe('server', () => {
     // The same post from another site never reaches it.
     const foreign = await c.postJson('/api/analytics/pageview', { path: 42 }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
-    expect(await foreign.text()).toBe('Cross-site request refused');
+    // Translated, and JSON on the API (issue 11).
+    expect(await foreign.json()).toEqual({ error: expect.stringContaining('another site') });
   });
 
   it('answers 413 to a body over 1 MB', async () => {

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { languageFromAcceptHeader, languageFromHeaders, normalizeLanguage } from '../../app/i18n';
+import { languageFromAcceptHeader, normalizeLanguage } from '../../app/i18n';
+import { languageFromHeaders } from '../../app/i18n.server';
 
 const localesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../app/locales');
 
@@ -56,6 +57,12 @@ describe('languageFromHeaders', () => {
     expect(languageFromHeaders('language=en', 'zh-TW')).toBe('en');
     expect(languageFromHeaders('language=klingon', 'zh-TW')).toBe('zh-HK');
     expect(languageFromHeaders(null, 'fr')).toBe('en');
+  });
+
+  it('ignores a malformed cookie instead of throwing (issue 11: `language=%` answered 500)', () => {
+    expect(languageFromHeaders('language=%', 'zh-HK')).toBe('zh-HK');
+    expect(languageFromHeaders('language=%E0%A4%A; other=%%', null)).toBe('en');
+    expect(languageFromHeaders('=%; language=%ZZ', 'en')).toBe('en');
   });
 });
 
