@@ -51,6 +51,12 @@ export const queues = {
     options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 * 60, retentionDays: 2 } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 20, pollingIntervalSeconds: 1 },
   },
+  // One per stored Stripe webhook event (billing_events): applies it to subscriptions and the ledger.
+  'stripe-event': {
+    payload: z.object({ eventId: z.string().min(1).max(255) }),
+    options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, retentionDays: 7 } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

@@ -5,6 +5,7 @@ import { handleSendEmail } from './handlers/send-email';
 import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/ledger';
 import { handleMaintenancePurge } from './handlers/maintenance';
 import { startGenerationLoop } from './generation-loop';
+import { handleStripeEvent } from './handlers/stripe-event';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -13,6 +14,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'ledger-monthly-reset': handleLedgerMonthlyReset,
   'ledger-sweep-holds': handleLedgerSweepHolds,
   'maintenance-purge': handleMaintenancePurge,
+  'stripe-event': handleStripeEvent,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */
