@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
-import { enqueue } from '../../jobs/boss';
+import { enqueueMany } from '../../jobs/boss';
 import { plans, topUpPacks, type SubscriptionStatus, type TopUpId } from '~/catalogue';
 import { expireMonthly, forfeitTopUp, getCurrentCreditSummary, grantMonthly, purchaseTopUp, reverseTopUp } from '~/services/ledger.server';
 import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
@@ -494,15 +494,30 @@ async function flag(tx: TransactionSql, ref: string, userId: string | null, kind
 // ---------------------------------------------------------------------------------------------
 // The webhook inbox
 
-/** Stores a verified event once and enqueues its job in the same transaction; false for a repeat. */
-export async function storeEvent(event: { id: string; type: string }, payload: unknown, db: Db = sql): Promise<boolean> {
+/**
+ * Stores verified events, each once, with their jobs, in one transaction (the intake groups the
+ * events that arrive together). Returns the ids stored now (a repeat is not among them).
+ */
+export async function storeEvents(events: { id: string; type: string; payload: unknown }[], db: Db = sql): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
   return transaction(db, async (tx) => {
-    const inserted = await tx`INSERT INTO billing_events (id, type, payload) VALUES (${event.id}, ${event.type}, ${tx.json(payload as never)})
+    const rows = events.map((e) => ({ id: e.id, type: e.type, payload: e.payload }));
+    const inserted = await tx<{ id: string }[]>`
+      INSERT INTO billing_events (id, type, payload)
+      SELECT x.id, x.type, x.payload FROM jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS x(id text, type text, payload jsonb)
       ON CONFLICT (id) DO NOTHING RETURNING id`;
-    if (inserted.length === 0) return false;
-    await enqueue('stripe-event', { eventId: event.id }, {}, tx);
-    return true;
+    await enqueueMany(
+      'stripe-event',
+      inserted.map((r) => ({ payload: { eventId: r.id } })),
+      tx,
+    );
+    return new Set(inserted.map((r) => r.id));
   });
+}
+
+/** Stores one verified event once, with its job; false for a repeat. */
+export async function storeEvent(event: { id: string; type: string }, payload: unknown, db: Db = sql): Promise<boolean> {
+  return (await storeEvents([{ id: event.id, type: event.type, payload }], db)).has(event.id);
 }
 
 export const HANDLED_EVENTS = [

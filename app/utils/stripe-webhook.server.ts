@@ -1,8 +1,9 @@
 import express, { type Request, type Response } from 'express';
 import Stripe from 'stripe';
-import { storeEvent } from '~/services/billing.server';
+import { storeEvents } from '~/services/billing.server';
 import { loadEnv } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
+import { singleton } from '~/utils/singleton.server';
 
 // POST /webhooks/stripe, mounted by server.ts before Remix (which would read the body as a stream
 // and cost ~1.7 ms a request). The raw bytes are verified against STRIPE_WEBHOOK_SECRET (a bad or
@@ -24,8 +25,51 @@ export async function receiveStripeWebhook(raw: Buffer, signature: string | unde
     return { status: 400, body: { error: 'Invalid signature' } };
   }
   if (!event?.id || !event.type) return { status: 400, body: { error: 'Invalid event' } };
-  const stored = await storeEvent(event, event);
+  const stored = await intake().store(event);
   return { status: 200, body: stored ? { received: true } : { received: true, duplicate: true } };
+}
+
+type Pending = { event: Stripe.Event; resolve: (stored: boolean) => void; reject: (err: unknown) => void };
+
+/**
+ * Group commit: the events that arrive while a write is in flight are stored together by the next
+ * one (one transaction, one multi-row insert, one job insert), so the intake keeps up with bursts
+ * without answering before the rows are committed.
+ */
+function intake() {
+  return singleton('stripe-webhook-intake', () => {
+    let queue: Pending[] = [];
+    let writing = 0;
+    const MAX_WRITERS = 2;
+    const MAX_BATCH = 500;
+    const flush = async () => {
+      if (writing >= MAX_WRITERS || queue.length === 0) return;
+      writing++;
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(MAX_BATCH);
+      try {
+        const stored = await storeEvents(batch.map((p) => ({ id: p.event.id, type: p.event.type, payload: p.event })));
+        const seen = new Set<string>();
+        for (const p of batch) {
+          // Two copies of one event in a batch: only the first counts as stored.
+          p.resolve(stored.has(p.event.id) && !seen.has(p.event.id));
+          seen.add(p.event.id);
+        }
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+      } finally {
+        writing--;
+        void flush();
+      }
+    };
+    return {
+      store: (event: Stripe.Event) =>
+        new Promise<boolean>((resolve, reject) => {
+          queue.push({ event, resolve, reject });
+          void flush();
+        }),
+    };
+  });
 }
 
 const rawBody = express.raw({ type: () => true, limit: 1024 * 1024 });
