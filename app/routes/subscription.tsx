@@ -185,6 +185,8 @@ function usePaymentReturn(search: string) {
         : null,
   );
   const started = useRef(false);
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
   useEffect(() => {
     if (started.current) return;
     started.current = true;
@@ -212,15 +214,14 @@ function usePaymentReturn(search: string) {
           // The webhook settles it; the page refetches below either way.
         }
         revalidate();
-        window.setTimeout(() => navigate('/subscription', { replace: true, preventScrollReset: true }), 500);
+        timer.current = window.setTimeout(() => navigate('/subscription', { replace: true, preventScrollReset: true }), 500);
       })();
     } else if (current.get('canceled') === 'true') {
       revalidate();
-      const timer = window.setTimeout(() => {
+      timer.current = window.setTimeout(() => {
         setBanner(null);
         navigate('/subscription', { replace: true, preventScrollReset: true });
       }, 5000);
-      return () => window.clearTimeout(timer);
     }
   }, [navigate, revalidate]);
   return { banner, dismiss: () => setBanner(null) };

@@ -498,13 +498,14 @@ async function flag(tx: TransactionSql, ref: string, userId: string | null, kind
  * Stores verified events, each once, with their jobs, in one transaction (the intake groups the
  * events that arrive together). Returns the ids stored now (a repeat is not among them).
  */
-export async function storeEvents(events: { id: string; type: string; payload: unknown }[], db: Db = sql): Promise<Set<string>> {
+export async function storeEvents(events: { id: string; type: string; payload: string }[], db: Db = sql): Promise<Set<string>> {
   if (events.length === 0) return new Set();
   return transaction(db, async (tx) => {
-    const rows = events.map((e) => ({ id: e.id, type: e.type, payload: e.payload }));
+    // The raw JSON text goes to Postgres as is (parsed once there, not re-serialised here).
     const inserted = await tx<{ id: string }[]>`
       INSERT INTO billing_events (id, type, payload)
-      SELECT x.id, x.type, x.payload FROM jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS x(id text, type text, payload jsonb)
+      SELECT x.id, x.type, x.payload::jsonb
+      FROM unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.payload)}::text[]) AS x(id, type, payload)
       ON CONFLICT (id) DO NOTHING RETURNING id`;
     await enqueueMany(
       'stripe-event',
@@ -516,7 +517,7 @@ export async function storeEvents(events: { id: string; type: string; payload: u
 }
 
 /** Stores one verified event once, with its job; false for a repeat. */
-export async function storeEvent(event: { id: string; type: string }, payload: unknown, db: Db = sql): Promise<boolean> {
+export async function storeEvent(event: { id: string; type: string }, payload: string, db: Db = sql): Promise<boolean> {
   return (await storeEvents([{ id: event.id, type: event.type, payload }], db)).has(event.id);
 }
 

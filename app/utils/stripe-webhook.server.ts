@@ -25,11 +25,11 @@ export async function receiveStripeWebhook(raw: Buffer, signature: string | unde
     return { status: 400, body: { error: 'Invalid signature' } };
   }
   if (!event?.id || !event.type) return { status: 400, body: { error: 'Invalid event' } };
-  const stored = await intake().store(event);
+  const stored = await intake().store(event, raw.toString('utf8'));
   return { status: 200, body: stored ? { received: true } : { received: true, duplicate: true } };
 }
 
-type Pending = { event: Stripe.Event; resolve: (stored: boolean) => void; reject: (err: unknown) => void };
+type Pending = { event: Stripe.Event; raw: string; resolve: (stored: boolean) => void; reject: (err: unknown) => void };
 
 /**
  * Group commit: the events that arrive while a write is in flight are stored together by the next
@@ -48,7 +48,7 @@ function intake() {
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(MAX_BATCH);
       try {
-        const stored = await storeEvents(batch.map((p) => ({ id: p.event.id, type: p.event.type, payload: p.event })));
+        const stored = await storeEvents(batch.map((p) => ({ id: p.event.id, type: p.event.type, payload: p.raw })));
         const seen = new Set<string>();
         for (const p of batch) {
           // Two copies of one event in a batch: only the first counts as stored.
@@ -63,9 +63,9 @@ function intake() {
       }
     };
     return {
-      store: (event: Stripe.Event) =>
+      store: (event: Stripe.Event, raw: string) =>
         new Promise<boolean>((resolve, reject) => {
-          queue.push({ event, resolve, reject });
+          queue.push({ event, raw, resolve, reject });
           void flush();
         }),
     };

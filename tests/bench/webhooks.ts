@@ -9,7 +9,9 @@
  */
 import crypto from 'node:crypto';
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +38,12 @@ async function serve() {
   process.on('disconnect', () => process.exit(0));
 }
 
+/** CPU time (user + system) a process has used, in ms. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 function signedEvent(i: number, run: string) {
   const event = {
     id: `evt_bench_${run}_${i}`,
@@ -57,7 +65,7 @@ async function main() {
   const cluster = await startTestCluster();
   const databaseUrl = await freshDatabase(cluster.url, 'pf_bench_webhooks');
   const child: ChildProcess = fork(SELF, ['--serve'], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR}`] : [])],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {
       ...process.env,
@@ -93,6 +101,7 @@ async function main() {
   await Promise.all(warm.map(post));
 
   const events = Array.from({ length: EVENTS }, (_, i) => signedEvent(i, run));
+  const cpuBefore = cpuMs(child.pid!);
   const statuses: number[] = [];
   let next = 0;
   const started = process.hrtime.bigint();
@@ -106,6 +115,7 @@ async function main() {
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const rate = EVENTS / seconds;
+  const serverCpuPerEvent = (cpuMs(child.pid!) - cpuBefore) / EVENTS;
 
   const { connect } = await import('../../db/client');
   const db = connect(databaseUrl, 2);
@@ -115,12 +125,18 @@ async function main() {
   const repeat = await post(events[0]!);
   await db.end();
   agent.destroy();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   child.disconnect();
-  child.kill('SIGTERM');
+  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(force);
   await cluster.stop();
 
   const ok = statuses.filter((s) => s === 200).length;
   console.log(`webhook intake: ${EVENTS} events, ${CONCURRENCY} in flight, ${seconds.toFixed(2)} s → ${Math.round(rate)} events/s (target ≥ ${TARGET})`);
+  console.log(
+    `server CPU: ${serverCpuPerEvent.toFixed(2)} ms per event → one core of this machine takes ${Math.round(1000 / serverCpuPerEvent)} events/s (load average now ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`,
+  );
   console.log(`answered 200: ${ok}/${EVENTS}; stored in the inbox: ${stored}/${EVENTS}; jobs enqueued: ${jobs}/${EVENTS}; repeat answered ${repeat}`);
   const lost = EVENTS - stored;
   if (ok !== EVENTS || lost !== 0 || jobs !== EVENTS || repeat !== 200) {
