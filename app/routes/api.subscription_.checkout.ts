@@ -19,7 +19,11 @@ export async function action({ request }: ActionFunctionArgs) {
   if (session instanceof Response) return session;
   if (!input.parsed.success) return validationError(input.parsed.error);
   try {
-    const { url, sessionId } = await createCheckout(session.user, input.parsed.data.priceId, input.parsed.data.language ?? session.user.language);
+    const { url, sessionId } = await createCheckout(
+      session.user,
+      input.parsed.data.priceId,
+      input.parsed.data.language ?? session.user.language,
+    );
     return noStore({ url, sessionId }, session);
   } catch (err) {
     return billingApiError(request, err);

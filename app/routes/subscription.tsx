@@ -49,7 +49,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (!(await getUser(request))) {
     if (url.searchParams.get('success') === 'true' || url.searchParams.get('canceled') === 'true') {
       const back = `/subscription?${query}`;
-      return json({ signedOut: true as const, authUrl: `/auth?redirectTo=${encodeURIComponent(back)}`, query }, { headers: privatePageHeaders });
+      return json(
+        { signedOut: true as const, authUrl: `/auth?redirectTo=${encodeURIComponent(back)}`, query },
+        { headers: privatePageHeaders },
+      );
     }
     throw redirect('/');
   }
@@ -103,7 +106,11 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     if (intent === 'cancel') {
       await cancelSubscription(user);
-      return redirectWithToast('/subscription', { type: 'success', title: t('toasts.canceled'), description: t('toasts.canceledBody') }, { status: 303 });
+      return redirectWithToast(
+        '/subscription',
+        { type: 'success', title: t('toasts.canceled'), description: t('toasts.canceledBody') },
+        { status: 303 },
+      );
     }
   } catch (err) {
     if (!(err instanceof BillingError)) throw err;
@@ -118,7 +125,11 @@ export async function action({ request }: ActionFunctionArgs) {
             : intent === 'portal'
               ? t('toasts.portalFailed')
               : t('toasts.checkoutFailed');
-    return redirectWithToast('/subscription', { type: err.code === 'no_active_subscription' ? 'info' : 'error', title, description }, { status: 303 });
+    return redirectWithToast(
+      '/subscription',
+      { type: err.code === 'no_active_subscription' ? 'info' : 'error', title, description },
+      { status: 303 },
+    );
   }
   return redirect('/subscription', 303);
 }
@@ -136,7 +147,17 @@ function Figure({ label, value, testId }: { label: string; value: string; testId
   );
 }
 
-function Alert({ tone, title, children, testId }: { tone: 'success' | 'danger' | 'warning' | 'info'; title?: string; children?: React.ReactNode; testId: string }) {
+function Alert({
+  tone,
+  title,
+  children,
+  testId,
+}: {
+  tone: 'success' | 'danger' | 'warning' | 'info';
+  title?: string;
+  children?: React.ReactNode;
+  testId: string;
+}) {
   const tones = {
     success: 'bg-emerald-50 text-emerald-900 ring-emerald-200',
     danger: 'bg-red-50 text-red-900 ring-red-200',
@@ -144,14 +165,25 @@ function Alert({ tone, title, children, testId }: { tone: 'success' | 'danger' |
     info: 'bg-sky-50 text-sky-900 ring-sky-200',
   } as const;
   return (
-    <div role={tone === 'danger' || tone === 'warning' ? 'alert' : 'status'} data-testid={testId} className={`mt-6 rounded-xl p-4 ring-1 ${tones[tone]}`}>
+    <div
+      role={tone === 'danger' || tone === 'warning' ? 'alert' : 'status'}
+      data-testid={testId}
+      className={`mt-6 rounded-xl p-4 ring-1 ${tones[tone]}`}
+    >
       {title ? <p className="font-semibold">{title}</p> : null}
       {children ? <div className="mt-1 text-sm">{children}</div> : null}
     </div>
   );
 }
 
-function SubmitButton({ intent, priceId, disabled, children, variant = 'primary', testId }: {
+function SubmitButton({
+  intent,
+  priceId,
+  disabled,
+  children,
+  variant = 'primary',
+  testId,
+}: {
   intent: string;
   priceId?: string | null;
   disabled?: boolean;
@@ -160,7 +192,10 @@ function SubmitButton({ intent, priceId, disabled, children, variant = 'primary'
   testId: string;
 }) {
   const navigation = useNavigation();
-  const busy = navigation.state !== 'idle' && navigation.formData?.get('intent') === intent && (priceId ? navigation.formData?.get('priceId') === priceId : true);
+  const busy =
+    navigation.state !== 'idle' &&
+    navigation.formData?.get('intent') === intent &&
+    (priceId ? navigation.formData?.get('priceId') === priceId : true);
   return (
     <Form method="post" replace>
       <input type="hidden" name="intent" value={intent} />
@@ -205,7 +240,8 @@ function usePaymentReturn(search: string) {
         sessionId: current.get('session_id') ?? undefined,
         ...(current.get('isTopUp') === 'true' ? { isTopUp: true, creditAmount: current.get('creditAmount') ?? '' } : {}),
       });
-      const post = (path: string) => fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body });
+      const post = (path: string) =>
+        fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body });
       void (async () => {
         try {
           let res = await post('/api/subscription/manual-upgrade');
@@ -260,8 +296,10 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
   const { t: b } = useTranslation('billing');
   const { banner, dismiss } = usePaymentReturn(location.search);
   const number = (n: number) => n.toLocaleString(i18n.language);
-  const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }) : null);
-  const money = (usd: number) => new Intl.NumberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
+  const date = (iso: string | null) =>
+    iso ? new Date(iso).toLocaleDateString(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }) : null;
+  const money = (usd: number) =>
+    new Intl.NumberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
   const status = info.subscriptionStatus;
   const pro = status === 'pro' || status === 'canceled';
   const nextDate = date(info.nextBillingDate);
@@ -269,7 +307,10 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
 
   const cancelPanel = (label: string, testId: string) => (
     <details className="mt-3 rounded-lg ring-1 ring-slate-200" data-testid={`${testId}-panel`}>
-      <summary className="cursor-pointer list-none rounded-lg px-4 py-2 text-center text-sm font-semibold text-red-700 hover:bg-red-50" data-testid={testId}>
+      <summary
+        className="cursor-pointer list-none rounded-lg px-4 py-2 text-center text-sm font-semibold text-red-700 hover:bg-red-50"
+        data-testid={testId}
+      >
         {label}
       </summary>
       <div className="border-t border-slate-200 p-4 text-sm text-slate-800" role="group" aria-label={b('page.cancelTitle')}>
@@ -368,7 +409,10 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
                 <div className="flex items-center justify-between gap-2">
                   <h3 className="text-base font-semibold text-slate-900">{b(`plans.${plan.id}.name`)}</h3>
                   {current ? (
-                    <span className="rounded-full bg-indigo-50 px-2.5 py-0.5 text-xs font-semibold text-indigo-700 ring-1 ring-indigo-200" data-testid="current-plan-marker">
+                    <span
+                      className="rounded-full bg-indigo-50 px-2.5 py-0.5 text-xs font-semibold text-indigo-700 ring-1 ring-indigo-200"
+                      data-testid="current-plan-marker"
+                    >
                       {b('page.currentPlan')}
                     </span>
                   ) : null}
@@ -384,7 +428,12 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
                 </ul>
                 <div className="mt-6">
                   {offerSubscribe ? (
-                    <SubmitButton intent="checkout" priceId={plan.priceId} disabled={!plan.priceId || !configured} testId={`subscribe-${plan.id}`}>
+                    <SubmitButton
+                      intent="checkout"
+                      priceId={plan.priceId}
+                      disabled={!plan.priceId || !configured}
+                      testId={`subscribe-${plan.id}`}
+                    >
                       {!plan.priceId ? b('page.noPrice') : status === 'canceled' ? b('page.resubscribe') : b('page.subscribe')}
                     </SubmitButton>
                   ) : null}
@@ -415,7 +464,12 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
                 {money(pack.price)} <span className="text-sm font-normal text-slate-700">{b('topUps.oneTime')}</span>
               </p>
               <div className="mt-3">
-                <SubmitButton intent="checkout" priceId={pack.priceId} disabled={status !== 'pro' || !pack.priceId || !configured} testId={`buy-${pack.id}`}>
+                <SubmitButton
+                  intent="checkout"
+                  priceId={pack.priceId}
+                  disabled={status !== 'pro' || !pack.priceId || !configured}
+                  testId={`buy-${pack.id}`}
+                >
                   {pack.priceId ? b('topUps.buy') : b('page.noPrice')}
                 </SubmitButton>
               </div>

@@ -94,7 +94,9 @@ export type SubscriptionInfo = {
 /** SPEC §3 Subscription info: the real status, the balances and the next billing (or reset) date. */
 export async function getSubscriptionInfo(userId: string, db: Db = sql): Promise<SubscriptionInfo> {
   const credits = await getCurrentCreditSummary(userId, db);
-  const [row] = await db<{ status: SubscriptionStatus; periodEnd: Date | null; cancelAtPeriodEnd: boolean | null; customer: string | null }[]>`
+  const [row] = await db<
+    { status: SubscriptionStatus; periodEnd: Date | null; cancelAtPeriodEnd: boolean | null; customer: string | null }[]
+  >`
     SELECT u.subscription_status AS status,
       s.current_period_end AS "periodEnd", s.cancel_at_period_end AS "cancelAtPeriodEnd",
       (SELECT stripe_customer_id FROM billing_customers c WHERE c.user_id = u.id) AS customer
@@ -175,7 +177,11 @@ export async function createCheckout(user: BillingUser, priceId: string, languag
     }
   }
   const customer = await ensureCustomer(user, db);
-  const metadata = { userId: user.id, kind: target.kind === 'plan' ? 'subscription' : 'topup', packId: target.kind === 'topup' ? target.id : '' };
+  const metadata = {
+    userId: user.id,
+    kind: target.kind === 'plan' ? 'subscription' : 'topup',
+    packId: target.kind === 'topup' ? target.id : '',
+  };
   const session = await client.checkout.sessions.create({
     mode: target.kind === 'plan' ? 'subscription' : 'payment',
     customer,
@@ -358,7 +364,9 @@ export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql): P
   if (!subscriptionId) return ignored('not a subscription invoice');
   const period = invoicePeriod(invoice);
   if (!period) return ignored('invoice without a period');
-  const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${subscriptionId}`;
+  const [known] = await db<
+    { userId: string }[]
+  >`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${subscriptionId}`;
   const userId =
     known?.userId ??
     (await userOfCustomer(idOf(invoice.customer), db)) ??

@@ -31,7 +31,12 @@ async function serve() {
   const env = loadEnv();
   await migrate(getSql());
   await startBoss('web');
-  const app = createApp({ env, db: { sql: getSql(), embedded: false, close: async () => {} }, build: await loadBuild(), logger: getLogger() });
+  const app = createApp({
+    env,
+    db: { sql: getSql(), embedded: false, close: async () => {} },
+    build: await loadBuild(),
+    logger: getLogger(),
+  });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
@@ -52,7 +57,14 @@ function signedEvent(i: number, run: string) {
     created: Math.floor(Date.now() / 1000),
     api_version: '2026-10-28.endive',
     livemode: false,
-    data: { object: { id: `in_bench_${run}_${i}`, object: i % 2 ? 'invoice' : 'checkout.session', customer: `cus_bench_${i % 97}`, status: 'paid' } },
+    data: {
+      object: {
+        id: `in_bench_${run}_${i}`,
+        object: i % 2 ? 'invoice' : 'checkout.session',
+        customer: `cus_bench_${i % 97}`,
+        status: 'paid',
+      },
+    },
   };
   const payload = JSON.stringify(event, null, 2);
   const t = Math.floor(Date.now() / 1000);
@@ -87,10 +99,18 @@ async function main() {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const post = (e: { payload: string; signature: string }) =>
     new Promise<number>((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'stripe-signature': e.signature, 'content-length': Buffer.byteLength(e.payload) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'stripe-signature': e.signature, 'content-length': Buffer.byteLength(e.payload) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(e.payload);
     });
@@ -119,8 +139,14 @@ async function main() {
 
   const { connect } = await import('../../db/client');
   const db = connect(databaseUrl, 2);
-  const [{ stored }] = (await db<{ stored: number }[]>`SELECT count(*)::int AS stored FROM billing_events WHERE starts_with(id, ${`evt_bench_${run}_`})`) as unknown as [{ stored: number }];
-  const [{ jobs }] = (await db<{ jobs: number }[]>`SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'stripe-event' AND starts_with(data->>'eventId', ${`evt_bench_${run}_`})`) as unknown as [{ jobs: number }];
+  const [{ stored }] = (await db<
+    { stored: number }[]
+  >`SELECT count(*)::int AS stored FROM billing_events WHERE starts_with(id, ${`evt_bench_${run}_`})`) as unknown as [{ stored: number }];
+  const [{ jobs }] = (await db<
+    { jobs: number }[]
+  >`SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'stripe-event' AND starts_with(data->>'eventId', ${`evt_bench_${run}_`})`) as unknown as [
+    { jobs: number },
+  ];
   // A repeat of an already stored event is answered 200 and stored nothing new.
   const repeat = await post(events[0]!);
   await db.end();
@@ -133,11 +159,15 @@ async function main() {
   await cluster.stop();
 
   const ok = statuses.filter((s) => s === 200).length;
-  console.log(`webhook intake: ${EVENTS} events, ${CONCURRENCY} in flight, ${seconds.toFixed(2)} s → ${Math.round(rate)} events/s (target ≥ ${TARGET})`);
+  console.log(
+    `webhook intake: ${EVENTS} events, ${CONCURRENCY} in flight, ${seconds.toFixed(2)} s → ${Math.round(rate)} events/s (target ≥ ${TARGET})`,
+  );
   console.log(
     `server CPU: ${serverCpuPerEvent.toFixed(2)} ms per event → one core of this machine takes ${Math.round(1000 / serverCpuPerEvent)} events/s (load average now ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`,
   );
-  console.log(`answered 200: ${ok}/${EVENTS}; stored in the inbox: ${stored}/${EVENTS}; jobs enqueued: ${jobs}/${EVENTS}; repeat answered ${repeat}`);
+  console.log(
+    `answered 200: ${ok}/${EVENTS}; stored in the inbox: ${stored}/${EVENTS}; jobs enqueued: ${jobs}/${EVENTS}; repeat answered ${repeat}`,
+  );
   const lost = EVENTS - stored;
   if (ok !== EVENTS || lost !== 0 || jobs !== EVENTS || repeat !== 200) {
     console.error(`FAIL: ${EVENTS - ok} not 200, ${lost} lost, ${EVENTS - jobs} without a job`);

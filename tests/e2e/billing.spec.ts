@@ -55,7 +55,9 @@ test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, canc
   await test.step('cancel: the confirmation warns about the top-up credits; Pro (Ending) after', async () => {
     await page.goto('/subscription');
     await page.getByTestId('cancel-subscription').click();
-    await expect(page.getByTestId('cancel-subscription-panel').getByTestId('topup-loss-warning')).toHaveText('You have 100 top-up credits. They will be lost when your subscription ends.');
+    await expect(page.getByTestId('cancel-subscription-panel').getByTestId('topup-loss-warning')).toHaveText(
+      'You have 100 top-up credits. They will be lost when your subscription ends.',
+    );
     await page.getByTestId('cancel-subscription-panel').getByTestId('confirm-cancel').click();
     await expect(page.getByText('Subscription canceled')).toBeVisible();
     await expect(page.getByTestId('current-plan-badge')).toHaveText('Pro (Ending)');
@@ -85,7 +87,7 @@ test('a canceled payment shows the canceled banner; a return while signed out go
     await expect(page.getByTestId('payment-canceled')).toContainText('No charges were made');
   });
 
-  await test.step('Checkout, then cancel on Stripe\'s page', async () => {
+  await test.step("Checkout, then cancel on Stripe's page", async () => {
     await page.goto('/subscription');
     await page.getByTestId('subscribe-pro').click();
     await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`));

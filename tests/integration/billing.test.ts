@@ -128,7 +128,9 @@ describe('subscribing', () => {
     const { user, client } = await newUser('bill-double');
     const results = await Promise.all([checkout(client, stripe.prices.pro), checkout(client, stripe.prices.pro)]);
     expect(results.map((r) => r.res.status)).toEqual([200, 200]);
-    const customers = [...stripe.objects.values()].filter((o) => o.object === 'customer' && (o.metadata as { userId?: string }).userId === user.id);
+    const customers = [...stripe.objects.values()].filter(
+      (o) => o.object === 'customer' && (o.metadata as { userId?: string }).userId === user.id,
+    );
     expect(customers).toHaveLength(1);
     const [row] = await sql<{ id: string }[]>`SELECT stripe_customer_id AS id FROM billing_customers WHERE user_id = ${user.id}`;
     expect(row!.id).toBe(customers[0]!.id);
@@ -140,7 +142,11 @@ describe('subscribing', () => {
     try {
       const { body } = await checkout(client, stripe.prices.pro);
       await stripe.pay(body.sessionId!);
-      const mine = stripe.events.filter((e) => JSON.stringify(e.data.object).includes(body.sessionId!) || e.data.object.customer === stripe.objects.get(body.sessionId!)!.customer);
+      const mine = stripe.events.filter(
+        (e) =>
+          JSON.stringify(e.data.object).includes(body.sessionId!) ||
+          e.data.object.customer === stripe.objects.get(body.sessionId!)!.customer,
+      );
       const invoicePaid = mine.find((e) => e.type === 'invoice.paid')!;
       const completed = mine.find((e) => e.type === 'checkout.session.completed')!;
       for (let i = 0; i < 10; i++) expect((await stripe.deliver(invoicePaid)).status).toBe(200);
@@ -153,7 +159,9 @@ describe('subscribing', () => {
       stripe.setAutoDeliver(true);
     }
     const [{ n }] = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM billing_events WHERE payload->'data'->'object'->>'id' = (
-      SELECT payload->'data'->'object'->>'id' FROM billing_events WHERE type = 'invoice.paid' AND payload::text LIKE ${'%' + user.id + '%'} LIMIT 1)`) as unknown as [{ n: number }];
+      SELECT payload->'data'->'object'->>'id' FROM billing_events WHERE type = 'invoice.paid' AND payload::text LIKE ${'%' + user.id + '%'} LIMIT 1)`) as unknown as [
+      { n: number },
+    ];
     expect(n).toBe(11);
     expect((await grantsOf(user.id)).map((g) => g.amount)).toEqual([5, 45]);
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45 });
@@ -231,9 +239,15 @@ describe('subscribing', () => {
     const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
     expect((await stripe.deliver(invoicePaid, { signature: forged })).status).toBe(400);
     expect((await stripe.deliver(invoicePaid, { timestamp: Math.floor(Date.now() / 1000) - 3600 })).status).toBe(400);
-    const noSig = await fetch(`${app.url}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(invoicePaid) });
+    const noSig = await fetch(`${app.url}/webhooks/stripe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(invoicePaid),
+    });
     expect(noSig.status).toBe(400);
-    const [{ n }] = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM billing_events WHERE id = ${invoicePaid.id}`) as unknown as [{ n: number }];
+    const [{ n }] = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM billing_events WHERE id = ${invoicePaid.id}`) as unknown as [
+      { n: number },
+    ];
     expect(n).toBe(0);
     await settled();
     expect(await status(user.id)).toBe('free');
@@ -266,12 +280,16 @@ describe('top-ups', () => {
     const { body } = await checkout(client, stripe.prices.topup100);
     const session = stripe.objects.get(body.sessionId!)!;
     expect(session.mode).toBe('payment');
-    expect(String(session.success_url)).toBe('http://localhost:3999/subscription?success=true&isTopUp=true&creditAmount=100&session_id={CHECKOUT_SESSION_ID}');
+    expect(String(session.success_url)).toBe(
+      'http://localhost:3999/subscription?success=true&isTopUp=true&creditAmount=100&session_id={CHECKOUT_SESSION_ID}',
+    );
     const back = await stripe.pay(body.sessionId!);
     expect(back).toContain(`session_id=${body.sessionId}`);
     await settled();
     // The return page too: nothing twice.
-    expect((await client.postJson('/api/subscription/manual-upgrade', { sessionId: body.sessionId, isTopUp: true, creditAmount: '100' })).status).toBe(200);
+    expect(
+      (await client.postJson('/api/subscription/manual-upgrade', { sessionId: body.sessionId, isTopUp: true, creditAmount: '100' })).status,
+    ).toBe(200);
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45, topUpCreditsRemaining: 100 });
     // Spend 30 of the top-up bucket by an adjustment, then refund: 70 come back out.
     await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${'adjust:test-' + user.id}, -30, NULL, 'test spend', 'test', 'topup')`;
@@ -389,12 +407,13 @@ describe('without JavaScript and without Stripe', () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain('Please log in to complete your subscription process.');
-    const target = '/auth?redirectTo=' + encodeURIComponent('/subscription?success=true&isTopUp=true&creditAmount=100&session_id=cs_test_x');
+    const target =
+      '/auth?redirectTo=' + encodeURIComponent('/subscription?success=true&isTopUp=true&creditAmount=100&session_id=cs_test_x');
     expect(html).toContain(`content="1;url=${target.replace(/&/g, '&amp;')}"`);
     expect((await new TestClient(app.url).get('/subscription')).status).toBe(302);
   });
 
-  it('the portal button opens Stripe\'s billing portal for the customer', async () => {
+  it("the portal button opens Stripe's billing portal for the customer", async () => {
     const { client } = await newUser('bill-portal');
     expect((await client.postForm('/subscription', { intent: 'portal' })).headers.get('location')).toBe('/subscription');
     await subscribe(client);

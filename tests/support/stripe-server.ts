@@ -11,7 +11,15 @@ import qs from 'qs';
 
 type Obj = Record<string, unknown> & { id: string };
 
-export type StripeEvent = { id: string; object: 'event'; type: string; created: number; data: { object: Obj }; api_version: string; livemode: false };
+export type StripeEvent = {
+  id: string;
+  object: 'event';
+  type: string;
+  created: number;
+  data: { object: Obj };
+  api_version: string;
+  livemode: false;
+};
 
 export type TestStripe = {
   url: string;
@@ -53,7 +61,12 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
   let seq = 0;
   const newId = (prefix: string) => `${prefix}_test_${(++seq).toString(36)}${crypto.randomBytes(6).toString('hex')}`;
 
-  const prices = { pro: 'price_test_pro', topup100: 'price_test_topup_100', topup360: 'price_test_topup_360', topup1170: 'price_test_topup_1170' };
+  const prices = {
+    pro: 'price_test_pro',
+    topup100: 'price_test_topup_100',
+    topup360: 'price_test_topup_360',
+    topup1170: 'price_test_topup_1170',
+  };
   const priceAmounts: Record<string, { amount: number; recurring: boolean }> = {
     [prices.pro]: { amount: 1500, recurring: true },
     [prices.topup100]: { amount: 3000, recurring: false },
@@ -73,7 +86,11 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     const payload = JSON.stringify(event, null, 2);
     return fetch(webhookUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': o.signature ?? sign(payload, o.timestamp), 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': o.signature ?? sign(payload, o.timestamp),
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      },
       body: payload,
     });
   };
@@ -113,7 +130,15 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
   };
 
   function makeInvoice(sub: Obj, start: number, end: number, reason: string): Obj {
-    const charge = save({ id: newId('ch'), object: 'charge', amount: 1500, amount_refunded: 0, refunded: false, payment_intent: newId('pi'), customer: sub.customer });
+    const charge = save({
+      id: newId('ch'),
+      object: 'charge',
+      amount: 1500,
+      amount_refunded: 0,
+      refunded: false,
+      payment_intent: newId('pi'),
+      customer: sub.customer,
+    });
     return save({
       id: newId('in'),
       object: 'invoice',
@@ -125,7 +150,11 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       period_start: start,
       period_end: end,
       created: now(),
-      parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: sub.id, metadata: sub.metadata ?? {} } },
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { subscription: sub.id, metadata: sub.metadata ?? {} },
+      },
       lines: { object: 'list', data: [{ id: newId('il'), object: 'line_item', amount: 1500, period: { start, end } }], has_more: false },
       charge: charge.id,
     });
@@ -148,7 +177,18 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           ended_at: null,
           created: t,
           metadata: (session.subscription_data as { metadata?: object } | undefined)?.metadata ?? {},
-          items: { object: 'list', data: [{ id: newId('si'), object: 'subscription_item', price: { id: prices.pro }, current_period_start: t, current_period_end: t + MONTH }] },
+          items: {
+            object: 'list',
+            data: [
+              {
+                id: newId('si'),
+                object: 'subscription_item',
+                price: { id: prices.pro },
+                current_period_start: t,
+                current_period_end: t + MONTH,
+              },
+            ],
+          },
         });
         const invoice = makeInvoice(sub, t, t + MONTH, 'subscription_create');
         Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: sub.id, invoice: invoice.id });
@@ -158,7 +198,15 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       } else {
         const pi = newId('pi');
         const amount = priceAmounts[(session.line_items as { price: string }[])[0]!.price]?.amount ?? 0;
-        save({ id: newId('ch'), object: 'charge', amount, amount_refunded: 0, refunded: false, payment_intent: pi, customer: session.customer });
+        save({
+          id: newId('ch'),
+          object: 'charge',
+          amount,
+          amount_refunded: 0,
+          refunded: false,
+          payment_intent: pi,
+          customer: session.customer,
+        });
         Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: pi });
         await emit('checkout.session.completed', session);
       }
@@ -187,7 +235,14 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     const charge = [...objects.values()].find((o) => o.object === 'charge' && o.payment_intent === piId);
     if (!charge) throw new Error(`No charge for ${piId}`);
     Object.assign(charge, { amount_refunded: charge.amount, refunded: true });
-    const r = save({ id: newId('re'), object: 'refund', amount: charge.amount, charge: charge.id, payment_intent: piId, status: 'succeeded' });
+    const r = save({
+      id: newId('re'),
+      object: 'refund',
+      amount: charge.amount,
+      charge: charge.id,
+      payment_intent: piId,
+      status: 'succeeded',
+    });
     await emit('charge.refunded', charge);
     return r;
   }
@@ -212,7 +267,11 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     try {
       const url = new URL(req.url ?? '/', base);
       const raw = await readBody(req);
-      const body = (req.headers['content-type'] ?? '').includes('json') ? (raw ? JSON.parse(raw) : {}) : (qs.parse(raw, { depth: 10 }) as Record<string, unknown>);
+      const body = (req.headers['content-type'] ?? '').includes('json')
+        ? raw
+          ? JSON.parse(raw)
+          : {}
+        : (qs.parse(raw, { depth: 10 }) as Record<string, unknown>);
       const query = qs.parse(url.search.slice(1)) as Record<string, unknown>;
       const path = url.pathname;
       const m = (re: RegExp) => re.exec(path);
@@ -261,7 +320,11 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       const expandList = ((body.expand ?? query.expand ?? []) as string[]).map(String);
 
       if (path === '/v1/customers' && req.method === 'POST') {
-        return send(res, 200, remember(save({ id: newId('cus'), object: 'customer', email: body.email, name: body.name, metadata: body.metadata ?? {} })));
+        return send(
+          res,
+          200,
+          remember(save({ id: newId('cus'), object: 'customer', email: body.email, name: body.name, metadata: body.metadata ?? {} })),
+        );
       }
       if ((r = m(/^\/v1\/customers\/([\w]+)$/)) && req.method === 'GET') {
         const c = objects.get(r[1]!);
@@ -271,7 +334,9 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
         const items = (body.line_items as { price: string; quantity: string }[] | undefined) ?? [];
         const price = items[0]?.price;
         if (!price || !priceAmounts[price]) {
-          return send(res, 400, { error: { type: 'invalid_request_error', param: 'line_items[0][price]', message: `No such price: '${price}'` } });
+          return send(res, 400, {
+            error: { type: 'invalid_request_error', param: 'line_items[0][price]', message: `No such price: '${price}'` },
+          });
         }
         if ((body.mode === 'subscription') !== priceAmounts[price]!.recurring) {
           return send(res, 400, { error: { type: 'invalid_request_error', message: 'Price type does not match the mode' } });
@@ -331,7 +396,18 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       if (path === '/v1/billing_portal/sessions' && req.method === 'POST') {
         if (!objects.has(String(body.customer))) return notFound(res, String(body.customer));
         const id = newId('bps');
-        return send(res, 200, save({ id, object: 'billing_portal.session', customer: body.customer, return_url: body.return_url, locale: body.locale ?? null, url: `${base}/portal/${id}` }));
+        return send(
+          res,
+          200,
+          save({
+            id,
+            object: 'billing_portal.session',
+            customer: body.customer,
+            return_url: body.return_url,
+            locale: body.locale ?? null,
+            url: `${base}/portal/${id}`,
+          }),
+        );
       }
       return send(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` } });
     } catch (err) {
