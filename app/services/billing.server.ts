@@ -263,7 +263,8 @@ export async function syncCheckoutSession(userId: string, sessionId: string, db:
   if (session.status !== 'complete' || (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required')) {
     throw new BillingError('not_paid', 'Payment not completed');
   }
-  await fulfilCheckout(session, db);
+  const outcome = await fulfilCheckout(session, db);
+  if (outcome.outcome === 'refused') throw new BillingError('not_found', 'Checkout session not found');
   const invoice = session.invoice && typeof session.invoice === 'object' ? session.invoice : null;
   if (invoice && invoice.status === 'paid') await applyPaidInvoice(invoice, db);
   const [credits] = await db<{ credits: number | null }[]>`SELECT credits FROM billing_checkouts WHERE session_id = ${sessionId}`;
@@ -545,10 +546,24 @@ export async function processEvent(eventId: string, db: Db = sql): Promise<Outco
   if (!row) return null;
   if (row.processedAt) return null;
   await db`UPDATE billing_events SET attempts = attempts + 1 WHERE id = ${eventId}`;
-  const object = row.payload.data.object as unknown;
-  const at = fromUnix(row.payload.created) ?? new Date();
+  const object = row.payload?.data?.object as { id?: unknown } | undefined;
+  const at = fromUnix(row.payload?.created) ?? new Date();
   let result: Outcome;
-  switch (row.type) {
+  try {
+    result = object && typeof object.id === 'string' ? await applyEvent(row.type, object, at, db) : ignored('event without an object');
+  } catch (err) {
+    // Left unprocessed for the job's retry; the reason is kept for whoever looks.
+    await db`UPDATE billing_events SET detail = ${String((err as Error).message ?? err).slice(0, 500)} WHERE id = ${eventId}`;
+    throw err;
+  }
+  await db`UPDATE billing_events SET processed_at = now(), outcome = ${result.outcome}, detail = ${result.detail ?? null}
+    WHERE id = ${eventId} AND processed_at IS NULL`;
+  return result;
+}
+
+async function applyEvent(type: string, object: unknown, at: Date, db: Db): Promise<Outcome> {
+  let result: Outcome;
+  switch (type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
       result = await fulfilCheckout(object as Stripe.Checkout.Session, db);
@@ -568,7 +583,5 @@ export async function processEvent(eventId: string, db: Db = sql): Promise<Outco
     default:
       result = ignored('event type not handled');
   }
-  await db`UPDATE billing_events SET processed_at = now(), outcome = ${result.outcome}, detail = ${result.detail ?? null}
-    WHERE id = ${eventId} AND processed_at IS NULL`;
   return result;
 }
