@@ -81,7 +81,9 @@ export const stripeWebhookHandler = [
     try {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const answer = await receiveStripeWebhook(raw, req.get('stripe-signature'));
-      res.status(answer.status).set('Cache-Control', 'no-store').json(answer.body);
+      // Written directly (res.json would also hash the body for an ETag nobody reads).
+      res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(JSON.stringify(answer.body));
     } catch (err) {
       // Not stored: Stripe retries (with backoff) on anything but 2xx.
       getLogger().error({ err: (err as Error).message }, 'stripe webhook intake failed');
