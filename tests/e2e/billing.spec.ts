@@ -29,7 +29,7 @@ test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, canc
 
   await test.step('Subscribe → Stripe Checkout → pay → back on /subscription', async () => {
     await page.getByTestId('subscribe-pro').click();
-    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`));
+    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`), { timeout: 30_000 });
     await expect(page.getByTestId('mode')).toHaveText('subscription');
     await expect(page.getByTestId('locale')).toHaveText('en');
     await page.getByRole('button', { name: 'Pay' }).click();
@@ -44,7 +44,7 @@ test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, canc
   await test.step('buy the 100-credit pack', async () => {
     await page.goto('/subscription');
     await page.getByTestId('buy-topup-100').click();
-    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`));
+    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`), { timeout: 30_000 });
     await expect(page.getByTestId('mode')).toHaveText('payment');
     await page.getByRole('button', { name: 'Pay' }).click();
     await expect(page.getByTestId('payment-success')).toContainText('100 credits were added');
@@ -68,7 +68,7 @@ test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, canc
 
   await test.step('Manage billing opens the Stripe customer portal', async () => {
     await page.getByTestId('manage-billing').click();
-    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/portal/bps_`));
+    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/portal/bps_`), { timeout: 30_000 });
     await expect(page.getByTestId('portal-customer')).toContainText('cus_');
   });
 });
@@ -90,7 +90,7 @@ test('a canceled payment shows the canceled banner; a return while signed out go
   await test.step("Checkout, then cancel on Stripe's page", async () => {
     await page.goto('/subscription');
     await page.getByTestId('subscribe-pro').click();
-    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`));
+    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`), { timeout: 30_000 });
     await page.getByRole('link', { name: 'Cancel' }).click();
     await expect(page.getByTestId('payment-canceled')).toContainText('Payment canceled');
     await expect(page.getByTestId('current-plan-badge')).toHaveText('Free');
