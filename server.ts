@@ -14,6 +14,7 @@ import { readCookie } from './app/utils/cookies.server';
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
 import { requestScope } from './app/utils/request-scope.server';
+import { stripeWebhookHandler } from './app/utils/stripe-webhook.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -103,7 +104,7 @@ function sameOriginOnly(env: Env) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     // Server-to-server webhooks carry their own signature and no browser Origin.
-    if (req.path.startsWith('/api/webhooks/')) return next();
+    if (req.path.startsWith('/api/webhooks/') || req.path.startsWith('/webhooks/')) return next();
     const origin = req.get('origin');
     const fetchSite = req.get('sec-fetch-site');
     let ok: boolean;
@@ -168,6 +169,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(noStoreWhenSignedIn);
   app.use(bodyLimit);
   app.use(sameOriginOnly(env));
+  app.post('/webhooks/stripe', ...stripeWebhookHandler);
   // Reads: one memo scope per request (the session is looked up once for all loaders).
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
   app.all(

@@ -58,6 +58,18 @@ export const queues = {
     options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 60, retentionDays: 1 } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 5, pollingIntervalSeconds: 1 },
   },
+  // One per stored Stripe webhook event (billing_events): applies it to subscriptions and the ledger.
+  'stripe-event': {
+    payload: z.object({ eventId: z.string().min(1).max(255) }),
+    options: {
+      retryLimit: 10,
+      retryDelay: 5,
+      retryBackoff: true,
+      expireInSeconds: 120,
+      retentionDays: 7,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

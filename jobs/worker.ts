@@ -6,6 +6,7 @@ import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/led
 import { handleMaintenancePurge } from './handlers/maintenance';
 import { startGenerationLoop } from './generation-loop';
 import { handlePasswordResetRequest } from './handlers/password-reset';
+import { handleStripeEvent } from './handlers/stripe-event';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -15,6 +16,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'ledger-sweep-holds': handleLedgerSweepHolds,
   'maintenance-purge': handleMaintenancePurge,
   'password-reset-request': handlePasswordResetRequest,
+  'stripe-event': handleStripeEvent,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

@@ -1,23 +1,82 @@
-import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { json } from '@remix-run/node';
-import { useLoaderData, useLocation } from '@remix-run/react';
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { json, redirect } from '@remix-run/node';
+import { Form, useLoaderData, useLocation, useNavigate, useNavigation, useRevalidator } from '@remix-run/react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LOW_CREDIT_THRESHOLD } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { BalanceChart } from '~/components/balance-chart';
 import { CreditHistory } from '~/components/credit-history';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { PlanBadge } from '~/components/plan-badge';
+import { Button } from '~/components/ui/button';
+import { getT } from '~/i18n.server';
+import {
+  BillingError,
+  cancelSubscription,
+  catalogueWithPrices,
+  createCheckout,
+  createPortalSession,
+  getSubscriptionInfo,
+  syncCheckoutSession,
+} from '~/services/billing.server';
 import { balanceSeriesSince, listHistory } from '~/services/ledger.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
-import { rootT } from '~/utils/meta';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { requestTimeZone } from '~/utils/time-zone.server';
+import { getUser } from '~/services/sessions.server';
+import { billingConfigured } from '~/services/stripe.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { billingErrorMessage } from '~/utils/billing.server';
+import { loadEnv } from '~/utils/env.server';
+import { rootT } from '~/utils/meta';
+import { redirectWithToast } from '~/utils/toast.server';
+
+const RETURN_KEYS = ['success', 'canceled', 'isTopUp', 'creditAmount', 'session_id'] as const;
+const STORAGE_KEY = 'postforge.paymentReturn';
+
+/** The payment-return parameters of a URL (SPEC §3), as a query string ('' when none). */
+function returnQuery(url: URL): string {
+  const kept = new URLSearchParams();
+  for (const k of RETURN_KEYS) {
+    const v = url.searchParams.get(k);
+    if (v !== null) kept.set(k, v.slice(0, 300));
+  }
+  return kept.toString();
+}
 
 export async function loader({ request }: LoaderFunctionArgs) {
+  const url = new URL(request.url);
+  const query = returnQuery(url);
+  // SPEC §4: a payment return while signed out keeps its parameters through the sign-in.
+  if (!(await getUser(request))) {
+    if (url.searchParams.get('success') === 'true' || url.searchParams.get('canceled') === 'true') {
+      const back = `/subscription?${query}`;
+      return json(
+        { signedOut: true as const, authUrl: `/auth?redirectTo=${encodeURIComponent(back)}`, query },
+        { headers: privatePageHeaders },
+      );
+    }
+    throw redirect('/');
+  }
   const { userId, user, account } = await requirePageShell(request);
-  const page = Number(new URL(request.url).searchParams.get('historyPage')) || 1;
+  // The return page settles the payment itself (the webhook may come later): read from Stripe, never the URL.
+  let syncError: string | null = null;
+  const sessionId = url.searchParams.get('session_id');
+  if (url.searchParams.get('success') === 'true' && sessionId && billingConfigured()) {
+    try {
+      await syncCheckoutSession(userId, sessionId);
+    } catch (err) {
+      if (!(err instanceof BillingError)) throw err;
+      if (err.code !== 'not_paid') syncError = await billingErrorMessage(request, err);
+    }
+  }
+  const historyPage = Number(url.searchParams.get('historyPage')) || 1;
   const timeZone = requestTimeZone(request);
-  const [history, balance] = await Promise.all([listHistory(userId, page), balanceSeriesSince(userId, { timeZone, maxDays: 90 })]);
+  const [info, history, balance] = await Promise.all([
+    getSubscriptionInfo(userId),
+    listHistory(userId, historyPage),
+    balanceSeriesSince(userId, { timeZone, maxDays: 90 }),
+  ]);
   const ledger = {
     history: {
       page: history.page,
@@ -35,8 +94,71 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     balance,
   };
-  return json({ user, account, ledger }, { headers: privatePageHeaders });
+  const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
+  return json(
+    {
+      signedOut: false as const,
+      user: shellUser,
+      account: { ...account, plan: info.subscriptionStatus },
+      info,
+      catalogue: catalogueWithPrices(),
+      configured: billingConfigured(),
+      syncError,
+      ledger,
+    },
+    { headers: privatePageHeaders },
+  );
 }
+
+/** Every button of the page posts here (works without JavaScript); each answer is a redirect. */
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await getUser(request);
+  if (!user) throw redirect('/');
+  const form = await request.formData().catch(() => null);
+  const intent = form?.get('intent');
+  const t = await getT(request, 'billing');
+  try {
+    if (intent === 'checkout') {
+      const priceId = String(form?.get('priceId') ?? '');
+      const { url } = await createCheckout(user, priceId, user.language);
+      const own = loadEnv().APP_URL;
+      return redirect(url.startsWith(`${own}/`) ? url.slice(own.length) : `/subscription/redirect?to=${encodeURIComponent(url)}`, 303);
+    }
+    if (intent === 'portal') {
+      const url = await createPortalSession(user, user.language);
+      return redirect(`/subscription/redirect?to=${encodeURIComponent(url)}`, 303);
+    }
+    if (intent === 'cancel') {
+      await cancelSubscription(user);
+      return redirectWithToast(
+        '/subscription',
+        { type: 'success', title: t('toasts.canceled'), description: t('toasts.canceledBody') },
+        { status: 303 },
+      );
+    }
+  } catch (err) {
+    if (!(err instanceof BillingError)) throw err;
+    const description = await billingErrorMessage(request, err);
+    const title =
+      err.code === 'no_active_subscription'
+        ? t('toasts.noActive')
+        : err.code === 'not_configured'
+          ? t('toasts.notConfigured')
+          : intent === 'cancel'
+            ? t('toasts.cancelFailed')
+            : intent === 'portal'
+              ? t('toasts.portalFailed')
+              : t('toasts.checkoutFailed');
+    return redirectWithToast(
+      '/subscription',
+      { type: err.code === 'no_active_subscription' ? 'info' : 'error', title, description },
+      { status: 303 },
+    );
+  }
+  return redirect('/subscription', 303);
+}
+
+type Loaded = ReturnType<typeof useLoaderData<typeof loader>>;
 
 function Figure({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
@@ -49,49 +171,335 @@ function Figure({ label, value, testId }: { label: string; value: string; testId
   );
 }
 
+function Alert({
+  tone,
+  title,
+  children,
+  testId,
+}: {
+  tone: 'success' | 'danger' | 'warning' | 'info';
+  title?: string;
+  children?: React.ReactNode;
+  testId: string;
+}) {
+  const tones = {
+    success: 'bg-emerald-50 text-emerald-900 ring-emerald-200',
+    danger: 'bg-red-50 text-red-900 ring-red-200',
+    warning: 'bg-amber-50 text-amber-900 ring-amber-300',
+    info: 'bg-sky-50 text-sky-900 ring-sky-200',
+  } as const;
+  return (
+    <div
+      role={tone === 'danger' || tone === 'warning' ? 'alert' : 'status'}
+      data-testid={testId}
+      className={`mt-6 rounded-xl p-4 ring-1 ${tones[tone]}`}
+    >
+      {title ? <p className="font-semibold">{title}</p> : null}
+      {children ? <div className="mt-1 text-sm">{children}</div> : null}
+    </div>
+  );
+}
+
+function SubmitButton({
+  intent,
+  priceId,
+  disabled,
+  children,
+  variant = 'primary',
+  testId,
+}: {
+  intent: string;
+  priceId?: string | null;
+  disabled?: boolean;
+  children: React.ReactNode;
+  variant?: 'primary' | 'secondary' | 'destructive';
+  testId: string;
+}) {
+  const navigation = useNavigation();
+  const busy =
+    navigation.state !== 'idle' &&
+    navigation.formData?.get('intent') === intent &&
+    (priceId ? navigation.formData?.get('priceId') === priceId : true);
+  return (
+    <Form method="post" replace>
+      <input type="hidden" name="intent" value={intent} />
+      {priceId ? <input type="hidden" name="priceId" value={priceId} /> : null}
+      <Button type="submit" variant={variant} disabled={disabled} pending={busy} data-testid={testId} className="w-full">
+        {children}
+      </Button>
+    </Form>
+  );
+}
+
+/** SPEC §4 payment return with JavaScript: confirm with the server, refetch, tidy the URL. */
+function usePaymentReturn(search: string) {
+  const navigate = useNavigate();
+  const { revalidate } = useRevalidator();
+  const params = new URLSearchParams(search);
+  const [banner, setBanner] = useState<null | { kind: 'success' | 'canceled'; topUp: number | null }>(() =>
+    params.get('success') === 'true'
+      ? { kind: 'success', topUp: params.get('isTopUp') === 'true' ? Number(params.get('creditAmount')) || null : null }
+      : params.get('canceled') === 'true'
+        ? { kind: 'canceled', topUp: null }
+        : null,
+  );
+  const started = useRef(false);
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    const current = new URLSearchParams(window.location.search);
+    // Back from the sign-in without the parameters: restore the ones kept in session storage.
+    const stored = window.sessionStorage.getItem(STORAGE_KEY);
+    if (stored !== null) {
+      window.sessionStorage.removeItem(STORAGE_KEY);
+      if (!current.has('success') && !current.has('canceled') && stored) {
+        navigate(`/subscription?${stored}`, { replace: true });
+        return;
+      }
+    }
+    if (current.get('success') === 'true') {
+      const body = JSON.stringify({
+        sessionId: current.get('session_id') ?? undefined,
+        ...(current.get('isTopUp') === 'true' ? { isTopUp: true, creditAmount: current.get('creditAmount') ?? '' } : {}),
+      });
+      const post = (path: string) =>
+        fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body });
+      void (async () => {
+        try {
+          let res = await post('/api/subscription/manual-upgrade');
+          if (res.status === 404) res = await post('/api/subscription/activate');
+        } catch {
+          // The webhook settles it; the page refetches below either way.
+        }
+        revalidate();
+        timer.current = window.setTimeout(() => navigate('/subscription', { replace: true, preventScrollReset: true }), 500);
+      })();
+    } else if (current.get('canceled') === 'true') {
+      revalidate();
+      timer.current = window.setTimeout(() => {
+        setBanner(null);
+        navigate('/subscription', { replace: true, preventScrollReset: true });
+      }, 5000);
+    }
+  }, [navigate, revalidate]);
+  return { banner, dismiss: () => setBanner(null) };
+}
+
+function SignedOut({ authUrl, query }: { authUrl: string; query: string }) {
+  const { t } = useTranslation('billing');
+  useEffect(() => {
+    window.sessionStorage.setItem(STORAGE_KEY, query);
+    const timer = window.setTimeout(() => window.location.assign(authUrl), 1000);
+    return () => window.clearTimeout(timer);
+  }, [authUrl, query]);
+  return (
+    <main id="main" className="mx-auto max-w-lg px-4 py-16 text-center">
+      <h1 className="text-2xl font-bold text-slate-900">{t('signedOut.title')}</h1>
+      <p className="mt-2 text-slate-700" data-testid="signed-out-message">
+        {t('signedOut.body')}
+      </p>
+      <a href={authUrl} className="mt-6 inline-block font-semibold text-indigo-700 underline">
+        {t('signedOut.action')}
+      </a>
+    </main>
+  );
+}
+
 export default function Subscription() {
-  const { user, account, ledger } = useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  if (data.signedOut) return <SignedOut authUrl={data.authUrl} query={data.query} />;
+  return <SubscriptionPanel data={data} />;
+}
+
+function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false }> }) {
+  const { user, account, info, catalogue: prices, configured, syncError, ledger } = data;
   const location = useLocation();
   const { t, i18n } = useTranslation();
-  const timeZone = useTimeZone();
+  const { t: b } = useTranslation('billing');
+  const { banner, dismiss } = usePaymentReturn(location.search);
   const number = (n: number) => n.toLocaleString(i18n.language);
-  const reset = account.credits.nextResetAt ? formatDate(account.credits.nextResetAt, i18n.language, timeZone) : t('subscription.noReset');
+  const timeZone = useTimeZone();
+  const date = (iso: string | null) => (iso ? formatDate(iso, i18n.language, timeZone) : null);
+  const money = (usd: number) =>
+    new Intl.NumberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
+  const status = info.subscriptionStatus;
+  const pro = status === 'pro' || status === 'canceled';
+  const nextDate = date(info.nextBillingDate);
+  const low = pro && info.totalCreditsRemaining < LOW_CREDIT_THRESHOLD;
+
+  const cancelPanel = (label: string, testId: string) => (
+    <details className="mt-3 rounded-lg ring-1 ring-slate-200" data-testid={`${testId}-panel`}>
+      <summary
+        className="cursor-pointer list-none rounded-lg px-4 py-2 text-center text-sm font-semibold text-red-700 hover:bg-red-50"
+        data-testid={testId}
+      >
+        {label}
+      </summary>
+      <div className="border-t border-slate-200 p-4 text-sm text-slate-800" role="group" aria-label={b('page.cancelTitle')}>
+        <p className="font-semibold">{b('page.cancelTitle')}</p>
+        <p className="mt-1">{nextDate ? b('page.cancelBody', { date: nextDate }) : b('page.cancelBodyNoDate')}</p>
+        {info.topUpCreditsRemaining > 0 ? (
+          <p className="mt-2 font-semibold text-red-700" role="alert" data-testid="topup-loss-warning">
+            {b('page.cancelTopUpWarning', { count: info.topUpCreditsRemaining })}
+          </p>
+        ) : null}
+        <div className="mt-3">
+          <SubmitButton intent="cancel" variant="destructive" testId="confirm-cancel">
+            {b('page.confirmCancel')}
+          </SubmitButton>
+        </div>
+      </div>
+    </details>
+  );
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
       <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('subscription.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('subscription.subtitle')}</p>
 
+      {banner?.kind === 'success' ? (
+        <Alert tone="success" title={b('banners.success')} testId="payment-success">
+          {banner.topUp ? b('banners.successTopUp', { count: banner.topUp }) : b('banners.successBody')}
+        </Alert>
+      ) : null}
+      {banner?.kind === 'canceled' ? (
+        <Alert tone="danger" title={b('banners.canceled')} testId="payment-canceled">
+          {b('banners.canceledBody')}
+        </Alert>
+      ) : null}
+      {banner ? (
+        <button type="button" onClick={dismiss} className="sr-only focus:not-sr-only">
+          {b('banners.dismiss')}
+        </button>
+      ) : null}
+      {syncError ? <Alert tone="warning" title={syncError} testId="payment-sync-error" /> : null}
+      {!configured ? <Alert tone="info" title={b('page.notConfigured')} testId="billing-not-configured" /> : null}
+      {status === 'canceled' ? (
+        <Alert tone="warning" testId="canceled-alert">
+          {nextDate ? b('page.canceledAlert', { date: nextDate }) : b('page.canceledAlertNoDate')}
+        </Alert>
+      ) : null}
+      {low ? (
+        <Alert tone="warning" title={b('page.lowCredits', { count: info.totalCreditsRemaining })} testId="low-credits">
+          {b('page.lowCreditsHint')}
+        </Alert>
+      ) : null}
+
       <section aria-labelledby="current-plan" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
         <div className="flex flex-wrap items-center gap-3">
           <h2 id="current-plan" className="text-lg font-semibold text-slate-900">
             {t('subscription.currentPlan')}
           </h2>
-          <PlanBadge status={account.plan} />
+          <span data-testid="current-plan-badge">
+            <PlanBadge status={status} />
+          </span>
         </div>
-        <p className="mt-2 text-sm text-slate-700">{t(`subscription.planDescription.${account.plan}`)}</p>
+        <p className="mt-2 text-sm text-slate-700">{t(`subscription.planDescription.${status}`)}</p>
         <dl className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-          <Figure label={t('subscription.monthlyCredits')} value={number(account.credits.creditsRemaining)} testId="monthly-credits" />
-          <Figure label={t('subscription.topUpCredits')} value={number(account.credits.topUpCreditsRemaining)} testId="topup-credits" />
-          <Figure label={t('subscription.totalCredits')} value={number(account.credits.totalCreditsRemaining)} testId="total-credits" />
-          <Figure label={t('subscription.nextReset')} value={reset} testId="next-reset" />
+          <Figure label={t('subscription.monthlyCredits')} value={number(info.creditsRemaining)} testId="monthly-credits" />
+          <Figure label={t('subscription.topUpCredits')} value={number(info.topUpCreditsRemaining)} testId="topup-credits" />
+          <Figure label={t('subscription.totalCredits')} value={number(info.totalCreditsRemaining)} testId="total-credits" />
+          <Figure label={t('subscription.nextReset')} value={nextDate ?? t('subscription.noReset')} testId="next-reset" />
         </dl>
+        {configured && info.hasBillingAccount ? (
+          <div className="mt-6 flex flex-wrap items-center gap-3">
+            <div className="w-48">
+              <SubmitButton intent="portal" variant="secondary" testId="manage-billing">
+                {b('page.manageBilling')}
+              </SubmitButton>
+            </div>
+            <p className="text-sm text-slate-700">{b('page.manageBillingHint')}</p>
+          </div>
+        ) : null}
       </section>
 
-      <section aria-labelledby="plans" className="mt-8 grid gap-6 md:grid-cols-2">
-        <h2 id="plans" className="sr-only">
-          {t('subscription.plansTitle')}
+      <section aria-labelledby="plans" className="mt-8">
+        <h2 id="plans" className="text-lg font-semibold text-slate-900">
+          {b('plans.title')}
         </h2>
-        <article className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-          <h3 className="text-base font-semibold text-slate-900">{t('landing.credits.free.name')}</h3>
-          <p className="mt-1 text-sm text-slate-700">{t('landing.credits.free.credits')}</p>
-        </article>
-        <article className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-indigo-200">
-          <h3 className="text-base font-semibold text-slate-900">{t('landing.credits.pro.name')}</h3>
-          <p className="mt-1 text-sm text-slate-700">
-            {t('landing.credits.pro.credits')} · $15 {t('landing.credits.pro.perMonth')}
+        <div className="mt-4 grid gap-6 md:grid-cols-2">
+          {prices.plans.map((plan) => {
+            const current = plan.id === (pro ? 'pro' : 'free');
+            const offerSubscribe = plan.id === 'pro' && (status === 'free' || status === 'canceled');
+            return (
+              <article
+                key={plan.id}
+                data-testid={`plan-${plan.id}`}
+                aria-current={current ? 'true' : undefined}
+                className={`flex flex-col rounded-2xl bg-white p-6 shadow-sm ring-1 ${current ? 'ring-2 ring-indigo-500' : 'ring-slate-200'}`}
+              >
+                <div className="flex items-center justify-between gap-2">
+                  <h3 className="text-base font-semibold text-slate-900">{b(`plans.${plan.id}.name`)}</h3>
+                  {current ? (
+                    <span
+                      className="rounded-full bg-indigo-50 px-2.5 py-0.5 text-xs font-semibold text-indigo-700 ring-1 ring-indigo-200"
+                      data-testid="current-plan-marker"
+                    >
+                      {b('page.currentPlan')}
+                    </span>
+                  ) : null}
+                </div>
+                <p className="mt-1 text-sm text-slate-700">{b(`plans.${plan.id}.description`)}</p>
+                <p className="mt-4 text-3xl font-bold text-slate-900">
+                  {money(plan.price)} <span className="text-sm font-normal text-slate-700">{b('plans.perMonth')}</span>
+                </p>
+                <ul className="mt-4 flex-1 space-y-1 text-sm text-slate-800">
+                  {plan.featureKeys.map((k) => (
+                    <li key={k}>✓ {b(k)}</li>
+                  ))}
+                </ul>
+                <div className="mt-6">
+                  {offerSubscribe ? (
+                    <SubmitButton
+                      intent="checkout"
+                      priceId={plan.priceId}
+                      disabled={!plan.priceId || !configured}
+                      testId={`subscribe-${plan.id}`}
+                    >
+                      {!plan.priceId ? b('page.noPrice') : status === 'canceled' ? b('page.resubscribe') : b('page.subscribe')}
+                    </SubmitButton>
+                  ) : null}
+                  {plan.id === 'pro' && status === 'pro' ? cancelPanel(b('page.cancel'), 'cancel-subscription') : null}
+                  {plan.id === 'free' && status === 'pro' ? cancelPanel(b('page.downgrade'), 'downgrade') : null}
+                </div>
+              </article>
+            );
+          })}
+        </div>
+      </section>
+
+      <section aria-labelledby="topups" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <h2 id="topups" className="text-lg font-semibold text-slate-900">
+          {b('topUps.title')}
+        </h2>
+        <p className="mt-1 text-sm text-slate-700">{b('topUps.description')}</p>
+        {status !== 'pro' ? (
+          <p className="mt-2 text-sm font-semibold text-amber-800" data-testid="topup-requires-pro">
+            {b('topUps.requiresPro')}
           </p>
-        </article>
+        ) : null}
+        <div className="mt-4 grid gap-4 sm:grid-cols-3">
+          {prices.topUpPlans.map((pack) => (
+            <article key={pack.id} data-testid={`pack-${pack.id}`} className="rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200">
+              <h3 className="font-semibold text-slate-900">{b('topUps.name', { count: pack.credits })}</h3>
+              <p className="mt-1 text-2xl font-bold text-slate-900">
+                {money(pack.price)} <span className="text-sm font-normal text-slate-700">{b('topUps.oneTime')}</span>
+              </p>
+              <div className="mt-3">
+                <SubmitButton
+                  intent="checkout"
+                  priceId={pack.priceId}
+                  disabled={status !== 'pro' || !pack.priceId || !configured}
+                  testId={`buy-${pack.id}`}
+                >
+                  {pack.priceId ? b('topUps.buy') : b('page.noPrice')}
+                </SubmitButton>
+              </div>
+            </article>
+          ))}
+        </div>
       </section>
 
       <BalanceChart points={ledger.balance} />
@@ -100,7 +508,13 @@ export default function Subscription() {
   );
 }
 
-export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.subscriptionTitle') }];
+export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.subscriptionTitle') }, ...signedOutRefresh(matches)];
+
+/** Without JavaScript a signed-out payment return still goes to the sign-in after a second. */
+function signedOutRefresh(matches: Parameters<MetaFunction>[0]['matches']) {
+  const data = matches.find((m) => m.id === 'routes/subscription')?.data as { signedOut?: boolean; authUrl?: string } | undefined;
+  return data?.signedOut && data.authUrl ? [{ httpEquiv: 'refresh', content: `1;url=${data.authUrl}` }] : [];
+}
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

@@ -8,6 +8,7 @@ import { freePort } from '../../db/embedded';
 import { freshDatabase, startTestCluster, type TestCluster } from '../support/database';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server';
 import { startE2eProviders, type E2eProviders } from './generation-providers';
+import { startStripeServer, stripeEnv, type TestStripe } from '../support/stripe-server';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_TIMEOUT_MS = 60_000;
@@ -18,6 +19,7 @@ const E2E_ENV = {
   baseUrl: 'E2E_BASE_URL',
   mailboxUrl: 'E2E_MAILBOX_URL',
   databaseUrl: 'E2E_DATABASE_URL',
+  stripeUrl: 'E2E_STRIPE_URL',
 } as const;
 
 function tail(file: string, lines = 40): string {
@@ -98,12 +100,14 @@ export default async function globalSetup(_config: FullConfig) {
   let cluster: TestCluster | undefined;
   let smtp: TestSmtpServer | undefined;
   let providers: E2eProviders | undefined;
+  let stripe: TestStripe | undefined;
   let app: ChildProcess | undefined;
 
   const cleanup = async () => {
     if (app && app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');
     await smtp?.stop().catch(() => {});
     await providers?.stop().catch(() => {});
+    await stripe?.close().catch(() => {});
     await cluster?.stop().catch(() => {});
     fs.rmSync(tmp, { recursive: true, force: true });
   };
@@ -116,6 +120,7 @@ export default async function globalSetup(_config: FullConfig) {
     providers = await startE2eProviders();
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
+    stripe = await startStripeServer({ webhookUrl: `${baseUrl}/webhooks/stripe` });
 
     const appDir = snapshotApp(tmp);
     const log = fs.openSync(logFile, 'a');
@@ -140,6 +145,7 @@ export default async function globalSetup(_config: FullConfig) {
         RATE_LIMIT_MULTIPLIER: '50',
         ROLE: 'all',
         ...providers.env,
+        ...stripeEnv(stripe),
       },
     });
     fs.closeSync(log);
@@ -148,6 +154,7 @@ export default async function globalSetup(_config: FullConfig) {
     process.env[E2E_ENV.baseUrl] = baseUrl;
     process.env[E2E_ENV.mailboxUrl] = smtp.mailboxUrl;
     process.env[E2E_ENV.databaseUrl] = databaseUrl;
+    process.env[E2E_ENV.stripeUrl] = stripe.url;
   } catch (err) {
     await cleanup();
     throw err;
@@ -162,6 +169,7 @@ export default async function globalSetup(_config: FullConfig) {
     }
     await smtp?.stop().catch(() => {});
     await providers?.stop().catch(() => {});
+    await stripe?.close().catch(() => {});
     await cluster?.stop();
     const appLog = tail(logFile, 200).trim();
     fs.rmSync(tmp, { recursive: true, force: true });

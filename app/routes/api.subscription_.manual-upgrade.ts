@@ -1,0 +1,12 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
+import { syncAction } from '~/utils/billing-sync.server';
+import { methodNotAllowed } from '~/utils/json-api.server';
+
+// SPEC §7 (the return page calls it; see app/utils/billing-sync.server.ts).
+export async function action({ request }: ActionFunctionArgs) {
+  return syncAction(request);
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  return methodNotAllowed(request);
+}

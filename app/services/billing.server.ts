@@ -1,0 +1,587 @@
+import type Stripe from 'stripe';
+import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
+import { enqueueMany } from '../../jobs/boss';
+import { plans, topUpPacks, type SubscriptionStatus, type TopUpId } from '~/catalogue';
+import { expireMonthly, forfeitTopUp, getCurrentCreditSummary, grantMonthly, purchaseTopUp, reverseTopUp } from '~/services/ledger.server';
+import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
+import { loadEnv } from '~/utils/env.server';
+
+// Billing: Checkout, the customer portal, cancellation, and the fulfilment of what Stripe reports.
+// Every booking goes through the ledger with a key naming the business object (the invoice period,
+// the checkout session, the subscription's end), never the event, so the webhook, the return page
+// and retries can arrive in any order, any number of times, and book each thing once. Each change
+// runs in one transaction that first locks the user's row (then the ledger locks its own rows), so
+// two deliveries for one user apply one after the other. No lock is held across a call to Stripe.
+
+export type BillingErrorCode =
+  | 'not_configured'
+  | 'unknown_price'
+  | 'requires_pro'
+  | 'already_subscribed'
+  | 'no_active_subscription'
+  | 'no_customer'
+  | 'not_found'
+  | 'not_paid';
+
+export class BillingError extends Error {
+  constructor(
+    readonly code: BillingErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BillingError';
+  }
+}
+
+export type BillingUser = { id: string; email: string; name: string; subscriptionStatus: SubscriptionStatus };
+
+type Outcome = { outcome: 'applied' | 'ignored' | 'refused'; detail?: string };
+const applied = (detail?: string): Outcome => ({ outcome: 'applied', detail });
+const ignored = (detail: string): Outcome => ({ outcome: 'ignored', detail });
+const refused = (detail: string): Outcome => ({ outcome: 'refused', detail });
+
+function notConfigured(): never {
+  throw new BillingError('not_configured', new BillingNotConfigured().message);
+}
+
+function stripe(): Stripe {
+  try {
+    return getStripe();
+  } catch (err) {
+    if (err instanceof BillingNotConfigured) notConfigured();
+    throw err;
+  }
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | null => (v ? (typeof v === 'string' ? v : v.id) : null);
+const fromUnix = (s: number | null | undefined): Date | null => (typeof s === 'number' && s > 0 ? new Date(s * 1000) : null);
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue as the API and the page show it
+
+export type PlanView = { id: string; price: number; priceId: string | null; monthlyCredits: number; featureKeys: readonly string[] };
+export type TopUpView = { id: TopUpId; price: number; priceId: string | null; credits: number };
+
+/** Plans and packs with their Stripe price ids (null when the STRIPE_PRICE_* is unset) and USD prices. */
+export function catalogueWithPrices(): { plans: PlanView[]; topUpPlans: TopUpView[] } {
+  return {
+    plans: Object.values(plans).map((p) => ({
+      id: p.id,
+      price: p.priceCents / 100,
+      priceId: priceIdOf(p.priceEnv),
+      monthlyCredits: p.monthlyCredits,
+      featureKeys: p.featureKeys,
+    })),
+    topUpPlans: topUpPacks.map((p) => ({ id: p.id, price: p.priceCents / 100, priceId: priceIdOf(p.priceEnv), credits: p.credits })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export type SubscriptionInfo = {
+  subscriptionStatus: SubscriptionStatus;
+  creditsRemaining: number;
+  topUpCreditsRemaining: number;
+  totalCreditsRemaining: number;
+  textCreditsRemaining: number;
+  imageCreditsRemaining: number;
+  nextBillingDate: string | null;
+  cancelAtPeriodEnd: boolean;
+  hasBillingAccount: boolean;
+};
+
+/** SPEC §3 Subscription info: the real status, the balances and the next billing (or reset) date. */
+export async function getSubscriptionInfo(userId: string, db: Db = sql): Promise<SubscriptionInfo> {
+  const credits = await getCurrentCreditSummary(userId, db);
+  const [row] = await db<
+    { status: SubscriptionStatus; periodEnd: Date | null; cancelAtPeriodEnd: boolean | null; customer: string | null }[]
+  >`
+    SELECT u.subscription_status AS status,
+      s.current_period_end AS "periodEnd", s.cancel_at_period_end AS "cancelAtPeriodEnd",
+      (SELECT stripe_customer_id FROM billing_customers c WHERE c.user_id = u.id) AS customer
+    FROM users u
+    LEFT JOIN LATERAL (SELECT * FROM billing_subscriptions b WHERE b.user_id = u.id AND b.ended_at IS NULL
+      ORDER BY b.created_at DESC LIMIT 1) s ON true
+    WHERE u.id = ${userId}`;
+  const status = row?.status ?? 'free';
+  const pro = status === 'pro' || status === 'canceled';
+  const next = pro && row?.periodEnd ? row.periodEnd : credits.nextResetAt;
+  return {
+    subscriptionStatus: status,
+    creditsRemaining: credits.creditsRemaining,
+    topUpCreditsRemaining: credits.topUpCreditsRemaining,
+    totalCreditsRemaining: credits.totalCreditsRemaining,
+    textCreditsRemaining: credits.totalCreditsRemaining,
+    imageCreditsRemaining: credits.totalCreditsRemaining,
+    nextBillingDate: next ? next.toISOString() : null,
+    cancelAtPeriodEnd: Boolean(pro && row?.cancelAtPeriodEnd),
+    hasBillingAccount: Boolean(row?.customer),
+  };
+}
+
+async function currentStatus(userId: string, db: Db): Promise<SubscriptionStatus> {
+  const [row] = await db<{ status: SubscriptionStatus }[]>`SELECT subscription_status AS status FROM users WHERE id = ${userId}`;
+  if (!row) throw new BillingError('not_found', 'Unknown user');
+  return row.status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Customer and Checkout
+
+/**
+ * The user's Stripe customer, created once. The row is claimed first; Stripe's idempotency key
+ * names the user, so two clicks racing get the same customer, and the first id written stays.
+ */
+export async function ensureCustomer(user: BillingUser, db: Db = sql): Promise<string> {
+  await db`INSERT INTO billing_customers (user_id) VALUES (${user.id}) ON CONFLICT (user_id) DO NOTHING`;
+  const [row] = await db<{ id: string | null }[]>`SELECT stripe_customer_id AS id FROM billing_customers WHERE user_id = ${user.id}`;
+  if (row?.id) return row.id;
+  const customer = await stripe().customers.create(
+    { email: user.email, name: user.name, metadata: { userId: user.id } },
+    { idempotencyKey: `postforge-customer-${user.id}` },
+  );
+  const [saved] = await db<{ id: string }[]>`
+    UPDATE billing_customers SET stripe_customer_id = coalesce(stripe_customer_id, ${customer.id})
+    WHERE user_id = ${user.id} RETURNING stripe_customer_id AS id`;
+  return saved!.id;
+}
+
+export type CheckoutResult = { url: string; sessionId: string | null };
+
+function returnUrls(kind: 'subscription' | 'topup', credits?: number) {
+  const base = `${loadEnv().APP_URL}/subscription`;
+  const topUp = kind === 'topup' ? `&isTopUp=true&creditAmount=${credits}` : '';
+  return {
+    success_url: `${base}?success=true${topUp}&session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${base}?canceled=true${topUp}`,
+  };
+}
+
+/**
+ * A Checkout Session for a price of the catalogue: subscription mode for Pro, payment mode for a
+ * top-up (Pro only). A canceled Pro resubscribing resumes its subscription instead of paying twice.
+ */
+export async function createCheckout(user: BillingUser, priceId: string, language: string | null, db: Db = sql): Promise<CheckoutResult> {
+  const client = stripe();
+  const target = findPrice(priceId);
+  if (!target) throw new BillingError('unknown_price', 'Unknown price');
+  const status = await currentStatus(user.id, db);
+  if (target.kind === 'topup' && status !== 'pro') throw new BillingError('requires_pro', 'Top-up purchase requires Pro subscription');
+  if (target.kind === 'plan') {
+    if (target.id !== 'pro') throw new BillingError('unknown_price', 'Unknown price');
+    if (status === 'pro') throw new BillingError('already_subscribed', 'Already subscribed');
+    if (status === 'canceled') {
+      await resumeSubscription(user, db);
+      return { url: `${loadEnv().APP_URL}/subscription?success=true`, sessionId: null };
+    }
+  }
+  const customer = await ensureCustomer(user, db);
+  const metadata = {
+    userId: user.id,
+    kind: target.kind === 'plan' ? 'subscription' : 'topup',
+    packId: target.kind === 'topup' ? target.id : '',
+  };
+  const session = await client.checkout.sessions.create({
+    mode: target.kind === 'plan' ? 'subscription' : 'payment',
+    customer,
+    client_reference_id: user.id,
+    line_items: [{ price: target.priceId, quantity: 1 }],
+    locale: stripeLocale(language),
+    metadata,
+    ...(target.kind === 'plan' ? { subscription_data: { metadata: { userId: user.id } } } : { payment_intent_data: { metadata } }),
+    ...returnUrls(target.kind === 'plan' ? 'subscription' : 'topup', target.kind === 'topup' ? target.credits : undefined),
+  });
+  await db`INSERT INTO billing_checkouts (session_id, user_id, kind, pack_id, credits)
+    VALUES (${session.id}, ${user.id}, ${metadata.kind}, ${target.kind === 'topup' ? target.id : null},
+      ${target.kind === 'topup' ? target.credits : null})
+    ON CONFLICT (session_id) DO NOTHING`;
+  if (!session.url) throw new BillingError('not_found', 'Checkout has no page');
+  return { url: session.url, sessionId: session.id };
+}
+
+/** The Stripe customer portal (cards, invoices, receipts) for the user. */
+export async function createPortalSession(user: BillingUser, language: string | null, db: Db = sql): Promise<string> {
+  const client = stripe();
+  const [row] = await db<{ id: string | null }[]>`SELECT stripe_customer_id AS id FROM billing_customers WHERE user_id = ${user.id}`;
+  if (!row?.id) throw new BillingError('no_customer', 'No billing account yet');
+  const portal = await client.billingPortal.sessions.create({
+    customer: row.id,
+    return_url: `${loadEnv().APP_URL}/subscription`,
+    locale: stripeLocale(language),
+  });
+  return portal.url;
+}
+
+async function liveSubscription(userId: string, db: Db): Promise<string | null> {
+  const [row] = await db<{ id: string }[]>`
+    SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL
+    ORDER BY created_at DESC LIMIT 1`;
+  return row?.id ?? null;
+}
+
+/** Cancels at the period end (SPEC §4 first reading: benefits kept until then). */
+export async function cancelSubscription(user: BillingUser, db: Db = sql): Promise<SubscriptionInfo> {
+  const client = stripe();
+  const status = await currentStatus(user.id, db);
+  const subscriptionId = status === 'pro' ? await liveSubscription(user.id, db) : null;
+  if (!subscriptionId) throw new BillingError('no_active_subscription', 'No active subscription');
+  const sub = await client.subscriptions.update(subscriptionId, { cancel_at_period_end: true });
+  await applySubscriptionState(sub, new Date(), db);
+  return getSubscriptionInfo(user.id, db);
+}
+
+async function resumeSubscription(user: BillingUser, db: Db): Promise<void> {
+  const subscriptionId = await liveSubscription(user.id, db);
+  if (!subscriptionId) throw new BillingError('no_active_subscription', 'No active subscription');
+  const sub = await stripe().subscriptions.update(subscriptionId, { cancel_at_period_end: false });
+  await applySubscriptionState(sub, new Date(), db);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The return page (manual-upgrade / activate): never trust the browser, ask Stripe
+
+export type SyncResult = { kind: 'subscription' | 'topup'; subscriptionStatus: SubscriptionStatus; credits?: number };
+
+/**
+ * Reads the Checkout Session from Stripe, checks it is paid and the user's own (else not_found:
+ * another user's session answers like an unknown one), and runs the webhook's fulfilment.
+ */
+export async function syncCheckoutSession(userId: string, sessionId: string, db: Db = sql): Promise<SyncResult> {
+  const client = stripe();
+  const [row] = await db<{ userId: string; kind: 'subscription' | 'topup' }[]>`
+    SELECT user_id AS "userId", kind FROM billing_checkouts WHERE session_id = ${sessionId}`;
+  if (!row || row.userId !== userId) throw new BillingError('not_found', 'Checkout session not found');
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await client.checkout.sessions.retrieve(sessionId, { expand: ['invoice', 'subscription'] });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) throw new BillingError('not_found', 'Checkout session not found');
+    throw err;
+  }
+  if (session.client_reference_id !== userId) throw new BillingError('not_found', 'Checkout session not found');
+  if (session.status !== 'complete' || (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required')) {
+    throw new BillingError('not_paid', 'Payment not completed');
+  }
+  const outcome = await fulfilCheckout(session, db);
+  if (outcome.outcome === 'refused') throw new BillingError('not_found', 'Checkout session not found');
+  const invoice = session.invoice && typeof session.invoice === 'object' ? session.invoice : null;
+  if (invoice && invoice.status === 'paid') await applyPaidInvoice(invoice, db);
+  const [credits] = await db<{ credits: number | null }[]>`SELECT credits FROM billing_checkouts WHERE session_id = ${sessionId}`;
+  return { kind: row.kind, subscriptionStatus: await currentStatus(userId, db), credits: credits?.credits ?? undefined };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fulfilment (shared by the webhook job and the return page)
+
+async function lockUser(tx: TransactionSql, userId: string): Promise<SubscriptionStatus | null> {
+  const [row] = await tx<{ status: SubscriptionStatus }[]>`SELECT subscription_status AS status FROM users WHERE id = ${userId} FOR UPDATE`;
+  return row?.status ?? null;
+}
+
+async function setStatus(tx: TransactionSql, userId: string, status: SubscriptionStatus): Promise<void> {
+  await tx`UPDATE users SET subscription_status = ${status}, updated_at = now() WHERE id = ${userId} AND subscription_status <> ${status}`;
+}
+
+async function userOfCustomer(customerId: string | null, db: Db): Promise<string | null> {
+  if (!customerId) return null;
+  const [row] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_customers WHERE stripe_customer_id = ${customerId}`;
+  return row?.userId ?? null;
+}
+
+async function existingUser(id: string | null | undefined, db: Db): Promise<string | null> {
+  if (!id || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const [row] = await db<{ id: string }[]>`SELECT id FROM users WHERE id = ${id}`;
+  return row?.id ?? null;
+}
+
+/** checkout.session.completed / async_payment_succeeded: link customer and subscription, book a paid top-up. */
+export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = sql): Promise<Outcome> {
+  if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return ignored('not paid yet');
+  const [row] = await db<{ userId: string; credits: number | null; packId: string | null }[]>`
+    SELECT user_id AS "userId", credits, pack_id AS "packId" FROM billing_checkouts WHERE session_id = ${session.id}`;
+  const reference = session.client_reference_id;
+  if (row && reference && row.userId !== reference) return refused('session belongs to another user');
+  const customerId = idOf(session.customer);
+  const customerUser = await userOfCustomer(customerId, db);
+  const userId = row?.userId ?? (await existingUser(reference, db));
+  if (!userId) return refused('unknown user');
+  if (customerUser && customerUser !== userId) return refused('customer belongs to another user');
+
+  return transaction(db, async (tx) => {
+    const status = await lockUser(tx, userId);
+    if (!status) return refused('unknown user');
+    if (customerId) {
+      await tx`INSERT INTO billing_customers (user_id, stripe_customer_id) VALUES (${userId}, ${customerId})
+        ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = coalesce(billing_customers.stripe_customer_id, excluded.stripe_customer_id)`;
+    }
+    if (session.mode === 'subscription') {
+      const subscriptionId = idOf(session.subscription);
+      if (!subscriptionId) return ignored('no subscription on the session');
+      await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${subscriptionId}, ${userId}, ${customerId})
+        ON CONFLICT (subscription_id) DO NOTHING`;
+      const [sub] = await tx<{ userId: string; endedAt: Date | null; cancel: boolean }[]>`
+        SELECT user_id AS "userId", ended_at AS "endedAt", cancel_at_period_end AS cancel FROM billing_subscriptions
+        WHERE subscription_id = ${subscriptionId} FOR UPDATE`;
+      if (sub!.userId !== userId) return refused('subscription belongs to another user');
+      await tx`UPDATE billing_checkouts SET fulfilled_at = coalesce(fulfilled_at, now()) WHERE session_id = ${session.id}`;
+      if (sub!.endedAt) return ignored('subscription already ended');
+      if (status === 'free') await setStatus(tx, userId, sub!.cancel ? 'canceled' : 'pro');
+      return applied('subscription linked');
+    }
+    const packId = (row?.packId ?? session.metadata?.packId ?? '') as string;
+    const credits = row?.credits ?? topUpPacks.find((p) => p.id === packId)?.credits;
+    if (!credits) return refused('unknown top-up pack');
+    await purchaseTopUp(userId, session.id, credits, tx);
+    await tx`INSERT INTO billing_checkouts (session_id, user_id, kind, pack_id, credits, payment_intent, fulfilled_at)
+      VALUES (${session.id}, ${userId}, 'topup', ${packId || null}, ${credits}, ${idOf(session.payment_intent)}, now())
+      ON CONFLICT (session_id) DO UPDATE SET payment_intent = coalesce(billing_checkouts.payment_intent, excluded.payment_intent),
+        fulfilled_at = coalesce(billing_checkouts.fulfilled_at, now())`;
+    return applied(`top-up ${credits}`);
+  });
+}
+
+function subscriptionOfInvoice(invoice: Stripe.Invoice): string | null {
+  const details = invoice.parent?.subscription_details;
+  const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
+  return idOf(details?.subscription ?? legacy ?? null);
+}
+
+function invoicePeriod(invoice: Stripe.Invoice): { start: Date; end: Date } | null {
+  const line = invoice.lines?.data?.find((l) => l.period?.start && l.period?.end);
+  const start = fromUnix(line?.period.start ?? invoice.period_start);
+  const end = fromUnix(line?.period.end ?? invoice.period_end);
+  return start && end ? { start, end } : null;
+}
+
+/**
+ * invoice.paid for a subscription: the Pro period. Expires what is left of the monthly bucket and
+ * grants the Pro amount, keyed by subscription and period start; an older period arriving after a
+ * newer one, or any period of an ended subscription, books nothing.
+ */
+export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql): Promise<Outcome> {
+  if (invoice.status && invoice.status !== 'paid') return ignored(`invoice ${invoice.status}`);
+  const subscriptionId = subscriptionOfInvoice(invoice);
+  if (!subscriptionId) return ignored('not a subscription invoice');
+  const period = invoicePeriod(invoice);
+  if (!period) return ignored('invoice without a period');
+  const [known] = await db<
+    { userId: string }[]
+  >`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${subscriptionId}`;
+  const userId =
+    known?.userId ??
+    (await userOfCustomer(idOf(invoice.customer), db)) ??
+    (await existingUser(invoice.parent?.subscription_details?.metadata?.userId, db));
+  if (!userId) return refused('unknown customer');
+
+  return transaction(db, async (tx) => {
+    const status = await lockUser(tx, userId);
+    if (!status) return refused('unknown user');
+    await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${subscriptionId}, ${userId}, ${idOf(invoice.customer)})
+      ON CONFLICT (subscription_id) DO NOTHING`;
+    const [sub] = await tx<{ userId: string; endedAt: Date | null; granted: Date | null; cancel: boolean; periodEnd: Date | null }[]>`
+      SELECT user_id AS "userId", ended_at AS "endedAt", granted_period_start AS granted, cancel_at_period_end AS cancel,
+        current_period_end AS "periodEnd"
+      FROM billing_subscriptions WHERE subscription_id = ${subscriptionId} FOR UPDATE`;
+    if (sub!.userId !== userId) return refused('subscription belongs to another user');
+    if (sub!.endedAt) return ignored('subscription already ended');
+    if (sub!.granted && sub!.granted.getTime() >= period.start.getTime()) return ignored('period already granted');
+    const label = `${subscriptionId}:${period.start.toISOString()}`;
+    await expireMonthly(userId, label, tx);
+    await grantMonthly(userId, label, plans.pro.monthlyCredits, tx);
+    const end = sub!.periodEnd && sub!.periodEnd > period.end ? sub!.periodEnd : period.end;
+    await tx`UPDATE billing_subscriptions SET granted_period_start = ${period.start}, current_period_end = ${end}, updated_at = now()
+      WHERE subscription_id = ${subscriptionId}`;
+    if (status === 'free') await setStatus(tx, userId, sub!.cancel ? 'canceled' : 'pro');
+    return applied(`granted ${label}`);
+  });
+}
+
+function periodEndOf(sub: Stripe.Subscription): Date | null {
+  const item = sub.items?.data?.[0] as { current_period_end?: number } | undefined;
+  const legacy = (sub as unknown as { current_period_end?: number }).current_period_end;
+  return fromUnix(item?.current_period_end ?? legacy);
+}
+
+/**
+ * customer.subscription.updated (and our own cancel/resume): cancel at period end → canceled with
+ * the benefits kept; resumed → pro. A state older than the one applied is skipped.
+ */
+export async function applySubscriptionState(sub: Stripe.Subscription, at: Date, db: Db = sql): Promise<Outcome> {
+  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return endSubscription(sub, db);
+  const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${sub.id}`;
+  const userId = known?.userId ?? (await userOfCustomer(idOf(sub.customer), db)) ?? (await existingUser(sub.metadata?.userId, db));
+  if (!userId) return refused('unknown customer');
+  return transaction(db, async (tx) => {
+    const status = await lockUser(tx, userId);
+    if (!status) return refused('unknown user');
+    await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${sub.id}, ${userId}, ${idOf(sub.customer)})
+      ON CONFLICT (subscription_id) DO NOTHING`;
+    const [row] = await tx<{ userId: string; endedAt: Date | null; stateAt: Date | null }[]>`
+      SELECT user_id AS "userId", ended_at AS "endedAt", state_at AS "stateAt" FROM billing_subscriptions
+      WHERE subscription_id = ${sub.id} FOR UPDATE`;
+    if (row!.userId !== userId) return refused('subscription belongs to another user');
+    if (row!.endedAt) return ignored('subscription already ended');
+    if (row!.stateAt && row!.stateAt.getTime() > at.getTime()) return ignored('older state');
+    const cancel = Boolean(sub.cancel_at_period_end || sub.cancel_at);
+    await tx`UPDATE billing_subscriptions SET cancel_at_period_end = ${cancel},
+        current_period_end = coalesce(${periodEndOf(sub)}, current_period_end), state_at = ${at}, updated_at = now()
+      WHERE subscription_id = ${sub.id}`;
+    // Only a subscription that made the user Pro moves the badge (activation is the paid checkout or invoice).
+    if (status === 'pro' || status === 'canceled') await setStatus(tx, userId, cancel ? 'canceled' : 'pro');
+    return applied(cancel ? 'cancel at period end' : 'active');
+  });
+}
+
+/** customer.subscription.deleted: back to Free; top-ups forfeited, monthly expired, the Free grant. */
+export async function endSubscription(sub: Stripe.Subscription, db: Db = sql): Promise<Outcome> {
+  const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${sub.id}`;
+  const userId = known?.userId ?? (await userOfCustomer(idOf(sub.customer), db)) ?? (await existingUser(sub.metadata?.userId, db));
+  if (!userId) return refused('unknown customer');
+  return transaction(db, async (tx) => {
+    const status = await lockUser(tx, userId);
+    if (!status) return refused('unknown user');
+    await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${sub.id}, ${userId}, ${idOf(sub.customer)})
+      ON CONFLICT (subscription_id) DO NOTHING`;
+    const [row] = await tx<{ userId: string; endedAt: Date | null }[]>`
+      SELECT user_id AS "userId", ended_at AS "endedAt" FROM billing_subscriptions WHERE subscription_id = ${sub.id} FOR UPDATE`;
+    if (row!.userId !== userId) return refused('subscription belongs to another user');
+    const endedAt = fromUnix(sub.ended_at) ?? new Date();
+    await tx`UPDATE billing_subscriptions SET ended_at = coalesce(ended_at, ${endedAt}), updated_at = now() WHERE subscription_id = ${sub.id}`;
+    const [other] = await tx<{ id: string }[]>`
+      SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL AND granted_period_start IS NOT NULL`;
+    if (other) return applied('ended; another subscription is live');
+    const label = `${sub.id}:ended`;
+    await forfeitTopUp(userId, label, tx);
+    await expireMonthly(userId, label, tx);
+    await grantMonthly(userId, label, plans.free.monthlyCredits, tx);
+    await setStatus(tx, userId, 'free');
+    return applied(row!.endedAt ? 'already ended' : 'ended');
+  });
+}
+
+/** charge.refunded: a refunded top-up is reversed (capped at what is left) and flagged for finance. */
+export async function refundCharge(charge: Stripe.Charge, db: Db = sql): Promise<Outcome> {
+  const paymentIntent = idOf(charge.payment_intent);
+  const [row] = paymentIntent
+    ? await db<{ sessionId: string; userId: string; credits: number | null }[]>`
+        SELECT session_id AS "sessionId", user_id AS "userId", credits FROM billing_checkouts
+        WHERE payment_intent = ${paymentIntent} AND kind = 'topup'`
+    : [];
+  return transaction(db, async (tx) => {
+    if (!row) {
+      await flag(tx, `refund:${charge.id}`, null, 'refund_not_topup', { charge: charge.id, amountRefunded: charge.amount_refunded });
+      return ignored('not a top-up charge');
+    }
+    if (!charge.refunded) {
+      await flag(tx, `refund:${charge.id}:${charge.amount_refunded}`, row.userId, 'partial_refund', {
+        charge: charge.id,
+        session: row.sessionId,
+        amount: charge.amount,
+        amountRefunded: charge.amount_refunded,
+      });
+      return ignored('partial refund flagged');
+    }
+    await lockUser(tx, row.userId);
+    const entry = await reverseTopUp(row.userId, row.sessionId, tx);
+    await flag(tx, `refund:${charge.id}`, row.userId, 'topup_refund', {
+      charge: charge.id,
+      session: row.sessionId,
+      purchased: row.credits,
+      reversed: entry.amount,
+      shortfall: (row.credits ?? 0) - entry.amount,
+    });
+    return applied(`reversed ${entry.amount}`);
+  });
+}
+
+async function flag(tx: TransactionSql, ref: string, userId: string | null, kind: string, detail: Record<string, unknown>) {
+  await tx`INSERT INTO billing_finance_flags (ref, user_id, kind, detail) VALUES (${ref}, ${userId}, ${kind}, ${tx.json(detail as never)})
+    ON CONFLICT (ref) DO NOTHING`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The webhook inbox
+
+/**
+ * Stores verified events, each once, with their jobs, in one transaction (the intake groups the
+ * events that arrive together). Returns the ids stored now (a repeat is not among them).
+ */
+export async function storeEvents(events: { id: string; type: string; payload: string }[], db: Db = sql): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  return transaction(db, async (tx) => {
+    // The raw JSON text goes to Postgres as is (parsed once there, not re-serialised here).
+    const inserted = await tx<{ id: string }[]>`
+      INSERT INTO billing_events (id, type, payload)
+      SELECT x.id, x.type, x.payload::jsonb
+      FROM unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.payload)}::text[]) AS x(id, type, payload)
+      ON CONFLICT (id) DO NOTHING RETURNING id`;
+    await enqueueMany(
+      'stripe-event',
+      inserted.map((r) => ({ payload: { eventId: r.id } })),
+      tx,
+    );
+    return new Set(inserted.map((r) => r.id));
+  });
+}
+
+/** Stores one verified event once, with its job; false for a repeat. */
+export async function storeEvent(event: { id: string; type: string }, payload: string, db: Db = sql): Promise<boolean> {
+  return (await storeEvents([{ id: event.id, type: event.type, payload }], db)).has(event.id);
+}
+
+export const HANDLED_EVENTS = [
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'invoice.paid',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'charge.refunded',
+] as const;
+
+/** Applies one stored event (the job). Safe to run twice: every booking is keyed. */
+export async function processEvent(eventId: string, db: Db = sql): Promise<Outcome | null> {
+  const [row] = await db<{ type: string; payload: Stripe.Event; processedAt: Date | null }[]>`
+    SELECT type, payload, processed_at AS "processedAt" FROM billing_events WHERE id = ${eventId}`;
+  if (!row) return null;
+  if (row.processedAt) return null;
+  await db`UPDATE billing_events SET attempts = attempts + 1 WHERE id = ${eventId}`;
+  const object = row.payload?.data?.object as { id?: unknown } | undefined;
+  const at = fromUnix(row.payload?.created) ?? new Date();
+  let result: Outcome;
+  try {
+    result = object && typeof object.id === 'string' ? await applyEvent(row.type, object, at, db) : ignored('event without an object');
+  } catch (err) {
+    // Left unprocessed for the job's retry; the reason is kept for whoever looks.
+    await db`UPDATE billing_events SET detail = ${String((err as Error).message ?? err).slice(0, 500)} WHERE id = ${eventId}`;
+    throw err;
+  }
+  await db`UPDATE billing_events SET processed_at = now(), outcome = ${result.outcome}, detail = ${result.detail ?? null}
+    WHERE id = ${eventId} AND processed_at IS NULL`;
+  return result;
+}
+
+async function applyEvent(type: string, object: unknown, at: Date, db: Db): Promise<Outcome> {
+  let result: Outcome;
+  switch (type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      result = await fulfilCheckout(object as Stripe.Checkout.Session, db);
+      break;
+    case 'invoice.paid':
+      result = await applyPaidInvoice(object as Stripe.Invoice, db);
+      break;
+    case 'customer.subscription.updated':
+      result = await applySubscriptionState(object as Stripe.Subscription, at, db);
+      break;
+    case 'customer.subscription.deleted':
+      result = await endSubscription(object as Stripe.Subscription, db);
+      break;
+    case 'charge.refunded':
+      result = await refundCharge(object as Stripe.Charge, db);
+      break;
+    default:
+      result = ignored('event type not handled');
+  }
+  return result;
+}

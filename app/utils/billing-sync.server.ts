@@ -1,0 +1,51 @@
+import { syncCheckoutSession } from '~/services/billing.server';
+import { apiSession, billingApiError, noStore } from '~/utils/billing.server';
+import { apiError, methodNotAllowed } from '~/utils/json-api.server';
+import { getT } from '~/i18n.server';
+
+const SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
+
+/** The Checkout Session id: the body's sessionId, else the return URL's session_id (Referer). */
+function sessionIdFrom(request: Request, body: Record<string, unknown>): string | null {
+  const fromBody = body.sessionId ?? body.session_id;
+  if (typeof fromBody === 'string' && SESSION_ID.test(fromBody)) return fromBody;
+  const referer = request.headers.get('referer');
+  if (referer) {
+    try {
+      const id = new URL(referer).searchParams.get('session_id');
+      if (id && SESSION_ID.test(id)) return id;
+    } catch {
+      // not a URL
+    }
+  }
+  return null;
+}
+
+/**
+ * POST /api/subscription/manual-upgrade and /activate (SPEC §7): the body the SPEC sends (empty, or
+ * isTopUp with creditAmount) is never trusted; the Checkout Session is read from Stripe, checked
+ * (paid, this user's) and fulfilled exactly as the webhook would.
+ */
+export async function syncAction(request: Request): Promise<Response> {
+  if (request.method !== 'POST') return methodNotAllowed(request);
+  const session = await apiSession(request);
+  if (session instanceof Response) return session;
+  let body: Record<string, unknown> = {};
+  const text = await request.text();
+  if (text.trim()) {
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+    } catch {
+      return apiError(400, (await getT(request, 'auth'))('errors.invalidJson'));
+    }
+  }
+  const sessionId = sessionIdFrom(request, body);
+  if (!sessionId) return apiError(400, (await getT(request, 'billing'))('errors.missingSession'));
+  try {
+    const result = await syncCheckoutSession(session.user.id, sessionId);
+    return noStore({ success: true, ...result }, session);
+  } catch (err) {
+    return billingApiError(request, err);
+  }
+}

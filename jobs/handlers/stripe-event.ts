@@ -1,0 +1,21 @@
+import type PgBoss from 'pg-boss';
+import { queues } from '../queues';
+import { processEvent } from '~/services/billing.server';
+import { getLogger } from '~/utils/logger.server';
+
+// Applies stored Stripe events (the webhook answered 200 once each was stored). A failure throws,
+// so pg-boss retries that job with backoff; a replay books nothing twice (ledger keys).
+export async function handleStripeEvent(jobs: PgBoss.Job<unknown>[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const job of jobs) {
+    const { eventId } = queues['stripe-event'].payload.parse(job.data);
+    try {
+      const result = await processEvent(eventId);
+      if (result) getLogger().info({ eventId, ...result }, 'stripe event processed');
+    } catch (err) {
+      getLogger().warn({ eventId, err: (err as Error).message }, 'stripe event failed; will retry');
+      failures.push(err);
+    }
+  }
+  if (failures.length) throw failures[0];
+}

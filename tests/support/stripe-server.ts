@@ -1,0 +1,457 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import qs from 'qs';
+
+// A Stripe-compatible HTTP test server: the parts of the API Postforge calls (customers, Checkout
+// Sessions, subscriptions, invoices, refunds, the billing portal), a hosted checkout page that
+// "pays" and redirects back, and webhook events signed exactly as Stripe signs them
+// (`Stripe-Signature: t=...,v1=HMAC-SHA256(secret, t + '.' + payload)`). The app reaches it through
+// STRIPE_API_BASE. Test controls live under /_test/ (and as methods on the returned object).
+
+type Obj = Record<string, unknown> & { id: string };
+
+export type StripeEvent = {
+  id: string;
+  object: 'event';
+  type: string;
+  created: number;
+  data: { object: Obj };
+  api_version: string;
+  livemode: false;
+};
+
+export type TestStripe = {
+  url: string;
+  secretKey: string;
+  webhookSecret: string;
+  prices: { pro: string; topup100: string; topup360: string; topup1170: string };
+  /** Where events go (the app's /webhooks/stripe); null keeps them undelivered. */
+  setWebhookUrl(url: string | null): void;
+  /** Deliver new events automatically (default) or only keep them for the test to send. */
+  setAutoDeliver(on: boolean): void;
+  events: StripeEvent[];
+  eventsOf(type: string): StripeEvent[];
+  /** Posts one event to the webhook URL, signed (or with a given signature header). */
+  deliver(event: StripeEvent, opts?: { signature?: string; timestamp?: number }): Promise<Response>;
+  sign(payload: string, timestamp?: number): string;
+  /** Pays an open Checkout Session as the hosted page would (returns the success URL). */
+  pay(sessionId: string): Promise<string>;
+  /** The next period of a subscription is invoiced and paid (invoice.paid). */
+  renew(subscriptionId: string): Promise<Obj>;
+  /** The subscription ends now (customer.subscription.deleted). */
+  endSubscription(subscriptionId: string): Promise<Obj>;
+  refund(paymentIntentId: string): Promise<Obj>;
+  objects: Map<string, Obj>;
+  close(): Promise<void>;
+};
+
+const now = () => Math.floor(Date.now() / 1000);
+const MONTH = 30 * 24 * 3600;
+
+export async function startStripeServer(opts: { webhookUrl?: string | null } = {}): Promise<TestStripe> {
+  const secretKey = `sk_test_${crypto.randomBytes(12).toString('hex')}`;
+  const webhookSecret = `whsec_${crypto.randomBytes(16).toString('hex')}`;
+  const objects = new Map<string, Obj>();
+  const idempotent = new Map<string, Obj>();
+  const events: StripeEvent[] = [];
+  let webhookUrl = opts.webhookUrl ?? null;
+  let autoDeliver = true;
+  let base = '';
+  let seq = 0;
+  const newId = (prefix: string) => `${prefix}_test_${(++seq).toString(36)}${crypto.randomBytes(6).toString('hex')}`;
+
+  const prices = {
+    pro: 'price_test_pro',
+    topup100: 'price_test_topup_100',
+    topup360: 'price_test_topup_360',
+    topup1170: 'price_test_topup_1170',
+  };
+  const priceAmounts: Record<string, { amount: number; recurring: boolean }> = {
+    [prices.pro]: { amount: 1500, recurring: true },
+    [prices.topup100]: { amount: 3000, recurring: false },
+    [prices.topup360]: { amount: 10000, recurring: false },
+    [prices.topup1170]: { amount: 30000, recurring: false },
+  };
+
+  const save = (o: Obj) => (objects.set(o.id, o), o);
+
+  const sign = (payload: string, timestamp = now()) => {
+    const v1 = crypto.createHmac('sha256', webhookSecret).update(`${timestamp}.${payload}`).digest('hex');
+    return `t=${timestamp},v1=${v1}`;
+  };
+
+  const deliver = async (event: StripeEvent, o: { signature?: string; timestamp?: number } = {}) => {
+    if (!webhookUrl) throw new Error('No webhook URL set');
+    const payload = JSON.stringify(event, null, 2);
+    return fetch(webhookUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': o.signature ?? sign(payload, o.timestamp),
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      },
+      body: payload,
+    });
+  };
+
+  const emit = async (type: string, object: Obj) => {
+    const event: StripeEvent = {
+      id: newId('evt'),
+      object: 'event',
+      type,
+      created: now(),
+      data: { object: structuredClone(object) },
+      api_version: '2026-10-28.endive',
+      livemode: false,
+    };
+    events.push(event);
+    if (autoDeliver && webhookUrl) {
+      // Like Stripe: retried until a 2xx (a few quick tries is enough here).
+      for (let i = 0; i < 5; i++) {
+        try {
+          if ((await deliver(event)).ok) break;
+        } catch {
+          // app not reachable: try again
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    return event;
+  };
+
+  const expand = (o: Obj, paths: string[]): Obj => {
+    const copy = structuredClone(o) as Obj;
+    for (const p of paths) {
+      const v = copy[p];
+      if (typeof v === 'string' && objects.has(v)) copy[p] = structuredClone(objects.get(v)!);
+    }
+    return copy;
+  };
+
+  function makeInvoice(sub: Obj, start: number, end: number, reason: string): Obj {
+    const charge = save({
+      id: newId('ch'),
+      object: 'charge',
+      amount: 1500,
+      amount_refunded: 0,
+      refunded: false,
+      payment_intent: newId('pi'),
+      customer: sub.customer,
+    });
+    return save({
+      id: newId('in'),
+      object: 'invoice',
+      customer: sub.customer,
+      status: 'paid',
+      billing_reason: reason,
+      amount_paid: 1500,
+      currency: 'usd',
+      period_start: start,
+      period_end: end,
+      created: now(),
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { subscription: sub.id, metadata: sub.metadata ?? {} },
+      },
+      lines: { object: 'list', data: [{ id: newId('il'), object: 'line_item', amount: 1500, period: { start, end } }], has_more: false },
+      charge: charge.id,
+    });
+  }
+
+  async function paySession(id: string): Promise<string> {
+    const session = objects.get(id);
+    if (!session || session.object !== 'checkout.session') throw new Error(`No session ${id}`);
+    if (session.status !== 'complete') {
+      const t = now();
+      if (session.mode === 'subscription') {
+        const sub = save({
+          id: newId('sub'),
+          object: 'subscription',
+          customer: session.customer,
+          status: 'active',
+          cancel_at_period_end: false,
+          cancel_at: null,
+          canceled_at: null,
+          ended_at: null,
+          created: t,
+          metadata: (session.subscription_data as { metadata?: object } | undefined)?.metadata ?? {},
+          items: {
+            object: 'list',
+            data: [
+              {
+                id: newId('si'),
+                object: 'subscription_item',
+                price: { id: prices.pro },
+                current_period_start: t,
+                current_period_end: t + MONTH,
+              },
+            ],
+          },
+        });
+        const invoice = makeInvoice(sub, t, t + MONTH, 'subscription_create');
+        Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: sub.id, invoice: invoice.id });
+        await emit('customer.subscription.created', sub);
+        await emit('checkout.session.completed', session);
+        await emit('invoice.paid', invoice);
+      } else {
+        const pi = newId('pi');
+        const amount = priceAmounts[(session.line_items as { price: string }[])[0]!.price]?.amount ?? 0;
+        save({
+          id: newId('ch'),
+          object: 'charge',
+          amount,
+          amount_refunded: 0,
+          refunded: false,
+          payment_intent: pi,
+          customer: session.customer,
+        });
+        Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: pi });
+        await emit('checkout.session.completed', session);
+      }
+    }
+    return String(session.success_url).replace('{CHECKOUT_SESSION_ID}', id);
+  }
+
+  async function renew(subId: string): Promise<Obj> {
+    const sub = objects.get(subId)!;
+    const item = (sub.items as { data: { current_period_start: number; current_period_end: number }[] }).data[0]!;
+    item.current_period_start = item.current_period_end;
+    item.current_period_end = item.current_period_start + MONTH;
+    const invoice = makeInvoice(sub, item.current_period_start, item.current_period_end, 'subscription_cycle');
+    await emit('invoice.paid', invoice);
+    return invoice;
+  }
+
+  async function endSubscription(subId: string): Promise<Obj> {
+    const sub = objects.get(subId)!;
+    Object.assign(sub, { status: 'canceled', ended_at: now(), canceled_at: sub.canceled_at ?? now() });
+    await emit('customer.subscription.deleted', sub);
+    return sub;
+  }
+
+  async function refund(piId: string): Promise<Obj> {
+    const charge = [...objects.values()].find((o) => o.object === 'charge' && o.payment_intent === piId);
+    if (!charge) throw new Error(`No charge for ${piId}`);
+    Object.assign(charge, { amount_refunded: charge.amount, refunded: true });
+    const r = save({
+      id: newId('re'),
+      object: 'refund',
+      amount: charge.amount,
+      charge: charge.id,
+      payment_intent: piId,
+      status: 'succeeded',
+    });
+    await emit('charge.refunded', charge);
+    return r;
+  }
+
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<string>((resolve, reject) => {
+      let data = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (data += c));
+      req.on('end', () => resolve(data));
+      req.on('error', reject);
+    });
+
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
+    res.end(JSON.stringify(body));
+  };
+  const notFound = (res: http.ServerResponse, id: string) =>
+    send(res, 404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: '${id}'` } });
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', base);
+      const raw = await readBody(req);
+      const body = (req.headers['content-type'] ?? '').includes('json')
+        ? raw
+          ? JSON.parse(raw)
+          : {}
+        : (qs.parse(raw, { depth: 10 }) as Record<string, unknown>);
+      const query = qs.parse(url.search.slice(1)) as Record<string, unknown>;
+      const path = url.pathname;
+      const m = (re: RegExp) => re.exec(path);
+      let r: RegExpExecArray | null;
+
+      // The hosted pages (a browser, no API key).
+      if ((r = m(/^\/pay\/([\w]+)$/))) {
+        const session = objects.get(r[1]!);
+        if (!session) return notFound(res, r[1]!);
+        if (req.method === 'POST') {
+          const to = await paySession(session.id);
+          res.writeHead(303, { location: to });
+          return res.end();
+        }
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return res.end(`<!doctype html><html lang="${session.locale ?? 'en'}"><head><title>Test checkout</title></head><body>
+<h1>Test checkout</h1><p data-testid="locale">${session.locale}</p><p data-testid="mode">${session.mode}</p>
+<form method="post" action="/pay/${session.id}"><button type="submit">Pay</button></form>
+<a href="${String(session.cancel_url).replace(/"/g, '&quot;')}">Cancel</a></body></html>`);
+      }
+      if ((r = m(/^\/portal\/([\w]+)$/))) {
+        const portal = objects.get(r[1]!);
+        if (!portal) return notFound(res, r[1]!);
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return res.end(`<!doctype html><html lang="en"><head><title>Test billing portal</title></head><body><h1>Billing portal</h1>
+<p data-testid="portal-customer">${portal.customer}</p><a href="${portal.return_url}">Return</a></body></html>`);
+      }
+      // Test controls.
+      if (path.startsWith('/_test/')) {
+        if (path === '/_test/config' && req.method === 'POST') {
+          if ('webhookUrl' in body) webhookUrl = (body.webhookUrl as string) || null;
+          if ('autoDeliver' in body) autoDeliver = Boolean(body.autoDeliver);
+          return send(res, 200, { webhookUrl, autoDeliver });
+        }
+        if (path === '/_test/events') return send(res, 200, events);
+        return notFound(res, path);
+      }
+
+      // The API: Bearer secret key.
+      if (req.headers.authorization !== `Bearer ${secretKey}`) {
+        return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+      }
+      const key = req.method === 'POST' ? (req.headers['idempotency-key'] as string | undefined) : undefined;
+      if (key && idempotent.has(`${path}:${key}`)) return send(res, 200, idempotent.get(`${path}:${key}`));
+      const remember = (o: Obj) => (key ? idempotent.set(`${path}:${key}`, structuredClone(o)) : null, o);
+      const expandList = ((body.expand ?? query.expand ?? []) as string[]).map(String);
+
+      if (path === '/v1/customers' && req.method === 'POST') {
+        return send(
+          res,
+          200,
+          remember(save({ id: newId('cus'), object: 'customer', email: body.email, name: body.name, metadata: body.metadata ?? {} })),
+        );
+      }
+      if ((r = m(/^\/v1\/customers\/([\w]+)$/)) && req.method === 'GET') {
+        const c = objects.get(r[1]!);
+        return c ? send(res, 200, c) : notFound(res, r[1]!);
+      }
+      if (path === '/v1/checkout/sessions' && req.method === 'POST') {
+        const items = (body.line_items as { price: string; quantity: string }[] | undefined) ?? [];
+        const price = items[0]?.price;
+        if (!price || !priceAmounts[price]) {
+          return send(res, 400, {
+            error: { type: 'invalid_request_error', param: 'line_items[0][price]', message: `No such price: '${price}'` },
+          });
+        }
+        if ((body.mode === 'subscription') !== priceAmounts[price]!.recurring) {
+          return send(res, 400, { error: { type: 'invalid_request_error', message: 'Price type does not match the mode' } });
+        }
+        const id = newId('cs');
+        const session = save({
+          id,
+          object: 'checkout.session',
+          mode: body.mode,
+          customer: body.customer ?? null,
+          client_reference_id: body.client_reference_id ?? null,
+          metadata: body.metadata ?? {},
+          subscription_data: body.subscription_data,
+          locale: body.locale ?? null,
+          line_items: items,
+          amount_total: priceAmounts[price]!.amount,
+          currency: 'usd',
+          success_url: body.success_url,
+          cancel_url: body.cancel_url,
+          status: 'open',
+          payment_status: 'unpaid',
+          subscription: null,
+          invoice: null,
+          payment_intent: null,
+          url: `${base}/pay/${id}`,
+          created: now(),
+        });
+        return send(res, 200, remember(session));
+      }
+      if ((r = m(/^\/v1\/checkout\/sessions\/([\w]+)$/)) && req.method === 'GET') {
+        const s = objects.get(r[1]!);
+        if (!s || s.object !== 'checkout.session') return notFound(res, r[1]!);
+        const { subscription_data: _omit, ...visible } = expand(s, expandList);
+        return send(res, 200, visible);
+      }
+      if ((r = m(/^\/v1\/subscriptions\/([\w]+)$/))) {
+        const sub = objects.get(r[1]!);
+        if (!sub || sub.object !== 'subscription') return notFound(res, r[1]!);
+        if (req.method === 'GET') return send(res, 200, sub);
+        if (req.method === 'DELETE') return send(res, 200, await endSubscription(sub.id));
+        if (req.method === 'POST') {
+          if ('cancel_at_period_end' in body) {
+            const cancel = body.cancel_at_period_end === 'true' || body.cancel_at_period_end === true;
+            Object.assign(sub, { cancel_at_period_end: cancel, canceled_at: cancel ? now() : null });
+          }
+          await emit('customer.subscription.updated', sub);
+          return send(res, 200, sub);
+        }
+      }
+      if ((r = m(/^\/v1\/invoices\/([\w]+)$/)) && req.method === 'GET') {
+        const inv = objects.get(r[1]!);
+        return inv ? send(res, 200, inv) : notFound(res, r[1]!);
+      }
+      if (path === '/v1/refunds' && req.method === 'POST') {
+        return send(res, 200, remember(await refund(String(body.payment_intent))));
+      }
+      if (path === '/v1/billing_portal/sessions' && req.method === 'POST') {
+        if (!objects.has(String(body.customer))) return notFound(res, String(body.customer));
+        const id = newId('bps');
+        return send(
+          res,
+          200,
+          save({
+            id,
+            object: 'billing_portal.session',
+            customer: body.customer,
+            return_url: body.return_url,
+            locale: body.locale ?? null,
+            url: `${base}/portal/${id}`,
+          }),
+        );
+      }
+      return send(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` } });
+    } catch (err) {
+      send(res, 500, { error: { type: 'api_error', message: (err as Error).message } });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    get url() {
+      return base;
+    },
+    secretKey,
+    webhookSecret,
+    prices,
+    setWebhookUrl: (u) => void (webhookUrl = u),
+    setAutoDeliver: (on) => void (autoDeliver = on),
+    events,
+    eventsOf: (type) => events.filter((e) => e.type === type),
+    deliver,
+    sign,
+    pay: paySession,
+    renew,
+    endSubscription,
+    refund,
+    objects,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The app's environment for this server. */
+export function stripeEnv(s: TestStripe): Record<string, string> {
+  return {
+    STRIPE_SECRET_KEY: s.secretKey,
+    STRIPE_WEBHOOK_SECRET: s.webhookSecret,
+    STRIPE_API_BASE: s.url,
+    STRIPE_PRICE_PRO: s.prices.pro,
+    STRIPE_PRICE_TOPUP_100: s.prices.topup100,
+    STRIPE_PRICE_TOPUP_360: s.prices.topup360,
+    STRIPE_PRICE_TOPUP_1170: s.prices.topup1170,
+  };
+}
