@@ -117,9 +117,14 @@ function sameOriginOnly(env: Env) {
   };
 }
 
+// Upload routes that bound the body themselves (refused by Content-Length before reading, parts
+// capped while streaming) and answer a translated message: the CSV import (its file may be 1 MB).
+const SELF_LIMITED_PATHS = new Set(['/api/upload-csv', '/app/csv']);
+
 /** Bodies over 1 MB are refused before anything reads them. */
 function bodyLimit(req: Request, res: Response, next: NextFunction) {
   if (req.method === 'GET' || req.method === 'HEAD') return next();
+  if (SELF_LIMITED_PATHS.has(req.path)) return next();
   const length = req.get('content-length');
   if (length === undefined) {
     if (req.get('transfer-encoding')) return void res.status(411).type('text/plain').send('Length Required');

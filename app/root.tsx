@@ -20,6 +20,9 @@ import { Toaster } from '~/components/ui/toast';
 import { catalogueVersion, detectLanguage } from '~/i18n.server';
 import { defaultLanguage, languageCookieName, pageNamespaces, type Language } from '~/i18n';
 import { getSession } from '~/services/sessions.server';
+import { getSettings, settingsView } from '~/services/user-settings.server';
+import { SETTINGS_PARAM } from '~/components/settings-dialog';
+import { themeCookieHeader, themeFromCookie } from '~/utils/theme.server';
 import tailwind from '~/styles/tailwind.css';
 import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
@@ -42,11 +45,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const headers = new Headers();
   if (toastCookie) headers.append('Set-Cookie', toastCookie);
   if (session?.setCookie) headers.append('Set-Cookie', session.setCookie);
+  // Dark mode on the first paint: the cookie mirrors the user's setting; a browser without it gets
+  // the setting from the database once (and the cookie).
+  let theme = themeFromCookie(request);
+  if (session && theme === null) {
+    theme = (await getSettings(session.user.id)).darkMode ? 'dark' : 'light';
+    headers.append('Set-Cookie', themeCookieHeader(theme === 'dark'));
+  }
+  // The settings dialog (?settings=1, rendered by the server so it works without JavaScript).
+  const settingsOpen = session && new URL(request.url).searchParams.get(SETTINGS_PARAM) === '1';
   return json(
     {
       language,
       timeZone,
       catalogueVersion: catalogueVersion(language),
+      theme: theme ?? 'light',
+      settings: settingsOpen ? await settingsView(session.user.id) : null,
       user: session ? { name: session.user.name, email: session.user.email, role: session.user.role, subscriptionStatus: session.user.subscriptionStatus } : null,
       toast,
     },
@@ -55,8 +69,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 // The catalogue and user change only after a form submission (login, logout, language switch).
-export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate }) =>
-  formMethod !== undefined && formMethod !== 'GET' ? defaultShouldRevalidate : false;
+// Opening the settings dialog loads its data.
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate, currentUrl, nextUrl }) => {
+  if (formMethod !== undefined && formMethod !== 'GET') return defaultShouldRevalidate;
+  return nextUrl.searchParams.get(SETTINGS_PARAM) === '1' && currentUrl.searchParams.get(SETTINGS_PARAM) !== '1';
+};
 
 export type RootData = ReturnType<typeof useLoaderData<typeof loader>>;
 export const useRootData = () => useRouteLoaderData<typeof loader>('root');
@@ -136,7 +153,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const i18n = getI18n(language);
   const pageNs = pageNamespaces(useMatches());
   return (
-    <html lang={language} className="h-full motion-safe:scroll-smooth">
+    <html lang={language} className={`h-full motion-safe:scroll-smooth${data?.theme === 'dark' ? ' dark' : ''}`}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -144,7 +161,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links />
         <script nonce={nonce} dangerouslySetInnerHTML={{ __html: timeZoneScript }} />
       </head>
-      <body className="min-h-full bg-white text-slate-900 antialiased">
+      <body className="min-h-full bg-white text-slate-900 antialiased dark:bg-slate-50">
         <I18nextProvider i18n={i18n}>
           <a
             href="#main"

@@ -1,6 +1,11 @@
-import { useLocation } from '@remix-run/react';
+import { Form, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { GUIDANCE, OUTPUTS, aspectRatios, canUseModel, modelsOfKind, stylePresets, type SubscriptionStatus } from '~/catalogue';
+import { Button } from '~/components/ui/button';
 import { UrlDialog } from '~/components/ui/dialog';
+import { inputClass } from '~/components/ui/input';
+import type { loader as rootLoader } from '~/root';
 
 export const SETTINGS_PARAM = 'settings';
 
@@ -17,10 +22,154 @@ export function useSettingsLinks() {
   return { isOpen, openHref: withSearch(open), closeHref: withSearch(closed) };
 }
 
-/** SPEC §2 settings dialog. Its fields arrive with the settings feature; for now title and close. */
+const selectClass = `${inputClass} pr-8`;
+
+function SelectField({ label, name, defaultValue, children }: { label: string; name: string; defaultValue: string; children: React.ReactNode }) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={id} className="text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      <select id={id} name={name} defaultValue={defaultValue} className={selectClass}>
+        {children}
+      </select>
+    </div>
+  );
+}
+
+function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicateApiKey'; label: string; mask: string | null }) {
+  const { t } = useTranslation('inputs');
+  const id = useId();
+  const removeName = name === 'openRouterApiKey' ? 'removeOpenRouterApiKey' : 'removeReplicateApiKey';
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={id} className="text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      <input id={id} name={name} type="password" autoComplete="off" spellCheck={false} aria-describedby={`${id}-saved`} className={inputClass} />
+      <p id={`${id}-saved`} className="text-xs text-slate-600" data-testid={`${name}-mask`}>
+        {mask ? t('settings.savedKey', { mask }) : t('settings.noKey')}
+      </p>
+      {mask ? (
+        <label className="flex items-center gap-2 text-sm text-slate-700">
+          <input type="checkbox" name={removeName} className="size-4 rounded border-slate-300" />
+          {t('settings.removeKey')}
+        </label>
+      ) : null}
+    </div>
+  );
+}
+
+/** SPEC §2 Settings dialog: API keys, default models, dark mode, auto-save and image defaults. A plain form post (works without JavaScript). */
 export function SettingsDialog() {
   const { t } = useTranslation();
+  const { t: ti } = useTranslation('inputs');
   const { isOpen, closeHref } = useSettingsLinks();
+  const root = useRouteLoaderData<typeof rootLoader>('root');
+  const navigation = useNavigation();
+  const settings = root?.settings ?? null;
+  const status: SubscriptionStatus = (root?.user?.subscriptionStatus as SubscriptionStatus | undefined) ?? 'free';
+  const [guidance, setGuidance] = useState<number | null>(null);
   if (!isOpen) return null;
-  return <UrlDialog title={t('settings.title')} closeTo={closeHref} closeLabel={t('settings.close')} />;
+  const saving = navigation.state === 'submitting' && navigation.formAction === '/settings';
+  return (
+    <UrlDialog title={t('settings.title')} closeTo={closeHref} closeLabel={t('settings.close')}>
+      {!settings ? (
+        <p className="mt-2 text-sm text-slate-700">{ti('settings.description')}</p>
+      ) : (
+        <Form method="post" action="/settings" className="mt-4 flex max-h-[70vh] flex-col gap-6 overflow-y-auto pr-1" data-testid="settings-form">
+          <input type="hidden" name="redirectTo" value={closeHref} />
+          <p className="text-sm text-slate-700">{ti('settings.description')}</p>
+          <fieldset className="flex flex-col gap-4">
+            <legend className="mb-1 text-sm font-semibold text-slate-900">{ti('settings.apiKeys')}</legend>
+            <p className="text-xs text-slate-600">{ti('settings.apiKeysHint')}</p>
+            <KeyField name="openRouterApiKey" label={ti('settings.openRouterApiKey')} mask={settings.openRouterApiKey} />
+            <KeyField name="replicateApiKey" label={ti('settings.replicateApiKey')} mask={settings.replicateApiKey} />
+          </fieldset>
+          <fieldset className="flex flex-col gap-4">
+            <legend className="mb-1 text-sm font-semibold text-slate-900">{ti('settings.defaults')}</legend>
+            <SelectField label={ti('settings.defaultTextModel')} name="defaultTextModel" defaultValue={settings.defaultTextModel}>
+              {modelsOfKind('text').map((m) => (
+                <option key={m.id} value={m.id} disabled={!canUseModel(status, m)}>
+                  {m.label}
+                  {m.proOnly && !canUseModel(status, m) ? ` ${ti('settings.proOnly')}` : ''}
+                </option>
+              ))}
+            </SelectField>
+            <SelectField label={ti('settings.defaultImageModel')} name="defaultImageModel" defaultValue={settings.defaultImageModel}>
+              {modelsOfKind('image').map((m) => (
+                <option key={m.id} value={m.id} disabled={!canUseModel(status, m)}>
+                  {m.label}
+                  {m.proOnly && !canUseModel(status, m) ? ` ${ti('settings.proOnly')}` : ''}
+                </option>
+              ))}
+            </SelectField>
+            <SelectField label={ti('settings.aspectRatio')} name="aspectRatio" defaultValue={settings.aspectRatio}>
+              {aspectRatios.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </SelectField>
+            <SelectField label={ti('settings.stylePreset')} name="stylePreset" defaultValue={settings.stylePreset}>
+              {stylePresets.map((s) => (
+                <option key={s} value={s}>
+                  {ti(`styles.${s}`)}
+                </option>
+              ))}
+            </SelectField>
+            <div className="flex flex-col gap-1.5">
+              <label htmlFor="settings-guidance" className="flex justify-between text-sm font-medium text-slate-800">
+                {ti('settings.guidanceScale')}
+                <output htmlFor="settings-guidance" className="tabular-nums text-slate-700">
+                  {(guidance ?? settings.guidanceScale).toFixed(1)}
+                </output>
+              </label>
+              <input
+                id="settings-guidance"
+                name="guidanceScale"
+                type="range"
+                min={GUIDANCE.min}
+                max={GUIDANCE.max}
+                step={GUIDANCE.step}
+                defaultValue={settings.guidanceScale}
+                onChange={(e) => setGuidance(Number(e.currentTarget.value))}
+                className="w-full accent-indigo-600"
+              />
+            </div>
+            <div className="flex flex-col gap-1.5">
+              <label htmlFor="settings-outputs" className="text-sm font-medium text-slate-800">
+                {ti('settings.numOutputs')}
+              </label>
+              <input id="settings-outputs" name="numOutputs" type="number" min={OUTPUTS.min} max={OUTPUTS.max} step={1} defaultValue={settings.numOutputs} className={inputClass} />
+            </div>
+          </fieldset>
+          <fieldset className="flex flex-col gap-3">
+            <legend className="mb-1 text-sm font-semibold text-slate-900">{ti('settings.appearance')}</legend>
+            <label className="flex items-center gap-2 text-sm text-slate-800">
+              <input
+                type="checkbox"
+                name="darkMode"
+                defaultChecked={settings.darkMode}
+                className="size-4 rounded border-slate-300"
+                // A preview at once; saving keeps it (and renders it from the server from then on).
+                onChange={(e) => document.documentElement.classList.toggle('dark', e.currentTarget.checked)}
+              />
+              {ti('settings.darkMode')}
+            </label>
+            <label className="flex items-center gap-2 text-sm text-slate-800">
+              <input type="checkbox" name="autoSave" defaultChecked={settings.autoSave} className="size-4 rounded border-slate-300" />
+              {ti('settings.autoSave')}
+            </label>
+          </fieldset>
+          <div className="sticky bottom-0 flex justify-end gap-2 bg-white pt-2">
+            <Button type="submit" pending={saving}>
+              {saving ? ti('settings.saving') : ti('settings.save')}
+            </Button>
+          </div>
+        </Form>
+      )}
+    </UrlDialog>
+  );
 }

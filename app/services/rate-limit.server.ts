@@ -29,6 +29,8 @@ export const LIMITS = {
   forgotEmail: { max: 3, windowSeconds: 60 * 60 },
   /** Page views reported by one client. */
   pageviewIp: { max: 300, windowSeconds: 60 },
+  /** Title-generation calls per user (free of credits, so bounded: app/services/titles.server.ts). */
+  titleUser: { max: 30, windowSeconds: 60 * 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimitName = keyof typeof LIMITS;

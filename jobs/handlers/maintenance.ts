@@ -1,10 +1,11 @@
 import { purgeOldPageViews } from '~/services/analytics.server';
 import { purgeExpiredRateLimits } from '~/services/rate-limit.server';
 import { purgeExpiredSessions } from '~/services/sessions.server';
+import { purgeTopicDrafts } from '~/services/topic-drafts.server';
 import { getLogger } from '~/utils/logger.server';
 
-/** Deletes expired sessions, abuse-limit windows that can no longer limit anything, and page views past their retention. */
+/** Deletes expired sessions, abuse-limit windows that can no longer limit anything, page views past their retention and old topic drafts. */
 export async function handleMaintenancePurge(): Promise<void> {
-  const [sessions, limits, pageViews] = await Promise.all([purgeExpiredSessions(), purgeExpiredRateLimits(), purgeOldPageViews()]);
-  if (sessions || limits || pageViews) getLogger().info({ sessions, limits, pageViews }, 'purged expired rows');
+  const [sessions, limits, pageViews, drafts] = await Promise.all([purgeExpiredSessions(), purgeExpiredRateLimits(), purgeOldPageViews(), purgeTopicDrafts()]);
+  if (sessions || limits || pageViews || drafts) getLogger().info({ sessions, limits, pageViews, drafts }, 'purged expired rows');
 }

@@ -1,0 +1,33 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
+import { getSession } from '~/services/sessions.server';
+import { generateTitles } from '~/services/titles.server';
+import { tooManyJson } from '~/services/rate-limit.server';
+import { inputsT, noStore } from '~/utils/input-api.server';
+import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { titleRequestSchema } from '~/utils/title-request';
+import { getT } from '~/i18n.server';
+
+// SPEC §7 POST /api/generate-blog-title: single → { title }, multiple → { titles } by position.
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== 'POST') return methodNotAllowed(request);
+  const session = await getSession(request);
+  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
+  const body = await readJsonObject(request);
+  if (body instanceof Response) return body;
+  const t = (await inputsT(request)) as Translate;
+  const parsed = titleRequestSchema(t).safeParse(body);
+  if (!parsed.success) return validationError(parsed.error);
+  const { keywords, multiple, options } = parsed.data;
+  const result = await generateTitles(session.user, keywords, options);
+  if (!result.ok) {
+    if (result.reason === 'limited') return tooManyJson(request, result.state);
+    const status = result.reason === 'notConfigured' ? 503 : 502;
+    return apiError(status, t(result.reason === 'notConfigured' ? 'titles.notConfigured' : 'titles.failedBody'));
+  }
+  return multiple ? noStore({ titles: result.titles }) : noStore({ title: result.titles[0]! });
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  return methodNotAllowed(request, 'POST');
+}

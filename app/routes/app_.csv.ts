@@ -1,0 +1,36 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
+import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
+import { getT } from '~/i18n.server';
+import { requireUser } from '~/services/sessions.server';
+import { saveTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
+import { readCsvUpload } from '~/utils/csv-upload.server';
+import { redirectWithToast } from '~/utils/toast.server';
+
+// The CSV upload without JavaScript: the drop zone is a plain file input in a form posting here.
+// Success stores the topics and returns to the workspace in manual mode with them in the text area
+// (SPEC §4 Input method); a failure returns to the CSV view with the SPEC's toast.
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const t = await getT(request, 'inputs');
+  const result = await readCsvUpload(request);
+  if (!result.ok) {
+    const invalid = result.code === 'notCsv';
+    return redirectWithToast('/app?input=csv', {
+      type: 'error',
+      title: t(invalid ? 'csv.invalidFileTitle' : 'csv.failedTitle'),
+      description: t(`csv.errors.${result.code}`, { maxRows: CSV_MAX_ROWS.toLocaleString('en-US'), maxMb: CSV_MAX_BYTES / 1024 / 1024 }),
+    });
+  }
+  const { prompts, rows } = result.data;
+  const id = await saveTopicDraft(user.id, { prompts, rows, source: 'csv' });
+  return redirectWithToast(`/app?${TOPIC_DRAFT_PARAM}=${id}`, {
+    type: 'success',
+    title: t('csv.uploadedTitle'),
+    description: t('csv.uploadedBody', { count: prompts.length }),
+  });
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request);
+  return redirect('/app?input=csv');
+}

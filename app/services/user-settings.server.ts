@@ -1,0 +1,59 @@
+import { sql, type Db } from '../../db/client';
+import { maskedApiKeys, saveApiKeys } from './api-keys.server';
+import { appSettings, lastUsed, type AppSettings, type LastUsed } from '~/utils/input-settings';
+
+// SPEC §3 Application settings and User settings (last-used values). Values arrive validated by the
+// strict schemas; reads complete them with the defaults (and drop values that no longer fit).
+
+export async function getSettings(userId: string, db: Db = sql): Promise<AppSettings> {
+  const [row] = await db<{ settings: unknown }[]>`SELECT settings FROM user_settings WHERE user_id = ${userId}`;
+  return appSettings.stored.parse(row?.settings ?? {});
+}
+
+/** Merges the given settings into the saved ones and returns the result. */
+export async function saveSettings(userId: string, values: Partial<AppSettings>, db: Db = sql): Promise<AppSettings> {
+  const clean = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  const [row] = await db<{ settings: unknown }[]>`
+    INSERT INTO user_settings (user_id, settings) VALUES (${userId}, ${db.json(clean as never)})
+    ON CONFLICT (user_id) DO UPDATE SET settings = user_settings.settings || EXCLUDED.settings, updated_at = now()
+    RETURNING settings`;
+  return appSettings.stored.parse(row!.settings);
+}
+
+export async function getLastUsed(userId: string, db: Db = sql): Promise<LastUsed> {
+  const [row] = await db<{ lastUsed: unknown }[]>`SELECT last_used AS "lastUsed" FROM user_settings WHERE user_id = ${userId}`;
+  return lastUsed.stored.parse(row?.lastUsed ?? {});
+}
+
+/**
+ * Saves the last-used values of a run (SPEC §7 PATCH /api/user/settings). The generation start calls
+ * it inside its own transaction; an image-provider key given with them is sealed, never kept here.
+ * Values that do not validate are left out (this save never fails a run).
+ */
+export async function saveLastUsed(userId: string, values: Record<string, unknown>, db: Db = sql): Promise<LastUsed> {
+  const parsed = lastUsed.strict.safeParse(values);
+  const valid: Record<string, unknown> = {};
+  if (parsed.success) Object.assign(valid, parsed.data);
+  else {
+    // Keep each field that is valid on its own.
+    for (const [key, value] of Object.entries(values)) {
+      const one = lastUsed.strict.safeParse({ [key]: value });
+      if (one.success && key in one.data) Object.assign(valid, one.data);
+    }
+  }
+  const { replicateApiKey, ...rest } = valid as { replicateApiKey?: string } & Record<string, unknown>;
+  if (replicateApiKey?.trim()) await saveApiKeys(userId, { replicateApiKey }, db);
+  const clean = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const [row] = await db<{ lastUsed: unknown }[]>`
+    INSERT INTO user_settings (user_id, last_used) VALUES (${userId}, ${db.json(clean as never)})
+    ON CONFLICT (user_id) DO UPDATE SET last_used = user_settings.last_used || EXCLUDED.last_used, updated_at = now()
+    RETURNING last_used AS "lastUsed"`;
+  return lastUsed.stored.parse(row!.lastUsed);
+}
+
+/** Settings and keys together, as GET /api/settings and the settings dialog show them (keys masked). */
+export async function settingsView(userId: string, db: Db = sql) {
+  const [settings, keys] = await Promise.all([getSettings(userId, db), maskedApiKeys(userId, db)]);
+  return { ...settings, ...keys };
+}
+export type SettingsView = Awaited<ReturnType<typeof settingsView>>;

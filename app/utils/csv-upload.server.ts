@@ -1,0 +1,41 @@
+import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from '@remix-run/node';
+import { CSV_MAX_BYTES } from '~/catalogue';
+import { parseCsvUpload, type CsvErrorCode, type CsvImport } from '~/services/csv-import.server';
+import { isCsvFile } from '~/utils/csv-file';
+
+export type CsvUploadError = CsvErrorCode | 'missingFile';
+export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvUploadError };
+
+// Multipart overhead allowed on top of the file itself before the body is refused unread.
+const ENVELOPE = 64 * 1024;
+
+/**
+ * Reads the `file` part of a multipart request (SPEC §7 upload-csv; also the no-JavaScript form) and
+ * parses it. The body is never buffered beyond the 1 MB bound; any input gives a result, never a throw.
+ */
+export async function readCsvUpload(request: Request): Promise<CsvUpload> {
+  const length = Number(request.headers.get('content-length') ?? '0');
+  if (Number.isFinite(length) && length > CSV_MAX_BYTES + ENVELOPE) return { ok: false, code: 'tooLarge' };
+  const type = (request.headers.get('content-type') ?? '').toLowerCase();
+  if (!type.startsWith('multipart/form-data')) return { ok: false, code: 'missingFile' };
+  let form: FormData;
+  try {
+    form = await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: CSV_MAX_BYTES + 1 }));
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) return { ok: false, code: 'tooLarge' };
+    return { ok: false, code: 'invalidFormat' };
+  }
+  const file = form.get('file') ?? form.get('csv');
+  if (!file || typeof file === 'string' || file.size === 0) return { ok: false, code: 'missingFile' };
+  if (!isCsvFile({ name: file.name ?? '', type: file.type ?? '' })) return { ok: false, code: 'notCsv' };
+  if (file.size > CSV_MAX_BYTES) return { ok: false, code: 'tooLarge' };
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await file.arrayBuffer());
+  } catch {
+    return { ok: false, code: 'invalidFormat' };
+  }
+  return parseCsvUpload(bytes);
+}
+
+export const csvErrorStatus = (code: CsvUploadError) => (code === 'tooLarge' ? 413 : 400);

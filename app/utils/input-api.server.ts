@@ -1,0 +1,20 @@
+import { json } from '@remix-run/node';
+import { getT } from '~/i18n.server';
+import { getSession, type SessionUser } from '~/services/sessions.server';
+import { apiError } from '~/utils/json-api.server';
+
+// Small helpers for the input tools' JSON routes.
+
+/** The signed-in user, or a 401 JSON Response to return. */
+export async function apiUser(request: Request): Promise<SessionUser | Response> {
+  const session = await getSession(request);
+  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
+  return session.user;
+}
+
+/** A JSON answer that is never cached. */
+export function noStore<T>(data: T, status = 200) {
+  return json(data, { status, headers: { 'Cache-Control': 'no-store' } });
+}
+
+export const inputsT = (request: Request) => getT(request, 'inputs');
