@@ -1,8 +1,8 @@
-import { Form, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
+import { Form, Link, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { GUIDANCE, OUTPUTS, aspectRatios, canUseModel, modelsOfKind, stylePresets, type SubscriptionStatus } from '~/catalogue';
-import { Button } from '~/components/ui/button';
+import { Button, buttonClass } from '~/components/ui/button';
 import { UrlDialog } from '~/components/ui/dialog';
 import { inputClass } from '~/components/ui/input';
 import type { loader as rootLoader } from '~/root';
@@ -171,5 +171,16 @@ export function SettingsDialog() {
         </Form>
       )}
     </UrlDialog>
+  );
+}
+
+/** A button-looking link that opens the settings dialog (the subscription page's "settings dialog", SPEC §2). */
+export function SettingsButton({ className = '' }: { className?: string }) {
+  const { t } = useTranslation();
+  const { openHref } = useSettingsLinks();
+  return (
+    <Link to={openHref} preventScrollReset className={buttonClass('secondary', 'sm', className)}>
+      {t('header.settings')}
+    </Link>
   );
 }

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOW_CREDIT_THRESHOLD } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
+import { SettingsButton } from '~/components/settings-dialog';
 import { BalanceChart } from '~/components/balance-chart';
 import { CreditHistory } from '~/components/credit-history';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
@@ -357,6 +358,7 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
       <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('subscription.title')}</h1>
+      <SettingsButton className="mt-3" />
       <p className="mt-1 text-sm text-slate-700">{t('subscription.subtitle')}</p>
 
       {banner?.kind === 'success' ? (

@@ -1,0 +1,141 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { json } from '@remix-run/node';
+import { Link, useLoaderData } from '@remix-run/react';
+import { useTranslation } from 'react-i18next';
+import { MAX_TEMPLATES_PER_USER } from '~/catalogue';
+import { AppShell } from '~/components/app-shell';
+import { GeneralErrorBoundary } from '~/components/error-boundary';
+import { Icon } from '~/components/icons';
+import { SaveTemplateForm, TemplateList, TypeBadge, TEMPLATES_PAGE } from '~/components/inputs/templates';
+import { buttonClass } from '~/components/ui/button';
+import { getT } from '~/i18n.server';
+import { requireUser } from '~/services/sessions.server';
+import { createTemplate, deleteTemplate, listTemplates } from '~/services/templates.server';
+import { getLastUsed, getSettings } from '~/services/user-settings.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { initialFormValues, templateSettingsFor, type TemplateType } from '~/utils/input-settings';
+import { readFormData } from '~/utils/json-api.server';
+import { rootT } from '~/utils/meta';
+import { parseNewTemplate } from '~/utils/template-request';
+import { redirectWithToast } from '~/utils/toast.server';
+
+// SPEC §2 Templates dialog as a page: what the dialog is without JavaScript (every button a form or
+// a link). The generation form's "Save Current" can GET here with its fields (?save=1&model=...).
+
+const typeOf = (value: string | null): TemplateType => (value === 'image' ? 'image' : 'text');
+
+/** The settings carried to the save form: the query's (from the generation form) or the last-used values. */
+function carriedSettings(params: URLSearchParams, type: TemplateType, fallback: Record<string, unknown>): Record<string, string> {
+  const keys = Object.keys(templateSettingsFor(type).strict.shape);
+  const given = keys.filter((k) => params.has(k));
+  const source: Record<string, unknown> = given.length ? Object.fromEntries(given.map((k) => [k, params.get(k)])) : fallback;
+  return Object.fromEntries(keys.filter((k) => source[k] !== undefined && source[k] !== null).map((k) => [k, String(source[k])]));
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { userId, user, account } = await requirePageShell(request);
+  const params = new URL(request.url).searchParams;
+  const type = typeOf(params.get('type'));
+  const [templates, last, settings] = await Promise.all([listTemplates(userId, type), getLastUsed(userId), getSettings(userId)]);
+  const initial = initialFormValues(last, settings)[type];
+  return json(
+    { user, account, type, templates, saving: params.get('save') === '1', carried: carriedSettings(params, type, initial) },
+    { headers: privatePageHeaders },
+  );
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await readFormData(request);
+  if (form instanceof Response) return form;
+  const t = (await getT(request, 'inputs')) as Translate;
+  const type = typeOf(String(form.get('type') ?? ''));
+  const back = `${TEMPLATES_PAGE}?type=${type}`;
+  if (form.get('intent') === 'delete') {
+    const deleted = await deleteTemplate(user.id, String(form.get('id') ?? ''));
+    return redirectWithToast(
+      back,
+      deleted ? { type: 'success', title: t('templates.deletedTitle') } : { type: 'error', title: t('templates.deleteFailedTitle'), description: t('templates.notFound') },
+    );
+  }
+  const fields = Object.fromEntries([...form.entries()].filter(([k, v]) => typeof v === 'string' && k !== 'intent'));
+  const parsed = parseNewTemplate(t, fields);
+  if (!parsed.ok) {
+    const nameIssue = parsed.error.issues.find((i) => i.path[0] === 'name');
+    const query = new URLSearchParams(Object.entries(fields).filter(([k]) => k !== 'name') as [string, string][]);
+    query.set('save', '1');
+    return redirectWithToast(`${TEMPLATES_PAGE}?${query}`, {
+      type: 'error',
+      title: nameIssue ? t('templates.nameRequiredTitle') : t('templates.saveFailedTitle'),
+      description: parsed.error.issues[0]?.message,
+    });
+  }
+  const created = await createTemplate(user.id, parsed.template);
+  if (!created.ok) {
+    return redirectWithToast(back, { type: 'error', title: t('templates.saveFailedTitle'), description: t('templates.limit', { max: MAX_TEMPLATES_PER_USER }) });
+  }
+  return redirectWithToast(back, { type: 'success', title: t('templates.savedTitle') });
+}
+
+export default function TemplatesPage() {
+  const { user, account, type, templates, saving, carried } = useLoaderData<typeof loader>();
+  const { t } = useTranslation('inputs');
+  return (
+    <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
+      <Link to="/app" className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
+        {t('templates.backToWorkspace')}
+      </Link>
+      <section aria-labelledby="templates-heading" className="mx-auto mt-4 max-w-2xl rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <div className="flex items-center gap-2">
+              <h1 id="templates-heading" className="text-xl font-semibold text-slate-900">
+                {t('templates.title')}
+              </h1>
+              <TypeBadge type={type} />
+            </div>
+            <p className="mt-1 text-sm text-slate-600">{t('templates.description')}</p>
+          </div>
+          <nav aria-label={t('templates.listLabel')} className="flex gap-1">
+            {(['text', 'image'] as const).map((kind) => (
+              <Link
+                key={kind}
+                to={`${TEMPLATES_PAGE}?type=${kind}`}
+                aria-current={kind === type ? 'page' : undefined}
+                className={buttonClass(kind === type ? 'primary' : 'ghost', 'sm')}
+              >
+                <Icon name={kind === 'image' ? 'image' : 'file'} className="size-4" />
+                {kind === 'image' ? t('templates.typeImage') : t('templates.typeText')}
+              </Link>
+            ))}
+          </nav>
+        </div>
+        {saving ? (
+          <div className="mt-6 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200">
+            <h2 className="text-base font-semibold text-slate-900">{t('templates.saveDialogTitle')}</h2>
+            <p className="mt-1 text-sm text-slate-600">
+              {t('templates.saveDialogDescription', { type: type === 'image' ? t('templates.typeImage') : t('templates.typeText') })}
+            </p>
+            <SaveTemplateForm type={type} hidden={carried} cancelHref={`${TEMPLATES_PAGE}?type=${type}`} />
+          </div>
+        ) : (
+          <div className="mt-4 flex justify-end">
+            <Link to={`${TEMPLATES_PAGE}?type=${type}&save=1`} className={buttonClass('primary', 'sm')}>
+              {t('templates.saveCurrent')}
+            </Link>
+          </div>
+        )}
+        <div className="mt-4">
+          <TemplateList templates={templates} type={type} />
+        </div>
+      </section>
+    </AppShell>
+  );
+}
+
+export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.appTitle') }];
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

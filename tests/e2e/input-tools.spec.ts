@@ -1,0 +1,99 @@
+import { createAccount, expect, logIn, test } from './fixtures';
+
+// The workspace's input tools (issue 8) in the browser, with and without JavaScript.
+// Generous timeouts: the machine is shared and logins hash with argon2.
+test.describe.configure({ timeout: 120_000 });
+
+test.describe('settings dialog and dark mode', () => {
+  test('saves settings and keys (masked), applies dark mode from the first HTML (no flash)', async ({ page }, testInfo) => {
+    const account = await createAccount(page, 'settings-dark');
+    await logIn(page, account.email, account.password);
+    await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+    await expect(page.locator('html')).not.toHaveClass(/\bdark\b/);
+    await page.screenshot({ path: testInfo.outputPath('app-light.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Settings' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByText('No key saved.').first()).toBeVisible();
+    await dialog.getByLabel('Text provider API key (OpenRouter)').fill('sk-or-e2e-secret-key-7788');
+    await dialog.getByLabel('Dark mode').check();
+    await dialog.getByLabel('Style preset').selectOption('anime');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+
+    await expect(page.getByText('Settings Updated')).toBeVisible();
+    await expect(page.locator('html')).toHaveClass(/\bdark\b/);
+    // No flash: the server's first HTML already carries the class.
+    const html = await (await page.request.get('/app')).text();
+    expect(html).toMatch(/<html[^>]*class="[^"]*\bdark\b/);
+    for (const path of ['/app', '/subscription', '/wordpress', '/app/templates', '/no-such-page']) {
+      await page.goto(path);
+      await expect(page.locator('html')).toHaveClass(/\bdark\b/);
+      await page.screenshot({ path: testInfo.outputPath(`dark${path.replaceAll('/', '-') || '-root'}.png`), fullPage: true });
+    }
+
+    // The key comes back masked, never in full; it can be removed.
+    await page.goto('/app?settings=1');
+    const again = page.getByRole('dialog', { name: 'Settings' });
+    await expect(again.getByTestId('openRouterApiKey-mask')).toHaveText('Saved key: ••••7788');
+    expect(await page.content()).not.toContain('sk-or-e2e-secret');
+    await expect(again.getByLabel('Style preset')).toHaveValue('anime');
+    await again.getByLabel('Remove this key').check();
+    await again.getByLabel('Dark mode').uncheck();
+    await again.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByText('Settings Updated')).toBeVisible();
+    await expect(page.locator('html')).not.toHaveClass(/\bdark\b/);
+    await page.goto('/app?settings=1');
+    await expect(page.getByRole('dialog', { name: 'Settings' }).getByTestId('openRouterApiKey-mask')).toHaveText('No key saved.');
+  });
+
+  test('the subscription page opens the settings dialog; Escape or the close link closes it', async ({ page, jsEnabled }) => {
+    const account = await createAccount(page, 'settings-sub');
+    await logIn(page, account.email, account.password);
+    await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+    await page.goto('/subscription');
+    await page.getByRole('main').getByRole('link', { name: 'Settings' }).click();
+    await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();
+    if (jsEnabled) await page.keyboard.press('Escape');
+    else await page.getByRole('link', { name: 'Close' }).click();
+    await expect(page.getByRole('dialog', { name: 'Settings' })).toHaveCount(0);
+    await expect(page).toHaveURL(/\/subscription$/);
+  });
+});
+
+test.describe('templates', () => {
+  test('save current, list, load link, delete with confirmation (the templates page)', async ({ page }) => {
+    const account = await createAccount(page, 'templates');
+    await logIn(page, account.email, account.password);
+    await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+    await page.goto('/app/templates?type=text');
+    await expect(page.getByRole('heading', { name: 'Templates' })).toBeVisible();
+    await expect(page.getByText('No templates found')).toBeVisible();
+    await expect(page.getByText('Save your current settings as a template')).toBeVisible();
+
+    await page.getByRole('link', { name: 'Save Current' }).click();
+    const name = page.getByLabel('Template Name');
+    await expect(name).toHaveAttribute('placeholder', 'My Template');
+    await name.fill('Weekly how-tos');
+    await page.getByRole('button', { name: 'Save Template' }).click();
+    await expect(page.getByText('Template saved')).toBeVisible();
+    const list = page.getByRole('list', { name: 'Saved templates' });
+    await expect(list.getByText('Weekly how-tos', { exact: true })).toBeVisible();
+    await expect(list.getByText(/GPT-4o mini Search/)).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Load template Weekly how-tos' })).toHaveAttribute('href', /\/app\?template=[0-9a-f-]{36}$/);
+
+    // Image templates are listed apart, with the aspect ratio.
+    await page.getByRole('link', { name: 'Image' }).click();
+    await expect(page.getByText('No templates found')).toBeVisible();
+    await page.getByRole('link', { name: 'Save Current' }).click();
+    await page.getByLabel('Template Name').fill('Square heroes');
+    await page.getByRole('button', { name: 'Save Template' }).click();
+    await expect(page.getByRole('list', { name: 'Saved templates' }).getByText(/16:9|1:1/)).toBeVisible();
+
+    await page.getByRole('link', { name: 'Text' }).click();
+    await page.getByLabel('Delete template Weekly how-tos').click();
+    await page.getByRole('button', { name: 'Delete template' }).click();
+    await expect(page.getByText('Template deleted')).toBeVisible();
+    await expect(page.getByText('No templates found')).toBeVisible();
+  });
+});
