@@ -2,7 +2,7 @@ import { createAccount, expect, logIn, test } from './fixtures';
 
 // The workspace's input tools (issue 8) in the browser, with and without JavaScript.
 // Generous timeouts: the machine is shared and logins hash with argon2.
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 240_000 });
 
 test.describe('settings dialog and dark mode', () => {
   test('saves settings and keys (masked), applies dark mode from the first HTML (no flash)', async ({ page }, testInfo) => {
@@ -83,14 +83,14 @@ test.describe('templates', () => {
     await expect(page.getByRole('link', { name: 'Load template Weekly how-tos' })).toHaveAttribute('href', /\/app\?template=[0-9a-f-]{36}$/);
 
     // Image templates are listed apart, with the aspect ratio.
-    await page.getByRole('link', { name: 'Image' }).click();
+    await page.getByRole('main').getByRole('link', { name: 'Image', exact: true }).click();
     await expect(page.getByText('No templates found')).toBeVisible();
     await page.getByRole('link', { name: 'Save Current' }).click();
     await page.getByLabel('Template Name').fill('Square heroes');
     await page.getByRole('button', { name: 'Save Template' }).click();
     await expect(page.getByRole('list', { name: 'Saved templates' }).getByText(/16:9|1:1/)).toBeVisible();
 
-    await page.getByRole('link', { name: 'Text' }).click();
+    await page.getByRole('main').getByRole('link', { name: 'Text', exact: true }).click();
     await page.getByLabel('Delete template Weekly how-tos').click();
     await page.getByRole('button', { name: 'Delete template' }).click();
     await expect(page.getByText('Template deleted')).toBeVisible();
