@@ -24,7 +24,17 @@ export function useSettingsLinks() {
 
 const selectClass = `${inputClass} pr-8`;
 
-function SelectField({ label, name, defaultValue, children }: { label: string; name: string; defaultValue: string; children: React.ReactNode }) {
+function SelectField({
+  label,
+  name,
+  defaultValue,
+  children,
+}: {
+  label: string;
+  name: string;
+  defaultValue: string;
+  children: React.ReactNode;
+}) {
   const id = useId();
   return (
     <div className="flex flex-col gap-1.5">
@@ -47,7 +57,15 @@ function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicate
       <label htmlFor={id} className="text-sm font-medium text-slate-800">
         {label}
       </label>
-      <input id={id} name={name} type="password" autoComplete="off" spellCheck={false} aria-describedby={`${id}-saved`} className={inputClass} />
+      <input
+        id={id}
+        name={name}
+        type="password"
+        autoComplete="off"
+        spellCheck={false}
+        aria-describedby={`${id}-saved`}
+        className={inputClass}
+      />
       <p id={`${id}-saved`} className="text-xs text-slate-600" data-testid={`${name}-mask`}>
         {mask ? t('settings.savedKey', { mask }) : t('settings.noKey')}
       </p>
@@ -78,7 +96,12 @@ export function SettingsDialog() {
       {!settings ? (
         <p className="mt-2 text-sm text-slate-700">{ti('settings.description')}</p>
       ) : (
-        <Form method="post" action="/settings" className="mt-4 flex max-h-[70vh] flex-col gap-6 overflow-y-auto pr-1" data-testid="settings-form">
+        <Form
+          method="post"
+          action="/settings"
+          className="mt-4 flex max-h-[70vh] flex-col gap-6 overflow-y-auto pr-1"
+          data-testid="settings-form"
+        >
           <input type="hidden" name="redirectTo" value={closeHref} />
           <p className="text-sm text-slate-700">{ti('settings.description')}</p>
           <fieldset className="flex flex-col gap-4">
@@ -142,7 +165,16 @@ export function SettingsDialog() {
               <label htmlFor="settings-outputs" className="text-sm font-medium text-slate-800">
                 {ti('settings.numOutputs')}
               </label>
-              <input id="settings-outputs" name="numOutputs" type="number" min={OUTPUTS.min} max={OUTPUTS.max} step={1} defaultValue={settings.numOutputs} className={inputClass} />
+              <input
+                id="settings-outputs"
+                name="numOutputs"
+                type="number"
+                min={OUTPUTS.min}
+                max={OUTPUTS.max}
+                step={1}
+                defaultValue={settings.numOutputs}
+                className={inputClass}
+              />
             </div>
           </fieldset>
           <fieldset className="flex flex-col gap-3">

@@ -56,7 +56,9 @@ export async function action({ request }: ActionFunctionArgs) {
     const deleted = await deleteTemplate(user.id, String(form.get('id') ?? ''));
     return redirectWithToast(
       back,
-      deleted ? { type: 'success', title: t('templates.deletedTitle') } : { type: 'error', title: t('templates.deleteFailedTitle'), description: t('templates.notFound') },
+      deleted
+        ? { type: 'success', title: t('templates.deletedTitle') }
+        : { type: 'error', title: t('templates.deleteFailedTitle'), description: t('templates.notFound') },
     );
   }
   const fields = Object.fromEntries([...form.entries()].filter(([k, v]) => typeof v === 'string' && k !== 'intent'));
@@ -73,7 +75,11 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const created = await createTemplate(user.id, parsed.template);
   if (!created.ok) {
-    return redirectWithToast(back, { type: 'error', title: t('templates.saveFailedTitle'), description: t('templates.limit', { max: MAX_TEMPLATES_PER_USER }) });
+    return redirectWithToast(back, {
+      type: 'error',
+      title: t('templates.saveFailedTitle'),
+      description: t('templates.limit', { max: MAX_TEMPLATES_PER_USER }),
+    });
   }
   return redirectWithToast(back, { type: 'success', title: t('templates.savedTitle') });
 }
@@ -86,7 +92,10 @@ export default function TemplatesPage() {
       <Link to="/app" className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
         {t('templates.backToWorkspace')}
       </Link>
-      <section aria-labelledby="templates-heading" className="mx-auto mt-4 max-w-2xl rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+      <section
+        aria-labelledby="templates-heading"
+        className="mx-auto mt-4 max-w-2xl rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
+      >
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>
             <div className="flex items-center gap-2">

@@ -17,14 +17,24 @@ export async function action({ request }: ActionFunctionArgs) {
   if (form instanceof Response) return form;
   const t = (await getT(request, 'inputs')) as Translate;
   const fields = Object.fromEntries([...form.entries()].filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-  const parsed = titleRequestSchema(t).safeParse({ ...fields, keywords: fields.keywords ?? fields.prompts ?? '', multipleKeywords: undefined });
+  const parsed = titleRequestSchema(t).safeParse({
+    ...fields,
+    keywords: fields.keywords ?? fields.prompts ?? '',
+    multipleKeywords: undefined,
+  });
   if (!parsed.success) {
-    return redirectWithToast('/app', { type: 'error', title: t('titles.missingInputTitle'), description: parsed.error.issues[0]?.message ?? t('titles.missingInput') });
+    return redirectWithToast('/app', {
+      type: 'error',
+      title: t('titles.missingInputTitle'),
+      description: parsed.error.issues[0]?.message ?? t('titles.missingInput'),
+    });
   }
   const result = await generateTitles(user, parsed.data.keywords, parsed.data.options);
   if (!result.ok) {
     const description =
-      result.reason === 'limited' ? await tooManyMessage(request, result.state) : t(result.reason === 'notConfigured' ? 'titles.notConfigured' : 'titles.failedBody');
+      result.reason === 'limited'
+        ? await tooManyMessage(request, result.state)
+        : t(result.reason === 'notConfigured' ? 'titles.notConfigured' : 'titles.failedBody');
     const draft = await saveTopicDraft(user.id, { prompts: parsed.data.keywords, source: 'titles' });
     return redirectWithToast(`/app?${TOPIC_DRAFT_PARAM}=${draft}`, { type: 'error', title: t('titles.failedTitle'), description });
   }

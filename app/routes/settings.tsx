@@ -22,7 +22,11 @@ export async function action({ request }: ActionFunctionArgs) {
   if (!parsed.success) {
     const url = new URL(back, 'http://x');
     url.searchParams.set('settings', '1');
-    return redirectWithToast(url.pathname + url.search, { type: 'error', title: t('settings.failed'), description: t('settings.failedBody') });
+    return redirectWithToast(url.pathname + url.search, {
+      type: 'error',
+      title: t('settings.failed'),
+      description: t('settings.failedBody'),
+    });
   }
   const { openRouterApiKey, replicateApiKey, ...values } = parsed.data;
   const saved = await transaction(sql, async (tx) => {

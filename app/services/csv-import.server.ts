@@ -38,7 +38,11 @@ function decode(bytes: Uint8Array): { text: string; encoding: CsvImport['encodin
   if (sample.length >= 4) {
     let evenZeros = 0;
     let oddZeros = 0;
-    for (let i = 0; i < sample.length; i++) if (sample[i] === 0) (i % 2 ? oddZeros++ : evenZeros++);
+    for (let i = 0; i < sample.length; i++) {
+      if (sample[i] !== 0) continue;
+      if (i % 2) oddZeros++;
+      else evenZeros++;
+    }
     const half = sample.length / 2;
     if (oddZeros > half * 0.6 && evenZeros === 0) return { text: new TextDecoder('utf-16le').decode(bytes), encoding: 'utf-16le' };
     if (evenZeros > half * 0.6 && oddZeros === 0) return { text: new TextDecoder('utf-16be').decode(bytes), encoding: 'utf-16be' };
@@ -70,7 +74,12 @@ export function detectDelimiter(text: string): CsvImport['delimiter'] {
   return ',';
 }
 
-const normalise = (header: string) => header.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[\s-]+/g, '_');
+const normalise = (header: string) =>
+  header
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 
 /** Parses an uploaded file's bytes. Never throws for any input. */
 export function parseCsvUpload(bytes: Uint8Array): CsvResult {
@@ -101,9 +110,9 @@ export function parseCsvUpload(bytes: Uint8Array): CsvResult {
   const names = header.map(normalise);
   const exact = names.indexOf(CSV_TEMPLATE_HEADER);
   const topicIndex = exact >= 0 ? exact : 0;
-  const optional = Object.fromEntries(OPTIONAL_COLUMNS.map((c) => [c, names.indexOf(c)]).filter(([, i]) => (i as number) >= 0 && i !== topicIndex)) as Partial<
-    Record<(typeof OPTIONAL_COLUMNS)[number], number>
-  >;
+  const optional = Object.fromEntries(
+    OPTIONAL_COLUMNS.map((c) => [c, names.indexOf(c)]).filter(([, i]) => (i as number) >= 0 && i !== topicIndex),
+  ) as Partial<Record<(typeof OPTIONAL_COLUMNS)[number], number>>;
 
   // Trailing blank lines are not rows.
   while (records.length && records[records.length - 1]!.every((c) => !c.trim())) records.pop();

@@ -72,7 +72,13 @@ const cleanTitle = (t: string) =>
 
 function fromJson(value: unknown): string[] | null {
   if (Array.isArray(value)) {
-    const titles = value.map((v) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { title?: unknown }).title === 'string' ? (v as { title: string }).title : null));
+    const titles = value.map((v) =>
+      typeof v === 'string'
+        ? v
+        : v && typeof v === 'object' && typeof (v as { title?: unknown }).title === 'string'
+          ? (v as { title: string }).title
+          : null,
+    );
     return titles.every((t): t is string => t !== null) ? titles : null;
   }
   if (value && typeof value === 'object') {

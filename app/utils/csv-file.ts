@@ -5,7 +5,14 @@ export const CSV_TEMPLATE_HEADER = 'topic_or_keyword';
 /** The template's contents: the header row and two example topics. */
 export const CSV_TEMPLATE_CONTENT = `${CSV_TEMPLATE_HEADER}\r\nHow to start a vegetable garden\r\nBest budget travel tips\r\n`;
 
-const ACCEPTED_TYPES = new Set(['text/csv', 'application/csv', 'text/x-csv', 'application/vnd.ms-excel', 'text/tab-separated-values', 'text/plain']);
+const ACCEPTED_TYPES = new Set([
+  'text/csv',
+  'application/csv',
+  'text/x-csv',
+  'application/vnd.ms-excel',
+  'text/tab-separated-values',
+  'text/plain',
+]);
 const ACCEPTED_EXTENSIONS = ['.csv', '.tsv', '.txt'];
 
 /**

@@ -41,7 +41,13 @@ const num = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Numb
 
 const textModel = z.string().refine((id) => id === TEMPLATE_DEFAULT_TEXT_MODEL || findModel(id)?.kind === 'text', 'Unknown text model');
 const imageModel = z.string().refine((id) => findModel(id)?.kind === 'image', 'Unknown image model');
-const guidance = num.pipe(z.number().min(GUIDANCE.min).max(GUIDANCE.max).refine((v) => Number.isInteger(v / GUIDANCE.step), 'Step 0.5'));
+const guidance = num.pipe(
+  z
+    .number()
+    .min(GUIDANCE.min)
+    .max(GUIDANCE.max)
+    .refine((v) => Number.isInteger(v / GUIDANCE.step), 'Step 0.5'),
+);
 const outputs = num.pipe(z.number().int().min(OUTPUTS.min).max(OUTPUTS.max));
 
 const textFields = {
@@ -87,15 +93,19 @@ function strictOf<F extends Fields>(fields: F) {
 /** Every field present: a missing or invalid value becomes its default. */
 function storedOf<F extends Fields, D extends { [K in keyof F]: z.infer<F[K]> }>(fields: F, defaults: D) {
   return z
-    .object(Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.catch(defaults[k as keyof D])])) as {
-      [K in keyof F]: z.ZodCatch<F[K]>;
-    })
+    .object(
+      Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.catch(defaults[k as keyof D])])) as {
+        [K in keyof F]: z.ZodCatch<F[K]>;
+      },
+    )
     .catch(defaults as never);
 }
 function withDefaults<F extends Fields, D extends { [K in keyof F]: z.infer<F[K]> }>(fields: F, defaults: D) {
-  return z.object(Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.default(defaults[k as keyof D])])) as {
-    [K in keyof F]: z.ZodDefault<F[K]>;
-  });
+  return z.object(
+    Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.default(defaults[k as keyof D])])) as {
+      [K in keyof F]: z.ZodDefault<F[K]>;
+    },
+  );
 }
 
 export const textTemplateSettings = {
@@ -261,7 +271,10 @@ export function initialFormValues(last: LastUsed, settings: AppSettings) {
  * What loading a template sets on the form (SPEC §4): its type, its model (a model the catalogue no
  * longer has, or the templates' own default, resets by the model rule) and its settings with defaults.
  */
-export function applyTemplate(template: { type: TemplateType; settings: unknown }, settings?: Pick<AppSettings, 'defaultImageModel'> | null) {
+export function applyTemplate(
+  template: { type: TemplateType; settings: unknown },
+  settings?: Pick<AppSettings, 'defaultImageModel'> | null,
+) {
   const values = templateSettingsFor(template.type).stored.parse(template.settings ?? {}) as TemplateSettings;
   const raw = template.settings && typeof template.settings === 'object' ? (template.settings as { model?: unknown }).model : undefined;
   const known = typeof raw === 'string' && findModel(raw)?.kind === template.type;

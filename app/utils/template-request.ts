@@ -17,17 +17,26 @@ export const templateNameSchema = (t: Translate) =>
 const typeSchema = (t: Translate) => z.enum(templateTypes, { errorMap: () => ({ message: t('templates.invalidType') }) });
 
 function settingsOf(body: Record<string, unknown>): Record<string, unknown> {
-  const nested = body.settings && typeof body.settings === 'object' && !Array.isArray(body.settings) ? (body.settings as Record<string, unknown>) : {};
+  const nested =
+    body.settings && typeof body.settings === 'object' && !Array.isArray(body.settings) ? (body.settings as Record<string, unknown>) : {};
   const { name: _n, type: _t, settings: _s, id: _i, ...top } = body;
   return { ...top, ...nested };
 }
 
 /** The settings of a type, strictly checked (a wrong value is an error), with the type's defaults filled in. */
-export function checkSettings(t: Translate, type: TemplateType, values: Record<string, unknown>): { ok: true; settings: TemplateSettings } | { ok: false; error: z.ZodError } {
+export function checkSettings(
+  t: Translate,
+  type: TemplateType,
+  values: Record<string, unknown>,
+): { ok: true; settings: TemplateSettings } | { ok: false; error: z.ZodError } {
   const schemas = templateSettingsFor(type);
   const strict = schemas.strict.safeParse(values);
   if (!strict.success) {
-    const issues = strict.error.issues.map((i) => ({ ...i, path: ['settings', ...i.path], message: t('templates.invalidSetting', { field: String(i.path[0] ?? '') }) }));
+    const issues = strict.error.issues.map((i) => ({
+      ...i,
+      path: ['settings', ...i.path],
+      message: t('templates.invalidSetting', { field: String(i.path[0] ?? '') }),
+    }));
     return { ok: false, error: new z.ZodError(issues) };
   }
   return { ok: true, settings: schemas.create.parse(strict.data) as TemplateSettings };
@@ -42,7 +51,11 @@ export function parseNewTemplate(t: Translate, body: Record<string, unknown>) {
 }
 
 /** A PUT body: the changed fields, merged over the template's current values. */
-export function parseTemplatePatch(t: Translate, body: Record<string, unknown>, current: { type: TemplateType; settings: TemplateSettings }) {
+export function parseTemplatePatch(
+  t: Translate,
+  body: Record<string, unknown>,
+  current: { type: TemplateType; settings: TemplateSettings },
+) {
   const head = z.object({ name: templateNameSchema(t).optional(), type: typeSchema(t).optional() }).safeParse(body);
   if (!head.success) return { ok: false as const, error: head.error };
   const type = head.data.type ?? current.type;

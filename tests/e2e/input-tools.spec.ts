@@ -80,7 +80,10 @@ test.describe('templates', () => {
     const list = page.getByRole('list', { name: 'Saved templates' });
     await expect(list.getByText('Weekly how-tos', { exact: true })).toBeVisible();
     await expect(list.getByText(/GPT-4o mini Search/)).toBeVisible();
-    await expect(page.getByRole('link', { name: 'Load template Weekly how-tos' })).toHaveAttribute('href', /\/app\?template=[0-9a-f-]{36}$/);
+    await expect(page.getByRole('link', { name: 'Load template Weekly how-tos' })).toHaveAttribute(
+      'href',
+      /\/app\?template=[0-9a-f-]{36}$/,
+    );
 
     // Image templates are listed apart, with the aspect ratio.
     await page.getByRole('main').getByRole('link', { name: 'Image', exact: true }).click();

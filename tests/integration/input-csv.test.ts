@@ -58,7 +58,11 @@ describe('CSV parsing (parseCsvUpload)', () => {
   });
 
   it('returns the optional title, keywords and instructions columns with each row', () => {
-    const data = prompts(enc('topic_or_keyword,title,keywords,instructions\nVegan baking,Bake it green,"vegan, cake",Mention egg substitutes\nBudget travel,,,\n'));
+    const data = prompts(
+      enc(
+        'topic_or_keyword,title,keywords,instructions\nVegan baking,Bake it green,"vegan, cake",Mention egg substitutes\nBudget travel,,,\n',
+      ),
+    );
     expect(data.rows).toEqual([
       { topic: 'Vegan baking', title: 'Bake it green', keywords: 'vegan, cake', instructions: 'Mention egg substitutes' },
       { topic: 'Budget travel' },
@@ -77,7 +81,9 @@ describe('CSV parsing (parseCsvUpload)', () => {
   });
 
   it('never throws, whatever the bytes (property test)', () => {
-    const csvish = fc.array(fc.constantFrom('a', 'b', ',', ';', '\t', '"', '\n', '\r', ' ', '=', 'é', '\uFEFF', '\u0000', '香'), { maxLength: 300 }).map((cs) => enc(cs.join('')));
+    const csvish = fc
+      .array(fc.constantFrom('a', 'b', ',', ';', '\t', '"', '\n', '\r', ' ', '=', 'é', '\uFEFF', '\u0000', '香'), { maxLength: 300 })
+      .map((cs) => enc(cs.join('')));
     fc.assert(
       fc.property(fc.oneof(fc.uint8Array({ maxLength: 2000 }), csvish), (bytes) => {
         const r = parseCsvUpload(bytes);
@@ -115,7 +121,12 @@ describe('POST /api/upload-csv', () => {
     const client = await signedInClient(app.url, (await makeUser('csv-ok')).id);
     const res = await uploadFile(client, '/api/upload-csv', 'topic_or_keyword,title\nGreen tea,Why green tea\nGreen tea,\n\nMatcha,\n');
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ prompts: ['Green tea', 'Matcha'], rows: [{ topic: 'Green tea', title: 'Why green tea' }, { topic: 'Matcha' }], duplicates: 1, emptyRows: 1 });
+    expect(await res.json()).toMatchObject({
+      prompts: ['Green tea', 'Matcha'],
+      rows: [{ topic: 'Green tea', title: 'Why green tea' }, { topic: 'Matcha' }],
+      duplicates: 1,
+      emptyRows: 1,
+    });
   });
 
   it('answers translated 4xx messages for a wrong file, too many rows, too many bytes, no file', async () => {
@@ -129,7 +140,10 @@ describe('POST /api/upload-csv', () => {
     const big = await uploadFile(client, '/api/upload-csv', 'topic\n' + 'a,'.repeat(CSV_MAX_BYTES / 2 + 10));
     expect(big.status).toBe(413);
     expect((await big.json()).error).toBe('The file is larger than 1 MB. Split it into smaller files.');
-    const zh = await uploadFile(client, '/api/upload-csv', 'x', 'a.pdf', 'application/pdf', { 'accept-language': 'zh-HK', cookie: `${client.cookieHeader()}; language=zh-HK` });
+    const zh = await uploadFile(client, '/api/upload-csv', 'x', 'a.pdf', 'application/pdf', {
+      'accept-language': 'zh-HK',
+      cookie: `${client.cookieHeader()}; language=zh-HK`,
+    });
     expect((await zh.json()).error).toBe('請上載 CSV 檔案。');
     const none = await client.request('/api/upload-csv', { method: 'POST', body: new FormData() });
     expect(none.status).toBe(400);
@@ -147,7 +161,11 @@ describe('POST /api/upload-csv', () => {
       }),
       { numRuns: 40 },
     );
-    const raw = await client.request('/api/upload-csv', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: '--xyz\r\nbroken' });
+    const raw = await client.request('/api/upload-csv', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nbroken',
+    });
     expect(raw.status).toBeLessThan(500);
   });
 

@@ -18,25 +18,56 @@ afterAll(() => app.close());
 describe('templates API', () => {
   it('creates, lists by type, updates and deletes; defaults fill missing settings', async () => {
     const client = await signedInClient(app.url, (await makeUser('tpl-crud')).id);
-    const created = await client.postJson('/api/templates', { name: '  Weekly posts ', type: 'text', settings: { toneOfVoice: 'Friendly' }, language: 'German' });
+    const created = await client.postJson('/api/templates', {
+      name: '  Weekly posts ',
+      type: 'text',
+      settings: { toneOfVoice: 'Friendly' },
+      language: 'German',
+    });
     expect(created.status).toBe(201);
     const { template } = await created.json();
     expect(template).toMatchObject({
       name: 'Weekly posts',
       type: 'text',
-      settings: { toneOfVoice: 'Friendly', language: 'German', model: 'openai/gpt-4o-mini', maxTokens: 2048, temperature: 0.7, includeQA: true, readingLevel: '8th & 9th grade' },
+      settings: {
+        toneOfVoice: 'Friendly',
+        language: 'German',
+        model: 'openai/gpt-4o-mini',
+        maxTokens: 2048,
+        temperature: 0.7,
+        includeQA: true,
+        readingLevel: '8th & 9th grade',
+      },
     });
-    const image = await (await client.postJson('/api/templates', { name: 'Hero images', type: 'image', settings: { guidanceScale: 9.5 } })).json();
-    expect(image.template.settings).toEqual({ model: DEFAULT_IMAGE_MODEL, aspectRatio: '1:1', stylePreset: 'photographic', guidanceScale: 9.5, numOutputs: 1 });
+    const image = await (
+      await client.postJson('/api/templates', { name: 'Hero images', type: 'image', settings: { guidanceScale: 9.5 } })
+    ).json();
+    expect(image.template.settings).toEqual({
+      model: DEFAULT_IMAGE_MODEL,
+      aspectRatio: '1:1',
+      stylePreset: 'photographic',
+      guidanceScale: 9.5,
+      numOutputs: 1,
+    });
 
-    expect((await (await client.get('/api/templates')).json()).templates.map((t: { name: string }) => t.name)).toEqual(['Hero images', 'Weekly posts']);
+    expect((await (await client.get('/api/templates')).json()).templates.map((t: { name: string }) => t.name)).toEqual([
+      'Hero images',
+      'Weekly posts',
+    ]);
     expect((await (await client.get('/api/templates?type=text')).json()).templates).toHaveLength(1);
     expect((await (await client.get('/api/templates?type=image')).json()).templates[0].name).toBe('Hero images');
     expect((await client.get('/api/templates?type=video')).status).toBe(400);
 
-    const put = await client.request(`/api/templates/${template.id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Renamed', settings: { contentLength: 'Long' } }) });
+    const put = await client.request(`/api/templates/${template.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Renamed', settings: { contentLength: 'Long' } }),
+    });
     expect(put.status).toBe(200);
-    expect((await put.json()).template).toMatchObject({ name: 'Renamed', settings: { contentLength: 'Long', toneOfVoice: 'Friendly', language: 'German' } });
+    expect((await put.json()).template).toMatchObject({
+      name: 'Renamed',
+      settings: { contentLength: 'Long', toneOfVoice: 'Friendly', language: 'German' },
+    });
 
     const del = await client.request(`/api/templates/${template.id}`, { method: 'DELETE' });
     expect(del.status).toBe(200);
@@ -53,21 +84,37 @@ describe('templates API', () => {
     expect((await client.postJson('/api/templates', { name: 'x', type: 'image', settings: { guidanceScale: 7.3 } })).status).toBe(400);
     expect((await client.postJson('/api/templates', { name: 'x', type: 'image', settings: { numOutputs: 5 } })).status).toBe(400);
     expect((await client.postJson('/api/templates', { name: 'x', type: 'text', settings: { toneOfVoice: 'Angry' } })).status).toBe(400);
-    expect((await client.postJson('/api/templates', { name: 'x', type: 'text', settings: { model: 'black-forest-labs/flux-schnell' } })).status).toBe(400);
+    expect(
+      (await client.postJson('/api/templates', { name: 'x', type: 'text', settings: { model: 'black-forest-labs/flux-schnell' } })).status,
+    ).toBe(400);
     expect((await client.postJson('/api/templates', { name: 'x'.repeat(101), type: 'text' })).status).toBe(400);
     const zh = await client.postJson('/api/templates', { name: '', type: 'text' }, { cookie: `${client.cookieHeader()}; language=zh-HK` });
     expect((await zh.json()).error).toBe('請為範本輸入名稱');
-    expect((await client.request('/api/templates', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' })).status).toBe(400);
+    expect(
+      (await client.request('/api/templates', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' })).status,
+    ).toBe(400);
   });
 
   it("answers 404 for another user's template, and 401 signed out", async () => {
     const owner = await makeUser('tpl-owner');
-    const created = await createTemplate(owner.id, { name: 'Mine', type: 'text', settings: applyTemplate({ type: 'text', settings: {} }) as never });
+    const created = await createTemplate(owner.id, {
+      name: 'Mine',
+      type: 'text',
+      settings: applyTemplate({ type: 'text', settings: {} }) as never,
+    });
     if (!created.ok) throw new Error('not created');
     const other = await signedInClient(app.url, (await makeUser('tpl-other')).id);
     const id = created.template.id;
     expect((await other.get(`/api/templates/${id}`)).status).toBe(404);
-    expect((await other.request(`/api/templates/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"name":"Stolen"}' })).status).toBe(404);
+    expect(
+      (
+        await other.request(`/api/templates/${id}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: '{"name":"Stolen"}',
+        })
+      ).status,
+    ).toBe(404);
     expect((await other.request(`/api/templates/${id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await other.get('/api/templates/not-a-uuid')).status).toBe(404);
     expect((await (await other.get('/api/templates')).json()).templates).toEqual([]);
@@ -80,18 +127,35 @@ describe('templates API', () => {
     const user = await makeUser('tpl-cap');
     await sql`INSERT INTO templates (user_id, name, type) SELECT ${user.id}, 'T' || g, 'text' FROM generate_series(1, ${MAX_TEMPLATES_PER_USER - 2}) g`;
     const client = await signedInClient(app.url, user.id);
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => client.postJson('/api/templates', { name: `Race ${i}`, type: 'text' })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => client.postJson('/api/templates', { name: `Race ${i}`, type: 'text' })),
+    );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(2);
     const refused = answers.find((r) => r.status === 409)!;
     expect((await refused.json()).error).toBe('You can keep at most 100 templates. Delete one to save another.');
-    const [{ count }] = (await sql`SELECT count(*)::int AS count FROM templates WHERE user_id = ${user.id}`) as unknown as [{ count: number }];
+    const [{ count }] = (await sql`SELECT count(*)::int AS count FROM templates WHERE user_id = ${user.id}`) as unknown as [
+      { count: number },
+    ];
     expect(count).toBe(MAX_TEMPLATES_PER_USER);
   });
 
   it('loading a template sets type, model and settings, with defaults and the model-reset rule', () => {
-    expect(applyTemplate({ type: 'text', settings: { toneOfVoice: 'Humorous' } })).toMatchObject({ generationType: 'text', model: DEFAULT_TEXT_MODEL, toneOfVoice: 'Humorous', language: 'English (US)', maxTokens: 1000 });
-    expect(applyTemplate({ type: 'text', settings: { model: 'anthropic/claude-3.7-sonnet', toneOfVoice: 'nonsense' } })).toMatchObject({ model: 'anthropic/claude-3.7-sonnet', toneOfVoice: 'Neutral' });
-    expect(applyTemplate({ type: 'image', settings: { model: 'removed-model' } }, { defaultImageModel: 'dall-e-3' })).toMatchObject({ generationType: 'image', model: 'dall-e-3', aspectRatio: '1:1' });
+    expect(applyTemplate({ type: 'text', settings: { toneOfVoice: 'Humorous' } })).toMatchObject({
+      generationType: 'text',
+      model: DEFAULT_TEXT_MODEL,
+      toneOfVoice: 'Humorous',
+      language: 'English (US)',
+      maxTokens: 1000,
+    });
+    expect(applyTemplate({ type: 'text', settings: { model: 'anthropic/claude-3.7-sonnet', toneOfVoice: 'nonsense' } })).toMatchObject({
+      model: 'anthropic/claude-3.7-sonnet',
+      toneOfVoice: 'Neutral',
+    });
+    expect(applyTemplate({ type: 'image', settings: { model: 'removed-model' } }, { defaultImageModel: 'dall-e-3' })).toMatchObject({
+      generationType: 'image',
+      model: 'dall-e-3',
+      aspectRatio: '1:1',
+    });
     expect(resetModel('text')).toBe(DEFAULT_TEXT_MODEL);
     expect(resetModel('image', { defaultImageModel: 'midjourney' })).toBe('midjourney');
     expect(resetModel('image', null)).toBe(DEFAULT_IMAGE_MODEL);
@@ -102,14 +166,33 @@ describe('settings and API keys', () => {
   it('GET /api/settings gives defaults and masked keys; POST saves, skips blanks and masks, removes with null', async () => {
     const user = await makeUser('settings');
     const client = await signedInClient(app.url, user.id);
-    expect((await (await client.get('/api/settings')).json()).settings).toEqual({ ...appSettings.stored.parse({}), openRouterApiKey: null, replicateApiKey: null });
+    expect((await (await client.get('/api/settings')).json()).settings).toEqual({
+      ...appSettings.stored.parse({}),
+      openRouterApiKey: null,
+      replicateApiKey: null,
+    });
 
-    const saved = await client.postJson('/api/settings', { darkMode: true, guidanceScale: 12.5, numOutputs: 3, defaultImageModel: 'dall-e-3', openRouterApiKey: 'sk-or-v1-supersecret-9876', replicateApiKey: '   ' });
+    const saved = await client.postJson('/api/settings', {
+      darkMode: true,
+      guidanceScale: 12.5,
+      numOutputs: 3,
+      defaultImageModel: 'dall-e-3',
+      openRouterApiKey: 'sk-or-v1-supersecret-9876',
+      replicateApiKey: '   ',
+    });
     expect(saved.status).toBe(200);
     expect(saved.headers.get('set-cookie')).toContain('theme=dark');
     const text = await saved.text();
     expect(text).not.toContain('supersecret');
-    expect(JSON.parse(text).settings).toMatchObject({ darkMode: true, guidanceScale: 12.5, numOutputs: 3, defaultImageModel: 'dall-e-3', openRouterApiKey: '••••9876', replicateApiKey: null, autoSave: true });
+    expect(JSON.parse(text).settings).toMatchObject({
+      darkMode: true,
+      guidanceScale: 12.5,
+      numOutputs: 3,
+      defaultImageModel: 'dall-e-3',
+      openRouterApiKey: '••••9876',
+      replicateApiKey: null,
+      autoSave: true,
+    });
     expect(await providerKey(user.id, 'openrouter')).toBe('sk-or-v1-supersecret-9876');
 
     // The masked value sent back unchanged and a blank key change nothing.
@@ -133,7 +216,10 @@ describe('settings and API keys', () => {
     expect(body).not.toContain('secret');
     expect(JSON.parse(body).keys).toEqual({ openRouterApiKey: '••••1111', replicateApiKey: '••••2222' });
     await client.postJson('/api/api-keys', { openRouterApiKey: '', replicateApiKey: null });
-    expect((await (await client.postJson('/api/api-keys', {})).json()).keys).toEqual({ openRouterApiKey: '••••1111', replicateApiKey: null });
+    expect((await (await client.postJson('/api/api-keys', {})).json()).keys).toEqual({
+      openRouterApiKey: '••••1111',
+      replicateApiKey: null,
+    });
     expect(await providerKey(user.id, 'replicate')).toBeNull();
     expect((await new TestClient(app.url).postJson('/api/api-keys', { openRouterApiKey: 'x' })).status).toBe(401);
   });
@@ -141,11 +227,30 @@ describe('settings and API keys', () => {
   it('the settings form without JavaScript saves and sets the theme cookie; the next page renders class="dark"', async () => {
     const user = await makeUser('settings-form');
     const client = await signedInClient(app.url, user.id);
-    const res = await client.postForm('/settings', { darkMode: 'on', autoSave: 'on', defaultTextModel: DEFAULT_TEXT_MODEL, defaultImageModel: DEFAULT_IMAGE_MODEL, aspectRatio: '4:3', stylePreset: 'anime', guidanceScale: '3.5', numOutputs: '2', openRouterApiKey: '', replicateApiKey: 'r8-form-key-3333', redirectTo: '/subscription' });
+    const res = await client.postForm('/settings', {
+      darkMode: 'on',
+      autoSave: 'on',
+      defaultTextModel: DEFAULT_TEXT_MODEL,
+      defaultImageModel: DEFAULT_IMAGE_MODEL,
+      aspectRatio: '4:3',
+      stylePreset: 'anime',
+      guidanceScale: '3.5',
+      numOutputs: '2',
+      openRouterApiKey: '',
+      replicateApiKey: 'r8-form-key-3333',
+      redirectTo: '/subscription',
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/subscription');
     expect(client.cookies.get('theme')).toBe('dark');
-    expect((await (await client.get('/api/settings')).json()).settings).toMatchObject({ darkMode: true, aspectRatio: '4:3', stylePreset: 'anime', guidanceScale: 3.5, numOutputs: 2, replicateApiKey: '••••3333' });
+    expect((await (await client.get('/api/settings')).json()).settings).toMatchObject({
+      darkMode: true,
+      aspectRatio: '4:3',
+      stylePreset: 'anime',
+      guidanceScale: 3.5,
+      numOutputs: 2,
+      replicateApiKey: '••••3333',
+    });
     const html = await (await client.get('/subscription')).text();
     expect(html).toMatch(/<html[^>]*class="[^"]*\bdark\b/);
     // A new browser (no theme cookie) gets the dark class from the saved setting, and the cookie.
@@ -165,12 +270,26 @@ describe('last-used values', () => {
     const res = await client.request('/api/user/settings', {
       method: 'PATCH',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ lastTextLanguage: 'French', lastTextIncludeQA: false, lastImageGuidanceScale: 99, lastImageNumOutputs: 2, defaultImageModel: 'midjourney', replicateApiKey: 'r8-last-used-4444' }),
+      body: JSON.stringify({
+        lastTextLanguage: 'French',
+        lastTextIncludeQA: false,
+        lastImageGuidanceScale: 99,
+        lastImageNumOutputs: 2,
+        defaultImageModel: 'midjourney',
+        replicateApiKey: 'r8-last-used-4444',
+      }),
     });
     expect(res.status).toBe(200);
     expect(await res.text()).not.toContain('r8-last-used');
     const last = await getLastUsed(user.id);
-    expect(last).toMatchObject({ lastTextLanguage: 'French', lastTextIncludeQA: false, lastImageGuidanceScale: 7, lastImageNumOutputs: 2, defaultImageModel: 'midjourney', lastTextToneOfVoice: 'Neutral' });
+    expect(last).toMatchObject({
+      lastTextLanguage: 'French',
+      lastTextIncludeQA: false,
+      lastImageGuidanceScale: 7,
+      lastImageNumOutputs: 2,
+      defaultImageModel: 'midjourney',
+      lastTextToneOfVoice: 'Neutral',
+    });
     expect(await providerKey(user.id, 'replicate')).toBe('r8-last-used-4444');
     const [row] = await sql`SELECT last_used::text AS raw FROM user_settings WHERE user_id = ${user.id}`;
     expect(String(row!.raw)).not.toContain('r8-last-used');
@@ -181,12 +300,22 @@ describe('last-used values', () => {
     const user = await makeUser('last-used-tx');
     await sql
       .begin(async (tx) => {
-        await saveLastUsed(user.id, lastUsedFromForm({ generationType: 'text', language: 'Spanish', toneOfVoice: 'Friendly' }) as Record<string, unknown>, tx as never);
+        await saveLastUsed(
+          user.id,
+          lastUsedFromForm({ generationType: 'text', language: 'Spanish', toneOfVoice: 'Friendly' }) as Record<string, unknown>,
+          tx as never,
+        );
         throw new Error('rollback');
       })
       .catch(() => {});
     expect((await getLastUsed(user.id)).lastTextLanguage).toBe('English (US)');
-    await saveLastUsed(user.id, lastUsedFromForm({ generationType: 'image', model: 'dall-e-3', aspectRatio: '9:16', guidanceScale: '4.5' }) as Record<string, unknown>);
+    await saveLastUsed(
+      user.id,
+      lastUsedFromForm({ generationType: 'image', model: 'dall-e-3', aspectRatio: '9:16', guidanceScale: '4.5' }) as Record<
+        string,
+        unknown
+      >,
+    );
     const initial = initialFormValues(await getLastUsed(user.id), appSettings.stored.parse({}));
     expect(initial.image).toMatchObject({ model: 'dall-e-3', aspectRatio: '9:16', guidanceScale: 4.5 });
     expect(initial.text.model).toBe(DEFAULT_TEXT_MODEL);

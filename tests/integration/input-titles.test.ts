@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { saveApiKeys } from '../../app/services/api-keys.server';
+import { resetEnv } from '../../app/utils/env.server';
 import { hit } from '../../app/services/rate-limit.server';
 import { parseTitles, titleLimit } from '../../app/services/titles.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
@@ -14,7 +15,7 @@ beforeAll(async () => {
   provider = await startOpenAiServer({ script: () => next });
   process.env.OPENROUTER_BASE_URL = provider.url;
   delete process.env.OPENROUTER_API_KEY;
-  delete (globalThis as { __postforgeEnv?: unknown }).__postforgeEnv;
+  resetEnv();
   app = await startTestApp();
 });
 afterAll(async () => {
@@ -49,7 +50,12 @@ describe('POST /api/generate-blog-title', () => {
     const { client } = await userWithKey('title-one');
     next = { kind: 'ok', content: '{"titles": ["10 Easy Ways to Start Composting"]}' };
     const before = provider.requests.length;
-    const res = await client.postJson('/api/generate-blog-title', { keywords: 'composting', multipleKeywords: false, language: 'English (UK)', toneOfVoice: 'Friendly' });
+    const res = await client.postJson('/api/generate-blog-title', {
+      keywords: 'composting',
+      multipleKeywords: false,
+      language: 'English (UK)',
+      toneOfVoice: 'Friendly',
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ title: '10 Easy Ways to Start Composting' });
     expect(provider.requests.length - before).toBe(1);
@@ -71,7 +77,10 @@ describe('POST /api/generate-blog-title', () => {
     expect(titles[0]).toBe('Title for keyword 1');
     expect(titles[49]).toBe('Title for keyword 50');
     expect(provider.requests.length - before).toBe(1);
-    const over = await client.postJson('/api/generate-blog-title', { keywords: [...keywords, 'one more'].join('\n'), multipleKeywords: true });
+    const over = await client.postJson('/api/generate-blog-title', {
+      keywords: [...keywords, 'one more'].join('\n'),
+      multipleKeywords: true,
+    });
     expect(over.status).toBe(400);
   });
 

@@ -5,7 +5,9 @@ import { TestClient } from './app-server';
 /** A fresh user (free unless told otherwise). */
 export async function makeUser(label: string, status: 'free' | 'pro' | 'canceled' = 'free'): Promise<{ id: string; email: string }> {
   const email = `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const [u] = await sql<{ id: string }[]>`INSERT INTO users (email, name, subscription_status) VALUES (${email}, ${`User ${label}`}, ${status}) RETURNING id`;
+  const [u] = await sql<
+    { id: string }[]
+  >`INSERT INTO users (email, name, subscription_status) VALUES (${email}, ${`User ${label}`}, ${status}) RETURNING id`;
   return { id: u!.id, email };
 }
 
@@ -20,7 +22,14 @@ export async function signedInClient(baseUrl: string, userId: string): Promise<T
 }
 
 /** POSTs a file as multipart/form-data under the field `file`. */
-export function uploadFile(client: TestClient, path: string, bytes: Uint8Array | string, name = 'topics.csv', type = 'text/csv', headers: Record<string, string> = {}) {
+export function uploadFile(
+  client: TestClient,
+  path: string,
+  bytes: Uint8Array | string,
+  name = 'topics.csv',
+  type = 'text/csv',
+  headers: Record<string, string> = {},
+) {
   const form = new FormData();
   form.set('file', new Blob([typeof bytes === 'string' ? bytes : Buffer.from(bytes)], { type }), name);
   return client.request(path, { method: 'POST', body: form, headers });

@@ -48,7 +48,12 @@ export function CsvImport({
     try {
       const body = new FormData();
       body.set('file', file);
-      const res = await fetch('/api/upload-csv', { method: 'POST', body, credentials: 'same-origin', headers: { accept: 'application/json' } });
+      const res = await fetch('/api/upload-csv', {
+        method: 'POST',
+        body,
+        credentials: 'same-origin',
+        headers: { accept: 'application/json' },
+      });
       if (!res.ok) {
         notify({ type: 'error', title: t('csv.failedTitle'), description: await errorOf(res) });
         return;
@@ -136,7 +141,11 @@ export function CsvImport({
       </form>
 
       <div className="flex flex-wrap items-center gap-3">
-        <a href={CSV_TEMPLATE_URL} download="blog-topics-template.csv" className="text-sm font-medium text-indigo-700 underline-offset-4 hover:underline">
+        <a
+          href={CSV_TEMPLATE_URL}
+          download="blog-topics-template.csv"
+          className="text-sm font-medium text-indigo-700 underline-offset-4 hover:underline"
+        >
           {t('csv.downloadTemplate')}
         </a>
         <a

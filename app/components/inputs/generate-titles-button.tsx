@@ -60,7 +60,10 @@ export function GenerateTitlesButton({
         body: JSON.stringify({ ...extra, keywords: lines.join('\n'), multipleKeywords }),
       });
       if (!res.ok) {
-        const message = res.status >= 500 || res.status === 429 || res.status === 400 ? await errorOf(res) : t('titles.failedStatus', { status: res.statusText || res.status });
+        const message =
+          res.status >= 500 || res.status === 429 || res.status === 400
+            ? await errorOf(res)
+            : t('titles.failedStatus', { status: res.statusText || res.status });
         notify({ type: 'error', title: t('titles.failedTitle'), description: message });
         return;
       }

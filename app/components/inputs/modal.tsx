@@ -32,7 +32,10 @@ export function Modal({
     const el = panel.current;
     if (!el) return;
     const previous = document.activeElement as HTMLElement | null;
-    (el.querySelector<HTMLElement>('[data-autofocus]') ?? el.querySelector<HTMLElement>('a[href], button:not([disabled]), input, select, textarea'))?.focus();
+    (
+      el.querySelector<HTMLElement>('[data-autofocus]') ??
+      el.querySelector<HTMLElement>('a[href], button:not([disabled]), input, select, textarea')
+    )?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (!el.contains(document.activeElement) && document.activeElement !== document.body) return;
       if (event.key === 'Escape') {
@@ -40,7 +43,9 @@ export function Modal({
         event.stopPropagation();
         close.current();
       } else if (event.key === 'Tab') {
-        const focusable = [...el.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([type=hidden]), select, textarea, summary')].filter((n) => n.offsetParent !== null);
+        const focusable = [
+          ...el.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([type=hidden]), select, textarea, summary'),
+        ].filter((n) => n.offsetParent !== null);
         const first = focusable[0];
         const last = focusable[focusable.length - 1];
         if (!first || !last) return;

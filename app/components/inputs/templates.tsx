@@ -50,7 +50,10 @@ export function TemplateList({
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' });
   if (!templates.length) {
     return (
-      <div className="flex h-[300px] flex-col items-center justify-center gap-2 rounded-xl bg-slate-50 text-center ring-1 ring-slate-200" data-testid="templates-empty">
+      <div
+        className="flex h-[300px] flex-col items-center justify-center gap-2 rounded-xl bg-slate-50 text-center ring-1 ring-slate-200"
+        data-testid="templates-empty"
+      >
         <Icon name="layers" className="size-8 text-slate-500" />
         <p className="text-sm font-semibold text-slate-900">{t('templates.emptyTitle')}</p>
         <p className="text-sm text-slate-600">{t('templates.emptyBody')}</p>
@@ -58,7 +61,11 @@ export function TemplateList({
     );
   }
   return (
-    <ul aria-label={t('templates.listLabel')} className="h-[300px] divide-y divide-slate-100 overflow-y-auto rounded-xl ring-1 ring-slate-200" data-testid="templates-list">
+    <ul
+      aria-label={t('templates.listLabel')}
+      className="h-[300px] divide-y divide-slate-100 overflow-y-auto rounded-xl ring-1 ring-slate-200"
+      data-testid="templates-list"
+    >
       {templates.map((template) => (
         <li key={template.id} className="flex items-center gap-3 p-3">
           <span className="flex size-9 shrink-0 items-center justify-center rounded-lg bg-indigo-50 text-indigo-700" aria-hidden="true">
@@ -259,7 +266,11 @@ export function TemplatesDialog({
   async function remove(template: TemplateItem) {
     setBusyId(template.id);
     try {
-      const res = await fetch(`/api/templates/${template.id}`, { method: 'DELETE', credentials: 'same-origin', headers: { accept: 'application/json' } });
+      const res = await fetch(`/api/templates/${template.id}`, {
+        method: 'DELETE',
+        credentials: 'same-origin',
+        headers: { accept: 'application/json' },
+      });
       if (!res.ok) {
         notify({ type: 'error', title: t('templates.deleteFailedTitle'), description: await errorOf(res) });
         return;
@@ -273,7 +284,13 @@ export function TemplatesDialog({
 
   return (
     <>
-      <Modal title={t('templates.title')} description={t('templates.description')} onClose={onClose} closeLabel={t('templates.close')} badge={<TypeBadge type={type} />}>
+      <Modal
+        title={t('templates.title')}
+        description={t('templates.description')}
+        onClose={onClose}
+        closeLabel={t('templates.close')}
+        badge={<TypeBadge type={type} />}
+      >
         <div className="mt-4 flex justify-end">
           <Button size="sm" onClick={() => setSavingOpen(true)}>
             {t('templates.saveCurrent')}
@@ -292,7 +309,11 @@ export function TemplatesDialog({
               onDelete={(template) => void remove(template)}
               onLoad={(template) => {
                 onLoad(template);
-                notify({ type: 'success', title: t('templates.loadedTitle'), description: t('templates.loadedBody', { name: template.name }) });
+                notify({
+                  type: 'success',
+                  title: t('templates.loadedTitle'),
+                  description: t('templates.loadedBody', { name: template.name }),
+                });
                 onClose();
               }}
             />
@@ -303,7 +324,9 @@ export function TemplatesDialog({
         <Modal
           size="sm"
           title={t('templates.saveDialogTitle')}
-          description={t('templates.saveDialogDescription', { type: type === 'image' ? t('templates.typeImage') : t('templates.typeText') })}
+          description={t('templates.saveDialogDescription', {
+            type: type === 'image' ? t('templates.typeImage') : t('templates.typeText'),
+          })}
           onClose={() => setSavingOpen(false)}
           closeLabel={t('templates.close')}
         >
@@ -337,7 +360,11 @@ export function TemplatesButton({ type, onOpen }: { type: TemplateType; onOpen?:
 export function ActiveTemplateBanner({ name, onClear, clearHref = '/app' }: { name: string; onClear?: () => void; clearHref?: string }) {
   const { t } = useTranslation('inputs');
   return (
-    <div className="flex items-center justify-between gap-3 rounded-xl bg-indigo-50 px-4 py-2 ring-1 ring-indigo-200" role="status" data-testid="active-template">
+    <div
+      className="flex items-center justify-between gap-3 rounded-xl bg-indigo-50 px-4 py-2 ring-1 ring-indigo-200"
+      role="status"
+      data-testid="active-template"
+    >
       <p className="flex items-center gap-2 text-sm font-medium text-indigo-900">
         <Icon name="layers" className="size-4" />
         {t('templates.active', { name })}
