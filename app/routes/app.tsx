@@ -17,6 +17,11 @@ import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
 import { maskedApiKeys, saveApiKeys } from '~/services/api-keys.server';
 import { GenerationError, generationConfig, getLatestRun, getRunProgress, startRun } from '~/services/generation.server';
+import { useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
+import { saveLastUsed } from '~/services/user-settings.server';
+import { lastUsedFromForm } from '~/utils/input-settings';
+import { inputInitialValues, loadInputTools } from '~/utils/input-tools.server';
+import { getLogger } from '~/utils/logger.server';
 import { countCompleted, listResults } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
@@ -69,8 +74,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   }
 
   if (tab === 'input') {
-    const type = url.searchParams.get('type') === 'image' ? 'image' : 'text';
-    const keys = await maskedApiKeys(userId);
+    const [keys, tools] = await Promise.all([maskedApiKeys(userId), loadInputTools(userId, url)]);
+    // A loaded template sets the generation type (SPEC §4).
+    const type = tools.template?.type ?? (url.searchParams.get('type') === 'image' ? 'image' : 'text');
     return json(
       {
         user,
@@ -80,8 +86,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
           type,
           isPro: isPro(user.subscriptionStatus),
           maxTopics: generationConfig().maxTopics,
-          // The seam for last-used values and templates: merge them over these defaults.
-          initialValues: defaultGenerationValues(type),
+          // Defaults, then the last-used values and settings, then the active template, then topics
+          // from a CSV upload or title generation without JavaScript.
+          initialValues: inputInitialValues(defaultGenerationValues(type), tools),
+          tools: {
+            inputMethod: tools.inputMethod,
+            template: tools.template ? { id: tools.template.id, name: tools.template.name } : null,
+            draftId: url.searchParams.get('topics'),
+          },
           savedImageKey: keys.replicateApiKey ? keys.replicateApiKey.slice(-4) : null,
         },
         results: null,
@@ -107,6 +119,10 @@ export async function action({ request }: ActionFunctionArgs) {
     // An entered image-provider key is saved before the run starts (SPEC §7).
     if (replicateApiKey) await saveApiKeys(user.id, { replicateApiKey });
     const run = await startRun(user.id, input);
+    // SPEC §7 PATCH /api/user/settings: the run's values are remembered for the next visit.
+    await saveLastUsed(user.id, lastUsedFromForm({ ...input, generationType: input.type })).catch((error: unknown) =>
+      getLogger().warn({ err: error instanceof Error ? error.message : String(error) }, 'last-used values not saved'),
+    );
     // With the page's script the view switches to the results (SPEC §4); without it, the
     // self-refreshing progress page of the run.
     return redirect(formData.get('js') === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
@@ -188,7 +204,8 @@ function useRunPolling(data: ResultsData | null) {
       title: run.status === 'canceled' ? t('toasts.generationCanceled') : t('toasts.generationComplete'),
       description: t('toasts.generationCompleteBody', { completed: run.completedPrompts, total: run.totalPrompts }),
     });
-    if (data && data.pagination.page !== 1) navigate(resultsHref({ filter: data.filter, search: data.search }), { replace: true, preventScrollReset: true });
+    if (data && data.pagination.page !== 1)
+      navigate(resultsHref({ filter: data.filter, search: data.search }), { replace: true, preventScrollReset: true });
   }, [run, data, watched, t, navigate]);
 }
 
@@ -214,10 +231,12 @@ export default function Workspace() {
 
   // A refusal of the service also shows as a toast with the page's script (it is in the form anyway).
   useEffect(() => {
-    if (actionData?.serviceError) showToast({ type: 'error', title: actionData.serviceError.title, description: actionData.serviceError.message });
+    if (actionData?.serviceError)
+      showToast({ type: 'error', title: actionData.serviceError.title, description: actionData.serviceError.message });
   }, [actionData]);
 
-  const hrefOf = (name: Tab) => (name === 'input' ? (params.get('type') === 'image' && tab === 'input' ? '/app?type=image' : '/app') : `/app?tab=${name}`);
+  const hrefOf = (name: Tab) =>
+    name === 'input' ? (params.get('type') === 'image' && tab === 'input' ? '/app?type=image' : '/app') : `/app?tab=${name}`;
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
@@ -237,7 +256,9 @@ export default function Workspace() {
                   aria-current={active ? 'page' : undefined}
                   preventScrollReset
                   className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-4 py-3 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
-                    active ? 'border-indigo-600 text-indigo-700' : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900'
+                    active
+                      ? 'border-indigo-600 text-indigo-700'
+                      : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900'
                   }`}
                 >
                   {t(`workspace.tabs.${name}`)}
@@ -251,16 +272,7 @@ export default function Workspace() {
 
       <section aria-label={t(`workspace.tabs.${tab}`)} className="mt-6 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-8">
         {data.input ? (
-          <GenerationForm
-            type={data.input.type}
-            isPro={data.input.isPro}
-            credits={account.credits.totalCreditsRemaining}
-            maxTopics={data.input.maxTopics}
-            initialValues={data.input.initialValues}
-            savedImageKey={data.input.savedImageKey}
-            lastResult={actionData?.result}
-            serviceError={actionData?.serviceError}
-          />
+          <InputTab input={data.input} actionData={actionData} credits={account.credits.totalCreditsRemaining} />
         ) : data.results ? (
           <ResultsPanel {...data.results} />
         ) : (
@@ -268,6 +280,41 @@ export default function Workspace() {
         )}
       </section>
     </AppShell>
+  );
+}
+
+/** The Input tab: the generation form with the input tools in its slots. */
+function InputTab({
+  input,
+  actionData,
+  credits,
+}: {
+  input: NonNullable<LoaderData['input']>;
+  actionData: ReturnType<typeof useActionData<typeof action>>;
+  credits: number;
+}) {
+  const { slots, dialog } = useWorkspaceInputTools({
+    type: input.type,
+    inputMethod: input.tools.inputMethod,
+    template: input.tools.template,
+  });
+  return (
+    <>
+      <GenerationForm
+        // A template or topics arriving by URL start the form afresh with their values.
+        key={`${input.type}:${input.tools.template?.id ?? ''}:${input.tools.draftId ?? ''}`}
+        type={input.type}
+        isPro={input.isPro}
+        credits={credits}
+        maxTopics={input.maxTopics}
+        initialValues={input.initialValues}
+        savedImageKey={input.savedImageKey}
+        lastResult={actionData?.result}
+        serviceError={actionData?.serviceError}
+        slots={slots}
+      />
+      {dialog}
+    </>
   );
 }
 

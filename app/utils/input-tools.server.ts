@@ -26,3 +26,25 @@ export async function loadInputTools(userId: string, url: URL) {
   };
 }
 export type InputToolsData = Awaited<ReturnType<typeof loadInputTools>>;
+
+/** The generation form's first values: its defaults, the last-used values, the active template, the topics of a draft. */
+export function inputInitialValues<V extends { type: 'text' | 'image'; prompts: string; model: string }>(
+  defaults: V,
+  tools: InputToolsData,
+): V {
+  const type = defaults.type;
+  const { model: textModel, ...text } = tools.initial.text;
+  const { model: imageModel, ...image } = tools.initial.image;
+  const values: Record<string, unknown> = { ...defaults, ...text, ...image, model: type === 'text' ? textModel : imageModel };
+  if (tools.template && tools.template.type === type) {
+    const {
+      generationType: _type,
+      temperature: _temperature,
+      maxTokens: _maxTokens,
+      ...applied
+    } = tools.template.values as Record<string, unknown>;
+    Object.assign(values, applied);
+  }
+  if (tools.draft) values.prompts = tools.draft.prompts.join('\n');
+  return values as V;
+}

@@ -14,8 +14,8 @@ export type CsvLoaded = { prompts: string[]; rows: CsvRow[]; duplicates: number;
 /**
  * SPEC §2 CSV drop zone. Drag and drop or the file picker; highlighted while a file is dragged
  * over; then the topic count and a numbered list, with replace file, download template and back to
- * manual input. Without JavaScript it is a plain form: the file posts to /app/csv, which returns to
- * the workspace with the topics in the text area.
+ * manual input. It sits inside the generation form: without JavaScript its Upload button posts that
+ * form (multipart) to /app/csv, which returns to the workspace with the topics in the text area.
  *
  * `onLoaded` receives the topics (the workspace puts them into the text area, SPEC §4); `onBack`
  * returns to manual input (without JavaScript `backHref` is followed).
@@ -82,17 +82,7 @@ export function CsvImport({
 
   return (
     <div className="flex flex-col gap-4" data-testid="csv-import">
-      <form
-        method="post"
-        action={CSV_FORM_ACTION}
-        encType="multipart/form-data"
-        onSubmit={(event) => {
-          // With JavaScript the file is sent by fetch as soon as it is chosen.
-          event.preventDefault();
-          const file = fileInput.current?.files?.[0];
-          if (file) void upload(file);
-        }}
-      >
+      <div>
         <div
           onDragOver={(event) => {
             event.preventDefault();
@@ -126,19 +116,33 @@ export function CsvImport({
               type="file"
               accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values,text/plain"
               aria-describedby={hintId}
-              required
               onChange={(event) => {
                 const file = event.currentTarget.files?.[0];
                 if (file) void upload(file);
               }}
               className="max-w-full text-sm text-slate-700 file:mr-3 file:rounded-lg file:border-0 file:bg-indigo-600 file:px-3 file:py-1.5 file:text-sm file:font-semibold file:text-white hover:file:bg-indigo-700"
             />
-            <Button type="submit" variant="secondary" size="sm" pending={busy}>
+            {/* Inside the generation form (no nested forms): this button posts that form, as multipart, to /app/csv. */}
+            <Button
+              type="submit"
+              formAction={CSV_FORM_ACTION}
+              formMethod="post"
+              formEncType="multipart/form-data"
+              formNoValidate
+              variant="secondary"
+              size="sm"
+              pending={busy}
+              onClick={(event) => {
+                event.preventDefault();
+                const file = fileInput.current?.files?.[0];
+                if (file) void upload(file);
+              }}
+            >
               {busy ? t('csv.uploading') : t('csv.upload')}
             </Button>
           </div>
         </div>
-      </form>
+      </div>
 
       <div className="flex flex-wrap items-center gap-3">
         <a

@@ -1,0 +1,142 @@
+import { useLocation, useNavigate } from '@remix-run/react';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { buttonClass } from '~/components/ui/button';
+import type { TemplateType } from '~/utils/input-settings';
+import { CsvImport } from './csv-import';
+import { GenerateTitlesButton } from './generate-titles-button';
+import { ActiveTemplateBanner, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM } from './templates';
+
+// The input tools in the workspace's Input tab, through the generation form's slots (banner,
+// topicsToolbar, topicsReplacement). The form is Conform's: its text area is set the way a user
+// would (value + input event), so Conform's state follows.
+
+const FORM_SELECTOR = 'form#generation';
+
+function promptsArea(): HTMLTextAreaElement | null {
+  return document.querySelector<HTMLTextAreaElement>(`${FORM_SELECTOR} textarea[name="prompts"]`);
+}
+
+function setPrompts(text: string) {
+  const area = promptsArea();
+  if (!area) return;
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set?.call(area, text);
+  area.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+/** The form's current settings (for Save Current and the titles' options). */
+function currentFormValues(): Record<string, unknown> {
+  const form = document.querySelector<HTMLFormElement>(FORM_SELECTOR);
+  if (!form) return {};
+  const data = new FormData(form);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of data.entries())
+    if (typeof v === 'string' && !['intent', 'js', 'replicateApiKey', 'prompts', 'type'].includes(k)) out[k] = v;
+  for (const flag of [
+    'includeIntro',
+    'includeOutro',
+    'includeHeadings',
+    'includeBulletPoints',
+    'includeQA',
+    'includeKeyTakeaways',
+    'embedImage',
+  ]) {
+    if (form.querySelector(`[name="${flag}"]`)) out[flag] = data.get(flag) === 'on';
+  }
+  return out;
+}
+
+export type WorkspaceInputToolsProps = {
+  type: TemplateType;
+  inputMethod: 'manual' | 'csv';
+  template: { id: string; name: string } | null;
+};
+
+export function useWorkspaceInputTools({ type, inputMethod, template }: WorkspaceInputToolsProps) {
+  const { t } = useTranslation('inputs');
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [method, setMethod] = useState(inputMethod);
+  const [dialogOpen, setDialogOpen] = useState(false);
+  const [keywords, setKeywords] = useState('');
+  const pending = useRef<string | null>(null);
+  const base = type === 'image' ? '/app?type=image' : '/app';
+
+  useEffect(() => setMethod(inputMethod), [inputMethod]);
+
+  // Follow the text area (for the button's singular/plural label and its disabled state).
+  useEffect(() => {
+    const area = promptsArea();
+    if (!area) return;
+    setKeywords(area.value);
+    const onInput = () => setKeywords(area.value);
+    area.addEventListener('input', onInput);
+    return () => area.removeEventListener('input', onInput);
+  }, [method, location.key]);
+
+  // Topics waiting for the text area (after a CSV import, or kept across a template load).
+  useEffect(() => {
+    const state = location.state as { prompts?: string } | null;
+    if (state?.prompts && !pending.current) pending.current = state.prompts;
+    if (pending.current !== null && promptsArea()) {
+      setPrompts(pending.current);
+      pending.current = null;
+    }
+  }, [method, location.key, location.state]);
+
+  const goWithPrompts = (to: string) => navigate(to, { state: { prompts: promptsArea()?.value ?? '' }, preventScrollReset: true });
+
+  const csvHref = `${base}${base.includes('?') ? '&' : '?'}input=csv`;
+  const slots = {
+    banner: (
+      <div className="flex flex-col gap-3">
+        {template ? <ActiveTemplateBanner name={template.name} clearHref={base} onClear={() => goWithPrompts(base)} /> : null}
+        <div className="flex flex-wrap gap-2">
+          <TemplatesButton type={type} onOpen={() => setDialogOpen(true)} />
+        </div>
+      </div>
+    ),
+    topicsToolbar: (
+      <>
+        {method === 'manual' ? (
+          <a
+            href={csvHref}
+            onClick={(event) => {
+              event.preventDefault();
+              setMethod('csv');
+            }}
+            className={buttonClass('ghost', 'sm')}
+          >
+            {t('csv.switchToCsv')}
+          </a>
+        ) : null}
+        {method === 'manual' ? (
+          <GenerateTitlesButton keywords={keywords} options={currentFormValues} onTitles={(titles) => setPrompts(titles.join('\n'))} />
+        ) : null}
+      </>
+    ),
+    topicsReplacement:
+      method === 'csv' ? (
+        <CsvImport
+          backHref={base}
+          onBack={() => setMethod('manual')}
+          onLoaded={(result) => {
+            // SPEC §4: a successful upload puts the topics into the text area and returns to manual.
+            pending.current = result.prompts.join('\n');
+            setMethod('manual');
+          }}
+        />
+      ) : undefined,
+  };
+
+  const dialog = dialogOpen ? (
+    <TemplatesDialog
+      type={type}
+      onClose={() => setDialogOpen(false)}
+      currentSettings={currentFormValues}
+      onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
+    />
+  ) : null;
+
+  return { slots, dialog };
+}
