@@ -321,3 +321,33 @@ describe('last-used values', () => {
     expect(initial.text.model).toBe(DEFAULT_TEXT_MODEL);
   });
 });
+
+describe('the Input tab with the input tools', () => {
+  it('renders the last-used values, an active template (with its type) and topics from a no-JS upload', async () => {
+    const user = await makeUser('workspace-tools');
+    const client = await signedInClient(app.url, user.id);
+    await saveLastUsed(user.id, { lastTextToneOfVoice: 'Humorous', lastTextLanguage: 'German' });
+    let html = await (await client.get('/app')).text();
+    expect(html).toMatch(/<option value="Humorous" selected=""/);
+    expect(html).toMatch(/<option value="German" selected=""/);
+    expect(html).toContain('Import CSV');
+    expect(html).toContain('Generate title');
+
+    const created = await createTemplate(user.id, { name: 'Pixel art set', type: 'image', settings: { model: 'black-forest-labs/flux-schnell', aspectRatio: '9:16', stylePreset: 'pixel-art', guidanceScale: 7, numOutputs: 2 } });
+    if (!created.ok) throw new Error('not created');
+    html = await (await client.get(`/app?template=${created.template.id}`)).text();
+    expect(html).toContain('Active template: Pixel art set');
+    expect(html).toMatch(/<option value="9:16" selected=""/);
+    expect(html).toMatch(/<option value="pixel-art" selected=""/);
+    // Another user's template id is ignored.
+    const other = await signedInClient(app.url, (await makeUser('workspace-other')).id);
+    expect(await (await other.get(`/app?template=${created.template.id}`)).text()).not.toContain('Pixel art set');
+
+    const form = new FormData();
+    form.set('file', new Blob(['topic_or_keyword\nFirst topic\nSecond topic\n'], { type: 'text/csv' }), 'topics.csv');
+    const upload = await client.request('/app/csv', { method: 'POST', body: form });
+    expect(upload.status).toBe(302);
+    html = await (await client.get(upload.headers.get('location')!)).text();
+    expect(html).toMatch(/<textarea[^>]*name="prompts"[^>]*>\s*First topic\nSecond topic<\/textarea>/);
+  });
+});
