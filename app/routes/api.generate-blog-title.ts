@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getSession } from '~/services/sessions.server';
 import { generateTitles } from '~/services/titles.server';
-import { tooManyJson } from '~/services/rate-limit.server';
+import { tooManyJson } from '~/utils/rate-limit-response.server';
 import { inputsT, noStore } from '~/utils/input-api.server';
 import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
 import type { Translate } from '~/utils/auth-schemas';

@@ -3,7 +3,7 @@ import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { generateTitles } from '~/services/titles.server';
 import { saveTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
-import { tooManyMessage } from '~/services/rate-limit.server';
+import { tooManyMessage } from '~/utils/rate-limit-response.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/utils/json-api.server';
 import { titleRequestSchema } from '~/utils/title-request';
