@@ -106,8 +106,9 @@ export async function migrationsApplied(sql: Sql, dir = MIGRATIONS_DIR): Promise
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const { openDatabase } = await import('./open');
   const { ConfigError } = await import('../app/utils/env.server');
-  const db = await openDatabase().catch((err: unknown) => {
-    if (!(err instanceof ConfigError)) throw err;
+  const { EmbeddedStartError } = await import('./embedded');
+  const db = await openDatabase({ shareRunning: true }).catch((err: unknown) => {
+    if (!(err instanceof ConfigError) && !(err instanceof EmbeddedStartError)) throw err;
     console.error(err.message);
     process.exit(1);
   });
