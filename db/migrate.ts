@@ -102,8 +102,8 @@ export async function migrationsApplied(sql: Sql, dir = MIGRATIONS_DIR): Promise
   return migrationFiles(dir).every((f) => done.has(f));
 }
 
-// `npm run db:migrate`
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+/** `npm run db:migrate`: applies pending migrations to DATABASE_URL or the embedded database. */
+export async function migrateCli(): Promise<void> {
   const { openDatabase } = await import('./open');
   const { ConfigError } = await import('../app/utils/env.server');
   const { EmbeddedStartError } = await import('./embedded');
@@ -118,4 +118,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   } finally {
     await db.close();
   }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  await migrateCli();
 }
