@@ -30,7 +30,7 @@ if ! command -v podman >/dev/null; then
   exit 0
 fi
 
-WORK=$(mktemp -d /tmp/postforge-smoke.XXXXXX)
+WORK=$(mktemp -d -t postforge-smoke.XXXXXX)
 chmod 755 "$WORK"
 APP_PID=""; PG_PID=""; MOUNTED=""
 cleanup() {
