@@ -68,8 +68,8 @@ beforeAll(async () => {
   });
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
-  await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, '/readyz');
-});
+  await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, '/readyz', 120_000);
+}, 180_000);
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
@@ -107,5 +107,5 @@ describe('while Postgres is down', () => {
     await startCluster();
     await waitFor(async () => (await get('/app')).status === 200, 'the signed-in page after Postgres returned');
     expect((await get('/api/user')).status).toBe(200);
-  });
+  }, 120_000);
 });
