@@ -44,7 +44,7 @@ export function connect(url = process.env.DATABASE_URL, max = 10, name = 'postfo
     max,
     idle_timeout: 30,
     // Short: while the database is down, pages answer 503 at once rather than hang (see db-unavailable).
-    connect_timeout: 3,
+    connect_timeout: 5,
     onnotice: () => {},
     transform: { undefined: null },
     connection: { application_name: name },
