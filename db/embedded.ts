@@ -134,7 +134,9 @@ export async function findBinaries(): Promise<Binaries> {
   try {
     mod = (await import(name)) as typeof mod;
   } catch {
-    throw new EmbeddedStartError(`No embedded PostgreSQL is installed for ${os.platform()}-${os.arch()} (package ${name}): run npm install, or set DATABASE_URL.`);
+    throw new EmbeddedStartError(
+      `No embedded PostgreSQL is installed for ${os.platform()}-${os.arch()} (package ${name}): run npm install, or set DATABASE_URL.`,
+    );
   }
   const nativeDir = path.resolve(path.dirname(mod.postgres), '..');
   let version = 'unknown';
@@ -165,7 +167,9 @@ export function postgresUser(): Ids {
       run('useradd', ['--system', '-g', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER]);
       return lookup();
     } catch (err) {
-      throw new EmbeddedStartError(`PostgreSQL cannot run as root and no "postgres" user could be created (${(err as Error).message}): create one, or set DATABASE_URL.`);
+      throw new EmbeddedStartError(
+        `PostgreSQL cannot run as root and no "postgres" user could be created (${(err as Error).message}): create one, or set DATABASE_URL.`,
+      );
     }
   }
 }
@@ -259,7 +263,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   } catch (err) {
     if (err instanceof EmbeddedStartError) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw new EmbeddedStartError(`The embedded PostgreSQL in ${dataDir} did not start (${e.code ? `${e.code} ` : ''}${e.message}): set DATABASE_URL to use another PostgreSQL.`);
+    throw new EmbeddedStartError(
+      `The embedded PostgreSQL in ${dataDir} did not start (${e.code ? `${e.code} ` : ''}${e.message}): set DATABASE_URL to use another PostgreSQL.`,
+    );
   }
 }
 
@@ -318,7 +324,15 @@ async function start(dataDir: string, port: number, runtimeDir: string, opts: Em
     try {
       const init = spawn(
         bin.initdb,
-        [`--pgdata=${real}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C.UTF-8', ...(opts.fast ? ['--no-sync'] : [])],
+        [
+          `--pgdata=${real}`,
+          '--auth=scram-sha-256',
+          `--username=${USER}`,
+          `--pwfile=${pwFile}`,
+          '--encoding=UTF8',
+          '--locale=C.UTF-8',
+          ...(opts.fast ? ['--no-sync'] : []),
+        ],
         { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       init.stdout.on('data', keep);
@@ -336,10 +350,14 @@ async function start(dataDir: string, port: number, runtimeDir: string, opts: Em
   const child = spawn(
     bin.postgres,
     [
-      '-D', real,
-      '-p', String(port),
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'max_connections=200',
+      '-D',
+      real,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
       ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
     { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -358,7 +376,9 @@ async function start(dataDir: string, port: number, runtimeDir: string, opts: Em
     };
     child.stderr!.on('data', check);
     child.once('error', reject);
-    void exited.then(() => reject(new EmbeddedStartError(`The embedded PostgreSQL in ${dataDir} did not start: ${logs.slice(-5).join(' ').trim()}`)));
+    void exited.then(() =>
+      reject(new EmbeddedStartError(`The embedded PostgreSQL in ${dataDir} did not start: ${logs.slice(-5).join(' ').trim()}`)),
+    );
   });
 
   let stopping: Promise<void> | undefined;

@@ -57,4 +57,8 @@ for (const [name, contents] of Object.entries(entries)) {
   });
 }
 fs.writeFileSync(path.join(outdir, 'package.json'), '{ "type": "module" }\n');
-console.log(`server compiled into ${path.relative(root, outdir)}/ (${Object.keys(entries).map((n) => `${n}.js`).join(', ')})`);
+console.log(
+  `server compiled into ${path.relative(root, outdir)}/ (${Object.keys(entries)
+    .map((n) => `${n}.js`)
+    .join(', ')})`,
+);

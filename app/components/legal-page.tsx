@@ -5,7 +5,14 @@ import { LanguageSwitcher } from '~/components/language-switcher';
 import { LegalLinks } from '~/components/legal-links';
 
 export type LegalSection = { heading: string; body: string[] };
-export type LegalDocument = { title: string; intro: string; updated: string; backHome: string; sections: LegalSection[]; contactEmail: string };
+export type LegalDocument = {
+  title: string;
+  intro: string;
+  updated: string;
+  backHome: string;
+  sections: LegalSection[];
+  contactEmail: string;
+};
 
 /** The frame and text of /terms, /privacy and /contact (texts come translated from the loader). */
 export function LegalPage({ doc, children }: { doc: LegalDocument; children?: React.ReactNode }) {
@@ -14,7 +21,10 @@ export function LegalPage({ doc, children }: { doc: LegalDocument; children?: Re
     <div className="flex min-h-screen flex-col bg-slate-50">
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex h-16 max-w-4xl items-center gap-4 px-4 sm:px-6">
-          <Link to="/" className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <Link
+            to="/"
+            className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             <Logo />
             <span className="text-lg tracking-tight">{t('appName')}</span>
           </Link>

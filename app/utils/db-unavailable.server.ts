@@ -1,5 +1,4 @@
-import { languageFromHeaders } from '~/i18n';
-import { getT } from '~/i18n.server';
+import { getT, languageFromHeaders } from '~/i18n.server';
 import { singleton } from '~/utils/singleton.server';
 
 // While PostgreSQL is unreachable, pages answer a translated 503 at once instead of a 500, and the

@@ -25,7 +25,13 @@ const { startWorkers } = await import('../../jobs/worker');
 const message = (i: number, template: 'set-password' | 'reset-password') => {
   const key = `${template}-${i}-${crypto.randomUUID()}`;
   const to = `bench-${i}@example.com`;
-  return { messageKey: key, to, template, language: 'en' as const, params: { name: `Bench ${i}`, link: `http://localhost:3000/reset-password?token=${key}` } };
+  return {
+    messageKey: key,
+    to,
+    template,
+    language: 'en' as const,
+    params: { name: `Bench ${i}`, link: `http://localhost:3000/reset-password?token=${key}` },
+  };
 };
 
 // The burst of sign-ups (one insert, as a batch import would), then one password reset through

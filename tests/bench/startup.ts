@@ -39,7 +39,10 @@ async function once(args: string[]): Promise<{ readyMs: number; rssMb: number }>
   });
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
       if (performance.now() - started > 60_000) throw new Error('not ready after 60 s');

@@ -16,7 +16,11 @@ describe('unknown /api/* paths', () => {
     ['DELETE', '/api/nope/deeper'],
   ])('%s %s answers JSON 404', async (method, path) => {
     const c = new TestClient(app.url);
-    const res = await c.request(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+    const res = await c.request(path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: method === 'GET' ? undefined : '{}',
+    });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({ error: 'Not found' });

@@ -27,7 +27,13 @@ afterAll(async () => {
 
 async function run(script: string, ...args: string[]) {
   // Only what an operator's shell has: no DATABASE_URL, the app's DATA_DIR, the default port.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'development',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+  };
   try {
     const { stdout, stderr } = await promisify(execFile)(tsx, [script, ...args], { cwd: root, env });
     return { code: 0, stdout, stderr };

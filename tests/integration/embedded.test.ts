@@ -5,7 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EmbeddedRunningError, EmbeddedStartError, findBinaries, freePort, postgresUser, reachableBinaries, reachableBy, runningPostmaster, startEmbeddedPostgres } from '../../db/embedded';
+import {
+  EmbeddedRunningError,
+  EmbeddedStartError,
+  findBinaries,
+  freePort,
+  postgresUser,
+  reachableBinaries,
+  reachableBy,
+  runningPostmaster,
+  startEmbeddedPostgres,
+} from '../../db/embedded';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-embedded-'));
 fs.chmodSync(root, 0o755);
@@ -60,7 +70,7 @@ describe('embedded Postgres start-up messages', () => {
     expect(sleeper.exitCode).toBeNull(); // the unrelated process was left alone
   });
 
-  it('says what to do when this cluster\'s own server still runs, and names its port', async () => {
+  it("says what to do when this cluster's own server still runs, and names its port", async () => {
     const dataDir = path.join(root, 'running');
     const port = await freePort();
     const live = await startEmbeddedPostgres({ dataDir, port, persistent: false, fast: true });
@@ -87,7 +97,9 @@ describe('embedded Postgres start-up messages', () => {
     const again = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: true });
     const sql = postgres(again.url, { max: 1, onnotice: () => {} });
     try {
-      const [row] = await sql<{ encoding: string }[]>`SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()`;
+      const [row] = await sql<
+        { encoding: string }[]
+      >`SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()`;
       expect(row!.encoding).toBe('UTF8');
     } finally {
       await sql.end();
@@ -142,7 +154,7 @@ describe('embedded Postgres as root under a folder others cannot enter', () => {
     expect(asPostgres(usable.initdb).stdout).toMatch(/PostgreSQL/);
   });
 
-  it('reachableBy reads the folders\' mode bits', () => {
+  it("reachableBy reads the folders' mode bits", () => {
     const closed = path.join(root, 'closed');
     fs.mkdirSync(path.join(closed, 'inner'), { recursive: true });
     fs.chmodSync(closed, 0o700);
