@@ -111,10 +111,12 @@ say "image user $IMG_USER ($USER_IDS), workdir $IMG_WORKDIR, CMD $IMG_CMD"
 APP_PORT=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 mkdir -p "$WORK/data" && chown "$USER_IDS" "$WORK/data"
 RUN_ENV="$IMG_ENV PORT=$APP_PORT DATABASE_URL='$DATABASE_URL' APP_URL=http://127.0.0.1:$APP_PORT SESSION_SECRET=$(openssl rand -hex 32) ENCRYPTION_KEY=$(openssl rand -base64 32)"
-# In a private mount namespace: /proc, /dev, a tmpfs /tmp and the writable /data of a container.
+# In a private mount namespace: /proc, /dev, a tmpfs /tmp, the writable /data and the host's DNS
+# settings, as a container gets them (the mounted image itself is read-only).
 in_image() {
   unshare -m sh -c "mount --bind /proc '$M/proc' && mount --bind /dev '$M/dev' && mount -t tmpfs tmpfs '$M/tmp' \
-    && mount --bind '$WORK/data' '$M/data' && cp /etc/resolv.conf '$M/etc/resolv.conf' \
+    && mount --bind '$WORK/data' '$M/data' \
+    && { [ ! -e '$M/etc/resolv.conf' ] || mount --bind /etc/resolv.conf '$M/etc/resolv.conf'; } \
     && exec chroot --userspec=$USER_IDS '$M' env -i --chdir='$IMG_WORKDIR' $RUN_ENV $1"
 }
 in_image "$IMG_CMD" >"$WORK/app.log" 2>&1 &
