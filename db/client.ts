@@ -43,7 +43,8 @@ export function connect(url = process.env.DATABASE_URL, max = 10, name = 'postfo
   return postgres(url, {
     max,
     idle_timeout: 30,
-    connect_timeout: 10,
+    // Short: while the database is down, pages answer 503 at once rather than hang (see db-unavailable).
+    connect_timeout: 5,
     onnotice: () => {},
     transform: { undefined: null },
     connection: { application_name: name },

@@ -102,12 +102,13 @@ export async function migrationsApplied(sql: Sql, dir = MIGRATIONS_DIR): Promise
   return migrationFiles(dir).every((f) => done.has(f));
 }
 
-// `npm run db:migrate`
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+/** `npm run db:migrate`: applies pending migrations to DATABASE_URL or the embedded database. */
+export async function migrateCli(): Promise<void> {
   const { openDatabase } = await import('./open');
   const { ConfigError } = await import('../app/utils/env.server');
-  const db = await openDatabase().catch((err: unknown) => {
-    if (!(err instanceof ConfigError)) throw err;
+  const { EmbeddedStartError } = await import('./embedded');
+  const db = await openDatabase({ shareRunning: true }).catch((err: unknown) => {
+    if (!(err instanceof ConfigError) && !(err instanceof EmbeddedStartError)) throw err;
     console.error(err.message);
     process.exit(1);
   });
@@ -117,4 +118,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   } finally {
     await db.close();
   }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  await migrateCli();
 }

@@ -18,7 +18,9 @@ export const queues = {
       expireInSeconds: 120,
       retentionDays: 7,
     } satisfies Omit<PgBoss.Queue, 'name'>,
-    work: { batchSize: 5, pollingIntervalSeconds: 1 },
+    // Two fetch loops of 16 (each sent 8 at a time, see jobs/handlers/send-email.ts), polling every
+    // 0.5 s when idle: a password reset (priority 10) overtakes a queued burst of sign-ups.
+    work: { batchSize: 16, pollingIntervalSeconds: 0.5, workers: 2 },
   },
   // Hourly: monthly credit resets that are due (the lazy check on a request covers a missed run).
   'ledger-monthly-reset': {

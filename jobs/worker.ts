@@ -23,7 +23,8 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
 export async function startWorkers(): Promise<PgBoss> {
   const boss = await startBoss('worker');
   for (const name of Object.keys(handlers) as WorkQueue[]) {
-    await boss.work(name, { ...queues[name].work }, handlers[name]);
+    const { workers = 1, ...work } = queues[name].work as PgBoss.WorkOptions & { workers?: number };
+    for (let i = 0; i < workers; i++) await boss.work(name, work, handlers[name]);
   }
   // Cron schedules (pg-boss runs them once across all workers).
   for (const [name, q] of Object.entries(queues)) {

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate';
-import { openDatabase } from '../../db/open';
+import { EmbeddedStartError } from '../../db/embedded';
+import { openDatabase, type OpenDatabase } from '../../db/open';
 import type { Sql } from '../../db/client';
 import { adjust, LedgerError } from '../services/ledger.server';
 import { exportRows } from '../services/ledger-export.server';
@@ -100,14 +101,15 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
 }
 
 async function main() {
-  // Opens the database the way server.ts does (DATABASE_URL or the embedded one) and migrates it.
+  // Opens the database the way server.ts does (DATABASE_URL or the embedded one; the running app's
+  // embedded cluster when it runs) and migrates it.
   let db: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    db = await openDatabase();
+    db = await openDatabase({ shareRunning: true });
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof ConfigError) && !(err instanceof EmbeddedStartError)) throw err;
     process.stderr.write(`${err.message}\n`);
-    process.exitCode = 2;
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
     return;
   }
   try {

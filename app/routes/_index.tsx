@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Icon, Logo, type IconName } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { ButtonLink, linkButtonClass } from '~/components/ui/button-link';
+import { LegalLinks } from '~/components/legal-links';
 import { useRootData } from '~/root';
 import { rootT } from '~/utils/meta';
 import type { ClientNamespace } from '~/i18n';
@@ -384,6 +385,7 @@ function Footer({ signedIn }: { signedIn: boolean }) {
             </Link>
           )}
         </nav>
+        <LegalLinks />
       </div>
     </footer>
   );

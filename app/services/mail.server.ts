@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { sql, type TransactionSql } from '../../db/client';
 import { enqueue } from '../../jobs/boss';
@@ -10,7 +11,7 @@ export type EmailMessage = QueuePayload<'send-email'>;
 
 /** Queues a message inside the caller's transaction: it is sent only if that transaction commits. */
 export async function queueEmail(tx: TransactionSql, message: EmailMessage): Promise<void> {
-  await enqueue('send-email', message, { singletonKey: message.messageKey }, tx);
+  await enqueue('send-email', message, { singletonKey: message.messageKey, priority: emailPriority(message.template) }, tx);
 }
 
 const escapeHtml = (s: string) =>
@@ -34,41 +35,84 @@ export async function renderEmail(message: Pick<EmailMessage, 'template' | 'lang
   return { subject, text, html };
 }
 
+/** Messages one worker process sends at the same time (and its SMTP connection pool's size). */
+export const EMAIL_CONCURRENCY = 8;
+/** A claim older than this (the send-email job's expiry) is taken over by the next attempt. */
+const CLAIM_LEASE_SECONDS = 120;
+
+/** Password resets are sent before any burst of sign-ups (pg-boss fetches higher priority first). */
+export const emailPriority = (template: EmailMessage['template']) => (template === 'reset-password' ? 10 : 0);
+
 let transporter: Transporter | undefined;
 function smtp(): Transporter {
-  transporter ??= nodemailer.createTransport(env.SMTP_URL!);
+  if (!transporter) {
+    // A pool of connections reused across messages, unless the operator's URL says otherwise.
+    const url = new URL(env.SMTP_URL!);
+    if (!url.searchParams.has('pool')) {
+      url.searchParams.set('pool', 'true');
+      url.searchParams.set('maxConnections', String(EMAIL_CONCURRENCY));
+    }
+    transporter = nodemailer.createTransport(url.toString());
+  }
   return transporter;
+}
+
+type Claim = { claimed: true; token: string } | { claimed: false; sent: boolean };
+
+/** Takes the message for this attempt in one statement (its own short transaction). */
+async function claim(message: EmailMessage, rendered: { subject: string; text: string; html: string }, transport: string): Promise<Claim> {
+  const token = crypto.randomUUID();
+  const [row] = await sql<{ token: string }[]>`
+    INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport, claimed_at, claim_token)
+    VALUES (${message.messageKey}, ${message.to}, ${rendered.subject}, ${rendered.text}, ${rendered.html}, ${transport}, now(), ${token})
+    ON CONFLICT (message_key) DO UPDATE SET transport = EXCLUDED.transport, claimed_at = now(), claim_token = EXCLUDED.claim_token
+      WHERE email_outbox.sent_at IS NULL
+        AND (email_outbox.claimed_at IS NULL OR email_outbox.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))
+    RETURNING claim_token AS token`;
+  if (row) return { claimed: true, token };
+  const [current] = await sql<{ sentAt: Date | null }[]>`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${message.messageKey}`;
+  return { claimed: false, sent: Boolean(current?.sentAt) };
 }
 
 /**
  * Sends one queued message. Idempotent by messageKey: a retried or duplicated job finds the message
  * already sent and does nothing. Without SMTP_URL the message is kept in the outbox and logged.
+ *
+ * The transaction rule: claim the message (commit), send it with no connection or lock held, then
+ * mark it sent. A delivery that finds the message claimed by another attempt in flight waits for
+ * that attempt's outcome: sent (nothing to do), or released after a failure (claim it, send).
  */
-export async function deliverEmail(message: EmailMessage): Promise<'sent' | 'outbox' | 'already-sent'> {
-  const { subject, text, html } = await renderEmail(message);
+export async function deliverEmail(message: EmailMessage, waitMs = 30_000): Promise<'sent' | 'outbox' | 'already-sent'> {
+  const rendered = await renderEmail(message);
   const transport = env.SMTP_URL ? 'smtp' : 'outbox';
-  // The upsert locks the outbox row until this transaction ends, so two jobs delivering the same
-  // message at once take turns and the second finds it sent. A failed send rolls back (retry).
-  return sql.begin(async (tx) => {
-    const [existing] = await tx<{ sentAt: Date | null }[]>`
-      INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport)
-      VALUES (${message.messageKey}, ${message.to}, ${subject}, ${text}, ${html}, ${transport})
-      ON CONFLICT (message_key) DO UPDATE SET transport = EXCLUDED.transport
-      RETURNING sent_at AS "sentAt"`;
-    if (existing?.sentAt) return 'already-sent' as const;
+  const until = Date.now() + waitMs;
+  let taken = await claim(message, rendered, transport);
+  while (!taken.claimed) {
+    if (taken.sent) return 'already-sent';
+    if (Date.now() > until) throw new Error(`e-mail ${message.messageKey} is being sent by another attempt`);
+    await new Promise((r) => setTimeout(r, 50));
+    taken = await claim(message, rendered, transport);
+  }
+  const { token } = taken;
+  try {
     if (transport === 'smtp') {
       await smtp().sendMail({
         from: env.MAIL_FROM,
         to: message.to,
-        subject,
-        text,
-        html,
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
         messageId: `<${message.messageKey.replace(/[^\w.-]/g, '.')}@postforge>`,
       });
     } else {
-      getLogger().info({ to: message.to, subject, link: message.params.link }, 'e-mail kept in outbox (no SMTP_URL)');
+      getLogger().info({ to: message.to, subject: rendered.subject, link: message.params.link }, 'e-mail kept in outbox (no SMTP_URL)');
     }
-    await tx`UPDATE email_outbox SET sent_at = now() WHERE message_key = ${message.messageKey}`;
-    return transport === 'smtp' ? ('sent' as const) : ('outbox' as const);
-  });
+  } catch (err) {
+    // Release the claim so that the job's retry (or a waiting attempt) sends it.
+    await sql`UPDATE email_outbox SET claimed_at = NULL, claim_token = NULL WHERE message_key = ${message.messageKey} AND claim_token = ${token}`;
+    throw err;
+  }
+  await sql`UPDATE email_outbox SET sent_at = now(), claimed_at = NULL, claim_token = NULL
+            WHERE message_key = ${message.messageKey} AND claim_token = ${token}`;
+  return transport === 'smtp' ? 'sent' : 'outbox';
 }

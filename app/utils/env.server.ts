@@ -68,6 +68,8 @@ const schema = z.object({
   ROLE: z.enum(['all', 'web', 'worker']).default('all'),
   SMTP_URL: z.string().min(1).optional(),
   MAIL_FROM: z.string().min(3).default('Postforge <no-reply@postforge.local>'),
+  // Shown on the contact, terms and privacy pages; unset: derived from MAIL_FROM (see contactEmail()).
+  CONTACT_EMAIL: z.string().email().optional(),
   OPENROUTER_API_KEY: z.string().optional(),
   OPENROUTER_BASE_URL: z.string().url().default('https://openrouter.ai/api/v1'),
   REPLICATE_API_TOKEN: z.string().optional(),

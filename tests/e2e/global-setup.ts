@@ -89,11 +89,12 @@ function stopApp(app: ChildProcess, logFile: string): Promise<void> {
 /**
  * Starts everything the end-to-end suite talks to: a Postgres cluster with a fresh migrated
  * database, an SMTP server that keeps every message, and the production build of the app as a
- * child process (`tsx server.ts`, NODE_ENV=production). Returns the teardown.
+ * child process (`node build/server/index.js`, the compiled server that production runs,
+ * NODE_ENV=production). Returns the teardown.
  */
 export default async function globalSetup(_config: FullConfig) {
-  if (!fs.existsSync(path.join(ROOT, 'build/index.js'))) {
-    throw new Error('No production build: run `npx remix build` before the end-to-end tests.');
+  if (!fs.existsSync(path.join(ROOT, 'build/index.js')) || !fs.existsSync(path.join(ROOT, 'build/server/index.js'))) {
+    throw new Error('No production build: run `npm run build` before the end-to-end tests.');
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-e2e-'));
   const logFile = path.join(tmp, 'app.log');
@@ -124,9 +125,9 @@ export default async function globalSetup(_config: FullConfig) {
 
     const appDir = snapshotApp(tmp);
     const log = fs.openSync(logFile, 'a');
-    // Equivalent to `npx tsx server.ts`, without the npx and tsx wrappers in between, so SIGTERM
+    // As `npm start` and the Docker image run it, without the npm wrapper in between, so SIGTERM
     // reaches the server itself and its exit code is the server's own.
-    app = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    app = spawn(process.execPath, ['build/server/index.js'], {
       cwd: appDir,
       stdio: ['ignore', log, log],
       env: {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { enqueue } from '../../jobs/boss';
 import { startWorkers } from '../../jobs/worker';
-import { deliverEmail, queueEmail, type EmailMessage } from '../../app/services/mail.server';
+import { deliverEmail, queueEmail, renderEmail, type EmailMessage } from '../../app/services/mail.server';
 import { loadEnv } from '../../app/utils/env.server';
 import { getLogger } from '../../app/utils/logger.server';
 
@@ -13,6 +13,8 @@ import { getLogger } from '../../app/utils/logger.server';
 type Received = { to: string[]; raw: string };
 const received: Received[] = [];
 let refuseNext = false;
+// When set, the next message's DATA is answered only once `release` is called (a slow mail server).
+let hold: { reached: () => void; release: Promise<void> } | undefined;
 const smtp = new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS', 'AUTH'],
@@ -20,7 +22,13 @@ const smtp = new SMTPServer({
   onData(stream, session, callback) {
     let raw = '';
     stream.on('data', (d: Buffer) => (raw += d.toString('utf8')));
-    stream.on('end', () => {
+    stream.on('end', async () => {
+      const held = hold;
+      hold = undefined;
+      if (held) {
+        held.reached();
+        await held.release;
+      }
       if (refuseNext) {
         refuseNext = false;
         const err = Object.assign(new Error('Try again later'), { responseCode: 451 });
@@ -64,6 +72,31 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+// Before any worker runs (the next describe starts them): what a worker would fetch first.
+describe('priority', () => {
+  beforeAll(() => useSmtp(smtpUrl));
+
+  // Fails without the priority: a reset waited behind every sign-up queued before it.
+  it('a password reset queued after a burst of sign-ups is taken first', async () => {
+    const burst = Array.from({ length: 30 }, (_, i) => message(unique(`prio-signup-${i}`)));
+    const reset = { ...message(unique('prio-reset')), template: 'reset-password' as const };
+    await sql.begin(async (tx) => {
+      for (const m of burst) await queueEmail(tx, m);
+    });
+    await sql.begin((tx) => queueEmail(tx, reset));
+    // The order in which pg-boss's fetch takes jobs (priority desc, then age), over this test's
+    // jobs only: other test files share the queue, and fetching their jobs would steal them.
+    const order = await sql<{ key: string; priority: number }[]>`
+      SELECT data->>'messageKey' AS key, priority FROM pgboss.job
+      WHERE name = 'send-email' AND data->>'messageKey' LIKE 'prio-%'
+      ORDER BY priority DESC, created_on, id`;
+    expect(order).toHaveLength(31);
+    expect(order[0]).toEqual({ key: reset.messageKey, priority: 10 });
+    expect(order.slice(1).every((row) => row.priority === 0)).toBe(true);
+    await sql`DELETE FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' LIKE 'prio-%'`;
+  });
+});
 
 describe('send-email job over SMTP', () => {
   beforeAll(async () => {
@@ -116,6 +149,69 @@ describe('send-email job over SMTP', () => {
     const results = await Promise.all([deliverEmail(msg), deliverEmail(msg)]);
     expect(results.sort()).toEqual(['already-sent', 'sent']);
     expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+
+  // Fails without the claim pattern: the outbox row stayed locked, in an open transaction on a
+  // pooled connection, for as long as the mail server took to answer.
+  it('holds no row lock and no open transaction while the mail server answers', async () => {
+    const msg = message(unique('claim'));
+    let release!: () => void;
+    const reached = new Promise<void>((resolve) => {
+      hold = { reached: resolve, release: new Promise<void>((r) => (release = r)) };
+    });
+    const delivery = deliverEmail(msg);
+    await reached; // the message is at the server, which has not answered yet
+    try {
+      const [row] = await sql.begin(
+        (tx) => tx<{ claimed: boolean; sentAt: Date | null }[]>`
+          SELECT claimed_at IS NOT NULL AS claimed, sent_at AS "sentAt" FROM email_outbox
+          WHERE message_key = ${msg.messageKey} FOR UPDATE NOWAIT`,
+      );
+      expect(row).toEqual({ claimed: true, sentAt: null });
+      const [open] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND state LIKE 'idle in transaction%'`;
+      expect(open!.n).toBe(0);
+    } finally {
+      release();
+    }
+    expect(await delivery).toBe('sent');
+    const [row] = await sql<{ sentAt: Date | null; claimToken: string | null }[]>`
+      SELECT sent_at AS "sentAt", claim_token AS "claimToken" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+    expect(row!.sentAt).not.toBeNull();
+    expect(row!.claimToken).toBeNull();
+    expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+
+  it('takes over the claim of an attempt that died mid-send (older than the lease)', async () => {
+    const msg = message(unique('stale'));
+    const { subject, text, html } = await renderEmail(msg);
+    await sql`INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport, claimed_at, claim_token)
+              VALUES (${msg.messageKey}, ${msg.to}, ${subject}, ${text}, ${html}, 'smtp', now() - interval '1 hour', gen_random_uuid())`;
+    expect(await deliverEmail(msg)).toBe('sent');
+    expect(mailsTo(msg.to)).toHaveLength(1);
+  });
+
+  it('a fresh claim of another attempt is waited for, not duplicated', async () => {
+    const msg = message(unique('fresh'));
+    const { subject, text, html } = await renderEmail(msg);
+    await sql`INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport, claimed_at, claim_token)
+              VALUES (${msg.messageKey}, ${msg.to}, ${subject}, ${text}, ${html}, 'smtp', now(), gen_random_uuid())`;
+    await expect(deliverEmail(msg, 300)).rejects.toThrow(/another attempt/);
+    expect(mailsTo(msg.to)).toHaveLength(0);
+  });
+
+  it('a batch with one refused message completes the others and retries only that one', async () => {
+    const good = message(unique('batch-ok'));
+    const bad = message(unique('batch-bad'));
+    // The next message the server sees is refused: send the bad one alone first, then both by job.
+    refuseNext = true;
+    await expect(deliverEmail(bad)).rejects.toThrow();
+    await enqueue('send-email', good);
+    await waitFor(() => mailsTo(good.to).length === 1, 'the good message');
+    await enqueue('send-email', bad);
+    await waitFor(() => mailsTo(bad.to).length === 1, 'the refused message, sent by a later attempt');
+    expect(mailsTo(good.to)).toHaveLength(1);
   });
 
   it('a refused delivery throws (so the job retries) and the retry sends it', async () => {

@@ -25,14 +25,17 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 // `npm start` runs the tsx CLI (which relays signals to its child); the Docker image runs node
 // with tsx's loader in one process.
-const launchers = {
+// `npm start` and the Docker image run the compiled server (built by `npm run build`).
+const compiled = fs.existsSync(path.join(root, 'build/server/index.js'));
+const launchers: Record<string, readonly [string, readonly string[]]> = {
   'tsx server.ts': [tsx, ['server.ts']],
   'node --import tsx server.ts': [process.execPath, ['--import', 'tsx', 'server.ts']],
-} as const;
-type Launcher = keyof typeof launchers;
+  ...(compiled ? { 'node build/server/index.js': [process.execPath, ['build/server/index.js']] as const } : {}),
+};
+type Launcher = string;
 
 function run(env: NodeJS.ProcessEnv, launcher: Launcher = 'tsx server.ts') {
-  const [command, args] = launchers[launcher];
+  const [command, args] = launchers[launcher]!;
   const child = spawn(command, [...args], { cwd: root, env });
   children.push(child);
   let output = '';

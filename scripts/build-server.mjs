@@ -1,0 +1,64 @@
+// Compiles the server side for production (run by `npm run build` after `remix build`): server.ts,
+// the ledger CLI and the migration CLI, each bundled with its imports (app/, db/, jobs/) into one
+// ES module in build/server/. Packages stay external (node_modules is installed next to it).
+//
+// Source files that find their neighbours through import.meta.url (server.ts: public/ and the Remix
+// build; db/migrate.ts: db/migrations/) keep seeing their own location: in each project file,
+// import.meta.url becomes the URL of that source file, relative to the bundle.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'build/server');
+
+const ownMetaUrl = {
+  name: 'own-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.(ts|tsx)$/ }, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const relative = path.relative(outdir, args.path).split(path.sep).join('/');
+      const contents = source.replaceAll('import.meta.url', `new URL(${JSON.stringify(relative)}, import.meta.url).href`);
+      return { contents, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+    });
+  },
+};
+
+// Bare package names stay imports of node_modules; `~/…` (tsconfig paths: app/) is our code.
+const externalPackages = {
+  name: 'external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./~]/ }, (args) => (path.isAbsolute(args.path) ? undefined : { path: args.path, external: true }));
+  },
+};
+
+const entries = {
+  // server.ts runs main() only when it is the entry file itself; here a tiny entry calls it.
+  index: `import { main } from './server';\nawait main();\n`,
+  ledger: `import './app/cli/ledger';\n`,
+  migrate: `import { migrateCli } from './db/migrate';\nawait migrateCli();\n`,
+};
+
+fs.rmSync(outdir, { recursive: true, force: true });
+for (const [name, contents] of Object.entries(entries)) {
+  await esbuild.build({
+    stdin: { contents, resolveDir: root, sourcefile: `${name}-entry.ts`, loader: 'ts' },
+    outfile: path.join(outdir, `${name}.js`),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    tsconfig: path.join(root, 'tsconfig.json'),
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [externalPackages, ownMetaUrl],
+  });
+}
+fs.writeFileSync(path.join(outdir, 'package.json'), '{ "type": "module" }\n');
+console.log(
+  `server compiled into ${path.relative(root, outdir)}/ (${Object.keys(entries)
+    .map((n) => `${n}.js`)
+    .join(', ')})`,
+);
