@@ -1,7 +1,7 @@
 import { getSql, sql, type Db } from '../db/client';
 import { getBoss } from './boss';
 import { GENERATE_QUEUE, WAKE_CHANNEL } from '~/services/generation.server';
-import { processItem, type ClaimedItem } from '~/services/generation-worker.server';
+import { processItem, WORKER_ID, type ClaimedItem } from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
@@ -138,7 +138,9 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     });
 
   await getBoss();
-  const listener = await getSql().listen(WAKE_CHANNEL, () => wake());
+  const listener = await getSql().listen(WAKE_CHANNEL, (payload) => {
+    if (payload !== WORKER_ID) wake();
+  });
   const pending: string[] = [];
   let flushing: Promise<void> | null = null;
   const flush = async () => {

@@ -50,6 +50,12 @@ type ItemRow = {
   metadata: Record<string, unknown>;
 };
 
+/**
+ * This process's id in the wake-ups it sends when an item ends (a freed per-user slot may let
+ * another process claim): its own loop has already woken itself and ignores the echo.
+ */
+export const WORKER_ID = `worker:${crypto.randomUUID()}`;
+
 const INTERRUPTED = 'The worker stopped while generating this item.';
 /** The item's hold was voided by the sweeper (the work was abandoned too long): it is not charged. */
 export const HOLD_GONE = 'This item took too long and was stopped; no credits were charged.';
@@ -223,7 +229,7 @@ function finishStatement(
       WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
       RETURNING id
     )
-    SELECT d.id, pg_notify(${WAKE_CHANNEL}, '') AS woken
+    SELECT d.id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken
       ${outcome ? db`, (SELECT count(*) FROM ledger_resolve('result:' || d.id || ':attempt:' || ${item.attempt}, ${outcome})) AS booked` : db``}
     FROM done d`;
 }
