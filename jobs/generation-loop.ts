@@ -1,7 +1,7 @@
 import { getSql, sql, type Db } from '../db/client';
 import { getBoss } from './boss';
 import { GENERATE_QUEUE, WAKE_CHANNEL } from '~/services/generation.server';
-import { processItem, type ClaimedItem } from '~/services/generation-worker.server';
+import { processItem, WORKER_ID, type ClaimedItem } from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
@@ -27,7 +27,9 @@ export async function claimItems(n: number, perUser: number, leaseSeconds: numbe
   if (n <= 0) return [];
   return db.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`;
-    const rows = await tx<{ id: string; data: { resultId: string; userId: string; attempt: number }; leased: boolean; deliveries: number | null }[]>`
+    const rows = await tx<
+      { id: string; data: { resultId: string; userId: string; attempt: number }; leased: boolean; deliveries: number | null }[]
+    >`
       WITH busy AS (
         SELECT user_id, count(*)::int AS n FROM generation_results
         WHERE lease_until IS NOT NULL AND lease_until > now() GROUP BY user_id
@@ -69,6 +71,7 @@ export async function claimItems(n: number, perUser: number, leaseSeconds: numbe
       attempt: r.data.attempt,
       leased: r.leased,
       deliveries: r.deliveries ?? 0,
+      leaseSeconds,
     }));
   });
 }
@@ -135,7 +138,9 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     });
 
   await getBoss();
-  const listener = await getSql().listen(WAKE_CHANNEL, () => wake());
+  const listener = await getSql().listen(WAKE_CHANNEL, (payload) => {
+    if (payload !== WORKER_ID) wake();
+  });
   const pending: string[] = [];
   let flushing: Promise<void> | null = null;
   const flush = async () => {
@@ -198,7 +203,9 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
         const ids = [...inFlight.keys()];
         await sql`
           UPDATE generation_results r SET lease_until = now()
-          FROM pgboss.job j WHERE j.id = ANY(${ids}::uuid[]) AND r.id::text = j.data->>'resultId' AND r.status = 'processing'`.catch(() => {});
+          FROM pgboss.job j WHERE j.id = ANY(${ids}::uuid[]) AND r.id::text = j.data->>'resultId' AND r.status = 'processing'`.catch(
+          () => {},
+        );
       }
       await (flushing ?? Promise.resolve());
       await flush();

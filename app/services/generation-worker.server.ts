@@ -5,7 +5,7 @@ import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
-import { holdKey, keepHoldsAlive, holdExpiry, WAKE_CHANNEL } from './generation.server';
+import { holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
 import {
   generateArticle,
   generateImages,
@@ -35,6 +35,8 @@ export type ClaimedItem = {
   /** False when the item is not processing in that attempt, or another worker holds it. */
   leased: boolean;
   deliveries: number;
+  /** The lease taken by the claim (seconds); the heartbeat renews it and the hold with it. */
+  leaseSeconds?: number;
 };
 
 export type ItemOutcome = 'completed' | 'failed' | 'skipped';
@@ -48,7 +50,18 @@ type ItemRow = {
   metadata: Record<string, unknown>;
 };
 
+/**
+ * This process's id in the wake-ups it sends when an item ends (a freed per-user slot may let
+ * another process claim): its own loop has already woken itself and ignores the echo.
+ */
+export const WORKER_ID = `worker:${crypto.randomUUID()}`;
+
 const INTERRUPTED = 'The worker stopped while generating this item.';
+/** The item's hold was voided by the sweeper (the work was abandoned too long): it is not charged. */
+export const HOLD_GONE = 'This item took too long and was stopped; no credits were charged.';
+
+/** Thrown into an item's work when its hold is gone. */
+class HoldGone extends Error {}
 
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
 export async function processItem(item: ClaimedItem, db: Db = sql): Promise<ItemOutcome> {
@@ -56,17 +69,25 @@ export async function processItem(item: ClaimedItem, db: Db = sql): Promise<Item
   if (item.deliveries > MAX_DELIVERIES) {
     return (await finishFailed(item, INTERRUPTED, db)) ? 'failed' : 'skipped';
   }
-  const [row] = await db<ItemRow[]>`
-    SELECT r.id, r.type, r.prompt, r.model, g.settings, r.metadata
+  const leaseSeconds = item.leaseSeconds ?? env.GENERATION_LEASE_SECONDS;
+  // The row and the renewal of its hold with the lease, in one round trip: a hold already swept
+  // (the item waited or was abandoned too long) ends the item failed and uncharged.
+  const [row] = await db<(ItemRow & { held: boolean })[]>`
+    SELECT r.id, r.type, r.prompt, r.model, g.settings, r.metadata,
+      EXISTS (SELECT 1 FROM ledger_extend_holds(ARRAY[${holdKey(item.resultId, item.attempt)}], ${leaseHoldExpiry(leaseSeconds)})) AS held
     FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
     WHERE r.id = ${item.resultId} AND r.user_id = ${item.userId} AND r.attempt = ${item.attempt} AND r.status = 'processing'`;
   if (!row) return 'skipped';
+  if (!row.held) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 
-  const heartbeat = startHeartbeat(item, db);
+  const heartbeat = startHeartbeat(item, leaseSeconds, db);
   try {
-    const output = row.type === 'text' ? await runText(item, row) : await runImage(item, row);
-    return (await finishCompleted(item, output, db)) ? 'completed' : 'skipped';
+    const work = row.type === 'text' ? runText(item, row) : runImage(item, row);
+    work.catch(() => {}); // abandoned when the hold goes
+    const output = await Promise.race([work, heartbeat.gone]);
+    return await finishCompleted(item, output, db);
   } catch (err) {
+    if (err instanceof HoldGone) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
     const message = err instanceof ProviderError ? err.message : (err as Error)?.message || 'Generation failed';
     if (!(err instanceof ProviderError)) getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation item error');
     return (await finishFailed(item, message.slice(0, 1000), db)) ? 'failed' : 'skipped';
@@ -75,19 +96,33 @@ export async function processItem(item: ClaimedItem, db: Db = sql): Promise<Item
   }
 }
 
-/** Extends the item's lease (and its hold) while the provider works. */
-function startHeartbeat(item: ClaimedItem, db: Db) {
-  const every = Math.max(1000, (env.GENERATION_LEASE_SECONDS * 1000) / 3);
+/**
+ * Renews the item's lease and its hold together (one statement) while the provider works, every
+ * third of a lease. `gone` rejects when the ledger says the hold is no longer open (swept): the
+ * item must stop and end failed, uncharged.
+ */
+function startHeartbeat(item: ClaimedItem, leaseSeconds: number, db: Db) {
+  const every = Math.max(250, (leaseSeconds * 1000) / 3);
+  let signalGone: (err: HoldGone) => void = () => {};
+  const gone = new Promise<never>((_, reject) => (signalGone = reject));
+  gone.catch(() => {});
   const timer = setInterval(() => {
     void (async () => {
-      await db`
-        UPDATE generation_results SET lease_until = now() + make_interval(secs => ${env.GENERATION_LEASE_SECONDS})
-        WHERE id = ${item.resultId} AND attempt = ${item.attempt} AND status = 'processing'`;
-      await keepHoldsAlive([holdKey(item.resultId, item.attempt)], holdExpiry(1), db);
+      const [r] = await db<{ held: boolean }[]>`
+        WITH lease AS (
+          UPDATE generation_results SET lease_until = now() + make_interval(secs => ${leaseSeconds})
+          WHERE id = ${item.resultId} AND attempt = ${item.attempt} AND status = 'processing'
+          RETURNING id
+        )
+        SELECT EXISTS (SELECT 1 FROM ledger_extend_holds(ARRAY[${holdKey(item.resultId, item.attempt)}], ${leaseHoldExpiry(leaseSeconds)})) AS held`;
+      if (r && !r.held) {
+        clearInterval(timer);
+        signalGone(new HoldGone());
+      }
     })().catch((err) => getLogger().warn({ err: String(err) }, 'generation heartbeat failed'));
   }, every);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return { gone, stop: () => clearInterval(timer) };
 }
 
 type Output = {
@@ -111,11 +146,13 @@ function imageSettingsOf(settings: Record<string, unknown>, model: string, numOu
 
 async function requireKey(userId: string, provider: 'openrouter' | 'replicate'): Promise<string> {
   const key = await providerKey(userId, provider);
-  if (!key) throw new ProviderError(provider === 'openrouter' ? 'No API key for the text provider.' : 'No API key for the image provider.', false);
+  if (!key)
+    throw new ProviderError(provider === 'openrouter' ? 'No API key for the text provider.' : 'No API key for the image provider.', false);
   return key;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 async function runText(item: ClaimedItem, row: ItemRow): Promise<Output> {
   const key = await requireKey(item.userId, 'openrouter');
@@ -173,33 +210,59 @@ class Gone extends Error {}
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Fragment = any;
 
+const isHoldGone = (err: unknown) => (err as { code?: string })?.code === 'LG002';
+
 /**
  * The item's final state and its hold's outcome in ONE statement (atomic without a transaction):
  * the row changes only if it is still processing in this attempt, and the ledger is called only
- * for a row that changed. A hold the sweeper already voided: the row is finished without it.
+ * for a row that changed.
  */
-async function finish(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, set: Fragment, outcome: 'post' | 'void', db: Db): Promise<boolean> {
-  const statement = (withLedger: boolean) => db<{ id: string }[]>`
+function finishStatement(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: Fragment,
+  outcome: 'post' | 'void' | null,
+  db: Db,
+) {
+  return db<{ id: string }[]>`
     WITH done AS (
       UPDATE generation_results SET ${set}, lease_until = NULL, updated_at = now()
       WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
       RETURNING id
     )
-    SELECT d.id, pg_notify(${WAKE_CHANNEL}, '') AS woken
-      ${withLedger ? db`, (SELECT count(*) FROM ledger_resolve('result:' || d.id || ':attempt:' || ${item.attempt}, ${outcome})) AS booked` : db``}
+    SELECT d.id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken
+      ${outcome ? db`, (SELECT count(*) FROM ledger_resolve('result:' || d.id || ':attempt:' || ${item.attempt}, ${outcome})) AS booked` : db``}
     FROM done d`;
+}
+
+/**
+ * Books the outcome. A hold the sweeper already voided (ledger LG002): the item was not paid for,
+ * so it never completes: it ends failed (HOLD_GONE), uncharged.
+ */
+async function finish(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: Fragment,
+  outcome: 'post' | 'void',
+  db: Db,
+): Promise<ItemOutcome> {
+  const done = outcome === 'post' ? 'completed' : 'failed';
   try {
-    return (await statement(true)).length > 0;
+    return (await finishStatement(item, set, outcome, db)).length > 0 ? done : 'skipped';
   } catch (err) {
-    if ((err as { code?: string }).code !== 'LG002') throw err;
+    if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
-    return (await statement(false)).length > 0;
+    const final = outcome === 'post' ? db`status = 'failed', error = ${HOLD_GONE}` : set;
+    return (await finishStatement(item, final, null, db)).length > 0 ? 'failed' : 'skipped';
   }
 }
 
 /** Stores the output and posts the hold, atomically, if the item is still ours to finish. */
-async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<boolean> {
-  const search = [out.title, (out.metadata.originalPrompt as string) ?? '', (out.metadata.translatedPrompt as string) ?? '', out.text ?? htmlToText(out.content)]
+async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<ItemOutcome> {
+  const search = [
+    out.title,
+    (out.metadata.originalPrompt as string) ?? '',
+    (out.metadata.translatedPrompt as string) ?? '',
+    out.text ?? htmlToText(out.content),
+  ]
     .join('\n')
     .slice(0, SEARCH_TEXT_MAX);
   const set = (d: Db) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
@@ -212,17 +275,22 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
           INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
           VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
       }
-      const done = await tx.savepoint((sp) => finish(item, set(sp as unknown as Db), 'post', sp as unknown as Db));
-      if (!done) throw new Gone();
-      return true;
+      if ((await finishStatement(item, set(tx), 'post', tx)).length === 0) throw new Gone();
+      return 'completed' as const;
     });
   } catch (err) {
-    if (err instanceof Gone) return false;
+    if (err instanceof Gone) return 'skipped';
+    // The hold was swept: the images are rolled back with the transaction, the item ends failed.
+    if (isHoldGone(err)) return finish(item, db`status = 'failed', error = ${HOLD_GONE}`, 'void', db);
     throw err;
   }
 }
 
 /** Marks the item failed with the provider's message and voids its hold (if still ours). */
-export async function finishFailed(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, message: string, db: Db = sql): Promise<boolean> {
-  return finish(item, db`status = 'failed', error = ${message}`, 'void', db);
+export async function finishFailed(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  message: string,
+  db: Db = sql,
+): Promise<boolean> {
+  return (await finish(item, db`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
 }

@@ -10,8 +10,7 @@ import {
   type Model,
   type SubscriptionStatus,
 } from '~/catalogue';
-import * as ledger from './ledger.server';
-import { LedgerError, ensureCurrentPeriod, reserve, type ReserveItem } from './ledger.server';
+import { LedgerError, ensureCurrentPeriod, extendHolds, reserve, type ReserveItem } from './ledger.server';
 import { providerKey } from './api-keys.server';
 import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
@@ -80,7 +79,8 @@ export const errors = {
     kind === 'text'
       ? new GenerationError('no_api_key', 'errors.noTextApiKey', 'Failed to start text generation. Please check your API keys.')
       : new GenerationError('no_api_key', 'errors.noImageApiKey', 'Failed to start image generation. Please check your API keys.'),
-  tooManyTopics: (max: number) => new GenerationError('too_many_topics', 'errors.tooManyTopics', `Too many topics: at most ${max} per run.`, { max }),
+  tooManyTopics: (max: number) =>
+    new GenerationError('too_many_topics', 'errors.tooManyTopics', `Too many topics: at most ${max} per run.`, { max }),
   invalid: (message: string) => new GenerationError('invalid', 'errors.startFailed', message),
   notFound: (what: 'result' | 'job' | 'image' = 'result') =>
     new GenerationError(
@@ -107,13 +107,11 @@ export function generationConfig() {
 export const holdKey = (resultId: string, attempt: number) => `result:${resultId}:attempt:${attempt}`;
 
 // ---------------------------------------------------------------------------------------------
-// Holds and the sweeper. The ledger's sweeper voids holds older than LEDGER_HOLD_MAX_AGE_SECONDS;
-// queued and running items keep theirs alive. When the ledger offers per-item expiry
-// (`expiresAt` on reserve items, `extendHolds`), these two functions use it.
-
-type LedgerWithExpiry = {
-  extendHolds?: (keys: string[], until: Date, db?: Db) => Promise<unknown>;
-};
+// Holds and the sweeper. Every hold is reserved with its own expiry (long enough for the run to be
+// worked through), and a worker moves it on with the item's lease while it works (extendHolds).
+// The ledger's sweeper voids only holds past their expiry, so it never voids the hold of an item
+// still queued or being worked on; a hold it did void (the work was abandoned too long) means the
+// item ends failed, uncharged (see generation-worker.server.ts).
 
 /** How long a new hold of queued work is kept before the sweeper may void it. */
 export function holdExpiry(items: number, now = Date.now()): Date {
@@ -123,10 +121,17 @@ export function holdExpiry(items: number, now = Date.now()): Date {
   return new Date(now + (rounds * env.GENERATION_PROVIDER_TIMEOUT_SECONDS + 24 * 3600) * 1000);
 }
 
-/** Pushes the expiry of the given holds (a worker's heartbeat on items in flight). */
-export async function keepHoldsAlive(keys: string[], until: Date, db: Db = sql): Promise<void> {
-  const extend = (ledger as unknown as LedgerWithExpiry).extendHolds;
-  if (typeof extend === 'function' && keys.length > 0) await extend(keys, until, db);
+/** A leased item's hold lives at least this long past now (two leases: a missed heartbeat is fine). */
+export function leaseHoldExpiry(leaseSeconds: number, now = Date.now()): Date {
+  return new Date(now + 2 * leaseSeconds * 1000);
+}
+
+/**
+ * Moves the expiry of the given holds on (never back). Returns the keys whose hold is still open:
+ * a key missing means the hold was resolved (swept) and its work must stop.
+ */
+export async function keepHoldsAlive(keys: string[], until: Date, db: Db = sql): Promise<string[]> {
+  return extendHolds(keys, until, db);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +200,7 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
       RETURNING id, position`;
     rows.sort((a, b) => a.position - b.position);
     const until = holdExpiry(rows.length);
-    const items: (ReserveItem & { expiresAt?: Date })[] = rows.map((r) => ({ key: holdKey(r.id, 1), amount: perItem, expiresAt: until }));
+    const items: ReserveItem[] = rows.map((r) => ({ key: holdKey(r.id, 1), amount: perItem, expiresAt: until }));
     try {
       await reserve(userId, items, tx);
     } catch (err) {
@@ -240,7 +245,18 @@ export type RunProgress = {
 export async function getRunProgress(userId: string, runId: string, db: Db = sql): Promise<RunProgress> {
   if (!isUuid(runId)) throw errors.notFound('job');
   const [row] = await db<
-    { id: string; type: 'text' | 'image'; model: string; canceledAt: Date | null; createdAt: Date; total: number; completed: number; failed: number; canceled: number; processing: number }[]
+    {
+      id: string;
+      type: 'text' | 'image';
+      model: string;
+      canceledAt: Date | null;
+      createdAt: Date;
+      total: number;
+      completed: number;
+      failed: number;
+      canceled: number;
+      processing: number;
+    }[]
   >`
     SELECT r.id, r.type, r.model, r.canceled_at AS "canceledAt", r.created_at AS "createdAt",
       count(x.id)::int AS total,
@@ -291,7 +307,11 @@ export async function cancelItems(
         ${where.resultId ? tx`AND id = ${where.resultId}` : tx``}
         ${includeRunning ? tx`` : tx`AND (lease_until IS NULL OR lease_until < now())`}
       RETURNING id, attempt`;
-    if (rows.length > 0) await voidHolds(rows.map((r) => holdKey(r.id, r.attempt)), tx);
+    if (rows.length > 0)
+      await voidHolds(
+        rows.map((r) => holdKey(r.id, r.attempt)),
+        tx,
+      );
     return rows.length;
   });
 }

@@ -6,16 +6,7 @@ import { RESULTS_PAGE_SIZE } from '~/catalogue';
 import { imageFileName, TEXT_RESULTS_FILE, ALL_RESULTS_ZIP, textFileName } from '~/utils/download-names';
 import type { ResultsQuery } from '~/utils/generation-schema';
 import { LedgerError, reserve, type ReserveItem } from './ledger.server';
-import {
-  cancelItems,
-  checkModelAllowed,
-  errors,
-  GENERATE_QUEUE,
-  holdExpiry,
-  holdKey,
-  isUuid,
-  WAKE_CHANNEL,
-} from './generation.server';
+import { cancelItems, checkModelAllowed, errors, GENERATE_QUEUE, holdExpiry, holdKey, isUuid, WAKE_CHANNEL } from './generation.server';
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
 
@@ -122,54 +113,103 @@ export const SEARCH_TEXT_MAX = 8000;
 
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * Counting stops here (the SPEC's `total` is exact below it, a lower bound above it): the list
+ * costs the same with 100 or 100,000 results. A page past it counts up to that page, so `totalPages`
+ * always offers the next page. Searches count fewer (each match is checked against its text).
+ */
+export const RESULTS_COUNT_CAP = 10_000;
+export const SEARCH_COUNT_CAP = 1_000;
+
 /** The owner's results, newest first (a run in topic order), filtered by type and search. */
 export async function listResults(userId: string, query: Partial<ResultsQuery> = {}, db: Db = sql): Promise<ResultsPage> {
   const limit = Math.min(100, Math.max(1, Math.floor(query.limit ?? RESULTS_PAGE_SIZE)));
   const type = query.type === 'text' || query.type === 'image' ? query.type : null;
   const search = (query.search ?? '').trim().slice(0, 200);
   const requested = Math.max(1, Math.floor(query.page ?? 1));
-  if (!search) {
-    // Counting and paging walk the (user, [type,] created_at) index.
-    const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
-    const [{ total }] = (await db<{ total: number }[]>`SELECT count(*)::int AS total FROM generation_results r WHERE ${where}`) as unknown as [
-      { total: number },
-    ];
-    const totalPages = Math.max(1, Math.ceil(total / limit));
-    const page = Math.min(requested, totalPages);
-    const rows = await db<Row[]>`
-      SELECT ${columns(db)} FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
-      WHERE ${where}
-      ORDER BY r.created_at DESC, r.position DESC
-      LIMIT ${limit} OFFSET ${(page - 1) * limit}`;
-    return { results: rows.map(toResult), pagination: { page, limit, total, totalPages } };
-  }
-  // A search: the matches come from the trigram index once (MATERIALIZED keeps the planner from
-  // walking the whole date index for a rare term), then are counted and paged in memory.
-  const page = async (p: number) =>
-    db<(Row & { total: number })[]>`
-      WITH m AS MATERIALIZED (
-        SELECT r.id, r.created_at, r.position FROM generation_results r
-        WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} AND r.search_text ILIKE ${likePattern(search)}
-      ), p AS (
-        SELECT id FROM m ORDER BY created_at DESC, position DESC LIMIT ${limit} OFFSET ${(p - 1) * limit}
-      )
-      SELECT (SELECT count(*)::int FROM m) AS total, ${columns(db)}
-      FROM (SELECT 1) one
-      LEFT JOIN p ON true
-      LEFT JOIN generation_results r ON r.id = p.id
-      LEFT JOIN generation_runs g ON g.id = r.run_id
-      ORDER BY r.created_at DESC, r.position DESC`;
-  let rows = await page(requested);
-  let total = rows[0]?.total ?? 0;
+  const at = async (page: number) => {
+    const offset = (page - 1) * limit;
+    const cap = Math.max(search ? SEARCH_COUNT_CAP : RESULTS_COUNT_CAP, offset + limit) + 1;
+    const { ids, total } = search
+      ? await searchPage(userId, type, search, offset, limit, cap, db)
+      : await listPage(userId, type, offset, limit, cap, db);
+    return { ids, total: Math.min(total, cap) };
+  };
+  let page = requested;
+  let { ids, total } = await at(page);
   let totalPages = Math.max(1, Math.ceil(total / limit));
-  let current = requested;
-  if (requested > totalPages) {
-    current = totalPages;
-    rows = await page(current);
-    total = rows[0]?.total ?? 0;
+  if (page > totalPages) {
+    page = totalPages;
+    ({ ids, total } = await at(page));
     totalPages = Math.max(1, Math.ceil(total / limit));
   }
-  return { results: rows.filter((r) => r.id).map(toResult), pagination: { page: current, limit, total, totalPages } };
+  return { results: await rowsOf(userId, ids, db), pagination: { page, limit, total, totalPages } };
+}
+
+type PageIds = { ids: string[]; total: number };
+
+/**
+ * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
+ * index only (a deep offset skips index entries, not rows), and the count stopped at `cap`.
+ */
+async function listPage(userId: string, type: string | null, offset: number, limit: number, cap: number, db: Db): Promise<PageIds> {
+  const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
+  const rows = await db<{ id: string | null; total: number }[]>`
+    SELECT (SELECT count(*)::int FROM (SELECT 1 FROM generation_results r WHERE ${where} LIMIT ${cap}) c) AS total, p.id
+    FROM (SELECT 1) one LEFT JOIN (
+      SELECT r.id FROM generation_results r WHERE ${where}
+      ORDER BY r.created_at DESC, r.position DESC LIMIT ${limit} OFFSET ${offset}
+    ) p ON true`;
+  return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total: rows[0]?.total ?? 0 };
+}
+
+/**
+ * A page of a search. Up to `cap` matches are taken from the trigram index (only those rows'
+ * texts are checked): fewer than `cap` → they are all the matches, counted exactly and paged in
+ * memory. As many as `cap` (a common term) → the total is capped, and the page walks the date
+ * index checking rows until it has the page (matches are dense, so that is short).
+ */
+async function searchPage(
+  userId: string,
+  type: string | null,
+  search: string,
+  offset: number,
+  limit: number,
+  cap: number,
+  db: Db,
+): Promise<PageIds> {
+  const pattern = likePattern(search);
+  const rows = await db<{ id: string | null; total: number }[]>`
+    WITH m AS MATERIALIZED (
+      SELECT r.id, r.created_at, r.position FROM generation_results r
+      WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} AND r.search_text ILIKE ${pattern}
+      LIMIT ${cap}
+    ), n AS (SELECT count(*)::int AS total FROM m)
+    SELECT n.total, p.id FROM n LEFT JOIN (
+      SELECT id FROM m WHERE (SELECT total FROM n) < ${cap} ORDER BY created_at DESC, position DESC LIMIT ${limit} OFFSET ${offset}
+    ) p ON true`;
+  const total = rows[0]?.total ?? 0;
+  if (total < cap) return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total };
+  // Common term: newest first through the date index; `|| ''` keeps the planner off the trigram
+  // index here (it would check every match to sort them).
+  const page = await db<{ id: string }[]>`
+    SELECT r.id FROM generation_results r
+    WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} AND (r.search_text || '') ILIKE ${pattern}
+    ORDER BY r.created_at DESC, r.position DESC LIMIT ${limit} OFFSET ${offset}`;
+  return { ids: page.map((r) => r.id), total };
+}
+
+/** The rows of a page, in the page's order. */
+async function rowsOf(userId: string, ids: string[], db: Db): Promise<Result[]> {
+  if (ids.length === 0) return [];
+  const rows = await db<Row[]>`
+    SELECT ${columns(db)} FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+    WHERE r.user_id = ${userId} AND r.id = ANY(${ids}::uuid[])`;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toResult(row)] : [];
+  });
 }
 
 async function findRow(userId: string, id: string, db: Db): Promise<Row> {
@@ -219,7 +259,7 @@ export async function retryResult(userId: string, id: string, db: Db = sql): Pro
       WHERE id = ${id} AND user_id = ${userId} AND status IN ('failed', 'canceled')
       RETURNING attempt, credits`;
     if (!next) throw errors.notRetryable();
-    const item: ReserveItem & { expiresAt?: Date } = { key: holdKey(id, next.attempt), amount: next.credits, expiresAt: holdExpiry(1) };
+    const item: ReserveItem = { key: holdKey(id, next.attempt), amount: next.credits, expiresAt: holdExpiry(1) };
     try {
       await reserve(userId, [item], tx);
     } catch (err) {
@@ -303,7 +343,10 @@ export async function countCompleted(userId: string, db: Db = sql): Promise<{ te
  * result under its prompt as a separator) and the images named `{prompt 20}_{n}.{ext}`.
  * Reads a page of rows at a time; no connection is held while the client reads.
  */
-export async function streamAllResults(userId: string, db: Db = sql): Promise<{ filename: string; stream: ReadableStream<Uint8Array>; counts: { text: number; images: number } }> {
+export async function streamAllResults(
+  userId: string,
+  db: Db = sql,
+): Promise<{ filename: string; stream: ReadableStream<Uint8Array>; counts: { text: number; images: number } }> {
   const counts = await countCompleted(userId, db);
   if (counts.text + counts.images === 0) throw errors.noContent('errors.noCompleted', 'No completed results to download.');
   const zip = new yazl.ZipFile();
@@ -316,7 +359,8 @@ export async function streamAllResults(userId: string, db: Db = sql): Promise<{ 
         zip.addReadStream(text, TEXT_RESULTS_FILE, { compress: true });
         let after: { createdAt: Date; position: number; id: string } | null = null;
         for (;;) {
-          const page: { id: string; prompt: string; title: string | null; content: string | null; createdAt: Date; position: number }[] = await db`
+          const page: { id: string; prompt: string; title: string | null; content: string | null; createdAt: Date; position: number }[] =
+            await db`
             SELECT id, prompt, title, content, created_at AS "createdAt", position FROM generation_results
             WHERE user_id = ${userId} AND type = 'text' AND status = 'completed'
               ${after ? db`AND (created_at, position, id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}

@@ -6,7 +6,8 @@
 //   2. GET /api/results p50/p99 for a user with 100,000 results: first page, a deep page, a type
 //      filter, a rare and a common search term.
 // Its own embedded Postgres (or DATABASE_URL's cluster), a fresh database either way.
-// BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes.
+// BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes; BENCH_PART=generation
+// or BENCH_PART=results runs only that part.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +22,7 @@ const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const RESULTS = Number(process.env.BENCH_RESULTS ?? 100_000);
+const PART = process.env.BENCH_PART ?? 'all';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const ticks = 100; // USER_HZ
@@ -57,7 +59,17 @@ async function main() {
     MAX_TOPICS_PER_RUN: String(Math.max(1000, ITEMS)),
     LOG_LEVEL: 'warn',
   };
-  const app = spawn(process.execPath, ['--max-semi-space-size=4', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', 'server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const app = spawn(
+    process.execPath,
+    [
+      '--max-semi-space-size=4',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      '--import',
+      'tsx',
+      'server.ts',
+    ],
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((resolve, reject) => {
     app.once('exit', (code) => reject(new Error(`app exited (${code})`)));
     const poll = setInterval(async () => {
@@ -89,28 +101,44 @@ async function main() {
     // Warm the app (first Remix request, first provider connection).
     await fetch(`${base}/api/results`, { headers });
 
-    const cpu0 = cpuSeconds(app.pid!);
-    const t0 = performance.now();
-    const res = await fetch(`${base}/api/generate/text`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ prompts: Array.from({ length: ITEMS }, (_, i) => `bench topic ${i}`).join('\n'), model: 'openai/gpt-4o-mini-search-preview' }),
-    });
-    if (!res.ok) throw new Error(`start failed: ${res.status} ${await res.text()}`);
-    const startMs = performance.now() - t0;
-    const { jobId } = (await res.json()) as { jobId: string };
-    let job: { status: string; completedPrompts: number; failedPrompts: number } = { status: 'processing', completedPrompts: 0, failedPrompts: 0 };
-    while (job.status !== 'completed') {
-      await new Promise((r) => setTimeout(r, 250));
-      job = (await (await fetch(`${base}/api/jobs/${jobId}`, { headers })).json()) as typeof job;
+    if (PART !== 'results') {
+      const cpu0 = cpuSeconds(app.pid!);
+      const t0 = performance.now();
+      const res = await fetch(`${base}/api/generate/text`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          prompts: Array.from({ length: ITEMS }, (_, i) => `bench topic ${i}`).join('\n'),
+          model: 'openai/gpt-4o-mini-search-preview',
+        }),
+      });
+      if (!res.ok) throw new Error(`start failed: ${res.status} ${await res.text()}`);
+      const startMs = performance.now() - t0;
+      const { jobId } = (await res.json()) as { jobId: string };
+      let job: { status: string; completedPrompts: number; failedPrompts: number } = {
+        status: 'processing',
+        completedPrompts: 0,
+        failedPrompts: 0,
+      };
+      while (job.status !== 'completed') {
+        await new Promise((r) => setTimeout(r, 250));
+        job = (await (await fetch(`${base}/api/jobs/${jobId}`, { headers })).json()) as typeof job;
+      }
+      const wall = (performance.now() - t0) / 1000;
+      const cpu = cpuSeconds(app.pid!) - cpu0;
+      const ideal = Math.ceil(ITEMS / CONCURRENCY) * (LATENCY / 1000);
+      console.log(`\n1. ${ITEMS} text items, latency ${LATENCY} ms, concurrency ${CONCURRENCY}`);
+      console.log(
+        `   completed ${job.completedPrompts}, failed ${job.failedPrompts}; POST /api/generate/text answered in ${startMs.toFixed(0)} ms`,
+      );
+      console.log(
+        `   wall ${wall.toFixed(2)} s vs ideal ${ideal.toFixed(0)} s (${((wall / ideal - 1) * 100).toFixed(1)} % over); provider max in flight ${openai.maxInFlight()}`,
+      );
+      console.log(
+        `   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item; app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB`,
+      );
     }
-    const wall = (performance.now() - t0) / 1000;
-    const cpu = cpuSeconds(app.pid!) - cpu0;
-    const ideal = Math.ceil(ITEMS / CONCURRENCY) * (LATENCY / 1000);
-    console.log(`\n1. ${ITEMS} text items, latency ${LATENCY} ms, concurrency ${CONCURRENCY}`);
-    console.log(`   completed ${job.completedPrompts}, failed ${job.failedPrompts}; POST /api/generate/text answered in ${startMs.toFixed(0)} ms`);
-    console.log(`   wall ${wall.toFixed(2)} s vs ideal ${ideal.toFixed(0)} s (${((wall / ideal - 1) * 100).toFixed(1)} % over); provider max in flight ${openai.maxInFlight()}`);
-    console.log(`   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item; app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB`);
+    if (PART === 'generation') return;
 
     // 2. /api/results with RESULTS rows for one user.
     const reader = await createGenUser(db, { credits: 0, label: 'reader' });
@@ -131,7 +159,8 @@ async function main() {
         now() - make_interval(secs => ${RESULTS} - i)
       FROM generate_series(1, ${RESULTS}) AS i`);
     await db`CREATE INDEX generation_results_search_idx ON generation_results USING gin (search_text gin_trgm_ops)`;
-    await db`ANALYZE generation_results`;
+    // As autovacuum does after a bulk insert: statistics and the visibility map (index-only scans).
+    await db`VACUUM ANALYZE generation_results`;
     console.log(`\n2. GET /api/results with ${RESULTS} results (seeded in ${((performance.now() - t1) / 1000).toFixed(1)} s)`);
     const { createSession: cs } = await import('../../app/services/sessions.server');
     const rc = (await cs(reader.id)).setCookie.split(';')[0]!;
