@@ -21,7 +21,7 @@ export type WpProblem =
   | 'not_wordpress'
   | 'rest_disabled'
   | 'app_passwords_unavailable'
-  | 'auth_header_stripped'
+  | 'auth_rejected'
   | 'wrong_password'
   | 'wrong_username'
   | 'forbidden'
@@ -74,7 +74,8 @@ function errorOf(res: OutboundResponse): WpError {
   if (code === 'incorrect_password') return new WpError('wrong_password', message, res.status, code);
   if (code === 'invalid_username' || code === 'invalid_email') return new WpError('wrong_username', message, res.status, code);
   if (code === 'application_passwords_disabled') return new WpError('app_passwords_unavailable', message, res.status, code);
-  if (code === 'rest_not_logged_in') return new WpError('auth_header_stripped', message, res.status, code);
+  // WordPress answers a wrong application password and a stripped Authorization header alike.
+  if (code === 'rest_not_logged_in') return new WpError('auth_rejected', message, res.status, code);
   if (res.status === 401 || res.status === 403) return new WpError('forbidden', message, res.status, code);
   if (!body) return new WpError(res.status === 404 ? 'rest_disabled' : 'site_error', message, res.status, code);
   return new WpError('site_error', message, res.status, code);
@@ -297,6 +298,12 @@ export async function createPost(site: SiteCredentials, post: NewPost, opts: WpC
     { timeoutMs: 30_000, ...opts },
   );
   return { id: data.id, status: data.status, link: data.link };
+}
+
+/** Who the credentials sign in as (a clear error when they do not). */
+export async function whoAmI(site: SiteCredentials, opts: WpCallOptions = {}): Promise<{ id: number; name: string }> {
+  const { data } = await callOk<{ id: number; name: string }>(site, 'GET', '/wp/v2/users/me', { query: { _fields: 'id,name' } }, opts);
+  return data;
 }
 
 export async function getPost(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<WpPost> {

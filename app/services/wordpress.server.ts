@@ -14,6 +14,7 @@ import {
   listCategories,
   normalizeSiteUrl,
   uploadMedia,
+  whoAmI,
   WpError,
   type ConnectionCheck,
   type SiteCredentials,
@@ -445,6 +446,8 @@ export async function runPublication(
     } catch {
       throw new PermanentFailure('The site was removed');
     }
+    // Credentials first: their error says what is wrong better than the calls after it would.
+    await whoAmI(creds, opts);
     let postId = row.wp_post_id === null ? null : Number(row.wp_post_id);
     if (postId === null) {
       const existing = await findPostByMarker(creds, row.marker, opts);

@@ -91,15 +91,25 @@ async function waitForPort(port: number, proc: ChildProcess, what: string, log: 
   }
 }
 
-function stopProcess(proc: ChildProcess | undefined, timeoutMs = 10_000): Promise<void> {
+function stopProcess(proc: ChildProcess | undefined, { group = false, timeoutMs = 10_000 } = {}): Promise<void> {
   if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      if (group && proc.pid) process.kill(-proc.pid, signal);
+      else proc.kill(signal);
+    } catch {
+      // already gone
+    }
+  };
   return new Promise((resolve) => {
-    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => kill('SIGKILL'), timeoutMs);
     proc.once('exit', () => {
       clearTimeout(timer);
+      // Workers of the group that outlive their parent are stopped too.
+      if (group) kill('SIGKILL');
       resolve();
     });
-    proc.kill('SIGTERM');
+    kill('SIGTERM');
   });
 }
 
@@ -276,13 +286,15 @@ export async function startWordPress(): Promise<WordPressSite> {
       cwd: wpDir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, PHP_CLI_SERVER_WORKERS: '4' },
+      // Its own process group: stopping the site stops the server's worker processes too.
+      detached: true,
     });
     web.stdout!.on('data', (d: Buffer) => (webLog = (webLog + d.toString()).slice(-20_000)));
     web.stderr!.on('data', (d: Buffer) => (webLog = (webLog + d.toString()).slice(-20_000)));
     await waitForPort(webPort, web, 'php -S', () => webLog);
   };
   const stopSite = async () => {
-    await stopProcess(web);
+    await stopProcess(web, { group: true });
     web = undefined;
   };
   const stop = async () => {
