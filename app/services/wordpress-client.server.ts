@@ -271,7 +271,7 @@ export type NewPost = {
   title: string;
   content: string;
   excerpt: string;
-  status: 'publish' | 'future' | 'draft';
+  status: 'publish' | 'future' | 'draft' | 'pending';
   date?: string;
   categories: number[];
   tags: number[];

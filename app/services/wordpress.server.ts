@@ -239,6 +239,8 @@ export type PublishRequest = {
   tags: string[];
   /** When; null or a past date means now. */
   publishAt: Date | null;
+  /** The post's status on the site (default publish). */
+  wpStatus?: 'publish' | 'draft' | 'pending';
   featuredImage?: { data: Buffer; mimeType: string } | null;
 };
 
@@ -315,10 +317,10 @@ export async function queuePublications(userId: string, requests: PublishRequest
       const [row] = await tx<PublicationRow[]>`
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
-           featured_image, featured_image_type, publish_at, marker, job_id)
+           featured_image, featured_image_type, publish_at, marker, job_id, wp_status)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${r.title.trim()},
           ${prepareContent(r.content)}, ${r.excerpt.trim()}, ${r.categories}, ${r.tags},
-          ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId})
+          ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'})
         RETURNING ${publicationColumns}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -412,6 +414,7 @@ type WorkRow = {
   job_id: string | null;
   wp_media_id: string | null;
   wp_post_id: string | null;
+  wp_status: 'publish' | 'draft' | 'pending';
   subscription_status: SubscriptionStatus;
 };
 
@@ -431,7 +434,7 @@ export async function runPublication(
 ): Promise<RunOutcome> {
   const [row] = await sql<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
-           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, u.subscription_status
+           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.wp_status, u.subscription_status
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
   if (!row || row.status !== 'queued') return 'skipped';
   // A moved publication has a new job; the old one (if it still runs) stands down.
@@ -469,7 +472,7 @@ export async function runPublication(
           title: row.title,
           content: `${row.content}\n${markerComment(row.marker)}`,
           excerpt: row.excerpt,
-          status: 'publish',
+          status: row.wp_status,
           categories: row.categories.map(Number),
           tags: tagIds,
           featuredMedia: mediaId,
@@ -481,7 +484,7 @@ export async function runPublication(
     }
     // Confirm by reading the post back.
     const post = await getPost(creds, postId, opts);
-    if (post.status !== 'publish') throw new WpError('site_error', `The post is ${post.status}, not published`);
+    if (post.status !== row.wp_status) throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`);
     await sql`
       UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
         published_at = now(), attempts = attempts + 1, last_error = NULL, updated_at = now()
@@ -497,6 +500,20 @@ export async function runPublication(
     if (final) return 'failed';
     throw error;
   }
+}
+
+/**
+ * The generated image of a result (generation's stored images), for the featured image: the
+ * newest attempt's first image. Null when the result has none.
+ */
+export async function resultImage(userId: string, resultId: string, db: Db = sql): Promise<{ data: Buffer; mimeType: string } | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(resultId)) return null;
+  const [exists] = await db<{ t: string | null }[]>`SELECT to_regclass('generation_images')::text AS t`;
+  if (!exists?.t) return null;
+  const [row] = await db<{ bytes: Buffer; content_type: string }[]>`
+    SELECT bytes, content_type FROM generation_images WHERE user_id = ${userId} AND result_id = ${resultId}
+    ORDER BY attempt DESC, idx LIMIT 1`;
+  return row ? { data: row.bytes, mimeType: row.content_type } : null;
 }
 
 function extensionOf(mime: string): string {

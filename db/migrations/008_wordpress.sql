@@ -31,6 +31,8 @@ CREATE TABLE wordpress_publications (
   tags text[] NOT NULL DEFAULT '{}',
   featured_image bytea,
   featured_image_type text,
+  -- The post's status on the site: scheduled posts are created as 'publish' at their time by our queue.
+  wp_status text NOT NULL DEFAULT 'publish' CHECK (wp_status IN ('publish', 'draft', 'pending')),
   status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'published', 'failed', 'canceled')),
   publish_at timestamptz NOT NULL DEFAULT now(),
   -- Stored with the post on the site (an HTML comment in its content, the media file's name) and
