@@ -113,14 +113,20 @@ export type LookupFn = (
 
 const systemLookup: LookupFn = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
+type AddressRule = { allowPrivate: boolean; allowAddress?: (ip: string) => boolean };
+
+function refused(ip: string, rule: AddressRule): boolean {
+  return !rule.allowPrivate && isBlockedAddress(ip) && !rule.allowAddress?.(ip);
+}
+
 /** A `lookup` for sockets that refuses names resolving to any blocked address. */
-function guardedLookup(allowPrivate: boolean, resolve: LookupFn): net.LookupFunction {
+function guardedLookup(rule: AddressRule, resolve: LookupFn): net.LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err);
       const list = addresses ?? [];
       if (list.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }));
-      const bad = allowPrivate ? undefined : list.find((a) => isBlockedAddress(a.address));
+      const bad = list.find((a) => refused(a.address, rule));
       if (bad) return callback(new OutboundError('blocked_address', `${hostname} resolves to a private or reserved address (${bad.address})`));
       if (options.all) return callback(null, list);
       return callback(null, list[0]!.address, list[0]!.family);
@@ -129,7 +135,7 @@ function guardedLookup(allowPrivate: boolean, resolve: LookupFn): net.LookupFunc
 }
 
 /** Throws unless the URL is http(s) and, when its host is an IP literal, an allowed one. */
-export function checkUrl(raw: string | URL, allowPrivate = env.ALLOW_PRIVATE_HOSTS): URL {
+export function checkUrl(raw: string | URL, rule: AddressRule = { allowPrivate: env.ALLOW_PRIVATE_HOSTS }): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -139,7 +145,7 @@ export function checkUrl(raw: string | URL, allowPrivate = env.ALLOW_PRIVATE_HOS
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('bad_scheme', 'Only http and https URLs are allowed');
   if (url.username || url.password) throw new OutboundError('bad_url', 'URLs with credentials are not allowed');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !allowPrivate && isBlockedAddress(host)) {
+  if (net.isIP(host) && refused(host, rule)) {
     throw new OutboundError('blocked_address', `${host} is a private or reserved address`);
   }
   return url;
@@ -161,6 +167,8 @@ export type OutboundOptions = {
   allowPrivate?: boolean;
   /** Name resolution (tests use their own to play DNS tricks); the address rule applies to its answers. */
   lookup?: LookupFn;
+  /** Exceptions to the address rule (tests: a loopback peer standing in for a public site). */
+  allowAddress?: (ip: string) => boolean;
 };
 
 export type OutboundResponse = {
@@ -191,6 +199,7 @@ function classify(error: NodeJS.ErrnoException): OutboundError {
 }
 
 function oneHop(url: URL, opts: Required<Pick<OutboundOptions, 'timeoutMs' | 'maxBytes' | 'allowPrivate'>> & OutboundOptions): Promise<OutboundResponse> {
+  const rule: AddressRule = { allowPrivate: opts.allowPrivate, allowAddress: opts.allowAddress };
   const lib = url.protocol === 'https:' ? https : http;
   const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
   return new Promise<OutboundResponse>((resolve, reject) => {
@@ -208,7 +217,7 @@ function oneHop(url: URL, opts: Required<Pick<OutboundOptions, 'timeoutMs' | 'ma
         method: opts.method ?? 'GET',
         headers: { 'User-Agent': 'Postforge/1.0', ...opts.headers, ...(body ? { 'Content-Length': String(body.length) } : {}) },
         agent: false,
-        lookup: guardedLookup(opts.allowPrivate, opts.lookup ?? systemLookup),
+        lookup: guardedLookup(rule, opts.lookup ?? systemLookup),
       },
       (res) => {
         const declared = Number(res.headers['content-length'] ?? 0);
@@ -255,7 +264,8 @@ function oneHop(url: URL, opts: Required<Pick<OutboundOptions, 'timeoutMs' | 'ma
 export async function outboundRequest(target: string | URL, options: OutboundOptions = {}): Promise<OutboundResponse> {
   const allowPrivate = options.allowPrivate ?? env.ALLOW_PRIVATE_HOSTS;
   const opts = { timeoutMs: DEFAULT_TIMEOUT_MS, maxBytes: DEFAULT_MAX_BYTES, maxRedirects: 3, ...options, allowPrivate };
-  let url = checkUrl(target, allowPrivate);
+  const rule: AddressRule = { allowPrivate, allowAddress: options.allowAddress };
+  let url = checkUrl(target, rule);
   let method = (opts.method ?? 'GET').toUpperCase();
   let body = opts.body;
   let headers = { ...opts.headers };
@@ -264,7 +274,7 @@ export async function outboundRequest(target: string | URL, options: OutboundOpt
     const location = res.headers.location;
     if (![301, 302, 303, 307, 308].includes(res.status) || !location) return res;
     if (hop >= opts.maxRedirects) throw new OutboundError('too_many_redirects', 'Too many redirects');
-    const next = checkUrl(new URL(location, url), allowPrivate);
+    const next = checkUrl(new URL(location, url), rule);
     // Credentials go only to the same host (http → https on one host keeps them).
     if (next.hostname !== url.hostname) {
       headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|cookie)$/i.test(k)));

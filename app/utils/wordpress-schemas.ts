@@ -73,7 +73,7 @@ export const PUBLISH_STATUSES = ['draft', 'publish', 'future', 'pending'] as con
 export function publishSchema(t: Translate) {
   return z
     .object({
-      resultId: z.union([z.string(), z.number()]).optional().transform((v) => (v === undefined || v === '' ? null : String(v))),
+      resultId: z.union([z.string(), z.number()]).nullish().transform((v) => (v === undefined || v === null || v === '' ? null : String(v))),
       siteId: z.coerce.number({ invalid_type_error: t('wordpress:validation.site') }).int().min(1, t('wordpress:validation.site')),
       title: z.string({ required_error: t('wordpress:validation.title') }).trim().min(1, t('wordpress:validation.title')).max(500),
       content: z.string({ required_error: t('wordpress:validation.content') }).trim().min(1, t('wordpress:validation.content')).max(2_000_000),
