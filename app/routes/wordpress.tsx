@@ -243,7 +243,10 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
     defaultValue: site ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '' } : undefined,
     onValidate: ({ formData }) => {
       const intent = formData.get('intent');
-      const schema = intent === 'test' ? testConnectionSchema(t as Translate) : mode === 'create' ? siteSchema(t as Translate) : siteUpdateSchema(t as Translate);
+      const tr = t as Translate;
+      // Editing: a blank password tests (and keeps) the stored one.
+      const testSchema = mode === 'update' ? testConnectionSchema(tr).extend({ appPassword: z.string().optional() }) : testConnectionSchema(tr);
+      const schema = intent === 'test' ? testSchema : mode === 'create' ? siteSchema(t as Translate) : siteUpdateSchema(t as Translate);
       return parseWithZod(formData, { schema });
     },
     shouldValidate: 'onSubmit',
