@@ -211,4 +211,26 @@ describe('/api/wordpress', () => {
     const other = await user('pro', 'uploader-2');
     expect((await other.client.postJson('/api/wordpress/upload-image', { siteId: site.id, imageBase64: PNG.toString('base64'), filename: 'a.png', mimeType: 'image/png' })).status).toBe(404);
   });
+
+  it('the publish page of a completed result queues it with the result\'s image as featured image (plain form post)', async () => {
+    const pro = await user('pro', 'page-pub');
+    const site = (await (await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).json()).site;
+    const [run] = await sql<{ id: string }[]>`INSERT INTO generation_runs (user_id, type, model, total) VALUES (${pro.id}, 'text', 'm', 1) RETURNING id`;
+    const [result] = await sql<{ id: string }[]>`
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits)
+      VALUES (${pro.id}, ${run!.id}, 0, 'text', 'topic', 'Generated title', '<p>Generated body</p>', 'completed', 'm', 1) RETURNING id`;
+    await sql`INSERT INTO generation_images (user_id, result_id, content_type, bytes) VALUES (${pro.id}, ${result!.id}, 'image/png', ${PNG})`;
+    const page = await pro.client.get(`/app/publish/${result!.id}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Generated title');
+    expect(html).toContain('News');
+    const other = await user('pro', 'page-other');
+    expect((await other.client.get(`/app/publish/${result!.id}`)).status).toBe(404);
+    const res = await pro.client.postForm(`/app/publish/${result!.id}`, { siteId: String(site.id), mode: 'now', tz: 'UTC', title: 'Page post', content: '<p>Edited body</p>', excerpt: '', tags: 'one, two', featured: 'on' });
+    expect(res.status).toBe(302);
+    const [pub] = await sql<{ id: string; featured_image: Buffer | null }[]>`SELECT id, featured_image FROM wordpress_publications WHERE result_id = ${result!.id}`;
+    expect(pub!.featured_image?.equals(PNG)).toBe(true);
+    expect(await runPublication(pub!.id)).toBe('published');
+  });
 });
