@@ -72,6 +72,19 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
   },
+  // WordPress publishing, now or at publish_at (startAfter). Retries back off from 30 s and double:
+  // twelve retries span about 34 hours before an item ends failed with the site's message.
+  'wordpress-publish': {
+    payload: z.object({ publicationId: z.string().uuid() }),
+    options: {
+      retryLimit: 12,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: 10 * 60,
+      retentionDays: 14,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 5, pollingIntervalSeconds: 2, includeMetadata: true },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

@@ -7,6 +7,7 @@ import { handleMaintenancePurge } from './handlers/maintenance';
 import { startGenerationLoop } from './generation-loop';
 import { handlePasswordResetRequest } from './handlers/password-reset';
 import { handleStripeEvent } from './handlers/stripe-event';
+import { handleWordPressPublish } from './handlers/wordpress-publish';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -17,6 +18,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'maintenance-purge': handleMaintenancePurge,
   'password-reset-request': handlePasswordResetRequest,
   'stripe-event': handleStripeEvent,
+  'wordpress-publish': handleWordPressPublish,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

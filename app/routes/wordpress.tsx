@@ -1,36 +1,303 @@
-import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { getFormProps, getInputProps, useForm } from '@conform-to/react';
+import { parseWithZod } from '@conform-to/zod';
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { useLoaderData } from '@remix-run/react';
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
+import { FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
+import { ScheduledList } from '~/components/wordpress/scheduled-list';
+import { useTimeZone } from '~/components/wordpress/time-zone';
+import { Badge } from '~/components/ui/badge';
+import { Button } from '~/components/ui/button';
+import { ButtonLink } from '~/components/ui/button-link';
+import { UrlDialog } from '~/components/ui/dialog';
+import { Field } from '~/components/ui/field';
+import { getT } from '~/i18n.server';
+import { requireUser } from '~/services/sessions.server';
+import {
+  cancelPublication,
+  createSite,
+  deleteSite,
+  listScheduled,
+  listSites,
+  reschedulePublication,
+  setDefaultSite,
+  siteCredentials,
+  testConnection,
+  updateSite,
+  WordPressServiceError,
+} from '~/services/wordpress.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
+import { redirectWithToast } from '~/utils/toast.server';
+import { connectionMessage } from '~/utils/wordpress-api.server';
+import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
+import { zonedToInstant } from '~/utils/zoned-time';
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { user, account } = await requirePageShell(request);
-  return json({ user, account }, { headers: privatePageHeaders });
+  const { userId, user, account } = await requirePageShell(request);
+  const [sites, scheduled] = await Promise.all([listSites(userId), listScheduled(userId)]);
+  const timeZone = /(?:^|;\s*)tz=([^;]+)/.exec(request.headers.get('Cookie') ?? '')?.[1];
+  return json({ user, account, sites, scheduled, timeZone: timeZone ? decodeURIComponent(timeZone) : 'UTC' }, { headers: privatePageHeaders });
 }
 
+const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled']);
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readFormData(request);
+  if (formData instanceof Response) throw formData;
+  const t = (await getT(request, 'wordpress')) as Translate;
+  const intent = intents.safeParse(formData.get('intent'));
+  if (!intent.success) return json({ intent: 'unknown' as const }, { status: 400 });
+  const siteId = Number(formData.get('siteId'));
+  const back = '/wordpress';
+
+  switch (intent.data) {
+    case 'test': {
+      // Editing a site: a blank password field tests with the stored one.
+      if (!String(formData.get('appPassword') ?? '').trim() && siteId > 0) {
+        const stored = await siteCredentials(user.id, siteId).catch(() => null);
+        if (stored) formData.set('appPassword', stored.appPassword);
+      }
+      const submission = parseWithZod(formData, { schema: testConnectionSchema(t) });
+      if (submission.status !== 'success') {
+        return json({ intent: 'test' as const, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
+      }
+      const check = await testConnection(submission.value);
+      return json({ intent: 'test' as const, result: submission.reply({ hideFields: ['appPassword'] }), test: connectionMessage(t, check) });
+    }
+    case 'create':
+    case 'update': {
+      const schema = intent.data === 'create' ? siteSchema(t) : siteUpdateSchema(t);
+      const submission = parseWithZod(formData, { schema });
+      if (submission.status !== 'success') {
+        return json({ intent: intent.data, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
+      }
+      try {
+        if (intent.data === 'create') await createSite(user.id, submission.value as z.infer<ReturnType<typeof siteSchema>>);
+        else await updateSite(user.id, siteId, submission.value);
+      } catch (error) {
+        if (error instanceof WordPressServiceError) return redirectWithToast(back, { type: 'error', title: t('sites.updateFailed'), description: t('sites.notFound') });
+        throw error;
+      }
+      return redirectWithToast(back, { type: 'success', title: intent.data === 'create' ? t('sites.added') : t('sites.updated') });
+    }
+    case 'delete':
+    case 'default': {
+      try {
+        if (intent.data === 'delete') await deleteSite(user.id, siteId);
+        else await setDefaultSite(user.id, siteId);
+      } catch (error) {
+        if (!(error instanceof WordPressServiceError)) throw error;
+        return redirectWithToast(back, {
+          type: 'error',
+          title: intent.data === 'delete' ? t('sites.deleteFailed') : t('sites.defaultFailed'),
+          description: t('sites.notFound'),
+        });
+      }
+      return redirectWithToast(back, { type: 'success', title: intent.data === 'delete' ? t('sites.deleted') : t('sites.defaultUpdated') });
+    }
+    case 'cancel-scheduled':
+    case 'move-scheduled': {
+      const id = String(formData.get('publicationId') ?? '');
+      try {
+        if (intent.data === 'cancel-scheduled') {
+          await cancelPublication(user.id, id);
+          return redirectWithToast(back, { type: 'success', title: t('scheduled.canceled') });
+        }
+        const at = zonedToInstant(String(formData.get('date') ?? ''), String(formData.get('time') ?? ''), String(formData.get('tz') ?? 'UTC'));
+        if (!at) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
+        await reschedulePublication(user.id, id, at);
+        return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
+      } catch (error) {
+        if (!(error instanceof WordPressServiceError)) throw error;
+        return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('sites.notFound') });
+      }
+    }
+  }
+}
+
+type LoaderSite = ReturnType<typeof useLoaderData<typeof loader>>['sites'][number];
+
 export default function WordPressSites() {
-  const { user, account } = useLoaderData<typeof loader>();
-  const { t } = useTranslation();
+  const { user, account, sites, scheduled, timeZone } = useLoaderData<typeof loader>();
+  const { t } = useTranslation('wordpress');
+  const [params] = useSearchParams();
+  const zone = useTimeZone(timeZone);
+  const editId = Number(params.get('edit'));
+  const deleteId = Number(params.get('delete'));
+  const editing = sites.find((s) => s.id === editId);
+  const deleting = sites.find((s) => s.id === deleteId);
+  const adding = params.get('add') === '1';
+
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
-      <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('wordpress.title')}</h1>
-      <p className="mt-1 text-sm text-slate-700">{t('wordpress.subtitle')}</p>
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('common:wordpress.title')}</h1>
+          <p className="mt-1 text-sm text-slate-700">{t('common:wordpress.subtitle')}</p>
+        </div>
+        <ButtonLink to="?add=1" preventScrollReset>
+          {t('sites.add')}
+        </ButtonLink>
+      </div>
       <div className="mt-8 border-b border-slate-200">
-        <h2 className="-mb-px inline-flex border-b-2 border-indigo-600 px-4 py-3 text-sm font-medium text-indigo-700">{t('wordpress.sitesTab')}</h2>
+        <h2 className="-mb-px inline-flex border-b-2 border-indigo-600 px-4 py-3 text-sm font-medium text-indigo-700">{t('common:wordpress.sitesTab')}</h2>
       </div>
-      <div className="mt-6 flex min-h-[400px] flex-col items-center justify-center rounded-2xl bg-white p-8 text-center shadow-sm ring-1 ring-slate-200">
-        <span className="flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-700">
-          <Icon name="globe" className="size-6" />
-        </span>
-        <p className="mt-4 text-lg font-semibold text-slate-900">{t('wordpress.emptyTitle')}</p>
-        <p className="mt-2 max-w-md text-sm text-slate-700">{t('wordpress.emptyBody')}</p>
-      </div>
+      <section
+        aria-label={t('sites.listLabel')}
+        data-testid="site-list"
+        className="mt-6 h-[400px] overflow-y-auto rounded-2xl bg-white shadow-sm ring-1 ring-slate-200"
+        // A scrollable region must be reachable by keyboard.
+        tabIndex={0}
+      >
+        {sites.length === 0 ? (
+          <div className="flex h-full flex-col items-center justify-center p-8 text-center">
+            <span className="flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-700">
+              <Icon name="globe" className="size-6" />
+            </span>
+            <p className="mt-4 text-lg font-semibold text-slate-900">{t('common:wordpress.emptyTitle')}</p>
+            <p className="mt-2 max-w-md text-sm text-slate-700">{t('common:wordpress.emptyBody')}</p>
+          </div>
+        ) : (
+          <ul className="divide-y divide-slate-200">
+            {sites.map((site) => (
+              <SiteRow key={site.id} site={site} />
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <ScheduledList scheduled={scheduled} timeZone={zone} />
+
+      {adding ? <SiteDialog mode="create" /> : null}
+      {editing ? <SiteDialog mode="update" site={editing} /> : null}
+      {deleting ? (
+        <UrlDialog title={t('sites.deleteTitle')} closeTo="/wordpress" closeLabel={t('sites.close')}>
+          <p className="mt-3 text-sm text-slate-700">{t('sites.deleteBody', { site: deleting.siteName })}</p>
+          <Form method="post" action="/wordpress" className="mt-6 flex justify-end gap-3">
+            <input type="hidden" name="siteId" value={deleting.id} />
+            <ButtonLink to="/wordpress" variant="secondary" replace preventScrollReset>
+              {t('sites.cancel')}
+            </ButtonLink>
+            <Button type="submit" name="intent" value="delete" variant="destructive">
+              {t('sites.deleteConfirm')}
+            </Button>
+          </Form>
+        </UrlDialog>
+      ) : null}
     </AppShell>
+  );
+}
+
+function SiteRow({ site }: { site: LoaderSite }) {
+  const { t } = useTranslation('wordpress');
+  return (
+    <li className="flex flex-wrap items-center justify-between gap-3 px-5 py-4" data-testid="site-row">
+      <div className="min-w-0">
+        <p className="flex items-center gap-2 font-semibold text-slate-900">
+          <span className="truncate">{site.siteName}</span>
+          {site.isDefault ? <Badge tone="success">{t('sites.default')}</Badge> : null}
+        </p>
+        <p className="truncate text-sm text-slate-600">
+          {site.siteUrl} · {site.username}
+        </p>
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        {!site.isDefault ? (
+          <Form method="post" action="/wordpress">
+            <input type="hidden" name="siteId" value={site.id} />
+            <Button type="submit" name="intent" value="default" variant="ghost" size="sm">
+              {t('sites.makeDefault')}
+            </Button>
+          </Form>
+        ) : null}
+        <ButtonLink to={`?edit=${site.id}`} variant="secondary" size="sm" preventScrollReset aria-label={`${t('sites.edit')} ${site.siteName}`}>
+          {t('sites.edit')}
+        </ButtonLink>
+        <ButtonLink to={`?delete=${site.id}`} variant="ghost" size="sm" preventScrollReset aria-label={`${t('sites.delete')} ${site.siteName}`} className="text-red-700">
+          {t('sites.delete')}
+        </ButtonLink>
+      </div>
+    </li>
+  );
+}
+
+function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSite }) {
+  const { t } = useTranslation('wordpress');
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busy = (intent: string) => navigation.state !== 'idle' && navigation.formData?.get('intent') === intent;
+  const lastResult = actionData && 'result' in actionData ? actionData.result : undefined;
+  const test = actionData && 'test' in actionData ? actionData.test : null;
+  const [form, fields] = useForm({
+    id: `site-${mode}`,
+    lastResult,
+    defaultValue: site ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '' } : undefined,
+    onValidate: ({ formData }) => {
+      const intent = formData.get('intent');
+      const tr = t as Translate;
+      // Editing: a blank password tests (and keeps) the stored one.
+      const testSchema = mode === 'update' ? testConnectionSchema(tr).extend({ appPassword: z.string().optional() }) : testConnectionSchema(tr);
+      const schema = intent === 'test' ? testSchema : mode === 'create' ? siteSchema(t as Translate) : siteUpdateSchema(t as Translate);
+      return parseWithZod(formData, { schema });
+    },
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+  });
+  return (
+    <UrlDialog title={mode === 'create' ? t('sites.addTitle') : t('sites.editTitle')} closeTo="/wordpress" closeLabel={t('sites.close')}>
+      <Form method="post" action={mode === 'create' ? '/wordpress?add=1' : `/wordpress?edit=${site?.id}`} {...getFormProps(form)} className="mt-4 flex flex-col gap-4">
+        {site ? <input type="hidden" name="siteId" value={site.id} /> : null}
+        <FormAlert id={form.errorId} title={t('sites.addFailed')} errors={form.errors} />
+        <Field
+          label={t('sites.siteUrl')}
+          inputProps={{ ...getInputProps(fields.siteUrl, { type: 'url' }), placeholder: t('sites.siteUrlPlaceholder'), autoComplete: 'url' }}
+          errors={fields.siteUrl.errors}
+        />
+        <Field label={t('sites.username')} inputProps={{ ...getInputProps(fields.username, { type: 'text' }), autoComplete: 'username' }} errors={fields.username.errors} />
+        <Field
+          label={t('sites.appPassword')}
+          inputProps={{ ...getInputProps(fields.appPassword, { type: 'password' }), autoComplete: 'new-password' }}
+          errors={fields.appPassword.errors}
+          help={mode === 'update' ? t('sites.appPasswordKeep') : t('sites.appPasswordHelp')}
+        />
+        <label className="flex items-center gap-2 text-sm text-slate-800">
+          <input {...getInputProps(fields.isDefault, { type: 'checkbox' })} className="size-4 rounded border-slate-300 text-indigo-600" />
+          {t('sites.isDefault')}
+        </label>
+        {test ? (
+          <div
+            role="status"
+            data-testid="connection-result"
+            className={`rounded-lg p-3 text-sm ring-1 ring-inset ${test.success ? 'bg-emerald-50 text-emerald-900 ring-emerald-200' : 'bg-red-50 text-red-900 ring-red-200'}`}
+          >
+            <p className="font-semibold">{test.message}</p>
+            {!test.success && test.diagnosis ? (
+              <p className="mt-1">
+                <span className="font-medium">{t('connection.whatToDo')}: </span>
+                {test.diagnosis.hint}
+              </p>
+            ) : null}
+          </div>
+        ) : null}
+        <div className="mt-2 flex flex-wrap justify-end gap-3">
+          <Button type="submit" name="intent" value="test" variant="secondary" pending={busy('test')} formNoValidate>
+            {busy('test') ? t('sites.testing') : t('sites.testConnection')}
+          </Button>
+          <Button type="submit" name="intent" value={mode} pending={busy(mode)}>
+            {busy(mode) ? t('sites.saving') : t('sites.save')}
+          </Button>
+        </div>
+      </Form>
+    </UrlDialog>
   );
 }
 

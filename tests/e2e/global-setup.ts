@@ -9,6 +9,7 @@ import { freshDatabase, startTestCluster, type TestCluster } from '../support/da
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server';
 import { startE2eProviders, type E2eProviders } from './generation-providers';
 import { startStripeServer, stripeEnv, type TestStripe } from '../support/stripe-server';
+import { startWordPress, type WordPressSite } from '../support/wordpress';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_TIMEOUT_MS = 60_000;
@@ -20,6 +21,9 @@ const E2E_ENV = {
   mailboxUrl: 'E2E_MAILBOX_URL',
   databaseUrl: 'E2E_DATABASE_URL',
   stripeUrl: 'E2E_STRIPE_URL',
+  wordpressUrl: 'E2E_WP_URL',
+  wordpressUser: 'E2E_WP_USER',
+  wordpressAppPassword: 'E2E_WP_APP_PASSWORD',
 } as const;
 
 function tail(file: string, lines = 40): string {
@@ -103,8 +107,10 @@ export default async function globalSetup(_config: FullConfig) {
   let providers: E2eProviders | undefined;
   let stripe: TestStripe | undefined;
   let app: ChildProcess | undefined;
+  let wordpress: WordPressSite | undefined;
 
   const cleanup = async () => {
+    await wordpress?.stop().catch(() => {});
     if (app && app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');
     await smtp?.stop().catch(() => {});
     await providers?.stop().catch(() => {});
@@ -119,6 +125,8 @@ export default async function globalSetup(_config: FullConfig) {
     smtp = await startSmtpServer();
     // The AI providers' test servers (generation).
     providers = await startE2eProviders();
+    // A real WordPress on loopback for tests/e2e/wordpress.spec.ts (hence ALLOW_PRIVATE_HOSTS below).
+    wordpress = await startWordPress();
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     stripe = await startStripeServer({ webhookUrl: `${baseUrl}/webhooks/stripe` });
@@ -147,6 +155,7 @@ export default async function globalSetup(_config: FullConfig) {
         ROLE: 'all',
         ...providers.env,
         ...stripeEnv(stripe),
+        ALLOW_PRIVATE_HOSTS: 'true',
       },
     });
     fs.closeSync(log);
@@ -156,6 +165,9 @@ export default async function globalSetup(_config: FullConfig) {
     process.env[E2E_ENV.mailboxUrl] = smtp.mailboxUrl;
     process.env[E2E_ENV.databaseUrl] = databaseUrl;
     process.env[E2E_ENV.stripeUrl] = stripe.url;
+    process.env[E2E_ENV.wordpressUrl] = wordpress.url;
+    process.env[E2E_ENV.wordpressUser] = wordpress.username;
+    process.env[E2E_ENV.wordpressAppPassword] = wordpress.appPassword;
   } catch (err) {
     await cleanup();
     throw err;
@@ -171,6 +183,7 @@ export default async function globalSetup(_config: FullConfig) {
     await smtp?.stop().catch(() => {});
     await providers?.stop().catch(() => {});
     await stripe?.close().catch(() => {});
+    await wordpress?.stop().catch(() => {});
     await cluster?.stop();
     const appLog = tail(logFile, 200).trim();
     fs.rmSync(tmp, { recursive: true, force: true });

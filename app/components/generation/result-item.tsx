@@ -1,4 +1,4 @@
-import { Form, useNavigation } from '@remix-run/react';
+import { Form, Link, useNavigation } from '@remix-run/react';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RichTextEditor } from '~/components/editor/rich-text-editor';
@@ -176,6 +176,12 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
             >
               {t('results.actions.download')}
             </a>
+            {/* WordPress (feat/wp): the Publish dialog of SPEC §2, a page of its own (works without JavaScript). */}
+            {result.content ? (
+              <Link to={`/app/publish/${result.id}`} className={smallButton}>
+                {t('wordpress:publish.open')}
+              </Link>
+            ) : null}
             {result.type === 'text' ? (
               <details ref={editRef} className="w-full sm:w-auto sm:flex-1 [&[open]]:basis-full">
                 <summary className={summaryButton}>{t('results.actions.edit')}</summary>

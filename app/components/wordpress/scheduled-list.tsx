@@ -1,0 +1,100 @@
+import { Form } from '@remix-run/react';
+import { useTranslation } from 'react-i18next';
+import { Badge } from '~/components/ui/badge';
+import { Button } from '~/components/ui/button';
+import { inputClass } from '~/components/ui/input';
+import { instantToZoned } from '~/utils/zoned-time';
+import { formatInstant } from './time-zone';
+
+export type ScheduledItem = {
+  id: string;
+  siteName: string;
+  title: string;
+  status: 'queued' | 'published' | 'failed' | 'canceled';
+  publishAt: string;
+  attempts: number;
+  lastError: string | null;
+  link: string | null;
+};
+
+const tone = { queued: 'brand', published: 'success', failed: 'warning', canceled: 'neutral' } as const;
+
+/** What waits to be published (cancel or move each, as plain forms) and what recently finished. */
+export function ScheduledList({ scheduled, timeZone }: { scheduled: { waiting: ScheduledItem[]; recent: ScheduledItem[] }; timeZone: string }) {
+  const { t, i18n } = useTranslation('wordpress');
+  return (
+    <section aria-labelledby="scheduled-title" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200" data-testid="scheduled-list">
+      <h2 id="scheduled-title" className="text-lg font-semibold text-slate-900">
+        {t('scheduled.title')}
+      </h2>
+      {scheduled.waiting.length === 0 ? <p className="mt-2 text-sm text-slate-700">{t('scheduled.empty')}</p> : null}
+      <ul className="mt-4 divide-y divide-slate-200">
+        {scheduled.waiting.map((item) => {
+          const local = instantToZoned(new Date(item.publishAt), timeZone);
+          return (
+            <li key={item.id} className="flex flex-col gap-3 py-3 lg:flex-row lg:items-center lg:justify-between" data-testid="scheduled-row">
+              <div className="min-w-0">
+                <p className="truncate font-medium text-slate-900">{item.title}</p>
+                <p className="text-sm text-slate-600">
+                  {item.siteName} · <time dateTime={item.publishAt}>{formatInstant(item.publishAt, timeZone, i18n.language)}</time>{' '}
+                  <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
+                </p>
+                {item.lastError ? (
+                  <p className="text-sm text-red-700">
+                    {t('scheduled.attempts', { count: item.attempts })} · {t('scheduled.lastError', { error: item.lastError })}
+                  </p>
+                ) : null}
+              </div>
+              <div className="flex flex-wrap items-end gap-2">
+                <Form method="post" action="/wordpress" className="flex flex-wrap items-end gap-2">
+                  <input type="hidden" name="publicationId" value={item.id} />
+                  <input type="hidden" name="tz" value={timeZone} />
+                  <label className="flex flex-col text-xs text-slate-700">
+                    {t('publish.date')}
+                    <input type="date" name="date" defaultValue={local.date} required className={`${inputClass} w-40`} />
+                  </label>
+                  <label className="flex flex-col text-xs text-slate-700">
+                    {t('publish.time')}
+                    <input type="time" name="time" defaultValue={local.time} required className={`${inputClass} w-28`} />
+                  </label>
+                  <Button type="submit" name="intent" value="move-scheduled" variant="secondary" size="sm">
+                    {t('scheduled.move')}
+                  </Button>
+                </Form>
+                <Form method="post" action="/wordpress">
+                  <input type="hidden" name="publicationId" value={item.id} />
+                  <Button type="submit" name="intent" value="cancel-scheduled" variant="ghost" size="sm" className="text-red-700">
+                    {t('scheduled.cancel')}
+                  </Button>
+                </Form>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {scheduled.recent.length ? (
+        <>
+          <h3 className="mt-6 text-sm font-semibold text-slate-900">{t('scheduled.recent')}</h3>
+          <ul className="mt-2 divide-y divide-slate-200">
+            {scheduled.recent.map((item) => (
+              <li key={item.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm" data-testid="recent-row">
+                <span className="min-w-0 truncate text-slate-900">
+                  {item.title} <span className="text-slate-600">· {item.siteName}</span>
+                </span>
+                <span className="flex items-center gap-2">
+                  <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
+                  {item.status === 'failed' && item.lastError ? <span className="text-red-700">{item.lastError}</span> : null}
+                  {item.link ? (
+                    <a href={item.link} className="font-medium text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
+                      {t('publish.viewPost')}
+                    </a>
+                  ) : null}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}

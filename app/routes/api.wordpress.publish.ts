@@ -1,0 +1,44 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
+import { queuePublications, resultImage } from '~/services/wordpress.server';
+import { publishSchema } from '~/utils/wordpress-schemas';
+import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/utils/wordpress-api.server';
+import { apiError } from '~/utils/json-api.server';
+
+// SPEC §7: POST the publish payload (SPEC §3). Pro and Pro (Ending) only. The post is made by the
+// `wordpress-publish` job: at once (status publish/draft/pending) or at publishDate (future).
+// Answers { success, queued, publicationId, status, publishAt }; postId comes when the job is done
+// (GET /api/wordpress/scheduled/{publicationId}).
+export async function loader({ request }: LoaderFunctionArgs) {
+  return methodNotAllowed(request);
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== 'POST') return methodNotAllowed(request);
+  const ctx = await wpApiContext(request);
+  if (ctx instanceof Response) return ctx;
+  const body = await readBody(request, publishSchema(ctx.t));
+  if (body instanceof Response) return body;
+  const p = body.value;
+  const publishAt = p.status === 'future' && p.publishDate ? new Date(p.publishDate) : null;
+  try {
+    const featuredImage = p.featured && p.resultId ? await resultImage(ctx.user.id, p.resultId) : null;
+    const [pub] = await queuePublications(ctx.user.id, [
+      {
+        siteId: p.siteId,
+        resultId: p.resultId,
+        title: p.title,
+        content: p.content,
+        excerpt: p.excerpt,
+        categories: p.categories,
+        tags: p.tags,
+        publishAt,
+        wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
+        featuredImage,
+      },
+    ]);
+    if (!pub) return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
+    return ok(ctx, { success: true, queued: true, postId: pub.postId, publicationId: pub.id, status: pub.status, publishAt: pub.publishAt }, 202);
+  } catch (error) {
+    return serviceError(ctx, error);
+  }
+}

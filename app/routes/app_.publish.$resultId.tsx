@@ -1,0 +1,243 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { json, redirect } from '@remix-run/node';
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
+import { useTranslation } from 'react-i18next';
+import { isPro } from '~/catalogue';
+import { AppShell } from '~/components/app-shell';
+import { FormAlert } from '~/components/auth-shell';
+import { RichTextEditor } from '~/components/editor/rich-text-editor';
+import { GeneralErrorBoundary } from '~/components/error-boundary';
+import { useTimeZone } from '~/components/wordpress/time-zone';
+import { Button } from '~/components/ui/button';
+import { ButtonLink } from '~/components/ui/button-link';
+import { Field } from '~/components/ui/field';
+import { inputClass } from '~/components/ui/input';
+import { getT } from '~/i18n.server';
+import { getResult } from '~/services/results.server';
+import { requireUser } from '~/services/sessions.server';
+import { listSites, queuePublications, resultImage, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { readFormData } from '~/utils/json-api.server';
+import { rootT } from '~/utils/meta';
+import { redirectWithToast } from '~/utils/toast.server';
+import { publishSchema } from '~/utils/wordpress-schemas';
+import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
+
+// The Publish-to-WordPress dialog of a completed result (SPEC §2/§4), as a page so it works without
+// JavaScript: site (default preselected; ?site= switches and reloads its categories), title,
+// content in the rich editor (min height 400), excerpt, categories, tags, the generated image as
+// featured image, publish now or schedule (date from today, time defaulting to now, user's zone).
+
+function tzOf(request: Request): string {
+  const raw = /(?:^|;\s*)tz=([^;]+)/.exec(request.headers.get('Cookie') ?? '')?.[1];
+  return raw ? decodeURIComponent(raw) : 'UTC';
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { userId, user, account } = await requirePageShell(request);
+  if (!isPro(user.subscriptionStatus)) throw redirect('/app?tab=wordpress');
+  const result = await getResult(userId, params.resultId ?? '').catch(() => null);
+  if (!result || result.status !== 'completed' || !result.content) throw new Response('Not found', { status: 404 });
+  const sites = await listSites(userId);
+  const url = new URL(request.url);
+  const chosen = sites.find((s) => String(s.id) === url.searchParams.get('site')) ?? sites.find((s) => s.isDefault) ?? sites[0] ?? null;
+  let categories: { id: number; name: string }[] = [];
+  let categoriesFailed = false;
+  if (chosen) {
+    categories = await siteCategories(userId, chosen.id).catch(() => {
+      categoriesFailed = true;
+      return [];
+    });
+  }
+  const timeZone = tzOf(request);
+  const now = instantToZoned(new Date(), timeZone);
+  return json(
+    {
+      user,
+      account,
+      result: { id: result.id, title: result.title ?? result.prompt, content: result.type === 'text' ? result.content : `<p><img src="${result.content}" alt=""></p>`, hasImage: result.metadata.imageUrls.length > 0 },
+      sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
+      siteId: chosen?.id ?? null,
+      categories,
+      categoriesFailed,
+      timeZone,
+      now,
+    },
+    { headers: privatePageHeaders },
+  );
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readFormData(request);
+  if (formData instanceof Response) throw formData;
+  const t = (await getT(request, 'wordpress')) as Translate;
+  const schedule = formData.get('mode') === 'schedule';
+  let publishDate: string | null = null;
+  if (schedule) {
+    const at = zonedToInstant(String(formData.get('date') ?? ''), String(formData.get('time') ?? ''), String(formData.get('tz') ?? 'UTC'));
+    publishDate = at ? at.toISOString() : null;
+  }
+  const parsed = publishSchema(t).safeParse({
+    resultId: params.resultId,
+    siteId: formData.get('siteId'),
+    title: formData.get('title'),
+    content: formData.get('content'),
+    excerpt: formData.get('excerpt') ?? '',
+    categories: formData.getAll('categories').map(String),
+    tags: String(formData.get('tags') ?? ''),
+    status: schedule ? 'future' : 'publish',
+    publishDate,
+    featured: formData.get('featured') ?? '',
+  });
+  if (!parsed.success) return json({ errors: parsed.error.issues.map((i) => i.message) }, { status: 400 });
+  const p = parsed.data;
+  try {
+    await queuePublications(user.id, [
+      {
+        siteId: p.siteId,
+        resultId: p.resultId,
+        title: p.title,
+        content: p.content,
+        excerpt: p.excerpt,
+        categories: p.categories,
+        tags: p.tags,
+        publishAt: p.publishDate ? new Date(p.publishDate) : null,
+        featuredImage: p.featured && p.resultId ? await resultImage(user.id, p.resultId) : null,
+      },
+    ]);
+  } catch (error) {
+    if (!(error instanceof WordPressServiceError)) throw error;
+    const message = error.code === 'not_pro' ? t('publish.proOnly') : error.code === 'no_content' ? t('publish.noContent') : t('sites.notFound');
+    return json({ errors: [message] }, { status: error.code === 'not_pro' ? 403 : 400 });
+  }
+  return redirectWithToast('/app?tab=results', { type: 'success', title: schedule ? t('publish.scheduled') : t('publish.queued') });
+}
+
+export default function PublishResult() {
+  const { user, account, result, sites, siteId, categories, categoriesFailed, timeZone, now } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation('wordpress');
+  const zone = useTimeZone(timeZone);
+  const [params] = useSearchParams();
+  const navigation = useNavigation();
+  const busy = navigation.state === 'submitting';
+  const mode = params.get('mode') === 'schedule' ? 'schedule' : 'now';
+  const tabLink = (m: 'now' | 'schedule') => `?${new URLSearchParams({ ...(siteId ? { site: String(siteId) } : {}), mode: m }).toString()}`;
+
+  return (
+    <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
+      <div className="mx-auto max-w-3xl">
+        <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('publish.title')}</h1>
+        <p className="mt-1 text-sm text-slate-700">
+          <Link to="/wordpress" className="font-medium text-indigo-700 hover:underline">
+            {t('publish.manageSites')}
+          </Link>
+        </p>
+        {sites.length === 0 ? (
+          <div className="mt-6 rounded-2xl bg-white p-6 text-center shadow-sm ring-1 ring-slate-200">
+            <p className="text-slate-700">{t('publish.noSites')}</p>
+            <ButtonLink to="/wordpress?add=1" className="mt-4">
+              {t('sites.add')}
+            </ButtonLink>
+          </div>
+        ) : (
+          <>
+            <nav className="mt-6 flex gap-2 border-b border-slate-200" aria-label={t('publish.title')}>
+              {(['now', 'schedule'] as const).map((m) => (
+                <Link
+                  key={m}
+                  to={tabLink(m)}
+                  replace
+                  preventScrollReset
+                  aria-current={mode === m ? 'page' : undefined}
+                  className={`-mb-px border-b-2 px-4 py-2 text-sm font-medium ${mode === m ? 'border-indigo-600 text-indigo-700' : 'border-transparent text-slate-600'}`}
+                >
+                  {m === 'now' ? t('publish.nowTab') : t('publish.scheduleTab')}
+                </Link>
+              ))}
+            </nav>
+            <Form method="get" className="mt-4 flex items-end gap-2">
+              <input type="hidden" name="mode" value={mode} />
+              <label className="flex flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
+                {t('publish.site')}
+                <select name="site" defaultValue={siteId ?? undefined} className={inputClass} onChange={(e) => e.currentTarget.form?.requestSubmit()}>
+                  {sites.map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.siteName}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <noscript>
+                <Button type="submit" variant="secondary">
+                  {t('publish.site')}
+                </Button>
+              </noscript>
+            </Form>
+            <Form method="post" className="mt-4 flex flex-col gap-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+              <FormAlert title={t('publish.failed')} errors={actionData?.errors} />
+              <input type="hidden" name="siteId" value={siteId ?? ''} />
+              <input type="hidden" name="mode" value={mode} />
+              <input type="hidden" name="tz" value={zone} />
+              <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
+              <RichTextEditor id="publish-content" name="content" label={t('publish.content')} defaultValue={result.content} minHeight={400} />
+              <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                {t('publish.excerpt')}
+                <textarea name="excerpt" rows={3} className={inputClass} />
+              </label>
+              <fieldset>
+                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
+                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
+                {!categoriesFailed && categories.length === 0 ? <p className="text-sm text-slate-600">{t('publish.noCategories')}</p> : null}
+                <div className="mt-2 flex flex-wrap gap-3">
+                  {categories.map((c) => (
+                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
+                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
+                      {c.name}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+              <Field label={t('publish.tags')} inputProps={{ name: 'tags' }} help={t('publish.tagsHelp')} />
+              {result.hasImage ? (
+                <label className="flex items-center gap-2 text-sm text-slate-800">
+                  <input type="checkbox" name="featured" defaultChecked className="size-4" />
+                  {t('publish.featured')}
+                </label>
+              ) : null}
+              {mode === 'schedule' ? (
+                <div className="flex flex-wrap gap-4">
+                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                    {t('publish.date')}
+                    <input type="date" name="date" min={now.date} defaultValue={now.date} required className={`${inputClass} w-44`} />
+                  </label>
+                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                    {t('publish.time')}
+                    <input type="time" name="time" defaultValue={now.time} required className={`${inputClass} w-32`} />
+                  </label>
+                  <p className="basis-full text-xs text-slate-600">{t('publish.timeZone', { zone })}</p>
+                </div>
+              ) : null}
+              <div className="flex justify-end gap-3">
+                <ButtonLink to="/app?tab=results" variant="secondary">
+                  {t('sites.cancel')}
+                </ButtonLink>
+                <Button type="submit" pending={busy}>
+                  {busy ? t('publish.publishing') : mode === 'schedule' ? t('publish.submitSchedule') : t('publish.submitNow')}
+                </Button>
+              </div>
+            </Form>
+          </>
+        )}
+      </div>
+    </AppShell>
+  );
+}
+
+export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.wordpressTitle') }];
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

@@ -1,0 +1,312 @@
+import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound.server';
+
+// The WordPress REST API as Postforge uses it, over the outbound guard, with Basic auth and an
+// Application Password. Routes go through `?rest_route=`, which works with and without pretty
+// permalinks.
+
+export type SiteCredentials = { siteUrl: string; username: string; appPassword: string };
+
+/** Why a call failed, in terms a user can act on (see `diagnosis.*` in the wordpress locale). */
+export type WpProblem =
+  | 'blocked_address'
+  | 'bad_url'
+  | 'bad_scheme'
+  | 'dns'
+  | 'refused'
+  | 'timeout'
+  | 'tls'
+  | 'network'
+  | 'too_large'
+  | 'too_many_redirects'
+  | 'not_wordpress'
+  | 'rest_disabled'
+  | 'app_passwords_unavailable'
+  | 'auth_rejected'
+  | 'wrong_password'
+  | 'wrong_username'
+  | 'forbidden'
+  | 'site_error';
+
+export class WpError extends Error {
+  constructor(
+    readonly problem: WpProblem,
+    message: string,
+    readonly status?: number,
+    readonly wpCode?: string,
+  ) {
+    super(message);
+    this.name = 'WpError';
+  }
+}
+
+export type WpCallOptions = Pick<OutboundOptions, 'timeoutMs' | 'allowPrivate' | 'lookup'>;
+
+export function normalizeSiteUrl(raw: string): string {
+  const url = new URL(raw.trim());
+  url.hash = '';
+  url.search = '';
+  url.pathname = url.pathname.replace(/\/(wp-admin|wp-json|wp-login\.php).*$/, '').replace(/\/+$/, '');
+  return url.toString().replace(/\/+$/, '');
+}
+
+function restUrl(siteUrl: string, route: string, query: Record<string, string | number | undefined> = {}): string {
+  const url = new URL(`${siteUrl.replace(/\/+$/, '')}/`);
+  url.searchParams.set('rest_route', route);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+  return url.toString();
+}
+
+function authHeader(site: SiteCredentials): string {
+  return `Basic ${Buffer.from(`${site.username}:${site.appPassword}`).toString('base64')}`;
+}
+
+function fromOutbound(error: unknown): never {
+  if (error instanceof OutboundError) throw new WpError(error.code, error.message);
+  throw error;
+}
+
+type WpErrorBody = { code?: string; message?: string; data?: { status?: number; term_id?: number } };
+
+function errorOf(res: OutboundResponse): WpError {
+  const body = res.json<WpErrorBody>();
+  const code = body?.code;
+  const message = body?.message ? stripTags(body.message) : `HTTP ${res.status}`;
+  if (code === 'incorrect_password') return new WpError('wrong_password', message, res.status, code);
+  if (code === 'invalid_username' || code === 'invalid_email') return new WpError('wrong_username', message, res.status, code);
+  if (code === 'application_passwords_disabled') return new WpError('app_passwords_unavailable', message, res.status, code);
+  // WordPress answers a wrong application password and a stripped Authorization header alike.
+  if (code === 'rest_not_logged_in') return new WpError('auth_rejected', message, res.status, code);
+  if (res.status === 401 || res.status === 403) return new WpError('forbidden', message, res.status, code);
+  if (!body) return new WpError(res.status === 404 ? 'rest_disabled' : 'site_error', message, res.status, code);
+  return new WpError('site_error', message, res.status, code);
+}
+
+function stripTags(s: string): string {
+  return s.replace(/<[^>]*>/g, '').trim();
+}
+
+async function call(
+  site: SiteCredentials,
+  method: string,
+  route: string,
+  init: { query?: Record<string, string | number | undefined>; json?: unknown; body?: Buffer; headers?: Record<string, string> } = {},
+  opts: WpCallOptions = {},
+): Promise<OutboundResponse> {
+  const headers: Record<string, string> = { Accept: 'application/json', Authorization: authHeader(site), ...init.headers };
+  let body: Buffer | undefined = init.body;
+  if (init.json !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = Buffer.from(JSON.stringify(init.json));
+  }
+  try {
+    return await outboundRequest(restUrl(site.siteUrl, route, init.query), { method, headers, body, ...opts });
+  } catch (error) {
+    return fromOutbound(error);
+  }
+}
+
+async function callOk<T>(...args: Parameters<typeof call>): Promise<{ data: T; res: OutboundResponse }> {
+  const res = await call(...args);
+  if (res.status < 200 || res.status >= 300) throw errorOf(res);
+  const data = res.json<T>();
+  if (data === undefined) throw new WpError('not_wordpress', 'The site did not answer with JSON', res.status);
+  return { data, res };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connection test with a diagnosis
+
+export type ConnectionCheck = { ok: true; userName: string } | { ok: false; problem: WpProblem; detail: string };
+
+/** Probes the REST index without credentials, then `users/me` with them, and says what is wrong. */
+export async function checkConnection(site: SiteCredentials, opts: WpCallOptions = {}): Promise<ConnectionCheck> {
+  let index: OutboundResponse;
+  try {
+    index = await outboundRequest(restUrl(site.siteUrl, '/'), { headers: { Accept: 'application/json' }, ...opts, timeoutMs: opts.timeoutMs ?? 10_000 });
+  } catch (error) {
+    if (error instanceof OutboundError) return { ok: false, problem: error.code, detail: error.message };
+    throw error;
+  }
+  const body = index.json<{ namespaces?: string[]; authentication?: Record<string, unknown>; code?: string; message?: string }>();
+  if (!body || typeof body !== 'object') {
+    const html = index.text();
+    // A WordPress page whose REST API answers with HTML: disabled or blocked by a plugin or the host.
+    if (/wp-content|wp-includes|<meta[^>]+generator[^>]+WordPress/i.test(html)) {
+      return { ok: false, problem: 'rest_disabled', detail: `HTTP ${index.status}` };
+    }
+    return { ok: false, problem: 'not_wordpress', detail: `HTTP ${index.status}` };
+  }
+  if (!Array.isArray(body.namespaces)) {
+    if (body.code === 'rest_disabled' || body.code === 'rest_login_required' || body.code === 'rest_cannot_access' || index.status === 401 || index.status === 403) {
+      return { ok: false, problem: 'rest_disabled', detail: body.message ? stripTags(body.message) : `HTTP ${index.status}` };
+    }
+    return { ok: false, problem: 'not_wordpress', detail: `HTTP ${index.status}` };
+  }
+  if (!body.namespaces.includes('wp/v2')) return { ok: false, problem: 'rest_disabled', detail: 'wp/v2 is not available' };
+  if (body.authentication && !('application-passwords' in body.authentication)) {
+    return { ok: false, problem: 'app_passwords_unavailable', detail: 'Application Passwords are not offered' };
+  }
+  try {
+    const { data } = await callOk<{ id: number; name: string; capabilities?: Record<string, boolean> }>(
+      site,
+      'GET',
+      '/wp/v2/users/me',
+      { query: { context: 'edit' } },
+      opts,
+    );
+    if (data.capabilities && data.capabilities.publish_posts === false) {
+      return { ok: false, problem: 'forbidden', detail: 'This user cannot publish posts' };
+    }
+    return { ok: true, userName: data.name };
+  } catch (error) {
+    if (error instanceof WpError) return { ok: false, problem: error.problem, detail: error.message };
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Categories, tags, media, posts
+
+export type WpCategory = { id: number; name: string };
+
+export async function listCategories(site: SiteCredentials, opts: WpCallOptions = {}): Promise<WpCategory[]> {
+  const all: WpCategory[] = [];
+  for (let page = 1; page <= 10; page++) {
+    const { data, res } = await callOk<{ id: number; name: string }[]>(
+      site,
+      'GET',
+      '/wp/v2/categories',
+      { query: { per_page: 100, page, _fields: 'id,name', orderby: 'name' } },
+      opts,
+    );
+    all.push(...data.map((c) => ({ id: c.id, name: decodeEntities(c.name) })));
+    const pages = Number(res.headers['x-wp-totalpages'] ?? 1);
+    if (page >= pages) break;
+  }
+  return all;
+}
+
+function decodeEntities(s: string): string {
+  return s
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#0?39;/g, "'")
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
+}
+
+/** The ids of these tag names on the site, creating the ones it does not have. */
+export async function ensureTags(site: SiteCredentials, names: string[], opts: WpCallOptions = {}): Promise<number[]> {
+  const ids: number[] = [];
+  for (const name of names) {
+    const { data } = await callOk<{ id: number; name: string }[]>(
+      site,
+      'GET',
+      '/wp/v2/tags',
+      { query: { search: name, per_page: 100, _fields: 'id,name' } },
+      opts,
+    );
+    const found = data.find((t) => decodeEntities(t.name).toLowerCase() === name.toLowerCase());
+    if (found) {
+      ids.push(found.id);
+      continue;
+    }
+    const res = await call(site, 'POST', '/wp/v2/tags', { json: { name } }, opts);
+    const body = res.json<{ id?: number } & WpErrorBody>();
+    if (res.status >= 200 && res.status < 300 && body?.id) ids.push(body.id);
+    else if (body?.code === 'term_exists' && body.data?.term_id) ids.push(body.data.term_id);
+    else throw errorOf(res);
+  }
+  return ids;
+}
+
+export type WpMedia = { id: number; url: string };
+
+export async function findMediaByMarker(site: SiteCredentials, marker: string, opts: WpCallOptions = {}): Promise<WpMedia | null> {
+  const { data } = await callOk<{ id: number; source_url: string; title?: { raw?: string; rendered?: string }; slug?: string }[]>(
+    site,
+    'GET',
+    '/wp/v2/media',
+    { query: { search: marker, per_page: 10, context: 'edit', _fields: 'id,source_url,title,slug' } },
+    opts,
+  );
+  const hit = data.find((m) => (m.title?.raw ?? m.title?.rendered ?? '').includes(marker) || (m.slug ?? '').includes(marker));
+  return hit ? { id: hit.id, url: hit.source_url } : null;
+}
+
+export async function uploadMedia(
+  site: SiteCredentials,
+  file: { data: Buffer; filename: string; mimeType: string },
+  opts: WpCallOptions = {},
+): Promise<WpMedia> {
+  const safeName = file.filename.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'image';
+  const { data } = await callOk<{ id: number; source_url: string }>(
+    site,
+    'POST',
+    '/wp/v2/media',
+    { body: file.data, headers: { 'Content-Type': file.mimeType, 'Content-Disposition': `attachment; filename="${safeName}"` } },
+    { timeoutMs: 60_000, ...opts },
+  );
+  return { id: data.id, url: data.source_url };
+}
+
+export type WpPost = { id: number; status: string; link: string };
+
+const ANY_STATUS = 'publish,future,draft,pending,private';
+
+export async function findPostByMarker(site: SiteCredentials, marker: string, opts: WpCallOptions = {}): Promise<WpPost | null> {
+  const { data } = await callOk<{ id: number; status: string; link: string; content?: { raw?: string } }[]>(
+    site,
+    'GET',
+    '/wp/v2/posts',
+    { query: { search: marker, status: ANY_STATUS, context: 'edit', per_page: 10, _fields: 'id,status,link,content' } },
+    opts,
+  );
+  const hit = data.find((p) => (p.content?.raw ?? '').includes(marker));
+  return hit ? { id: hit.id, status: hit.status, link: hit.link } : null;
+}
+
+export type NewPost = {
+  title: string;
+  content: string;
+  excerpt: string;
+  status: 'publish' | 'future' | 'draft' | 'pending';
+  date?: string;
+  categories: number[];
+  tags: number[];
+  featuredMedia?: number;
+};
+
+export async function createPost(site: SiteCredentials, post: NewPost, opts: WpCallOptions = {}): Promise<WpPost> {
+  const { data } = await callOk<WpPost>(
+    site,
+    'POST',
+    '/wp/v2/posts',
+    {
+      json: {
+        title: post.title,
+        content: post.content,
+        excerpt: post.excerpt,
+        status: post.status,
+        ...(post.date ? { date_gmt: post.date } : {}),
+        categories: post.categories,
+        tags: post.tags,
+        ...(post.featuredMedia ? { featured_media: post.featuredMedia } : {}),
+      },
+    },
+    { timeoutMs: 30_000, ...opts },
+  );
+  return { id: data.id, status: data.status, link: data.link };
+}
+
+/** Who the credentials sign in as (a clear error when they do not). */
+export async function whoAmI(site: SiteCredentials, opts: WpCallOptions = {}): Promise<{ id: number; name: string }> {
+  const { data } = await callOk<{ id: number; name: string }>(site, 'GET', '/wp/v2/users/me', { query: { _fields: 'id,name' } }, opts);
+  return data;
+}
+
+export async function getPost(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<WpPost> {
+  const { data } = await callOk<WpPost>(site, 'GET', `/wp/v2/posts/${id}`, { query: { context: 'edit', _fields: 'id,status,link' } }, opts);
+  return data;
+}

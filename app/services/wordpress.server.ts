@@ -1,0 +1,521 @@
+import crypto from 'node:crypto';
+import sanitizeHtml from 'sanitize-html';
+import { isPro, type SubscriptionStatus } from '~/catalogue';
+import { sql, transaction, type Db } from '../../db/client';
+import { enqueueMany, getBoss } from '../../jobs/boss';
+import { open, seal } from './secrets.server';
+import {
+  checkConnection,
+  createPost,
+  ensureTags,
+  findMediaByMarker,
+  findPostByMarker,
+  getPost,
+  listCategories,
+  normalizeSiteUrl,
+  uploadMedia,
+  whoAmI,
+  WpError,
+  type ConnectionCheck,
+  type SiteCredentials,
+  type WpCallOptions,
+  type WpCategory,
+} from './wordpress-client.server';
+
+// Users' WordPress sites and what they publish to them. Sites are owned (another user's id is
+// "not found"); application passwords are sealed and never leave this module but to the site.
+// Publishing is a row in wordpress_publications plus a `wordpress-publish` job (now or startAfter
+// publish_at) enqueued in the same transaction; the job (runPublication) calls the site with no
+// transaction open, and a marker stored with the post makes a retry find what an earlier attempt made.
+
+export type Site = {
+  id: number;
+  siteName: string;
+  siteUrl: string;
+  username: string;
+  isDefault: boolean;
+  createdAt: string;
+};
+
+export type WordPressErrorCode = 'not_found' | 'not_pro' | 'no_content' | 'site_unreachable';
+
+export class WordPressServiceError extends Error {
+  constructor(
+    readonly code: WordPressErrorCode,
+    message = code,
+  ) {
+    super(message);
+    this.name = 'WordPressServiceError';
+  }
+}
+
+const sealContext = (userId: string) => `wordpress-app-password:${userId}`;
+
+type SiteRow = {
+  id: string;
+  site_url: string;
+  site_name: string;
+  username: string;
+  is_default: boolean;
+  created_at: Date;
+};
+
+function toSite(r: SiteRow): Site {
+  return {
+    id: Number(r.id),
+    siteName: r.site_name,
+    siteUrl: r.site_url,
+    username: r.username,
+    isDefault: r.is_default,
+    createdAt: r.created_at.toISOString(),
+  };
+}
+
+export function siteNameOf(siteUrl: string): string {
+  return new URL(siteUrl).host;
+}
+
+export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
+  const rows = await db<SiteRow[]>`
+    SELECT id, site_url, site_name, username, is_default, created_at FROM wordpress_sites
+    WHERE user_id = ${userId} ORDER BY is_default DESC, id`;
+  return rows.map(toSite);
+}
+
+export async function getSite(userId: string, siteId: number, db: Db = sql): Promise<Site> {
+  if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('not_found');
+  const [row] = await db<SiteRow[]>`
+    SELECT id, site_url, site_name, username, is_default, created_at FROM wordpress_sites
+    WHERE user_id = ${userId} AND id = ${siteId}`;
+  if (!row) throw new WordPressServiceError('not_found');
+  return toSite(row);
+}
+
+/** The site's address and opened application password, for calls to it (never for a response). */
+export async function siteCredentials(userId: string, siteId: number, db: Db = sql): Promise<SiteCredentials & { siteName: string }> {
+  if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('not_found');
+  const [row] = await db<{ site_url: string; site_name: string; username: string; app_password_sealed: string }[]>`
+    SELECT site_url, site_name, username, app_password_sealed FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId}`;
+  if (!row) throw new WordPressServiceError('not_found');
+  return { siteUrl: row.site_url, siteName: row.site_name, username: row.username, appPassword: open(row.app_password_sealed, sealContext(userId)) };
+}
+
+export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean };
+
+export async function createSite(userId: string, input: SiteInput & { appPassword: string }, db: Db = sql): Promise<Site> {
+  const siteUrl = normalizeSiteUrl(input.siteUrl);
+  return transaction(db, async (tx) => {
+    // The user's first site is the default one.
+    await tx`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+    const [{ n }] = (await tx`SELECT count(*)::int AS n FROM wordpress_sites WHERE user_id = ${userId}`) as unknown as [{ n: number }];
+    const isDefault = input.isDefault || n === 0;
+    if (isDefault) await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default`;
+    const [row] = await tx<SiteRow[]>`
+      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default)
+      VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault})
+      RETURNING id, site_url, site_name, username, is_default, created_at`;
+    return toSite(row!);
+  });
+}
+
+export async function updateSite(userId: string, siteId: number, input: SiteInput, db: Db = sql): Promise<Site> {
+  const siteUrl = normalizeSiteUrl(input.siteUrl);
+  return transaction(db, async (tx) => {
+    await getSite(userId, siteId, tx);
+    if (input.isDefault) await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
+    const password = input.appPassword?.trim();
+    const [row] = await tx<SiteRow[]>`
+      UPDATE wordpress_sites SET
+        site_url = ${siteUrl}, site_name = ${siteNameOf(siteUrl)}, username = ${input.username.trim()},
+        app_password_sealed = ${password ? seal(password, sealContext(userId)) : sql`app_password_sealed`},
+        is_default = ${input.isDefault ? true : sql`is_default`}, updated_at = now()
+      WHERE user_id = ${userId} AND id = ${siteId}
+      RETURNING id, site_url, site_name, username, is_default, created_at`;
+    return toSite(row!);
+  });
+}
+
+export async function setDefaultSite(userId: string, siteId: number, db: Db = sql): Promise<Site> {
+  return transaction(db, async (tx) => {
+    await getSite(userId, siteId, tx);
+    await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
+    const [row] = await tx<SiteRow[]>`
+      UPDATE wordpress_sites SET is_default = true, updated_at = now() WHERE user_id = ${userId} AND id = ${siteId}
+      RETURNING id, site_url, site_name, username, is_default, created_at`;
+    return toSite(row!);
+  });
+}
+
+/** Deletes a site; what was waiting to be published to it is canceled. */
+export async function deleteSite(userId: string, siteId: number, db: Db = sql): Promise<void> {
+  const jobIds = await transaction(db, async (tx) => {
+    const site = await getSite(userId, siteId, tx);
+    const canceled = await tx<{ job_id: string | null }[]>`
+      UPDATE wordpress_publications SET status = 'canceled', last_error = 'site removed', updated_at = now()
+      WHERE user_id = ${userId} AND site_id = ${siteId} AND status = 'queued' RETURNING job_id`;
+    await tx`DELETE FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId}`;
+    if (site.isDefault) {
+      await tx`UPDATE wordpress_sites SET is_default = true WHERE id = (SELECT min(id) FROM wordpress_sites WHERE user_id = ${userId})`;
+    }
+    return canceled.map((r) => r.job_id).filter((id): id is string => Boolean(id));
+  });
+  await cancelJobs(jobIds);
+}
+
+async function cancelJobs(ids: string[]) {
+  if (!ids.length) return;
+  const boss = await getBoss();
+  // The handler also checks the row, so a job that was already running stops at its first look.
+  await boss.cancel('wordpress-publish', ids).catch(() => undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls to a site on the user's behalf
+
+export function testConnection(input: SiteCredentials, opts: WpCallOptions = {}): Promise<ConnectionCheck> {
+  let siteUrl: string;
+  try {
+    siteUrl = normalizeSiteUrl(input.siteUrl);
+  } catch {
+    return Promise.resolve({ ok: false, problem: 'bad_url', detail: 'Not a valid URL' });
+  }
+  return checkConnection({ ...input, siteUrl }, opts);
+}
+
+export async function siteCategories(userId: string, siteId: number, opts: WpCallOptions = {}): Promise<WpCategory[]> {
+  const creds = await siteCredentials(userId, siteId);
+  return listCategories(creds, opts);
+}
+
+/** The editor's image upload: to the site's media library, returning its URL. */
+export async function uploadImageToSite(
+  userId: string,
+  siteId: number,
+  file: { data: Buffer; filename: string; mimeType: string },
+  opts: WpCallOptions = {},
+): Promise<{ id: number; url: string }> {
+  const creds = await siteCredentials(userId, siteId);
+  return uploadMedia(creds, file, opts);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content
+
+/** SPEC §5: a full HTML document is reduced to its body; then only safe markup is kept. */
+export function prepareContent(html: string): string {
+  let text = html.trim();
+  if (/<html[\s>]|<!doctype html|<body[\s>]/i.test(text)) {
+    const body = /<body[^>]*>([\s\S]*?)<\/body\s*>/i.exec(text);
+    text = body ? body[1]! : text.replace(/<head[\s\S]*?<\/head\s*>/i, '').replace(/<\/?(html|body|!doctype)[^>]*>/gi, '');
+  }
+  return sanitizeHtml(text, {
+    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 'figure', 'figcaption', 'del', 'ins', 'sub', 'sup'],
+    allowedAttributes: {
+      a: ['href', 'name', 'target', 'rel', 'title'],
+      img: ['src', 'alt', 'title', 'width', 'height'],
+      td: ['colspan', 'rowspan'],
+      th: ['colspan', 'rowspan', 'scope'],
+      '*': ['id'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+  }).trim();
+}
+
+function markerComment(marker: string): string {
+  return `<!-- ${marker} -->`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publishing
+
+export type PublishRequest = {
+  siteId: number;
+  resultId: string | null;
+  title: string;
+  content: string;
+  excerpt: string;
+  categories: number[];
+  tags: string[];
+  /** When; null or a past date means now. */
+  publishAt: Date | null;
+  /** The post's status on the site (default publish). */
+  wpStatus?: 'publish' | 'draft' | 'pending';
+  featuredImage?: { data: Buffer; mimeType: string } | null;
+};
+
+export type Publication = {
+  id: string;
+  siteId: number | null;
+  siteName: string;
+  resultId: string | null;
+  title: string;
+  status: 'queued' | 'published' | 'failed' | 'canceled';
+  publishAt: string;
+  attempts: number;
+  lastError: string | null;
+  postId: number | null;
+  link: string | null;
+  publishedAt: string | null;
+};
+
+type PublicationRow = {
+  id: string;
+  site_id: string | null;
+  site_name: string;
+  result_id: string | null;
+  title: string;
+  status: Publication['status'];
+  publish_at: Date;
+  attempts: number;
+  last_error: string | null;
+  wp_post_id: string | null;
+  wp_link: string | null;
+  published_at: Date | null;
+};
+
+function toPublication(r: PublicationRow): Publication {
+  return {
+    id: r.id,
+    siteId: r.site_id === null ? null : Number(r.site_id),
+    siteName: r.site_name,
+    resultId: r.result_id,
+    title: r.title,
+    status: r.status,
+    publishAt: r.publish_at.toISOString(),
+    attempts: r.attempts,
+    lastError: r.last_error,
+    postId: r.wp_post_id === null ? null : Number(r.wp_post_id),
+    link: r.wp_link,
+    publishedAt: r.published_at?.toISOString() ?? null,
+  };
+}
+
+const publicationColumns = sql`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, wp_post_id, wp_link, published_at`;
+
+async function requirePro(userId: string, db: Db) {
+  const [u] = await db<{ subscription_status: SubscriptionStatus }[]>`SELECT subscription_status FROM users WHERE id = ${userId}`;
+  if (!u || !isPro(u.subscription_status)) throw new WordPressServiceError('not_pro');
+}
+
+/** Queues publications (one transaction: rows and jobs together). Pro and Pro (Ending) only. */
+export async function queuePublications(userId: string, requests: PublishRequest[], db: Db = sql): Promise<Publication[]> {
+  if (requests.length === 0) return [];
+  for (const r of requests) if (!prepareContent(r.content)) throw new WordPressServiceError('no_content');
+  return transaction(db, async (tx) => {
+    await requirePro(userId, tx);
+    const sites = new Map<number, Site>();
+    for (const r of requests) if (!sites.has(r.siteId)) sites.set(r.siteId, await getSite(userId, r.siteId, tx));
+    const now = Date.now();
+    const created: Publication[] = [];
+    const jobs: { id: string; payload: { publicationId: string }; startAfter?: Date }[] = [];
+    for (const r of requests) {
+      const id = crypto.randomUUID();
+      const jobId = crypto.randomUUID();
+      const marker = `postforge${id.replace(/-/g, '')}`;
+      const at = r.publishAt && r.publishAt.getTime() > now ? r.publishAt : new Date(now);
+      const [row] = await tx<PublicationRow[]>`
+        INSERT INTO wordpress_publications
+          (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
+           featured_image, featured_image_type, publish_at, marker, job_id, wp_status)
+        VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${r.title.trim()},
+          ${prepareContent(r.content)}, ${r.excerpt.trim()}, ${r.categories}, ${r.tags},
+          ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'})
+        RETURNING ${publicationColumns}`;
+      created.push(toPublication(row!));
+      jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
+    }
+    await enqueueMany('wordpress-publish', jobs, tx);
+    return created;
+  });
+}
+
+/** Spread publish times: the first at start, then one every `every` hours or days. */
+export function spreadSchedule(start: Date, count: number, every: number, unit: 'hours' | 'days'): Date[] {
+  const step = every * (unit === 'hours' ? 3_600_000 : 86_400_000);
+  return Array.from({ length: count }, (_, i) => new Date(start.getTime() + i * step));
+}
+
+export async function getPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
+  const [row] = await db<PublicationRow[]>`SELECT ${publicationColumns} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
+  if (!row) throw new WordPressServiceError('not_found');
+  return toPublication(row);
+}
+
+/** What is waiting (queued, soonest first) and what recently ended (failed or published). */
+export async function listScheduled(userId: string, db: Db = sql): Promise<{ waiting: Publication[]; recent: Publication[] }> {
+  const waiting = await db<PublicationRow[]>`
+    SELECT ${publicationColumns} FROM wordpress_publications
+    WHERE user_id = ${userId} AND status = 'queued' ORDER BY publish_at, created_at LIMIT 500`;
+  const recent = await db<PublicationRow[]>`
+    SELECT ${publicationColumns} FROM wordpress_publications
+    WHERE user_id = ${userId} AND status IN ('published', 'failed') ORDER BY updated_at DESC LIMIT 50`;
+  return { waiting: waiting.map(toPublication), recent: recent.map(toPublication) };
+}
+
+/** The latest publication of each of these results (for the results list). */
+export async function publicationsForResults(userId: string, resultIds: string[], db: Db = sql): Promise<Map<string, Publication>> {
+  if (!resultIds.length) return new Map();
+  const rows = await db<PublicationRow[]>`
+    SELECT DISTINCT ON (result_id) ${publicationColumns} FROM wordpress_publications
+    WHERE user_id = ${userId} AND result_id = ANY(${resultIds}) ORDER BY result_id, created_at DESC`;
+  return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
+}
+
+export async function cancelPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {
+  const { pub, jobId } = await transaction(db, async (tx) => {
+    await getPublication(userId, id, tx);
+    const [row] = await tx<(PublicationRow & { job_id: string | null })[]>`
+      UPDATE wordpress_publications SET status = 'canceled', updated_at = now()
+      WHERE user_id = ${userId} AND id = ${id} AND status = 'queued' RETURNING ${publicationColumns}, job_id`;
+    if (!row) throw new WordPressServiceError('not_found');
+    return { pub: toPublication(row), jobId: row.job_id };
+  });
+  if (jobId) await cancelJobs([jobId]);
+  return pub;
+}
+
+/** Moves a waiting publication to another time: a new job, the old one canceled. */
+export async function reschedulePublication(userId: string, id: string, publishAt: Date, db: Db = sql): Promise<Publication> {
+  const { pub, oldJob } = await transaction(db, async (tx) => {
+    const [current] = await tx<{ job_id: string | null; status: string }[]>`
+      SELECT job_id, status FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id} FOR UPDATE`;
+    if (!current || current.status !== 'queued') throw new WordPressServiceError('not_found');
+    const jobId = crypto.randomUUID();
+    const at = publishAt.getTime() > Date.now() ? publishAt : new Date();
+    const [row] = await tx<PublicationRow[]>`
+      UPDATE wordpress_publications SET publish_at = ${at}, job_id = ${jobId}, attempts = 0, last_error = NULL, updated_at = now()
+      WHERE id = ${id} RETURNING ${publicationColumns}`;
+    await enqueueMany('wordpress-publish', [{ id: jobId, payload: { publicationId: id }, startAfter: at.getTime() > Date.now() ? at : undefined }], tx);
+    return { pub: toPublication(row!), oldJob: current.job_id };
+  });
+  if (oldJob) await cancelJobs([oldJob]);
+  return pub;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The job
+
+type WorkRow = {
+  id: string;
+  user_id: string;
+  site_id: string | null;
+  title: string;
+  content: string;
+  excerpt: string;
+  categories: string[];
+  tags: string[];
+  featured_image: Buffer | null;
+  featured_image_type: string | null;
+  status: string;
+  publish_at: Date;
+  marker: string;
+  job_id: string | null;
+  wp_media_id: string | null;
+  wp_post_id: string | null;
+  wp_status: 'publish' | 'draft' | 'pending';
+  subscription_status: SubscriptionStatus;
+};
+
+export type RunOutcome = 'published' | 'skipped' | 'failed';
+
+/** A failure that retrying cannot fix. */
+class PermanentFailure extends Error {}
+
+/**
+ * Carries out one publication: idempotent (a second run, or a run after a timeout, finds the post
+ * the first made by its marker), holds no transaction across calls to the site. Throws on a
+ * failure worth retrying (the queue retries with backoff); `final` marks the item failed instead.
+ */
+export async function runPublication(
+  publicationId: string,
+  opts: WpCallOptions & { jobId?: string; final?: boolean } = {},
+): Promise<RunOutcome> {
+  const [row] = await sql<WorkRow[]>`
+    SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
+           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.wp_status, u.subscription_status
+    FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
+  if (!row || row.status !== 'queued') return 'skipped';
+  // A moved publication has a new job; the old one (if it still runs) stands down.
+  if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
+  if (row.publish_at.getTime() > Date.now() + 1000) return 'skipped';
+  try {
+    if (!isPro(row.subscription_status)) throw new PermanentFailure('WordPress publishing requires a Pro subscription');
+    if (row.site_id === null) throw new PermanentFailure('The site was removed');
+    let creds: SiteCredentials;
+    try {
+      creds = await siteCredentials(row.user_id, Number(row.site_id));
+    } catch {
+      throw new PermanentFailure('The site was removed');
+    }
+    // Credentials first: their error says what is wrong better than the calls after it would.
+    await whoAmI(creds, opts);
+    let postId = row.wp_post_id === null ? null : Number(row.wp_post_id);
+    if (postId === null) {
+      const existing = await findPostByMarker(creds, row.marker, opts);
+      if (existing) postId = existing.id;
+    }
+    if (postId === null) {
+      let mediaId = row.wp_media_id === null ? undefined : Number(row.wp_media_id);
+      if (mediaId === undefined && row.featured_image && row.featured_image_type) {
+        const media =
+          (await findMediaByMarker(creds, row.marker, opts)) ??
+          (await uploadMedia(creds, { data: row.featured_image, mimeType: row.featured_image_type, filename: `${row.marker}.${extensionOf(row.featured_image_type)}` }, opts));
+        mediaId = media.id;
+        await sql`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
+      }
+      const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
+      const post = await createPost(
+        creds,
+        {
+          title: row.title,
+          content: `${row.content}\n${markerComment(row.marker)}`,
+          excerpt: row.excerpt,
+          status: row.wp_status,
+          categories: row.categories.map(Number),
+          tags: tagIds,
+          featuredMedia: mediaId,
+        },
+        opts,
+      );
+      postId = post.id;
+      await sql`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
+    }
+    // Confirm by reading the post back.
+    const post = await getPost(creds, postId, opts);
+    if (post.status !== row.wp_status) throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`);
+    await sql`
+      UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
+        published_at = now(), attempts = attempts + 1, last_error = NULL, updated_at = now()
+      WHERE id = ${row.id} AND status = 'queued'`;
+    return 'published';
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const final = opts.final || error instanceof PermanentFailure;
+    await sql`
+      UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
+        status = ${final ? 'failed' : sql`status`}, updated_at = now()
+      WHERE id = ${row.id} AND status = 'queued'`;
+    if (final) return 'failed';
+    throw error;
+  }
+}
+
+/**
+ * The generated image of a result (generation's stored images), for the featured image: the
+ * newest attempt's first image. Null when the result has none.
+ */
+export async function resultImage(userId: string, resultId: string, db: Db = sql): Promise<{ data: Buffer; mimeType: string } | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(resultId)) return null;
+  const [exists] = await db<{ t: string | null }[]>`SELECT to_regclass('generation_images')::text AS t`;
+  if (!exists?.t) return null;
+  const [row] = await db<{ bytes: Buffer; content_type: string }[]>`
+    SELECT bytes, content_type FROM generation_images WHERE user_id = ${userId} AND result_id = ${resultId}
+    ORDER BY attempt DESC, idx LIMIT 1`;
+  return row ? { data: row.bytes, mimeType: row.content_type } : null;
+}
+
+function extensionOf(mime: string): string {
+  return mime === 'image/jpeg' ? 'jpg' : mime === 'image/webp' ? 'webp' : mime === 'image/gif' ? 'gif' : 'png';
+}

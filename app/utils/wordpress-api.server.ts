@@ -1,0 +1,80 @@
+import { json } from '@remix-run/node';
+import type { ZodTypeAny, input, output, SafeParseReturnType } from 'zod';
+import { getT } from '~/i18n.server';
+import { getSession, type SessionUser } from '~/services/sessions.server';
+import { WpError, type ConnectionCheck, type WpProblem } from '~/services/wordpress-client.server';
+import { WordPressServiceError } from '~/services/wordpress.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+
+// The common parts of the /api/wordpress/* resource routes: the signed-in user (401 otherwise),
+// the JSON body checked against a schema in the user's language, and service errors as statuses.
+
+export type WpApiContext = { user: SessionUser; t: Translate; headers: Headers };
+
+export async function wpApiContext(request: Request): Promise<WpApiContext | Response> {
+  const session = await getSession(request);
+  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
+  const headers = new Headers({ 'Cache-Control': 'no-store' });
+  if (session.setCookie) headers.append('Set-Cookie', session.setCookie);
+  return { user: session.user, t: (await getT(request, 'wordpress')) as Translate, headers };
+}
+
+export async function readBody<S extends ZodTypeAny>(
+  request: Request,
+  schema: S,
+): Promise<{ value: output<S> } | Response> {
+  const body = await readJsonObject(request);
+  if (body instanceof Response) return body;
+  const parsed: SafeParseReturnType<input<S>, output<S>> = schema.safeParse(body);
+  if (!parsed.success) return validationError(parsed.error);
+  return { value: parsed.data };
+}
+
+export function ok(ctx: WpApiContext, data: unknown, status = 200) {
+  return json(data, { status, headers: ctx.headers });
+}
+
+/** The id in the URL, or null when it is not a positive integer (then: 404). */
+export function siteIdParam(raw: string | undefined): number | null {
+  return raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+export function notFound(ctx: WpApiContext) {
+  return apiError(404, ctx.t('sites.notFound'), { headers: ctx.headers });
+}
+
+/** Service and site errors as JSON statuses; anything else is rethrown. */
+export function serviceError(ctx: WpApiContext, error: unknown) {
+  if (error instanceof WordPressServiceError) {
+    if (error.code === 'not_found') return notFound(ctx);
+    if (error.code === 'not_pro') return apiError(403, ctx.t('publish.proOnly'), { headers: ctx.headers });
+    if (error.code === 'no_content') return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
+  }
+  if (error instanceof WpError) {
+    return json({ error: error.message, diagnosis: diagnosisOf(ctx.t, error.problem) }, { status: 502, headers: ctx.headers });
+  }
+  throw error;
+}
+
+export function diagnosisOf(t: Translate, problem: WpProblem) {
+  return { code: problem, hint: t(`diagnosis.${problem}`) };
+}
+
+/** SPEC §8's connection-test messages, with a diagnosis the user can act on. */
+export function connectionMessage(t: Translate, check: ConnectionCheck) {
+  if (check.ok) return { success: true as const, message: t('connection.success') };
+  const message =
+    check.problem === 'not_wordpress'
+      ? t('connection.notWordPress')
+      : check.problem === 'rest_disabled' || check.problem === 'app_passwords_unavailable'
+        ? t('connection.invalidServer')
+        : check.problem === 'site_error' || check.problem === 'too_large'
+          ? t('connection.invalidResponse')
+          : ['auth_rejected', 'wrong_password', 'wrong_username', 'forbidden'].includes(check.problem)
+            ? t('connection.failed')
+            : t('connection.couldNotConnect');
+  return { success: false as const, message, diagnosis: { ...diagnosisOf(t, check.problem), detail: check.detail } };
+}
+
+export { methodNotAllowed };

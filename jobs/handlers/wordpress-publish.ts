@@ -1,0 +1,22 @@
+import type PgBoss from 'pg-boss';
+import { runPublication } from '~/services/wordpress.server';
+import { getBoss } from '../boss';
+import { queues } from '../queues';
+
+// Each job of a batch stands alone: a failing one is failed (and retried with backoff by pg-boss)
+// without failing the others; its last attempt marks the publication failed with the site's message.
+export async function handleWordPressPublish(jobs: PgBoss.Job<unknown>[]): Promise<void> {
+  const boss = await getBoss();
+  await Promise.all(
+    jobs.map(async (job) => {
+      const meta = job as PgBoss.JobWithMetadata<unknown>;
+      const { publicationId } = queues['wordpress-publish'].payload.parse(job.data);
+      const final = typeof meta.retryCount === 'number' && typeof meta.retryLimit === 'number' && meta.retryCount >= meta.retryLimit;
+      try {
+        await runPublication(publicationId, { jobId: job.id, final });
+      } catch (error) {
+        await boss.fail('wordpress-publish', job.id, { message: error instanceof Error ? error.message : String(error) });
+      }
+    }),
+  );
+}

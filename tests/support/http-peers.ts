@@ -1,0 +1,78 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// Small HTTP peers for the WordPress tests: a forwarding proxy in front of the test WordPress that
+// can hold back answers (a "timeout" after the site did the work) or strip the Authorization
+// header (as some hosts do), and plain servers that answer whatever a test wants.
+
+export type Peer = { url: string; close: () => Promise<void> };
+
+function listen(server: http.Server): Promise<Peer> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+export type Proxy = Peer & {
+  /** Holds back the answer to the next `count` requests matching `match` by `ms` (the upstream still does the work). */
+  delay(match: (req: http.IncomingMessage) => boolean, ms: number, count?: number): void;
+  stripAuthorization: boolean;
+  /** Requests seen, as "METHOD rest_route". */
+  seen: string[];
+};
+
+export async function startProxy(target: string): Promise<Proxy> {
+  const rules: { match: (req: http.IncomingMessage) => boolean; ms: number; left: number }[] = [];
+  const state = { stripAuthorization: false, seen: [] as string[] };
+  const upstream = new URL(target);
+  const server = http.createServer((req, res) => {
+    const route = new URL(req.url ?? '/', 'http://x').searchParams.get('rest_route') ?? req.url ?? '';
+    state.seen.push(`${req.method} ${route}`);
+    const rule = rules.find((r) => r.left > 0 && r.match(req));
+    if (rule) rule.left--;
+    const headers = { ...req.headers, host: upstream.host };
+    if (state.stripAuthorization) delete headers.authorization;
+    const out = http.request({ hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers }, (up) => {
+      const chunks: Buffer[] = [];
+      up.on('data', (c: Buffer) => chunks.push(c));
+      up.on('end', () => {
+        const send = () => {
+          if (res.destroyed) return;
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          res.end(Buffer.concat(chunks));
+        };
+        if (rule) setTimeout(send, rule.ms);
+        else send();
+      });
+    });
+    out.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(out);
+  });
+  const peer = await listen(server);
+  const proxy = peer as Proxy;
+  proxy.delay = (match, ms, count = 1) => void rules.push({ match, ms, left: count });
+  proxy.seen = state.seen;
+  Object.defineProperty(proxy, 'stripAuthorization', {
+    get: () => state.stripAuthorization,
+    set: (v: boolean) => (state.stripAuthorization = v),
+  });
+  return proxy;
+}
+
+/** A server whose answers a test writes. */
+export async function startPeer(handler: http.RequestListener): Promise<Peer> {
+  return listen(http.createServer(handler));
+}
