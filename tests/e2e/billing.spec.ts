@@ -79,6 +79,7 @@ test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, canc
 test('a canceled payment shows the canceled banner; a return while signed out goes through the sign-in', async ({ page }) => {
   test.setTimeout(120_000);
   const account = await createAccount(page, 'billing-return');
+  await page.context().clearCookies();
 
   await test.step('signed out: the parameters survive the sign-in', async () => {
     await page.goto('/subscription?canceled=true');

@@ -130,8 +130,9 @@ export async function setPasswordThroughLink(page: Page, link: string, newPasswo
   await expect(page.getByRole('region', { name: 'Notifications' }).getByText(/^(Welcome to Postforge|Password changed)$/)).toBeVisible();
 }
 
-/** /auth login tab: e-mail + password, submit. */
+/** /auth login tab: e-mail + password, submit. Starts signed out (/auth sends a signed-in visitor to /app). */
 export async function logIn(page: Page, email: string, secret: string): Promise<void> {
+  await page.context().clearCookies();
   await page.goto('/auth');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(secret);
