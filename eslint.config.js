@@ -45,14 +45,16 @@ export default tseslint.config(
   },
   {
     // Components run in the browser too: server modules stay out of them (pass data through loaders).
+    // A type-only import is erased by the compiler, so it may name a service's data shape.
     files: ['app/components/**'],
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
               regex: '\\.server(\\.tsx?)?$',
+              allowTypeImports: true,
               message: 'Components never import *.server modules: load the data in a route loader and pass it as props.',
             },
           ],

@@ -15,7 +15,13 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.
 import { getLogger } from './app/utils/logger.server';
 import { requestScope } from './app/utils/request-scope.server';
 import { stripeWebhookHandler } from './app/utils/stripe-webhook.server';
-import { databaseMarkedDown, markDatabaseUp, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './app/utils/db-unavailable.server';
+import {
+  databaseMarkedDown,
+  markDatabaseUp,
+  RETRY_AFTER_SECONDS,
+  unavailableHtml,
+  unavailableJson,
+} from './app/utils/db-unavailable.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -157,7 +163,14 @@ function databaseGate(db: OpenDatabase) {
   let last: { at: number; up: Promise<boolean> } | undefined;
   return (req: Request, res: Response, next: NextFunction) => {
     if (!databaseMarkedDown()) return next();
-    if (!last || Date.now() - last.at >= 1000) last = { at: Date.now(), up: db.sql`SELECT 1`.then(() => true, () => false) };
+    if (!last || Date.now() - last.at >= 1000)
+      last = {
+        at: Date.now(),
+        up: db.sql`SELECT 1`.then(
+          () => true,
+          () => false,
+        ),
+      };
     void last.up.then(async (up) => {
       if (up) {
         markDatabaseUp();

@@ -61,7 +61,10 @@ const unavailableHeaders = { 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-
 
 export const handleDataRequest: HandleDataRequestFunction = async (response, { request }) =>
   failedForDatabase(request)
-    ? json(await unavailableJson(request.headers.get('cookie'), request.headers.get('accept-language')), { status: 503, headers: unavailableHeaders })
+    ? json(await unavailableJson(request.headers.get('cookie'), request.headers.get('accept-language')), {
+        status: 503,
+        headers: unavailableHeaders,
+      })
     : response;
 
 export default async function handleRequest(

@@ -33,8 +33,30 @@ import { readCookie } from './utils/cookies.server';
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {
-  en: { common: enCommon, auth: enAuth, email: enEmail, ledger: enLedger, generation: enGeneration, inputs: enInputs, billing: enBilling, wordpress: enWordpress, workspace: enWorkspace, legal: enLegal },
-  'zh-HK': { common: zhCommon, auth: zhAuth, email: zhEmail, ledger: zhLedger, generation: zhGeneration, inputs: zhInputs, billing: zhBilling, wordpress: zhWordpress, workspace: zhWorkspace, legal: zhLegal },
+  en: {
+    common: enCommon,
+    auth: enAuth,
+    email: enEmail,
+    ledger: enLedger,
+    generation: enGeneration,
+    inputs: enInputs,
+    billing: enBilling,
+    wordpress: enWordpress,
+    workspace: enWorkspace,
+    legal: enLegal,
+  },
+  'zh-HK': {
+    common: zhCommon,
+    auth: zhAuth,
+    email: zhEmail,
+    ledger: zhLedger,
+    generation: zhGeneration,
+    inputs: zhInputs,
+    billing: zhBilling,
+    wordpress: zhWordpress,
+    workspace: zhWorkspace,
+    legal: zhLegal,
+  },
 } as const;
 
 /** The Set-Cookie that remembers a language choice (plain value, readable by the page's script too). */
@@ -44,7 +66,9 @@ export function languageCookieHeader(language: Language): string {
 
 /** The language of a request from its Cookie and Accept-Language headers; a malformed cookie is ignored. */
 export function languageFromHeaders(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Language {
-  return normalizeLanguage(readCookie(cookieHeader, languageCookieName)) ?? languageFromAcceptHeader(acceptLanguage ?? null) ?? defaultLanguage;
+  return (
+    normalizeLanguage(readCookie(cookieHeader, languageCookieName)) ?? languageFromAcceptHeader(acceptLanguage ?? null) ?? defaultLanguage
+  );
 }
 
 /** Cookie choice first, then Accept-Language, then English. */
@@ -87,7 +111,11 @@ const versions = new Map<Language, string>();
 export function catalogueVersion(language: Language): string {
   let version = versions.get(language);
   if (!version) {
-    version = crypto.createHash('sha256').update(JSON.stringify(clientResources(language))).digest('hex').slice(0, 12);
+    version = crypto
+      .createHash('sha256')
+      .update(JSON.stringify(clientResources(language)))
+      .digest('hex')
+      .slice(0, 12);
     versions.set(language, version);
   }
   return version;
@@ -105,7 +133,10 @@ export function clientCatalogue(language: Language, wanted: readonly string[] = 
   if (!script) {
     const body = JSON.stringify(Object.fromEntries(ns.map((n) => [n, all[n]])));
     // Escapes keep the JSON safe inside a script whatever the catalogue holds.
-    const safe = body.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+    const safe = body
+      .replace(/</g, '\\u003c')
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029');
     script = `(function(w){var c=w.__postforgeI18n=w.__postforgeI18n||{};var l=c[${JSON.stringify(language)}]=c[${JSON.stringify(language)}]||{};var n=${safe};for(var k in n)l[k]=n[k];})(window);`;
     scripts.set(key, script);
   }

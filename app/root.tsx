@@ -61,7 +61,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
       catalogueVersion: catalogueVersion(language),
       theme: theme ?? 'light',
       settings: settingsOpen ? await settingsView(session.user.id) : null,
-      user: session ? { name: session.user.name, email: session.user.email, role: session.user.role, subscriptionStatus: session.user.subscriptionStatus } : null,
+      user: session
+        ? {
+            name: session.user.name,
+            email: session.user.email,
+            role: session.user.role,
+            subscriptionStatus: session.user.subscriptionStatus,
+          }
+        : null,
       toast,
     },
     { headers },

@@ -105,6 +105,10 @@ export async function enqueueMany<Q extends QueueName>(name: Q, items: EnqueueIt
   // insert() passes the batch as one JSON text parameter; postgres.js would encode that string as a
   // JSON string scalar for the json-typed parameter, so hand it the parsed array instead.
   await boss.insert(jobs, {
-    db: { executeSql: async (text, values) => ({ rows: await db.unsafe(text, [JSON.parse(String(values![0])), ...values!.slice(1)] as never[]) }) },
+    db: {
+      executeSql: async (text, values) => ({
+        rows: await db.unsafe(text, [JSON.parse(String(values![0])), ...values!.slice(1)] as never[]),
+      }),
+    },
   });
 }

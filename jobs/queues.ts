@@ -50,7 +50,10 @@ export const queues = {
   // items whose worker lease expired).
   'generate-item': {
     payload: z.object({ resultId: z.string().uuid(), userId: z.string().uuid(), attempt: z.number().int().min(1) }),
-    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 * 60, retentionDays: 2 } satisfies Omit<PgBoss.Queue, 'name'>,
+    options: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 * 60, retentionDays: 2 } satisfies Omit<
+      PgBoss.Queue,
+      'name'
+    >,
     work: { batchSize: 20, pollingIntervalSeconds: 1 },
   },
   // A password reset request, taken after the answer: the request does the same work (one insert)

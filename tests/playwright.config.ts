@@ -11,7 +11,8 @@ if (!process.env.E2E_RUN_ID) {
   // Keep the folders of the last day's runs only.
   for (const entry of fs.existsSync(results) ? fs.readdirSync(results) : []) {
     const dir = path.join(results, entry);
-    if (entry.startsWith('e2e-') && Date.now() - fs.statSync(dir).mtimeMs > 24 * 3600 * 1000) fs.rmSync(dir, { recursive: true, force: true });
+    if (entry.startsWith('e2e-') && Date.now() - fs.statSync(dir).mtimeMs > 24 * 3600 * 1000)
+      fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate';
 import { EmbeddedStartError } from '../../db/embedded';
-import { openDatabase, type OpenDatabase } from '../../db/open';
+import { openDatabase } from '../../db/open';
 import type { Sql } from '../../db/client';
 import { adjust, LedgerError } from '../services/ledger.server';
 import { exportRows } from '../services/ledger-export.server';
@@ -40,7 +40,13 @@ function dateOption(value: string | undefined, name: string): Date | undefined {
 export async function run(argv: string[], sql: Sql): Promise<number> {
   const [command, ...raw] = argv;
   // `--amount -5` is what an operator types; parseArgs wants `--amount=-5`.
-  const rest = raw.flatMap((arg, i) => (arg === '--amount' && /^-\d/.test(raw[i + 1] ?? '') ? [] : i > 0 && raw[i - 1] === '--amount' && /^-\d/.test(arg) ? [`--amount=${arg}`] : [arg]));
+  const rest = raw.flatMap((arg, i) =>
+    arg === '--amount' && /^-\d/.test(raw[i + 1] ?? '')
+      ? []
+      : i > 0 && raw[i - 1] === '--amount' && /^-\d/.test(arg)
+        ? [`--amount=${arg}`]
+        : [arg],
+  );
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -84,7 +90,9 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       if (bucket !== 'monthly' && bucket !== 'topup') throw new UsageError('--bucket must be monthly or topup');
       const actor = `cli:${loadEnv().LEDGER_ACTOR ?? os.userInfo().username}`;
       const entry = await adjust({ userId, amount, reason: values.reason, actor, bucket, key: values.key }, sql);
-      process.stdout.write(`Booked row ${entry.seq}: adjustment of ${amount} to ${values.user} (${bucket}); balance now ${entry.balanceAfter}\n`);
+      process.stdout.write(
+        `Booked row ${entry.seq}: adjustment of ${amount} to ${values.user} (${bucket}); balance now ${entry.balanceAfter}\n`,
+      );
       return 0;
     }
     case 'role': {

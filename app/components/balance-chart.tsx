@@ -14,7 +14,8 @@ export function BalanceChart({ points }: { points: BalancePoint[] }) {
   if (points.length === 0) return null;
   const number = (n: number) => n.toLocaleString(i18n.language);
   // Days are calendar days of the reader's time zone already: format them as such.
-  const date = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(i18n.language, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  const date = (day: string) =>
+    new Date(`${day}T00:00:00Z`).toLocaleDateString(i18n.language, { month: 'short', day: 'numeric', timeZone: 'UTC' });
   const balances = points.map((p) => p.balance);
   const max = Math.max(...balances);
   const min = Math.min(...balances);
@@ -26,7 +27,13 @@ export function BalanceChart({ points }: { points: BalancePoint[] }) {
   const area = `${path} V${H} H0 Z`;
   const first = points[0]!;
   const last = points.at(-1)!;
-  const summary = t('chart.summary', { from: date(first.day), to: date(last.day), now: number(last.balance), max: number(max), min: number(min) });
+  const summary = t('chart.summary', {
+    from: date(first.day),
+    to: date(last.day),
+    now: number(last.balance),
+    max: number(max),
+    min: number(min),
+  });
   const ticks = [top, Math.round(top / 2), 0].filter((v, i, a) => a.indexOf(v) === i);
   const labels = [...new Set([0, Math.floor((n - 1) / 2), n - 1])].map((i) => date(points[i]!.day));
 
@@ -37,7 +44,11 @@ export function BalanceChart({ points }: { points: BalancePoint[] }) {
       </h2>
       <p className="mt-1 text-sm text-slate-700">{summary}</p>
       <div className="mt-4 flex gap-2">
-        <div aria-hidden="true" className="flex h-40 flex-col justify-between text-right text-xs leading-none tabular-nums text-slate-600" data-testid="balance-chart-y">
+        <div
+          aria-hidden="true"
+          className="flex h-40 flex-col justify-between text-right text-xs leading-none tabular-nums text-slate-600"
+          data-testid="balance-chart-y"
+        >
           {ticks.map((v) => (
             <span key={v}>{number(v)}</span>
           ))}
@@ -59,7 +70,11 @@ export function BalanceChart({ points }: { points: BalancePoint[] }) {
             <path d={area} fill="#e0e7ff" />
             <path d={path} fill="none" stroke="#4f46e5" strokeWidth="2" strokeLinejoin="round" vectorEffect="non-scaling-stroke" />
           </svg>
-          <div aria-hidden="true" className={`mt-2 flex text-xs text-slate-600 ${labels.length > 1 ? 'justify-between' : 'justify-center'}`} data-testid="balance-chart-x">
+          <div
+            aria-hidden="true"
+            className={`mt-2 flex text-xs text-slate-600 ${labels.length > 1 ? 'justify-between' : 'justify-center'}`}
+            data-testid="balance-chart-x"
+          >
             {labels.map((label) => (
               <span key={label}>{label}</span>
             ))}

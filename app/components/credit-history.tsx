@@ -24,14 +24,26 @@ function pageHref(search: string, page: number) {
   return `?${params.toString()}#credit-history`;
 }
 
-export function CreditHistory({ history, search = '', csvHref = '/subscription/history.csv' }: { history: CreditHistoryData; search?: string; csvHref?: string }) {
+export function CreditHistory({
+  history,
+  search = '',
+  csvHref = '/subscription/history.csv',
+}: {
+  history: CreditHistoryData;
+  search?: string;
+  csvHref?: string;
+}) {
   const { t, i18n } = useTranslation('ledger');
   const timeZone = useTimeZone();
   const number = (n: number) => n.toLocaleString(i18n.language);
   const signed = (n: number) => (n > 0 ? `+${number(n)}` : n < 0 ? `−${number(-n)}` : '0');
 
   return (
-    <section id="credit-history" aria-labelledby="credit-history-title" className="mt-8 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6">
+    <section
+      id="credit-history"
+      aria-labelledby="credit-history-title"
+      className="mt-8 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6"
+    >
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div>
           <h2 id="credit-history-title" className="text-lg font-semibold text-slate-900">
@@ -57,10 +69,18 @@ export function CreditHistory({ history, search = '', csvHref = '/subscription/h
           <table className="w-full text-left text-sm" data-testid="credit-history">
             <thead className="border-b border-slate-200 text-slate-700">
               <tr>
-                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">{t('history.date')}</th>
-                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">{t('history.activity')}</th>
-                <th scope="col" className="py-2 pr-2 text-right font-medium sm:pr-4">{t('history.change')}</th>
-                <th scope="col" className="py-2 text-right font-medium">{t('history.balanceAfter')}</th>
+                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">
+                  {t('history.date')}
+                </th>
+                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">
+                  {t('history.activity')}
+                </th>
+                <th scope="col" className="py-2 pr-2 text-right font-medium sm:pr-4">
+                  {t('history.change')}
+                </th>
+                <th scope="col" className="py-2 text-right font-medium">
+                  {t('history.balanceAfter')}
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -76,7 +96,9 @@ export function CreditHistory({ history, search = '', csvHref = '/subscription/h
                     {t(`history.kinds.${row.kind}`)}
                     <span className="block text-xs text-slate-600 sm:ml-2 sm:inline">{t(`history.buckets.${row.bucket}`)}</span>
                   </td>
-                  <td className={`whitespace-nowrap py-2 pr-2 text-right tabular-nums sm:pr-4 ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`}>
+                  <td
+                    className={`whitespace-nowrap py-2 pr-2 text-right tabular-nums sm:pr-4 ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`}
+                  >
                     {row.kind === 'post' ? `${number(row.amount)} ${t('history.settled')}` : signed(row.delta)}
                   </td>
                   <td className="whitespace-nowrap py-2 text-right tabular-nums text-slate-900">{number(row.balanceAfter)}</td>
@@ -90,7 +112,12 @@ export function CreditHistory({ history, search = '', csvHref = '/subscription/h
       {history.pageCount > 1 ? (
         <nav aria-label={t('history.pagination')} className="mt-4 flex items-center justify-between gap-3 text-sm">
           {history.page > 1 ? (
-            <Link to={pageHref(search, history.page - 1)} preventScrollReset className="font-semibold text-indigo-700 hover:underline" rel="prev">
+            <Link
+              to={pageHref(search, history.page - 1)}
+              preventScrollReset
+              className="font-semibold text-indigo-700 hover:underline"
+              rel="prev"
+            >
               {t('history.previous')}
             </Link>
           ) : (
@@ -98,7 +125,12 @@ export function CreditHistory({ history, search = '', csvHref = '/subscription/h
           )}
           <span className="text-slate-700">{t('history.page', { page: history.page, pageCount: history.pageCount })}</span>
           {history.page < history.pageCount ? (
-            <Link to={pageHref(search, history.page + 1)} preventScrollReset className="font-semibold text-indigo-700 hover:underline" rel="next">
+            <Link
+              to={pageHref(search, history.page + 1)}
+              preventScrollReset
+              className="font-semibold text-indigo-700 hover:underline"
+              rel="next"
+            >
               {t('history.next')}
             </Link>
           ) : (

@@ -27,7 +27,11 @@ export function LanguageSwitcher({ className = '', compact = false }: { classNam
       }}
     >
       <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
-      <div role="group" aria-label={t('language.label')} className="inline-flex rounded-lg bg-slate-100 p-0.5 ring-1 ring-inset ring-slate-200">
+      <div
+        role="group"
+        aria-label={t('language.label')}
+        className="inline-flex rounded-lg bg-slate-100 p-0.5 ring-1 ring-inset ring-slate-200"
+      >
         {languages.map((language) => {
           const active = language === current;
           return (

@@ -26,7 +26,10 @@ export default function NotFound() {
   return (
     <div className="flex min-h-screen flex-col bg-slate-50">
       <header className="mx-auto flex w-full max-w-7xl items-center justify-between px-4 py-4 sm:px-6 lg:px-8">
-        <Link to="/" className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600">
+        <Link
+          to="/"
+          className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
           <Logo />
           <span className="text-lg tracking-tight">{t('appName')}</span>
         </Link>

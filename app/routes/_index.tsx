@@ -41,7 +41,10 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200/70 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
-        <Link to="/" className="flex shrink-0 items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600">
+        <Link
+          to="/"
+          className="flex shrink-0 items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
           <Logo />
           {/* Phones: the logo alone, so the bar keeps its links on one line in both languages. */}
           <span className="sr-only text-lg tracking-tight sm:not-sr-only">{t('appName')}</span>
@@ -142,10 +145,7 @@ function HeroPreview() {
         <ul className="mt-5 space-y-3">
           {previewTopics.map((topic, i) => (
             <li key={topic} className="flex items-center gap-3 rounded-xl border border-slate-100 bg-slate-50 p-3">
-              <span
-                aria-hidden="true"
-                className={`size-2.5 shrink-0 rounded-full ${i === 3 ? 'bg-blue-500' : 'bg-emerald-500'}`}
-              />
+              <span aria-hidden="true" className={`size-2.5 shrink-0 rounded-full ${i === 3 ? 'bg-blue-500' : 'bg-emerald-500'}`} />
               <div className="min-w-0 flex-1">
                 <p className="truncate text-sm font-medium text-slate-900">{t(`landing.preview.topics.${topic}`)}</p>
                 <p className="text-xs text-slate-600">
@@ -204,7 +204,10 @@ function HowItWorks() {
         <ol className="mt-14 grid gap-6 md:grid-cols-2 lg:grid-cols-4">
           {steps.map((step, i) => (
             <li key={step} className="relative rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-              <span aria-hidden="true" className="flex size-10 items-center justify-center rounded-full bg-indigo-600 text-base font-bold text-white">
+              <span
+                aria-hidden="true"
+                className="flex size-10 items-center justify-center rounded-full bg-indigo-600 text-base font-bold text-white"
+              >
                 {i + 1}
               </span>
               <h3 className="mt-4 text-lg font-semibold text-slate-900">
@@ -269,7 +272,9 @@ function Credits({ signedIn }: { signedIn: boolean }) {
               <div className="relative rounded-2xl bg-indigo-600 p-5 text-white shadow-md">
                 <h4 className="flex items-center gap-2 text-base font-semibold">
                   {t('landing.credits.pro.name')}
-                  <span className="rounded-full bg-indigo-900 px-2 py-0.5 text-xs font-semibold text-white">{t('landing.credits.pro.popular')}</span>
+                  <span className="rounded-full bg-indigo-900 px-2 py-0.5 text-xs font-semibold text-white">
+                    {t('landing.credits.pro.popular')}
+                  </span>
                 </h4>
                 <p className="mt-2">
                   <span className="text-3xl font-bold">$15</span>

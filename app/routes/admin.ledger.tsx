@@ -48,15 +48,23 @@ export default function AdminLedger() {
       <p className="mt-1 text-sm text-slate-700">{t('admin.description')}</p>
 
       <section aria-labelledby="ledger-export" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-        <h2 id="ledger-export" className="text-lg font-semibold text-slate-900">{t('admin.exportTitle')}</h2>
+        <h2 id="ledger-export" className="text-lg font-semibold text-slate-900">
+          {t('admin.exportTitle')}
+        </h2>
         <p className="mt-1 text-sm text-slate-700">{t('admin.exportHelp')}</p>
         <Form method="get" action="/admin/ledger/export.csv" reloadDocument className="mt-4 grid gap-4 sm:grid-cols-3">
           <input type="hidden" name="until" value={until} />
           <Field label={t('admin.from')} inputProps={{ name: 'from', type: 'date', defaultValue: form.from }} errors={err('from')} />
           <Field label={t('admin.to')} inputProps={{ name: 'to', type: 'date', defaultValue: form.to }} errors={err('to')} />
-          <Field label={t('admin.user')} inputProps={{ name: 'user', type: 'email', defaultValue: form.user, autoComplete: 'off' }} errors={err('user')} />
+          <Field
+            label={t('admin.user')}
+            inputProps={{ name: 'user', type: 'email', defaultValue: form.user, autoComplete: 'off' }}
+            errors={err('user')}
+          />
           <div className="flex flex-wrap gap-3 sm:col-span-3">
-            <Button type="submit" data-testid="ledger-export-csv">{t('admin.downloadCsv')}</Button>
+            <Button type="submit" data-testid="ledger-export-csv">
+              {t('admin.downloadCsv')}
+            </Button>
             <Button type="submit" variant="secondary" formAction="/admin/ledger/manifest.json">
               {t('admin.downloadManifest')}
             </Button>
@@ -65,17 +73,25 @@ export default function AdminLedger() {
       </section>
 
       <section aria-labelledby="ledger-verify" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-        <h2 id="ledger-verify" className="text-lg font-semibold text-slate-900">{t('admin.verifyTitle')}</h2>
+        <h2 id="ledger-verify" className="text-lg font-semibold text-slate-900">
+          {t('admin.verifyTitle')}
+        </h2>
         <p className="mt-1 text-sm text-slate-700">{t('admin.verifyHelp')}</p>
         <Form method="get" className="mt-4">
           <input type="hidden" name="verify" value="1" />
-          <Button type="submit" variant="secondary">{t('admin.runVerify')}</Button>
+          <Button type="submit" variant="secondary">
+            {t('admin.runVerify')}
+          </Button>
         </Form>
         {report ? (
           <div className="mt-4" role="status" data-testid="ledger-verify-report">
             {report.ok ? (
               <p className="text-sm font-semibold text-emerald-700">
-                {t('admin.verifyOk', { rows: report.rows.toLocaleString(i18n.language), users: report.users.toLocaleString(i18n.language), sum: report.systemSum ?? 0 })}
+                {t('admin.verifyOk', {
+                  rows: report.rows.toLocaleString(i18n.language),
+                  users: report.users.toLocaleString(i18n.language),
+                  sum: report.systemSum ?? 0,
+                })}
               </p>
             ) : (
               <>
@@ -83,9 +99,15 @@ export default function AdminLedger() {
                 <table className="mt-3 min-w-full text-left text-sm">
                   <thead className="border-b border-slate-200 text-slate-700">
                     <tr>
-                      <th scope="col" className="py-2 pr-4 font-medium">{t('admin.check')}</th>
-                      <th scope="col" className="py-2 pr-4 font-medium">{t('admin.row')}</th>
-                      <th scope="col" className="py-2 font-medium">{t('admin.problem')}</th>
+                      <th scope="col" className="py-2 pr-4 font-medium">
+                        {t('admin.check')}
+                      </th>
+                      <th scope="col" className="py-2 pr-4 font-medium">
+                        {t('admin.row')}
+                      </th>
+                      <th scope="col" className="py-2 font-medium">
+                        {t('admin.problem')}
+                      </th>
                     </tr>
                   </thead>
                   <tbody className="divide-y divide-slate-100">

@@ -6,7 +6,6 @@ import { hit } from '~/services/rate-limit.server';
 import { clientKeyOf, retryAfterHeaders } from '~/utils/rate-limit-response.server';
 import { getSession } from '~/services/sessions.server';
 
-
 export async function loader() {
   return json({ error: 'Method not allowed' }, { status: 405, headers: { Allow: 'POST' } });
 }

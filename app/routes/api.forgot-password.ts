@@ -16,7 +16,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!parsed.success) return validationError(parsed.error);
   const sent = () => json({ message: t('forgot.sentText') });
   if (isHoneypotFilled(body)) return sent();
-  const outcome = await attemptPasswordResetRequest({ email: parsed.data.email, language: await detectLanguage(request), ip: clientKeyOf(context) });
+  const outcome = await attemptPasswordResetRequest({
+    email: parsed.data.email,
+    language: await detectLanguage(request),
+    ip: clientKeyOf(context),
+  });
   if (!outcome.ok) return tooManyJson(request, outcome.state);
   return sent();
 }

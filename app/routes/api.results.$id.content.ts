@@ -14,7 +14,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (body instanceof Response) return body;
   const parsed = resultContentSchema(await getT(request, 'generation')).safeParse(body);
   if (!parsed.success) return validationError(parsed.error);
-  return withGenerationErrors(request, user, async () => ok(await updateResultContent(user.userId, params.id ?? '', parsed.data.content), user));
+  return withGenerationErrors(request, user, async () =>
+    ok(await updateResultContent(user.userId, params.id ?? '', parsed.data.content), user),
+  );
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {

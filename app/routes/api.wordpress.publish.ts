@@ -37,7 +37,11 @@ export async function action({ request }: ActionFunctionArgs) {
       },
     ]);
     if (!pub) return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
-    return ok(ctx, { success: true, queued: true, postId: pub.postId, publicationId: pub.id, status: pub.status, publishAt: pub.publishAt }, 202);
+    return ok(
+      ctx,
+      { success: true, queued: true, postId: pub.postId, publicationId: pub.id, status: pub.status, publishAt: pub.publishAt },
+      202,
+    );
   } catch (error) {
     return serviceError(ctx, error);
   }

@@ -24,14 +24,16 @@ export async function action({ request }: ActionFunctionArgs) {
   const base64 = imageBase64.replace(/^data:[^;]+;base64,/, '');
   const data = Buffer.from(base64, 'base64');
   if (data.length === 0) return apiError(400, ctx.t('upload.failed'), { headers: ctx.headers });
-  const inline = (error?: string) => ok(ctx, { success: false, inline: true, url: `data:${mimeType};base64,${data.toString('base64')}`, ...(error ? { error } : {}) });
+  const inline = (error?: string) =>
+    ok(ctx, { success: false, inline: true, url: `data:${mimeType};base64,${data.toString('base64')}`, ...(error ? { error } : {}) });
   // Free users (and an editor with no site chosen) keep the image in the post itself.
   if (!siteId || !isPro(ctx.user.subscriptionStatus)) return inline();
   try {
     const media = await uploadImageToSite(ctx.user.id, siteId, { data, filename, mimeType });
     return ok(ctx, { success: true, url: media.url, id: media.id });
   } catch (error) {
-    if (error instanceof WordPressServiceError && error.code === 'not_found') return apiError(404, ctx.t('sites.notFound'), { headers: ctx.headers });
+    if (error instanceof WordPressServiceError && error.code === 'not_found')
+      return apiError(404, ctx.t('sites.notFound'), { headers: ctx.headers });
     if (error instanceof WpError) return inline(ctx.t('upload.failedWordPress'));
     throw error;
   }

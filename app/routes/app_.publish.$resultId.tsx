@@ -56,7 +56,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     {
       user,
       account,
-      result: { id: result.id, title: result.title ?? result.prompt, content: result.type === 'text' ? result.content : `<p><img src="${result.content}" alt=""></p>`, hasImage: result.metadata.imageUrls.length > 0 },
+      result: {
+        id: result.id,
+        title: result.title ?? result.prompt,
+        content: result.type === 'text' ? result.content : `<p><img src="${result.content}" alt=""></p>`,
+        hasImage: result.metadata.imageUrls.length > 0,
+      },
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
       categories,
@@ -109,7 +114,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
     ]);
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    const message = error.code === 'not_pro' ? t('publish.proOnly') : error.code === 'no_content' ? t('publish.noContent') : t('sites.notFound');
+    const message =
+      error.code === 'not_pro' ? t('publish.proOnly') : error.code === 'no_content' ? t('publish.noContent') : t('sites.notFound');
     return json({ errors: [message] }, { status: error.code === 'not_pro' ? 403 : 400 });
   }
   return redirectWithToast('/app?tab=results', { type: 'success', title: schedule ? t('publish.scheduled') : t('publish.queued') });
@@ -162,7 +168,12 @@ export default function PublishResult() {
               <input type="hidden" name="mode" value={mode} />
               <label className="flex flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
                 {t('publish.site')}
-                <select name="site" defaultValue={siteId ?? undefined} className={inputClass} onChange={(e) => e.currentTarget.form?.requestSubmit()}>
+                <select
+                  name="site"
+                  defaultValue={siteId ?? undefined}
+                  className={inputClass}
+                  onChange={(e) => e.currentTarget.form?.requestSubmit()}
+                >
                   {sites.map((s) => (
                     <option key={s.id} value={s.id}>
                       {s.siteName}
@@ -182,7 +193,13 @@ export default function PublishResult() {
               <input type="hidden" name="mode" value={mode} />
               <input type="hidden" name="tz" value={zone} />
               <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
-              <RichTextEditor id="publish-content" name="content" label={t('publish.content')} defaultValue={result.content} minHeight={400} />
+              <RichTextEditor
+                id="publish-content"
+                name="content"
+                label={t('publish.content')}
+                defaultValue={result.content}
+                minHeight={400}
+              />
               <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
                 {t('publish.excerpt')}
                 <textarea name="excerpt" rows={3} className={inputClass} />
@@ -190,7 +207,9 @@ export default function PublishResult() {
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
                 {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                {!categoriesFailed && categories.length === 0 ? <p className="text-sm text-slate-600">{t('publish.noCategories')}</p> : null}
+                {!categoriesFailed && categories.length === 0 ? (
+                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
+                ) : null}
                 <div className="mt-2 flex flex-wrap gap-3">
                   {categories.map((c) => (
                     <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">

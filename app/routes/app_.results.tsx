@@ -37,25 +37,36 @@ export async function action({ request }: ActionFunctionArgs) {
   const parsed = intentSchema.safeParse(Object.fromEntries(formData));
   if (!parsed.success) return redirectWithToast(back, { type: 'error', title: tw('form.invalid') });
   const input = parsed.data;
-  const failure = { retry: 'toasts.retryFailed', remove: 'toasts.deleteFailed', save: 'toasts.saveFailed', clear: 'toasts.clearFailed' }[input.intent];
+  const failure = { retry: 'toasts.retryFailed', remove: 'toasts.deleteFailed', save: 'toasts.saveFailed', clear: 'toasts.clearFailed' }[
+    input.intent
+  ];
 
   try {
     switch (input.intent) {
       case 'retry':
         await retryResult(user.id, input.id);
-        return redirectWithToast(back, { type: 'success', title: tw('toasts.retryInitiated'), description: tw('toasts.retryInitiatedBody') });
+        return redirectWithToast(back, {
+          type: 'success',
+          title: tw('toasts.retryInitiated'),
+          description: tw('toasts.retryInitiatedBody'),
+        });
       case 'remove':
         await deleteResult(user.id, input.id);
         return redirectWithToast(back, { type: 'success', title: tw('toasts.resultRemoved'), description: tw('toasts.resultRemovedBody') });
       case 'save': {
         const content = resultContentSchema(tg as Translate).safeParse({ content: input.content });
-        if (!content.success) return redirectWithToast(back, { type: 'error', title: tw(failure), description: content.error.issues[0]?.message });
+        if (!content.success)
+          return redirectWithToast(back, { type: 'error', title: tw(failure), description: content.error.issues[0]?.message });
         await updateResultContent(user.id, input.id, content.data.content);
         return redirectWithToast(back, { type: 'success', title: tw('toasts.contentSaved'), description: tw('toasts.contentSavedBody') });
       }
       case 'clear':
         await clearResults(user.id);
-        return redirectWithToast(RESULTS, { type: 'success', title: tw('toasts.resultsCleared'), description: tw('toasts.resultsClearedBody') });
+        return redirectWithToast(RESULTS, {
+          type: 'success',
+          title: tw('toasts.resultsCleared'),
+          description: tw('toasts.resultsClearedBody'),
+        });
     }
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;

@@ -51,7 +51,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const t = await getT(request, 'workspace');
   try {
     const run = await cancelRun(user.id, params.id ?? '');
-    return redirectWithToast(runUrl(run.id), { type: 'info', title: t('toasts.generationCanceled'), description: t('toasts.generationCanceledBody') });
+    return redirectWithToast(runUrl(run.id), {
+      type: 'info',
+      title: t('toasts.generationCanceled'),
+      description: t('toasts.generationCanceledBody'),
+    });
   } catch (error) {
     if (error instanceof GenerationError && error.code === 'not_found') throw new Response('Not Found', { status: 404 });
     throw error;
@@ -97,7 +101,10 @@ export default function RunProgressPage() {
         <Link to="/app" className="text-sm font-semibold text-indigo-700 hover:underline">
           ← {t('progress.back')}
         </Link>
-        <section aria-labelledby="run-title" className="flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8">
+        <section
+          aria-labelledby="run-title"
+          className="flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8"
+        >
           <div>
             <h1 id="run-title" className="text-2xl font-bold tracking-tight text-slate-900">
               {t('progress.title')}

@@ -25,7 +25,6 @@ import { withNamespaces } from '~/utils/i18n-client';
 type Tab = 'login' | 'register';
 const tabOf = (value: string | null): Tab => (value === 'register' ? 'register' : 'login');
 
-
 // The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
 export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
 export const clientLoader = withNamespaces(handle.i18n);
@@ -61,7 +60,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (outcome.ok) return done();
     if (outcome.reason === 'limited') {
       const message = await tooManyMessage(request, outcome.state);
-      return json({ intent: 'register' as const, result: submission.reply({ formErrors: [message] }) }, { status: 429, headers: retryAfterHeaders(outcome.state) });
+      return json(
+        { intent: 'register' as const, result: submission.reply({ formErrors: [message] }) },
+        { status: 429, headers: retryAfterHeaders(outcome.state) },
+      );
     }
     return json({ intent: 'register' as const, result: submission.reply({ formErrors: [t('register.emailTaken')] }) }, { status: 409 });
   }
@@ -89,7 +91,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { user, setCookie } = outcome;
   return redirectWithToast(
     safeRedirect(submission.value.redirectTo, '/app') ?? '/app',
-    { type: 'success', title: t('login.successTitle'), description: user.name ? t('login.welcomeName', { name: user.name }) : t('login.welcome') },
+    {
+      type: 'success',
+      title: t('login.successTitle'),
+      description: user.name ? t('login.welcomeName', { name: user.name }) : t('login.welcome'),
+    },
     { headers: { 'Set-Cookie': setCookie } },
   );
 }
@@ -123,7 +129,13 @@ export default function AuthPage() {
           </Link>
         ))}
       </nav>
-      <div className="mt-6">{tab === 'register' ? <RegisterForm formAction={`/auth${query('register')}`} /> : <LoginForm formAction={`/auth${query('login')}`} redirectTo={redirectTo} />}</div>
+      <div className="mt-6">
+        {tab === 'register' ? (
+          <RegisterForm formAction={`/auth${query('register')}`} />
+        ) : (
+          <LoginForm formAction={`/auth${query('login')}`} redirectTo={redirectTo} />
+        )}
+      </div>
     </AuthShell>
   );
 }

@@ -22,7 +22,6 @@ import { withNamespaces } from '~/utils/i18n-client';
 // address has an account.
 const SENT_URL = '/forgot-password?sent=1';
 
-
 // The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
 export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
 export const clientLoader = withNamespaces(handle.i18n);

@@ -6,7 +6,8 @@ import { GenerationError } from '~/services/generation.server';
 // GET /images/{id}: a generated image from our own storage, to its owner only (anyone else: 404).
 // Images never change, so the browser keeps them (privately) for a year.
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const notFound = () => new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
+  const notFound = () =>
+    new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
   const session = await getSession(request);
   if (!session) return notFound();
   try {

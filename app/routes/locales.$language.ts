@@ -9,7 +9,10 @@ export async function loader({ params, request }: LoaderFunctionArgs) {
   const language = params.language as Language;
   if (!languages.includes(language)) return new Response('Not Found', { status: 404, headers: { 'Content-Type': 'text/plain' } });
   const query = new URL(request.url).searchParams;
-  const ns = query.get('ns')?.split(',').filter((n) => (namespaces as readonly string[]).includes(n));
+  const ns = query
+    .get('ns')
+    ?.split(',')
+    .filter((n) => (namespaces as readonly string[]).includes(n));
   const { version, script } = clientCatalogue(language, ns?.length ? ns : namespaces);
   const current = query.get('v') === version;
   return new Response(script, {

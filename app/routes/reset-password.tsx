@@ -22,7 +22,6 @@ import { withNamespaces } from '~/utils/i18n-client';
 // The link in the set-password and reset e-mails lands here with ?token=…&email=…. The token is
 // checked (and used up) only when the form is submitted, so opening the link changes nothing.
 
-
 // The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
 export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
 export const clientLoader = withNamespaces(handle.i18n);

@@ -18,7 +18,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
     async pull(controller) {
       const next = await rows.next();
       if (next.done) return controller.close();
-      controller.enqueue(encoder.encode(historyCsvLine(next.value, (k) => t(`history.kinds.${k}`), (b) => t(`history.buckets.${b}`))));
+      controller.enqueue(
+        encoder.encode(
+          historyCsvLine(
+            next.value,
+            (k) => t(`history.kinds.${k}`),
+            (b) => t(`history.buckets.${b}`),
+          ),
+        ),
+      );
     },
     async cancel() {
       await rows.return(undefined);

@@ -132,8 +132,7 @@ export async function requestPasswordReset(input: { email: string; language: Lan
 }
 
 export type ResetResult =
-  | { ok: true; userId: string; name: string; purpose: TokenPurpose; setCookie: string }
-  | { ok: false; reason: 'invalid' | 'expired' };
+  { ok: true; userId: string; name: string; purpose: TokenPurpose; setCookie: string } | { ok: false; reason: 'invalid' | 'expired' };
 
 export type TokenState = { state: 'valid' | 'expired'; purpose: TokenPurpose } | { state: 'invalid' };
 
@@ -194,7 +193,10 @@ export type ForgotAttempt = { ok: true } | { ok: false; reason: 'limited'; state
  * or not the address has an account: the lookup, the token and the e-mail happen in the
  * password-reset-request job (jobs/handlers/password-reset.ts).
  */
-export async function attemptPasswordResetRequest(input: { email: string; language: Language; ip: string }, db: Db = sql): Promise<ForgotAttempt> {
+export async function attemptPasswordResetRequest(
+  input: { email: string; language: Language; ip: string },
+  db: Db = sql,
+): Promise<ForgotAttempt> {
   const limited = firstLimited(await Promise.all([hit('forgotIp', input.ip, db), hit('forgotEmail', input.email, db)]));
   if (limited) return { ok: false, reason: 'limited', state: limited };
   await enqueue('password-reset-request', { email: normalizeEmail(input.email), language: input.language }, {}, db);

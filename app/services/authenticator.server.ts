@@ -26,9 +26,7 @@ authenticator.use(
 );
 
 export type LoginOutcome =
-  | { kind: 'success'; user: SessionUser; setCookie: string }
-  | { kind: 'invalid' }
-  | { kind: 'limited'; state: LimitState };
+  { kind: 'success'; user: SessionUser; setCookie: string } | { kind: 'invalid' } | { kind: 'limited'; state: LimitState };
 
 /**
  * Signs in with e-mail and password (already validated by the caller's schema) from a client (its
@@ -41,7 +39,11 @@ export async function login(credentials: { email: string; password: string }, cl
   const pair = pairSubject(email, client);
   // Count the attempt before checking it (so parallel guesses cannot slip past the limit), and give
   // it back if it succeeds: in effect only failures count.
-  const [pairState, clientState, emailState] = await Promise.all([hit('loginPair', pair), hit('loginIp', client), peek('loginEmail', email)]);
+  const [pairState, clientState, emailState] = await Promise.all([
+    hit('loginPair', pair),
+    hit('loginIp', client),
+    peek('loginEmail', email),
+  ]);
   let limited = firstLimited([pairState, clientState]);
   // A braked address: each client gets one failure an hour for it (the right password still passes).
   const braked = emailState.limited;

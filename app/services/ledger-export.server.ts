@@ -19,8 +19,20 @@ export type ExportManifest = {
 };
 
 export const EXPORT_COLUMNS = [
-  'seq', 'id', 'time', 'user_id', 'user_email', 'kind', 'from_account', 'to_account', 'amount',
-  'balance_after', 'pending_seq', 'external_ref', 'idempotency_key', 'hash',
+  'seq',
+  'id',
+  'time',
+  'user_id',
+  'user_email',
+  'kind',
+  'from_account',
+  'to_account',
+  'amount',
+  'balance_after',
+  'pending_seq',
+  'external_ref',
+  'idempotency_key',
+  'hash',
 ] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -96,11 +108,14 @@ export async function currentSeq(db: Db = sql): Promise<number> {
  * Streams the CSV (header line first) into `out` and returns the manifest of the same snapshot.
  * With `db` = a pool, it opens its own repeatable-read read-only transaction.
  */
-export async function exportRows(out: Writable, filter: ExportFilter = {}, db: Db = sql, opts: { end?: boolean } = {}): Promise<ExportManifest> {
+export async function exportRows(
+  out: Writable,
+  filter: ExportFilter = {},
+  db: Db = sql,
+  opts: { end?: boolean } = {},
+): Promise<ExportManifest> {
   const run = async (tx: Db) => {
-    await new Promise<void>((resolve, reject) =>
-      out.write(EXPORT_COLUMNS.join(',') + '\n', (err) => (err ? reject(err) : resolve())),
-    );
+    await new Promise<void>((resolve, reject) => out.write(EXPORT_COLUMNS.join(',') + '\n', (err) => (err ? reject(err) : resolve())));
     const stream = await tx.unsafe(copyStatement(filter)).readable();
     await pipeline(stream, out, { end: opts.end ?? false });
     return manifestOf(filter, tx);

@@ -11,15 +11,7 @@ export type { Db };
 export const PAGE_SIZE = 20;
 
 export type EntryKind =
-  | 'monthly_grant'
-  | 'monthly_expire'
-  | 'topup_purchase'
-  | 'topup_forfeit'
-  | 'reserve'
-  | 'post'
-  | 'void'
-  | 'adjustment'
-  | 'topup_reversal';
+  'monthly_grant' | 'monthly_expire' | 'topup_purchase' | 'topup_forfeit' | 'reserve' | 'post' | 'void' | 'adjustment' | 'topup_reversal';
 
 export type LedgerEntry = {
   seq: number;
@@ -380,7 +372,16 @@ const historyColumns = (db: Db) => db`
     ELSE -e.amount
   END AS delta`;
 
-type RawHistory = { seq: string; createdAt: Date; kind: EntryKind; amount: string; balanceAfter: string; reason: string | null; bucket: 'monthly' | 'topup'; delta: string };
+type RawHistory = {
+  seq: string;
+  createdAt: Date;
+  kind: EntryKind;
+  amount: string;
+  balanceAfter: string;
+  reason: string | null;
+  bucket: 'monthly' | 'topup';
+  delta: string;
+};
 
 const toHistory = (r: RawHistory): HistoryRow => ({
   seq: Number(r.seq),

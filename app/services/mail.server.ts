@@ -22,7 +22,17 @@ export async function renderEmail(message: Pick<EmailMessage, 'template' | 'lang
   const t = await getT(message.language, 'email');
   const p = message.params;
   const subject = t(`${message.template}.subject`, p);
-  const lines = [t('greeting', p), '', t(`${message.template}.body`, p), '', p.link ?? '', '', t(`${message.template}.expiry`, p), '', t('signature')];
+  const lines = [
+    t('greeting', p),
+    '',
+    t(`${message.template}.body`, p),
+    '',
+    p.link ?? '',
+    '',
+    t(`${message.template}.expiry`, p),
+    '',
+    t('signature'),
+  ];
   const text = lines.join('\n');
   const safe = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, escapeHtml(v)]));
   const html = `<!doctype html><html lang="${message.language}"><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">
@@ -70,7 +80,9 @@ async function claim(message: EmailMessage, rendered: { subject: string; text: s
         AND (email_outbox.claimed_at IS NULL OR email_outbox.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))
     RETURNING claim_token AS token`;
   if (row) return { claimed: true, token };
-  const [current] = await sql<{ sentAt: Date | null }[]>`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${message.messageKey}`;
+  const [current] = await sql<
+    { sentAt: Date | null }[]
+  >`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${message.messageKey}`;
   return { claimed: false, sent: Boolean(current?.sentAt) };
 }
 

@@ -13,16 +13,7 @@ import { env } from '~/utils/env.server';
 // the response size.
 
 export type OutboundErrorCode =
-  | 'bad_url'
-  | 'bad_scheme'
-  | 'blocked_address'
-  | 'dns'
-  | 'refused'
-  | 'timeout'
-  | 'tls'
-  | 'network'
-  | 'too_large'
-  | 'too_many_redirects';
+  'bad_url' | 'bad_scheme' | 'blocked_address' | 'dns' | 'refused' | 'timeout' | 'tls' | 'network' | 'too_large' | 'too_many_redirects';
 
 export class OutboundError extends Error {
   constructor(
@@ -74,7 +65,8 @@ function ipv6Groups(ip: string): number[] | null {
   const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4Tail) {
     const parts = v4Tail[1]!.split('.').map(Number);
-    text = text.slice(0, -v4Tail[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
+    text =
+      text.slice(0, -v4Tail[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const h = head ? head.split(':') : [];
@@ -98,7 +90,8 @@ export function isBlockedAddress(ip: string): boolean {
     if (g[5] === 0 && g[6] === 0 && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
     return isBlockedAddress(embeddedV4(g[6]!, g[7]!));
   }
-  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0xffff && g[5] === 0) return isBlockedAddress(embeddedV4(g[6]!, g[7]!));
+  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0xffff && g[5] === 0)
+    return isBlockedAddress(embeddedV4(g[6]!, g[7]!));
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isBlockedAddress(embeddedV4(g[6]!, g[7]!));
   // 6to4 (2002:a.b.c.d::/48) carries an IPv4 address too.
   if (g[0] === 0x2002) return isBlockedAddress(embeddedV4(g[1]!, g[2]!));
@@ -127,7 +120,8 @@ function guardedLookup(rule: AddressRule, resolve: LookupFn): net.LookupFunction
       const list = addresses ?? [];
       if (list.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }));
       const bad = list.find((a) => refused(a.address, rule));
-      if (bad) return callback(new OutboundError('blocked_address', `${hostname} resolves to a private or reserved address (${bad.address})`));
+      if (bad)
+        return callback(new OutboundError('blocked_address', `${hostname} resolves to a private or reserved address (${bad.address})`));
       if (options.all) return callback(null, list);
       return callback(null, list[0]!.address, list[0]!.family);
     });
@@ -198,7 +192,10 @@ function classify(error: NodeJS.ErrnoException): OutboundError {
   return new OutboundError('network', error.message || code || 'Network error');
 }
 
-function oneHop(url: URL, opts: Required<Pick<OutboundOptions, 'timeoutMs' | 'maxBytes' | 'allowPrivate'>> & OutboundOptions): Promise<OutboundResponse> {
+function oneHop(
+  url: URL,
+  opts: Required<Pick<OutboundOptions, 'timeoutMs' | 'maxBytes' | 'allowPrivate'>> & OutboundOptions,
+): Promise<OutboundResponse> {
   const rule: AddressRule = { allowPrivate: opts.allowPrivate, allowAddress: opts.allowAddress };
   const lib = url.protocol === 'https:' ? https : http;
   const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);

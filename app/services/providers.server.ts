@@ -95,7 +95,10 @@ function isRetryableStatus(status: number | undefined): boolean {
 }
 
 function providerMessage(message: string, status?: number): string {
-  const text = String(message || '').replace(/\s+/g, ' ').trim().slice(0, 500);
+  const text = String(message || '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 500);
   return status && !text.startsWith(String(status)) ? `${status}: ${text || 'Provider error'}` : text || 'Provider error';
 }
 
@@ -186,8 +189,39 @@ export function buildTextPrompt(topic: string, s: TextSettings): { system: strin
 }
 
 const allowedTags = [
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'em', 'strong', 'del', 's',
-  'ul', 'ol', 'li', 'a', 'img', 'figure', 'figcaption', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'sup', 'sub', 'span', 'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'p',
+  'br',
+  'hr',
+  'blockquote',
+  'pre',
+  'code',
+  'em',
+  'strong',
+  'del',
+  's',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'img',
+  'figure',
+  'figcaption',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'sup',
+  'sub',
+  'span',
+  'div',
 ];
 
 /** The allow-list sanitizer for every HTML we store (provider output and user edits). */
@@ -244,31 +278,41 @@ export function markdownToArticle(markdown: string, fallbackTitle: string): Arti
 }
 
 /** One article from the text provider (retried on transient failures). */
-export async function generateArticle(apiKey: string, topic: string, settings: TextSettings, onWait?: () => void): Promise<Article & { usage?: unknown }> {
+export async function generateArticle(
+  apiKey: string,
+  topic: string,
+  settings: TextSettings,
+  onWait?: () => void,
+): Promise<Article & { usage?: unknown }> {
   const model = findModel(settings.model);
   const { system, user } = buildTextPrompt(topic, settings);
   const client = openaiClient(apiKey);
-  const completion = await withRetries(async () => {
-    const res = await client.chat.completions.create({
-      model: model?.providerModel ?? settings.model,
-      messages: [
-        { role: 'system', content: system },
-        { role: 'user', content: user },
-      ],
-      temperature: settings.temperature,
-      max_tokens: settings.maxTokens,
-    });
-    const text = res?.choices?.[0]?.message?.content;
-    if (typeof text !== 'string' || text.trim() === '') {
-      throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
-    }
-    return { text, usage: res.usage };
-  }, retryPolicy(), onWait);
+  const completion = await withRetries(
+    async () => {
+      const res = await client.chat.completions.create({
+        model: model?.providerModel ?? settings.model,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        temperature: settings.temperature,
+        max_tokens: settings.maxTokens,
+      });
+      const text = res?.choices?.[0]?.message?.content;
+      if (typeof text !== 'string' || text.trim() === '') {
+        throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
+      }
+      return { text, usage: res.usage };
+    },
+    retryPolicy(),
+    onWait,
+  );
   return { ...markdownToArticle(completion.text, topic), usage: completion.usage };
 }
 
 /** Is this prompt likely not English? (Any letter outside Latin-1 suggests another script.) */
 export function looksNonEnglish(prompt: string): boolean {
+  // eslint-disable-next-line no-control-regex -- the range starts at U+0000 on purpose (all of Latin)
   return /[^\u0000-\u024f\s\p{P}\p{S}\p{N}]/u.test(prompt);
 }
 
@@ -313,24 +357,28 @@ export async function generateImages(apiKey: string, prompt: string, s: ImageSet
     guidance_scale: s.guidanceScale,
     output_format: 'png',
   };
-  const urls = await withRetries(async () => {
-    let prediction = await replicate.predictions.create({
-      model: model?.providerModel ?? s.model,
-      input,
-      wait: 60,
-    });
-    if (prediction.status !== 'succeeded' && prediction.status !== 'failed' && prediction.status !== 'canceled') {
-      prediction = await replicate.wait(prediction, { interval: 500 });
-    }
-    if (prediction.status !== 'succeeded') {
-      const message = typeof prediction.error === 'string' ? prediction.error : 'The image could not be generated.';
-      throw new ProviderError(message.slice(0, 500), false);
-    }
-    const output = prediction.output as unknown;
-    const list = (Array.isArray(output) ? output : [output]).filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u));
-    if (list.length === 0) throw new ProviderError('The image provider returned no image.', false);
-    return list;
-  }, retryPolicy(), onWait);
+  const urls = await withRetries(
+    async () => {
+      let prediction = await replicate.predictions.create({
+        model: model?.providerModel ?? s.model,
+        input,
+        wait: 60,
+      });
+      if (prediction.status !== 'succeeded' && prediction.status !== 'failed' && prediction.status !== 'canceled') {
+        prediction = await replicate.wait(prediction, { interval: 500 });
+      }
+      if (prediction.status !== 'succeeded') {
+        const message = typeof prediction.error === 'string' ? prediction.error : 'The image could not be generated.';
+        throw new ProviderError(message.slice(0, 500), false);
+      }
+      const output = prediction.output as unknown;
+      const list = (Array.isArray(output) ? output : [output]).filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u));
+      if (list.length === 0) throw new ProviderError('The image provider returned no image.', false);
+      return list;
+    },
+    retryPolicy(),
+    onWait,
+  );
   const images: ImageBytes[] = [];
   for (const url of urls.slice(0, Math.max(1, s.numOutputs))) {
     images.push(await withRetries(() => downloadImage(url), retryPolicy(), onWait));
@@ -344,7 +392,8 @@ async function downloadImage(url: string): Promise<ImageBytes> {
     throw new ProviderError(`${res.status}: the image could not be downloaded`, isRetryableStatus(res.status), res.status);
   }
   const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!/^image\/(png|jpeg|webp|gif)$/.test(contentType)) throw new ProviderError('The image provider returned something that is not an image.', false);
+  if (!/^image\/(png|jpeg|webp|gif)$/.test(contentType))
+    throw new ProviderError('The image provider returned something that is not an image.', false);
   const bytes = Buffer.from(await res.arrayBuffer());
   if (bytes.length === 0 || bytes.length > MAX_IMAGE_BYTES) throw new ProviderError('The image is empty or too large.', false);
   return { contentType, bytes };

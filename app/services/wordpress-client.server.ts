@@ -122,7 +122,11 @@ export type ConnectionCheck = { ok: true; userName: string } | { ok: false; prob
 export async function checkConnection(site: SiteCredentials, opts: WpCallOptions = {}): Promise<ConnectionCheck> {
   let index: OutboundResponse;
   try {
-    index = await outboundRequest(restUrl(site.siteUrl, '/'), { headers: { Accept: 'application/json' }, ...opts, timeoutMs: opts.timeoutMs ?? 10_000 });
+    index = await outboundRequest(restUrl(site.siteUrl, '/'), {
+      headers: { Accept: 'application/json' },
+      ...opts,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+    });
   } catch (error) {
     if (error instanceof OutboundError) return { ok: false, problem: error.code, detail: error.message };
     throw error;
@@ -137,7 +141,13 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
     return { ok: false, problem: 'not_wordpress', detail: `HTTP ${index.status}` };
   }
   if (!Array.isArray(body.namespaces)) {
-    if (body.code === 'rest_disabled' || body.code === 'rest_login_required' || body.code === 'rest_cannot_access' || index.status === 401 || index.status === 403) {
+    if (
+      body.code === 'rest_disabled' ||
+      body.code === 'rest_login_required' ||
+      body.code === 'rest_cannot_access' ||
+      index.status === 401 ||
+      index.status === 403
+    ) {
       return { ok: false, problem: 'rest_disabled', detail: body.message ? stripTags(body.message) : `HTTP ${index.status}` };
     }
     return { ok: false, problem: 'not_wordpress', detail: `HTTP ${index.status}` };

@@ -97,7 +97,12 @@ export async function siteCredentials(userId: string, siteId: number, db: Db = s
   const [row] = await db<{ site_url: string; site_name: string; username: string; app_password_sealed: string }[]>`
     SELECT site_url, site_name, username, app_password_sealed FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId}`;
   if (!row) throw new WordPressServiceError('not_found');
-  return { siteUrl: row.site_url, siteName: row.site_name, username: row.username, appPassword: open(row.app_password_sealed, sealContext(userId)) };
+  return {
+    siteUrl: row.site_url,
+    siteName: row.site_name,
+    username: row.username,
+    appPassword: open(row.app_password_sealed, sealContext(userId)),
+  };
 }
 
 export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean };
@@ -122,7 +127,8 @@ export async function updateSite(userId: string, siteId: number, input: SiteInpu
   const siteUrl = normalizeSiteUrl(input.siteUrl);
   return transaction(db, async (tx) => {
     await getSite(userId, siteId, tx);
-    if (input.isDefault) await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
+    if (input.isDefault)
+      await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
     const password = input.appPassword?.trim();
     const [row] = await tx<SiteRow[]>`
       UPDATE wordpress_sites SET
@@ -338,7 +344,9 @@ export function spreadSchedule(start: Date, count: number, every: number, unit: 
 
 export async function getPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
-  const [row] = await db<PublicationRow[]>`SELECT ${publicationColumns} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
+  const [row] = await db<
+    PublicationRow[]
+  >`SELECT ${publicationColumns} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
   if (!row) throw new WordPressServiceError('not_found');
   return toPublication(row);
 }
@@ -387,7 +395,11 @@ export async function reschedulePublication(userId: string, id: string, publishA
     const [row] = await tx<PublicationRow[]>`
       UPDATE wordpress_publications SET publish_at = ${at}, job_id = ${jobId}, attempts = 0, last_error = NULL, updated_at = now()
       WHERE id = ${id} RETURNING ${publicationColumns}`;
-    await enqueueMany('wordpress-publish', [{ id: jobId, payload: { publicationId: id }, startAfter: at.getTime() > Date.now() ? at : undefined }], tx);
+    await enqueueMany(
+      'wordpress-publish',
+      [{ id: jobId, payload: { publicationId: id }, startAfter: at.getTime() > Date.now() ? at : undefined }],
+      tx,
+    );
     return { pub: toPublication(row!), oldJob: current.job_id };
   });
   if (oldJob) await cancelJobs([oldJob]);
@@ -461,7 +473,15 @@ export async function runPublication(
       if (mediaId === undefined && row.featured_image && row.featured_image_type) {
         const media =
           (await findMediaByMarker(creds, row.marker, opts)) ??
-          (await uploadMedia(creds, { data: row.featured_image, mimeType: row.featured_image_type, filename: `${row.marker}.${extensionOf(row.featured_image_type)}` }, opts));
+          (await uploadMedia(
+            creds,
+            {
+              data: row.featured_image,
+              mimeType: row.featured_image_type,
+              filename: `${row.marker}.${extensionOf(row.featured_image_type)}`,
+            },
+            opts,
+          ));
         mediaId = media.id;
         await sql`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
       }

@@ -49,11 +49,13 @@ export const resetPasswordSchema = (t: Translate) =>
     .object({
       password: password(t),
       confirmPassword: z.string({ required_error: t('validation.passwordsDontMatch') }),
-      token: z.string({ required_error: t('errors.invalidResetParams') }).min(1, t('errors.invalidResetParams')).max(200),
+      token: z
+        .string({ required_error: t('errors.invalidResetParams') })
+        .min(1, t('errors.invalidResetParams'))
+        .max(200),
       email: email(t),
     })
     .refine((v) => v.password === v.confirmPassword, {
       message: t('validation.passwordsDontMatch'),
       path: ['confirmPassword'],
     });
-

@@ -105,13 +105,19 @@ function flag(mode: 'form' | 'json', fallback: boolean) {
 }
 
 function number(t: Translate, key: string, min: number, max: number, fallback: number | undefined, int = false) {
-  let base = z.number({ invalid_type_error: t(key), required_error: t(key) }).min(min, t(key)).max(max, t(key));
+  let base = z
+    .number({ invalid_type_error: t(key), required_error: t(key) })
+    .min(min, t(key))
+    .max(max, t(key));
   if (int) base = base.int(t(key));
-  const coerced = z.preprocess((v) => {
-    if (v === '' || v === null) return undefined;
-    if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-    return v;
-  }, fallback === undefined ? base.optional() : base.default(fallback));
+  const coerced = z.preprocess(
+    (v) => {
+      if (v === '' || v === null) return undefined;
+      if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+      return v;
+    },
+    fallback === undefined ? base.optional() : base.default(fallback),
+  );
   return coerced;
 }
 
@@ -179,16 +185,16 @@ export function imageGenerationSchema(t: Translate = keysOnly, opts: GenerationS
 /** The workspace form: one schema for both kinds, chosen by `type` ('text' | 'image'). */
 export function generationFormSchema(t: Translate = keysOnly, opts: GenerationSchemaOptions = {}) {
   const o = { mode: 'form' as const, ...opts };
-  return z.preprocess(
-    (v) => (v && typeof v === 'object' && !('type' in v) ? { ...v, type: 'text' } : v),
-    z.discriminatedUnion('type', [
-      // discriminatedUnion needs plain objects: the text transform is applied after.
-      textGenerationSchema(t, o).innerType(),
-      imageGenerationSchema(t, o),
-    ]),
-  ).transform((v) =>
-    v.type === 'text' ? { ...v, maxTokens: v.maxTokens ?? maxTokensByLength[v.contentLength] ?? 1700 } : v,
-  );
+  return z
+    .preprocess(
+      (v) => (v && typeof v === 'object' && !('type' in v) ? { ...v, type: 'text' } : v),
+      z.discriminatedUnion('type', [
+        // discriminatedUnion needs plain objects: the text transform is applied after.
+        textGenerationSchema(t, o).innerType(),
+        imageGenerationSchema(t, o),
+      ]),
+    )
+    .transform((v) => (v.type === 'text' ? { ...v, maxTokens: v.maxTokens ?? maxTokensByLength[v.contentLength] ?? 1700 } : v));
 }
 
 export type TextGenerationInput = z.output<ReturnType<typeof textGenerationSchema>>;

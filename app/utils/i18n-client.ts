@@ -67,7 +67,16 @@ export function ensureNamespaces(language: Language, wanted: readonly ClientName
   if (!missing.length) return Promise.resolve();
   const key = `${language}:${missing.join(',')}`;
   // A load already under way that brings these namespaces (e.g. the rest of the catalogue) will do.
-  let loading = [...pending].find(([k]) => k.startsWith(`${language}:`) && missing.every((ns) => k.slice(language.length + 1).split(',').includes(ns)))?.[1];
+  let loading = [...pending].find(
+    ([k]) =>
+      k.startsWith(`${language}:`) &&
+      missing.every((ns) =>
+        k
+          .slice(language.length + 1)
+          .split(',')
+          .includes(ns),
+      ),
+  )?.[1];
   if (!loading) {
     const current = document.querySelector<HTMLScriptElement>('script[src^="/locales/"]');
     const version = current ? new URL(current.src).searchParams.get('v') : null;

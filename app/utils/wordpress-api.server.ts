@@ -20,10 +20,7 @@ export async function wpApiContext(request: Request): Promise<WpApiContext | Res
   return { user: session.user, t: (await getT(request, 'wordpress')) as Translate, headers };
 }
 
-export async function readBody<S extends ZodTypeAny>(
-  request: Request,
-  schema: S,
-): Promise<{ value: output<S> } | Response> {
+export async function readBody<S extends ZodTypeAny>(request: Request, schema: S): Promise<{ value: output<S> } | Response> {
   const body = await readJsonObject(request);
   if (body instanceof Response) return body;
   const parsed: SafeParseReturnType<input<S>, output<S>> = schema.safeParse(body);

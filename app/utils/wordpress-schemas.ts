@@ -26,8 +26,16 @@ const checkbox = z
 export function siteSchema(t: Translate) {
   return z.object({
     siteUrl: httpUrl(t('wordpress:validation.siteUrl')),
-    username: z.string({ required_error: t('wordpress:validation.username') }).trim().min(1, t('wordpress:validation.username')).max(200),
-    appPassword: z.string({ required_error: t('wordpress:validation.appPassword') }).trim().min(1, t('wordpress:validation.appPassword')).max(200),
+    username: z
+      .string({ required_error: t('wordpress:validation.username') })
+      .trim()
+      .min(1, t('wordpress:validation.username'))
+      .max(200),
+    appPassword: z
+      .string({ required_error: t('wordpress:validation.appPassword') })
+      .trim()
+      .min(1, t('wordpress:validation.appPassword'))
+      .max(200),
     isDefault: checkbox,
   });
 }
@@ -73,10 +81,24 @@ export const PUBLISH_STATUSES = ['draft', 'publish', 'future', 'pending'] as con
 export function publishSchema(t: Translate) {
   return z
     .object({
-      resultId: z.union([z.string(), z.number()]).nullish().transform((v) => (v === undefined || v === null || v === '' ? null : String(v))),
-      siteId: z.coerce.number({ invalid_type_error: t('wordpress:validation.site') }).int().min(1, t('wordpress:validation.site')),
-      title: z.string({ required_error: t('wordpress:validation.title') }).trim().min(1, t('wordpress:validation.title')).max(500),
-      content: z.string({ required_error: t('wordpress:validation.content') }).trim().min(1, t('wordpress:validation.content')).max(2_000_000),
+      resultId: z
+        .union([z.string(), z.number()])
+        .nullish()
+        .transform((v) => (v === undefined || v === null || v === '' ? null : String(v))),
+      siteId: z.coerce
+        .number({ invalid_type_error: t('wordpress:validation.site') })
+        .int()
+        .min(1, t('wordpress:validation.site')),
+      title: z
+        .string({ required_error: t('wordpress:validation.title') })
+        .trim()
+        .min(1, t('wordpress:validation.title'))
+        .max(500),
+      content: z
+        .string({ required_error: t('wordpress:validation.content') })
+        .trim()
+        .min(1, t('wordpress:validation.content'))
+        .max(2_000_000),
       excerpt: z.string().max(5000).optional().default(''),
       categories: idList,
       categoryIds: idList,
@@ -95,8 +117,14 @@ export function publishSchema(t: Translate) {
 
 export function bulkPublishSchema(t: Translate) {
   return z.object({
-    siteId: z.coerce.number({ invalid_type_error: t('wordpress:validation.site') }).int().min(1, t('wordpress:validation.site')),
-    resultIds: z.union([z.array(z.string()), z.string()]).transform((v) => (Array.isArray(v) ? v : [v]).filter(Boolean)).pipe(z.array(z.string()).min(1, t('wordpress:validation.pickResults')).max(500)),
+    siteId: z.coerce
+      .number({ invalid_type_error: t('wordpress:validation.site') })
+      .int()
+      .min(1, t('wordpress:validation.site')),
+    resultIds: z
+      .union([z.array(z.string()), z.string()])
+      .transform((v) => (Array.isArray(v) ? v : [v]).filter(Boolean))
+      .pipe(z.array(z.string()).min(1, t('wordpress:validation.pickResults')).max(500)),
     mode: z.enum(['now', 'schedule']).default('now'),
     startAt: z.string().optional(),
     every: z.coerce.number().int().min(1).max(365).default(1),
@@ -109,7 +137,9 @@ export function bulkPublishSchema(t: Translate) {
 
 export function rescheduleSchema(t: Translate) {
   return z.object({
-    publishAt: z.string({ required_error: t('wordpress:validation.date') }).refine((v) => !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
+    publishAt: z
+      .string({ required_error: t('wordpress:validation.date') })
+      .refine((v) => !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
   });
 }
 

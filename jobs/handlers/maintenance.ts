@@ -6,6 +6,11 @@ import { getLogger } from '~/utils/logger.server';
 
 /** Deletes expired sessions, abuse-limit windows that can no longer limit anything, page views past their retention and old topic drafts. */
 export async function handleMaintenancePurge(): Promise<void> {
-  const [sessions, limits, pageViews, drafts] = await Promise.all([purgeExpiredSessions(), purgeExpiredRateLimits(), purgeOldPageViews(), purgeTopicDrafts()]);
+  const [sessions, limits, pageViews, drafts] = await Promise.all([
+    purgeExpiredSessions(),
+    purgeExpiredRateLimits(),
+    purgeOldPageViews(),
+    purgeTopicDrafts(),
+  ]);
   if (sessions || limits || pageViews || drafts) getLogger().info({ sessions, limits, pageViews, drafts }, 'purged expired rows');
 }

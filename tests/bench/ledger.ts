@@ -153,7 +153,9 @@ async function main() {
       () => getCreditSummary(small!.id, sql),
       () => getCreditSummary(big!.id, sql),
     );
-    const [{ n: bigRows }] = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ledger_entries WHERE user_id = ${big!.id}`) as unknown as [{ n: number }];
+    const [{ n: bigRows }] = (await sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM ledger_entries WHERE user_id = ${big!.id}`) as unknown as [{ n: number }];
 
     process.stderr.write('exporting…\n');
     const exp = await exportInChild(url, big!.id);
@@ -163,11 +165,31 @@ async function main() {
     const verifySeconds = (performance.now() - verifyStart) / 1000;
 
     const rows: [string, string, string, string][] = [
-      ['reserve+post pairs/s, 8 clients, 1,000 users', fmt(ledgerAcross), fmt(baseAcross), `${fmt((ledgerAcross / baseAcross) * 100)} % (goal ≥ 50 %)`],
+      [
+        'reserve+post pairs/s, 8 clients, 1,000 users',
+        fmt(ledgerAcross),
+        fmt(baseAcross),
+        `${fmt((ledgerAcross / baseAcross) * 100)} % (goal ≥ 50 %)`,
+      ],
       ['reserve+post pairs/s, 8 clients, one user', fmt(ledgerOne), fmt(baseOne), `${fmt((ledgerOne / baseOne) * 100)} %`],
-      [`balance read (median µs), ${fmt(bigRows)} rows vs 1 row`, `${fmt(readBig, 1)}`, `${fmt(readSmall, 1)}`, `${fmt(readBig / readSmall, 2)}× (goal ≤ 1.5×)`],
-      [`export of ${fmt(exp.rows)} rows`, `${fmt(exp.rows / exp.seconds)} rows/s`, `peak RSS ${fmt(exp.maxRssMb)} MB`, 'goal ≥ 100,000 rows/s, < 200 MB'],
-      [`verify of all ${fmt(report.rows)} rows`, `${fmt(verifySeconds, 1)} s`, report.ok ? 'OK' : `${report.problems.length} problems`, `${fmt(report.rows / verifySeconds)} rows/s`],
+      [
+        `balance read (median µs), ${fmt(bigRows)} rows vs 1 row`,
+        `${fmt(readBig, 1)}`,
+        `${fmt(readSmall, 1)}`,
+        `${fmt(readBig / readSmall, 2)}× (goal ≤ 1.5×)`,
+      ],
+      [
+        `export of ${fmt(exp.rows)} rows`,
+        `${fmt(exp.rows / exp.seconds)} rows/s`,
+        `peak RSS ${fmt(exp.maxRssMb)} MB`,
+        'goal ≥ 100,000 rows/s, < 200 MB',
+      ],
+      [
+        `verify of all ${fmt(report.rows)} rows`,
+        `${fmt(verifySeconds, 1)} s`,
+        report.ok ? 'OK' : `${report.problems.length} problems`,
+        `${fmt(report.rows / verifySeconds)} rows/s`,
+      ],
     ];
     const header: [string, string, string, string] = ['measure', 'ledger', 'baseline / reference', 'ratio'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

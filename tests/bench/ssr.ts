@@ -40,13 +40,23 @@ async function floorBuild(build: import('@remix-run/node').ServerBuild): Promise
   const { Scripts, useLoaderData } = await import('@remix-run/react');
   function Floor() {
     const data = useLoaderData() as { message: string };
-    return h('html', { lang: 'en' }, h('head', null, h('meta', { charSet: 'utf-8' }), h('title', null, 'Floor')), h('body', null, h('h1', null, data.message), h(Scripts)));
+    return h(
+      'html',
+      { lang: 'en' },
+      h('head', null, h('meta', { charSet: 'utf-8' }), h('title', null, 'Floor')),
+      h('body', null, h('h1', null, data.message), h(Scripts)),
+    );
   }
   const root = build.assets.routes.root!;
   return {
     ...build,
     routes: { root: { id: 'root', path: '', module: { default: Floor, loader: () => ({ message: 'A minimal Remix route' }) } } },
-    assets: { ...build.assets, routes: { root: { ...root, hasLoader: true, hasAction: false, hasClientAction: false, hasClientLoader: false, hasErrorBoundary: false } } },
+    assets: {
+      ...build.assets,
+      routes: {
+        root: { ...root, hasLoader: true, hasAction: false, hasClientAction: false, hasClientLoader: false, hasErrorBoundary: false },
+      },
+    },
   } as import('@remix-run/node').ServerBuild;
 }
 
@@ -64,7 +74,10 @@ async function serve() {
   const { createRequestHandler } = await import('@remix-run/express');
   const floor = express();
   floor.disable('x-powered-by');
-  floor.all('*', createRequestHandler({ build: await floorBuild(build), mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }));
+  floor.all(
+    '*',
+    createRequestHandler({ build: await floorBuild(build), mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }),
+  );
   const bare = express();
   bare.disable('x-powered-by');
   bare.get('/', (_req, res) => void res.type('html').send(BARE_PAGE));
@@ -139,7 +152,10 @@ async function main() {
   });
 
   // The server logs a line per request as in production; its stdout goes to /dev/null.
-  const child: ChildProcess = fork(SELF, ['--serve'], { execArgv: [...(process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean), '--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(SELF, ['--serve'], {
+    execArgv: [...(process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean), '--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const stopAll = async () => {
     child.kill('SIGTERM');
     const { closeSql } = await import('../../db/client');
@@ -175,7 +191,17 @@ async function main() {
     ];
 
     const only = process.env.BENCH_TARGETS?.split(',');
-    const rows: { name: string; status: string; rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuPerReq: number; rss: number }[] = [];
+    const rows: {
+      name: string;
+      status: string;
+      rps: number;
+      p50: number;
+      p99: number;
+      non2xx: number;
+      errors: number;
+      cpuPerReq: number;
+      rss: number;
+    }[] = [];
     let peakRss = 0;
     for (const t of targets.filter((t, i) => i <= 1 || !only || only.some((o) => t.name.includes(o)))) {
       const probe = await fetch(t.url, { headers: t.headers, redirect: 'manual' });
@@ -191,7 +217,17 @@ async function main() {
       clearInterval(sampler);
       peakRss = Math.max(peakRss, runRss);
       const done = r['2xx'] + r.non2xx;
-      rows.push({ name: t.name, status, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuPerReq: done ? cpu / done : NaN, rss: runRss });
+      rows.push({
+        name: t.name,
+        status,
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors + r.timeouts,
+        cpuPerReq: done ? cpu / done : NaN,
+        rss: runRss,
+      });
     }
     const hwm = vm(child.pid!, 'VmHWM');
     const js = await landingJavaScript(appBase);
@@ -201,7 +237,9 @@ async function main() {
     const pad = (s: string, n: number) => s.padEnd(n);
     const num = (n: number, w: number, d = 0) => n.toFixed(d).padStart(w);
     console.log(`\nSSR benchmark: ${CONNECTIONS} connections, ${DURATION}s per target after ${WARMUP}s warm-up, Node ${process.version}\n`);
-    console.log(`${pad('target', 24)}${pad('first response', 16)}${'req/s'.padStart(9)}${'vs bare'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}${'CPU ms/req'.padStart(12)}${'CPU vs bare'.padStart(13)}${'RSS MB'.padStart(8)}`);
+    console.log(
+      `${pad('target', 24)}${pad('first response', 16)}${'req/s'.padStart(9)}${'vs bare'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}${'CPU ms/req'.padStart(12)}${'CPU vs bare'.padStart(13)}${'RSS MB'.padStart(8)}`,
+    );
     for (const r of rows) {
       console.log(
         `${pad(r.name, 24)}${pad(r.status, 16)}${num(r.rps, 9)}${(((r.rps / base) * 100).toFixed(1) + ' %').padStart(9)}${num(r.p50, 8)}${num(r.p99, 8)}${num(r.non2xx, 9)}${num(r.errors, 8)}${num(r.cpuPerReq, 12, 3)}${(((baseCpu / r.cpuPerReq) * 100).toFixed(1) + ' %').padStart(13)}${num(r.rss, 8)}`,
@@ -212,7 +250,9 @@ async function main() {
         'throughputs would have on an otherwise idle machine (req/s ratios swing when other processes share the cores).\n' +
         '"RSS MB" is the highest server RSS sampled during that run.',
     );
-    console.log(`\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process; highest sampled VmRSS under load ${peakRss.toFixed(0)} MB)`);
+    console.log(
+      `\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process; highest sampled VmRSS under load ${peakRss.toFixed(0)} MB)`,
+    );
     console.log(`landing page JavaScript: ${(js.total / 1024).toFixed(1)} KB gzip in ${js.files.length} files`);
     for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
 

@@ -26,7 +26,10 @@ export function text(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email', 
 
 function required(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: the end-to-end tests must run through tests/playwright.config.ts (its global setup starts the app).`);
+  if (!value)
+    throw new Error(
+      `${name} is not set: the end-to-end tests must run through tests/playwright.config.ts (its global setup starts the app).`,
+    );
   return value;
 }
 
@@ -35,7 +38,12 @@ const mailboxUrl = () => required('E2E_MAILBOX_URL');
 
 /** A fresh address per call, so tests never share an account or a mailbox. */
 export function uniqueEmail(label = 'user'): string {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24) || 'user';
+  const slug =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 24) || 'user';
   return `${slug}-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}@example.com`;
 }
 

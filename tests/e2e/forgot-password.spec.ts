@@ -1,4 +1,16 @@
-import { createAccount, expect, extractHtmlLink, extractLink, logIn, mailFor, password, setPasswordThroughLink, test, uniqueEmail, waitForEmail } from './fixtures';
+import {
+  createAccount,
+  expect,
+  extractHtmlLink,
+  extractLink,
+  logIn,
+  mailFor,
+  password,
+  setPasswordThroughLink,
+  test,
+  uniqueEmail,
+  waitForEmail,
+} from './fixtures';
 
 async function requestReset(page: import('@playwright/test').Page, email: string) {
   await page.goto('/forgot-password');

@@ -125,7 +125,10 @@ test('text run: progress, results, expand, edit, download, retry, remove, clear 
   });
 
   await test.step('download one', async () => {
-    const [download] = await Promise.all([page.waitForEvent('download'), resultNamed(page, alpha).getByRole('link', { name: 'Download', exact: true }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      resultNamed(page, alpha).getByRole('link', { name: 'Download', exact: true }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe(`Alpha_${t}_slow.txt`);
   });
 
@@ -262,7 +265,11 @@ test.describe('look and accessibility', () => {
     const shots: [string, string][] = [];
     const check = async (name: string) => {
       const violations = await axeViolations(page);
-      expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      expect(
+        violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ).toEqual([]);
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
         const file = testInfo.outputPath(`${name}-${width}.png`);

@@ -19,7 +19,10 @@ test.describe('languages', () => {
     await expect(page.locator('html')).toHaveAttribute('lang', 'zh-HK');
     await expect(page).toHaveURL(/\/forgot-password$/);
     await expect(page.getByRole('heading', { name: text('zh-HK', 'auth', 'forgot.title') })).toBeVisible();
-    await page.getByRole('group', { name: text('zh-HK', 'common', 'language.label') }).getByRole('button', { name: 'English' }).click();
+    await page
+      .getByRole('group', { name: text('zh-HK', 'common', 'language.label') })
+      .getByRole('button', { name: 'English' })
+      .click();
     await expect(page.locator('html')).toHaveAttribute('lang', 'en');
     await expect(page.getByRole('heading', { name: 'Forgot password' })).toBeVisible();
   });

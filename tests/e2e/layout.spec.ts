@@ -19,18 +19,21 @@ async function shot(page: Page, testInfo: TestInfo, name: string, fullPage = tru
 
 /** The height of the header bar and whether any of its links or buttons wraps onto a second line. */
 async function headerLayout(page: Page) {
-  return page.locator('header').first().evaluate((header) => {
-    const bar = header.firstElementChild as HTMLElement;
-    const wrapped = [...bar.querySelectorAll('a, button, summary')]
-      .filter((el) => (el as HTMLElement).offsetParent !== null)
-      .filter((el) => {
-        const style = getComputedStyle(el);
-        const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
-        return el.getBoundingClientRect().height > line * 1.9 + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
-      })
-      .map((el) => el.textContent);
-    return { height: bar.getBoundingClientRect().height, overflow: bar.scrollWidth > bar.clientWidth + 1, wrapped };
-  });
+  return page
+    .locator('header')
+    .first()
+    .evaluate((header) => {
+      const bar = header.firstElementChild as HTMLElement;
+      const wrapped = [...bar.querySelectorAll('a, button, summary')]
+        .filter((el) => (el as HTMLElement).offsetParent !== null)
+        .filter((el) => {
+          const style = getComputedStyle(el);
+          const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
+          return el.getBoundingClientRect().height > line * 1.9 + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+        })
+        .map((el) => el.textContent);
+      return { height: bar.getBoundingClientRect().height, overflow: bar.scrollWidth > bar.clientWidth + 1, wrapped };
+    });
 }
 
 for (const width of widths) {
@@ -43,12 +46,18 @@ for (const width of widths) {
         await page.goto('/');
         const layout = await headerLayout(page);
         expect(layout).toEqual({ height: 64, overflow: false, wrapped: [] });
-        const login = page.getByRole('banner').getByRole('link', { name: text(language, 'common', width < 640 ? 'landing.nav.loginShort' : 'landing.nav.login') });
+        const login = page
+          .getByRole('banner')
+          .getByRole('link', { name: text(language, 'common', width < 640 ? 'landing.nav.loginShort' : 'landing.nav.login') });
         await expect(login).toBeVisible();
         await shot(page, testInfo, `landing-${width}-${language}`, false);
       });
 
-      test('signed in: balance in the header, nothing twice in the menu, readable chart, whole table', async ({ page, baseURL, jsEnabled }, testInfo) => {
+      test('signed in: balance in the header, nothing twice in the menu, readable chart, whole table', async ({
+        page,
+        baseURL,
+        jsEnabled,
+      }, testInfo) => {
         test.slow();
         await createAccount(page, `layout-${width}-${language}`);
         await useLanguage(page, baseURL!, language);
@@ -76,9 +85,9 @@ for (const width of widths) {
         // The chart: labels at least 11 px as rendered; a new account's series is its first day only.
         const chart = page.getByTestId('balance-chart');
         await expect(chart).toBeVisible();
-        const sizes = await page.locator('[data-testid="balance-chart-x"] span, [data-testid="balance-chart-y"] span').evaluateAll((els) =>
-          els.map((el) => el.getBoundingClientRect().height > 0 && parseFloat(getComputedStyle(el).fontSize)),
-        );
+        const sizes = await page
+          .locator('[data-testid="balance-chart-x"] span, [data-testid="balance-chart-y"] span')
+          .evaluateAll((els) => els.map((el) => el.getBoundingClientRect().height > 0 && parseFloat(getComputedStyle(el).fontSize)));
         expect(sizes.length).toBeGreaterThan(0);
         for (const size of sizes) expect(size).toBeGreaterThanOrEqual(11);
         expect(await page.locator('[data-testid="balance-chart-x"] span').count()).toBe(1);
@@ -88,7 +97,12 @@ for (const width of widths) {
         await expect(table).toBeVisible();
         const fits = await table.evaluate((el) => {
           const box = el.parentElement!;
-          return { scroll: box.scrollWidth, client: box.clientWidth, page: document.documentElement.scrollWidth, viewport: window.innerWidth };
+          return {
+            scroll: box.scrollWidth,
+            client: box.clientWidth,
+            page: document.documentElement.scrollWidth,
+            viewport: window.innerWidth,
+          };
         });
         expect(fits.scroll).toBeLessThanOrEqual(fits.client);
         expect(fits.page).toBeLessThanOrEqual(fits.viewport);

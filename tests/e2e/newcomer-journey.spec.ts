@@ -92,10 +92,19 @@ test('newcomer: register, set password from the e-mail, log in, switch to zh-HK,
   await test.step('log out → back on /, signed out', async () => {
     const header = page.getByRole('banner');
     // The account menu is a <details>: it opens without JavaScript too.
-    await header.locator('summary').filter({ hasText: text('zh-HK', 'common', 'header.account.menu') }).filter({ visible: true }).click();
-    await header.getByRole('button', { name: text('zh-HK', 'common', 'header.account.logout') }).filter({ visible: true }).click();
+    await header
+      .locator('summary')
+      .filter({ hasText: text('zh-HK', 'common', 'header.account.menu') })
+      .filter({ visible: true })
+      .click();
+    await header
+      .getByRole('button', { name: text('zh-HK', 'common', 'header.account.logout') })
+      .filter({ visible: true })
+      .click();
     await expect(page).toHaveURL(`${appUrl()}/`);
-    await expect(page.getByRole('region', { name: text('zh-HK', 'common', 'toast.region') }).getByText(text('zh-HK', 'auth', 'logout.title'))).toBeVisible();
+    await expect(
+      page.getByRole('region', { name: text('zh-HK', 'common', 'toast.region') }).getByText(text('zh-HK', 'auth', 'logout.title')),
+    ).toBeVisible();
     await page.goto('/app');
     await expect(page).toHaveURL(`${appUrl()}/`);
   });

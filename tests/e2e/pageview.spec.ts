@@ -5,8 +5,7 @@ import { appUrl, expect, test } from './fixtures';
 
 // Chromium does not expose sendBeacon bodies to the test, so the request is checked on the wire
 // (a POST that the server answers 204) and its content in the page_views table.
-const isPageView = (request: Request) =>
-  request.method() === 'POST' && new URL(request.url()).pathname === '/api/analytics/pageview';
+const isPageView = (request: Request) => request.method() === 'POST' && new URL(request.url()).pathname === '/api/analytics/pageview';
 
 async function expectBeacon(page: Page, action: () => Promise<unknown>) {
   const beacon = page.waitForRequest(isPageView);
@@ -39,8 +38,10 @@ test.describe('page-view beacon', () => {
     const sql = connect(process.env.E2E_DATABASE_URL, 1);
     try {
       await expect
-        .poll(async () => sql`SELECT path, referrer, language, signed_in AS "signedIn" FROM page_views
-                               WHERE path = ${unique} OR referrer = ${appUrl() + unique} ORDER BY id`.then((rows) => [...rows]))
+        .poll(async () =>
+          sql`SELECT path, referrer, language, signed_in AS "signedIn" FROM page_views
+                               WHERE path = ${unique} OR referrer = ${appUrl() + unique} ORDER BY id`.then((rows) => [...rows]),
+        )
         .toEqual([
           // Typed-in address: no referrer. The query string (which could carry a token) is never stored.
           { path: unique, referrer: null, language: 'en', signedIn: false },

@@ -1,4 +1,15 @@
-import { createAccount, expect, extractLink, logIn, password, setPasswordThroughLink, test, uniqueEmail, waitForEmail, register } from './fixtures';
+import {
+  createAccount,
+  expect,
+  extractLink,
+  logIn,
+  password,
+  setPasswordThroughLink,
+  test,
+  uniqueEmail,
+  waitForEmail,
+  register,
+} from './fixtures';
 
 test.describe('reset password: the link', () => {
   for (const [label, query] of [

@@ -8,7 +8,7 @@ async function makeUser(email: string): Promise<string> {
   return u!.id;
 }
 
-describe('users\' provider keys', () => {
+describe("users' provider keys", () => {
   it('are stored sealed, shown masked, opened only for their owner, and win over the operator key', async () => {
     const a = await makeUser(`keys-a-${Date.now()}@example.com`);
     const b = await makeUser(`keys-b-${Date.now()}@example.com`);

@@ -32,7 +32,8 @@ function client(headers: Record<string, string> = {}) {
   return new TestClient(app.url, { 'x-forwarded-for': uniqueIp(), ...headers });
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
 
 /** The page's HTML without its scripts (the catalogue travels inside one, with every text). */
 async function pageText(res: Response): Promise<string> {
@@ -112,7 +113,11 @@ describe('register → e-mail → set password → login → logout (pages, no J
     const reg = await c.postForm('/auth?tab=register', { intent: 'register', name: '  Ada Lovelace ', email: `  ${email}  ` });
     expect(reg.status).toBe(302);
     expect(reg.headers.get('location')).toBe('/auth?tab=login');
-    expect(toastOf(c)).toMatchObject({ type: 'success', title: 'Registration successful', description: 'Please check your email for instructions to set your password.' });
+    expect(toastOf(c)).toMatchObject({
+      type: 'success',
+      title: 'Registration successful',
+      description: 'Please check your email for instructions to set your password.',
+    });
     expect(c.cookies.has('__session')).toBe(false); // registration does not sign in
 
     const user = await userRow(email);
@@ -176,7 +181,13 @@ describe('register → e-mail → set password → login → logout (pages, no J
 
     const me = await c.get('/api/user');
     expect(me.status).toBe(200);
-    expect(await me.json()).toEqual({ name: 'Ada Lovelace', email, creditsRemaining: 5, topUpCreditsRemaining: 0, subscriptionStatus: 'free' });
+    expect(await me.json()).toEqual({
+      name: 'Ada Lovelace',
+      email,
+      creditsRemaining: 5,
+      topUpCreditsRemaining: 0,
+      subscriptionStatus: 'free',
+    });
 
     // Signed in: /auth sends to /app.
     const again = await c.get('/auth');
@@ -219,7 +230,11 @@ describe('register → e-mail → set password → login → logout (pages, no J
 
   it('tells the registrant an address is taken (any case) with "Registration failed"', async () => {
     const account = await createAccount('taken');
-    const res = await client().postForm('/auth?tab=register', { intent: 'register', name: 'Someone Else', email: account.email.toUpperCase() });
+    const res = await client().postForm('/auth?tab=register', {
+      intent: 'register',
+      name: 'Someone Else',
+      email: account.email.toUpperCase(),
+    });
     expect(res.status).toBe(409);
     const html = await pageText(res);
     expect(html).toContain('Registration failed');
@@ -247,7 +262,13 @@ describe('the JSON API', () => {
 
     const login = await c.postJson('/api/login', { email, password: PASSWORD });
     expect(login.status).toBe(200);
-    expect(await login.json()).toEqual({ name: 'Grace Hopper', email, creditsRemaining: 5, topUpCreditsRemaining: 0, subscriptionStatus: 'free' });
+    expect(await login.json()).toEqual({
+      name: 'Grace Hopper',
+      email,
+      creditsRemaining: 5,
+      topUpCreditsRemaining: 0,
+      subscriptionStatus: 'free',
+    });
     const me = await c.get('/api/user');
     expect(me.status).toBe(200);
     expect((await me.json()).name).toBe('Grace Hopper');
@@ -307,7 +328,11 @@ describe('the JSON API', () => {
       }
     }
     // A form body that is not a form on the pages.
-    const page = await c.request('/auth', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: 'garbage' });
+    const page = await c.request('/auth', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      body: 'garbage',
+    });
     expect(page.status).toBeLessThan(500);
   });
 
@@ -333,7 +358,12 @@ describe('the JSON API', () => {
     expect(zh.status).toBe(400);
     expect((await zh.json()).fields).toEqual({ email: ['請輸入有效的電郵地址'], password: ['密碼最少需要 6 個字元'] });
 
-    const mismatch = await client().postJson('/api/reset-password', { password: 'secret1', confirmPassword: 'secret2', token: 'abc', email: 'a@example.com' });
+    const mismatch = await client().postJson('/api/reset-password', {
+      password: 'secret1',
+      confirmPassword: 'secret2',
+      token: 'abc',
+      email: 'a@example.com',
+    });
     expect(mismatch.status).toBe(400);
     expect(await mismatch.json()).toMatchObject({ error: "Passwords don't match", fields: { confirmPassword: ["Passwords don't match"] } });
 
@@ -448,7 +478,12 @@ describe('password tokens', () => {
 
     await client().postJson('/api/forgot-password', { email: account.email });
     const { token } = await latestLink(account.email, 'reset-password');
-    const res = await one.c.postJson('/api/reset-password', { password: 'brand-new-pass', confirmPassword: 'brand-new-pass', token, email: account.email });
+    const res = await one.c.postJson('/api/reset-password', {
+      password: 'brand-new-pass',
+      confirmPassword: 'brand-new-pass',
+      token,
+      email: account.email,
+    });
     expect(res.status).toBe(200);
     expect((await two.c.get('/api/user')).status).toBe(401);
     expect((await one.c.get('/api/user')).status).toBe(200);
@@ -458,7 +493,12 @@ describe('password tokens', () => {
     await client().postJson('/api/forgot-password', { email: account.email });
     const next = await latestLink(account.email, 'reset-password');
     const fresh = client();
-    await fresh.postJson('/api/reset-password', { password: 'newest-pass', confirmPassword: 'newest-pass', token: next.token, email: account.email });
+    await fresh.postJson('/api/reset-password', {
+      password: 'newest-pass',
+      confirmPassword: 'newest-pass',
+      token: next.token,
+      email: account.email,
+    });
     expect(await sessionCount(account.id)).toBe(1);
     expect((await one.c.get('/api/user')).status).toBe(401);
     expect((await fresh.get('/api/user')).status).toBe(200);
@@ -487,7 +527,12 @@ describe('password tokens', () => {
 describe('/reset-password and /forgot-password pages', () => {
   it('shows the invalid-link state when token or email is missing', async () => {
     const c = client();
-    for (const path of ['/reset-password', '/reset-password?token=abc', '/reset-password?email=a%40example.com', '/reset-password?token=&email=']) {
+    for (const path of [
+      '/reset-password',
+      '/reset-password?token=abc',
+      '/reset-password?email=a%40example.com',
+      '/reset-password?token=&email=',
+    ]) {
       const res = await c.get(path);
       expect(res.status, path).toBe(200);
       const html = await pageText(res);
@@ -510,7 +555,9 @@ describe('/reset-password and /forgot-password pages', () => {
     expect(res.status).toBe(400);
     const html = await pageText(res);
     expect(html).toContain(escapeHtml("Passwords don't match"));
-    expect(html).toMatch(/id="reset-password-confirmPassword"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="reset-password-confirmPassword"/);
+    expect(html).toMatch(
+      /id="reset-password-confirmPassword"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="reset-password-confirmPassword"/,
+    );
   });
 
   it('answers the same for an unknown address as for a known one, and queues mail only for the known', async () => {
@@ -626,7 +673,11 @@ describe('/auth page', () => {
   it('refuses cross-site posts with 403', async () => {
     const account = await createAccount('csrf');
     const c = client();
-    const form = await c.postForm('/auth', { intent: 'login', email: account.email, password: PASSWORD }, { origin: 'https://evil.example' });
+    const form = await c.postForm(
+      '/auth',
+      { intent: 'login', email: account.email, password: PASSWORD },
+      { origin: 'https://evil.example' },
+    );
     expect(form.status).toBe(403);
     const api = await c.postJson('/api/login', { email: account.email, password: PASSWORD }, { origin: 'https://evil.example' });
     expect(api.status).toBe(403);
@@ -638,13 +689,23 @@ describe('/auth page', () => {
   it('sends a signed-in user from /auth to /app, and honours a same-site redirectTo only', async () => {
     const account = await createAccount('redirect');
     const c = client();
-    const ok = await c.postForm('/auth', { intent: 'login', email: account.email, password: PASSWORD, redirectTo: '/subscription?success=true' });
+    const ok = await c.postForm('/auth', {
+      intent: 'login',
+      email: account.email,
+      password: PASSWORD,
+      redirectTo: '/subscription?success=true',
+    });
     expect(ok.headers.get('location')).toBe('/subscription?success=true');
     const res = await c.get('/auth?tab=register');
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/app');
 
-    const evil = await client().postForm('/auth', { intent: 'login', email: account.email, password: PASSWORD, redirectTo: '//evil.example/x' });
+    const evil = await client().postForm('/auth', {
+      intent: 'login',
+      email: account.email,
+      password: PASSWORD,
+      redirectTo: '//evil.example/x',
+    });
     expect(evil.headers.get('location')).toBe('/app');
   });
 });
@@ -671,7 +732,11 @@ describe('abuse limits', () => {
     const minutes = LIMITS.loginPair.windowSeconds / 60;
     expect(await blocked.json()).toEqual({ error: `Too many attempts. Try again in ${minutes} minutes.` });
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    const zhPage = await from({ 'accept-language': 'zh-HK' }).postForm('/auth', { intent: 'login', email: account.email, password: PASSWORD });
+    const zhPage = await from({ 'accept-language': 'zh-HK' }).postForm('/auth', {
+      intent: 'login',
+      email: account.email,
+      password: PASSWORD,
+    });
     expect(zhPage.status).toBe(429);
     expect(await pageText(zhPage)).toContain(`嘗試次數過多，請於 ${minutes} 分鐘後再試。`);
 
@@ -687,7 +752,9 @@ describe('abuse limits', () => {
     const max = maxFor('loginPair');
     const ip = uniqueIp();
     const results = await Promise.all(
-      Array.from({ length: max + 4 }, (_, i) => new TestClient(app.url, { 'x-forwarded-for': ip }).postJson('/api/login', { email: account.email, password: `guess-${i}-x` })),
+      Array.from({ length: max + 4 }, (_, i) =>
+        new TestClient(app.url, { 'x-forwarded-for': ip }).postJson('/api/login', { email: account.email, password: `guess-${i}-x` }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(max);
@@ -699,7 +766,9 @@ describe('abuse limits', () => {
     // Spread over many clients: the per-pair limit never trips, the address brake does.
     const wrong = Array.from({ length: maxFor('loginEmail') + 1 }, (_, i) => i);
     for (let i = 0; i < wrong.length; i += 10) {
-      const batch = await Promise.all(wrong.slice(i, i + 10).map((n) => client().postJson('/api/login', { email: account.email, password: `spread-${n}-x` })));
+      const batch = await Promise.all(
+        wrong.slice(i, i + 10).map((n) => client().postJson('/api/login', { email: account.email, password: `spread-${n}-x` })),
+      );
       for (const res of batch) expect(res.status).toBe(401);
     }
     const ip = uniqueIp();
@@ -728,7 +797,10 @@ describe('abuse limits', () => {
     const account = await createAccount('limit-success');
     const ip = uniqueIp();
     for (let i = 0; i < maxFor('loginIp') + 2; i++) {
-      const res = await new TestClient(app.url, { 'x-forwarded-for': ip }).postJson('/api/login', { email: account.email, password: PASSWORD });
+      const res = await new TestClient(app.url, { 'x-forwarded-for': ip }).postJson('/api/login', {
+        email: account.email,
+        password: PASSWORD,
+      });
       expect(res.status).toBe(200);
     }
   });

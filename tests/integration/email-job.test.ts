@@ -116,7 +116,9 @@ describe('send-email job over SMTP', () => {
     expect(mail!.raw).toMatch(/Content-Type: text\/html/i);
     expect(mail!.raw.replace(/=\r?\n/g, '')).toContain(msg.messageKey);
     await waitFor(async () => {
-      const [row] = await sql<{ sentAt: Date | null }[]>`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
+      const [row] = await sql<
+        { sentAt: Date | null }[]
+      >`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${msg.messageKey}`;
       return Boolean(row?.sentAt);
     }, 'the outbox row marked sent');
     const [row] = await sql<{ transport: string; to: string }[]>`
@@ -241,7 +243,9 @@ describe('without SMTP_URL', () => {
     expect(row!.subject).toBe('Set your Postforge password');
     expect(row!.textBody).toContain(msg.params.link);
     expect(row!.sentAt).not.toBeNull();
-    const logged = info.mock.calls.find(([obj]) => typeof obj === 'object' && obj !== null && (obj as { link?: string }).link === msg.params.link);
+    const logged = info.mock.calls.find(
+      ([obj]) => typeof obj === 'object' && obj !== null && (obj as { link?: string }).link === msg.params.link,
+    );
     expect(logged).toBeTruthy();
     expect(logged![0]).toMatchObject({ to: msg.to, subject: 'Set your Postforge password' });
     // Delivered once: a second attempt neither duplicates the row nor logs again.

@@ -53,7 +53,11 @@ describe('generation over HTTP', () => {
     const a = await signedIn({ credits: 10 });
     const b = await signedIn({ credits: 10 });
     const before = await available(getSql(), a.id);
-    const start = await a.c.postJson('/api/generate/text', { prompts: 'garden tools\nwinter <b>soup</b>\n\n', model: TEXT, embedImage: true });
+    const start = await a.c.postJson('/api/generate/text', {
+      prompts: 'garden tools\nwinter <b>soup</b>\n\n',
+      model: TEXT,
+      embedImage: true,
+    });
     expect(start.status).toBe(200);
     const { jobId } = (await start.json()) as { jobId: string };
     await waitForRun(getSql(), jobId);
@@ -97,7 +101,15 @@ describe('generation over HTTP', () => {
     expect((await b.c.postJson(`/api/jobs/${jobId}/cancel`, {})).status).toBe(404);
     expect((await b.c.get(`/api/results/${id}`)).status).toBe(404);
     expect((await b.c.get(soup.metadata.imageUrls[0]!)).status).toBe(404);
-    expect((await b.c.request(`/api/results/${id}/content`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"content":"<p>x</p>"}' })).status).toBe(404);
+    expect(
+      (
+        await b.c.request(`/api/results/${id}/content`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: '{"content":"<p>x</p>"}',
+        })
+      ).status,
+    ).toBe(404);
     expect((await b.c.postJson(`/api/results/${id}/retry`, {})).status).toBe(404);
     expect((await b.c.request(`/api/results/${id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await b.c.get(`/api/results/${id}/download`)).status).toBe(404);
@@ -127,7 +139,10 @@ describe('generation over HTTP', () => {
     expect(((await bad.json()) as { error: string }).error).toBe('Please enter at least one blog topic or keyword.');
     const long = await a.c.postJson('/api/generate/text', { prompts: 'x'.repeat(501), model: TEXT });
     expect(long.status).toBe(400);
-    const many = await a.c.postJson('/api/generate/text', { prompts: Array.from({ length: 1001 }, (_, i) => `t${i}`).join('\n'), model: TEXT });
+    const many = await a.c.postJson('/api/generate/text', {
+      prompts: Array.from({ length: 1001 }, (_, i) => `t${i}`).join('\n'),
+      model: TEXT,
+    });
     expect(((await many.json()) as { error: string }).error).toMatch(/at most 1000/);
     const pro = await a.c.postJson('/api/generate/text', { prompts: 'a', model: 'anthropic/claude-3.7-sonnet' });
     expect(pro.status).toBe(403);
@@ -135,7 +150,11 @@ describe('generation over HTTP', () => {
     const poor = await a.c.postJson('/api/generate/text', { prompts: 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl', model: TEXT });
     expect(poor.status).toBe(402);
     expect(((await poor.json()) as { error: string }).error).toBe('Insufficient credits. Please upgrade your plan.');
-    const zh = await a.c.postJson('/api/generate/text', { prompts: 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl', model: TEXT }, { cookie: `${a.c.cookieHeader()}; language=zh-HK` });
+    const zh = await a.c.postJson(
+      '/api/generate/text',
+      { prompts: 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl', model: TEXT },
+      { cookie: `${a.c.cookieHeader()}; language=zh-HK` },
+    );
     expect(((await zh.json()) as { error: string }).error).toBe('點數不足，請升級你的計劃。');
     expect(await openHolds(getSql(), a.id)).toBe(0);
     const [{ n }] = (await sql`SELECT count(*)::int AS n FROM generation_results WHERE user_id = ${a.id}`) as unknown as [{ n: number }];

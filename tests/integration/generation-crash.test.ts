@@ -55,10 +55,19 @@ describe('a worker killed mid-run', () => {
     const u = await createGenUser(getSql(), { credits: 60 });
     const before = await available(getSql(), u.id);
     const first = await startWorker();
-    const run = await startRun(u.id, textGenerationSchema().parse({ prompts: Array.from({ length: 60 }, (_, i) => `crash topic ${i}`).join('\n'), model: 'openai/gpt-4o-mini-search-preview' }));
+    const run = await startRun(
+      u.id,
+      textGenerationSchema().parse({
+        prompts: Array.from({ length: 60 }, (_, i) => `crash topic ${i}`).join('\n'),
+        model: 'openai/gpt-4o-mini-search-preview',
+      }),
+    );
     // Kill it while items are in flight.
     while (((await statusCounts(getSql(), run.runId)).completed ?? 0) < 12) await new Promise((r) => setTimeout(r, 50));
-    const [{ leased }] = (await sql`SELECT count(*)::int AS leased FROM generation_results WHERE run_id = ${run.runId} AND lease_until > now()`) as unknown as [{ leased: number }];
+    const [{ leased }] =
+      (await sql`SELECT count(*)::int AS leased FROM generation_results WHERE run_id = ${run.runId} AND lease_until > now()`) as unknown as [
+        { leased: number },
+      ];
     expect(leased).toBeGreaterThan(0);
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));

@@ -64,59 +64,63 @@ const textInput = (prompts: string, extra: Record<string, unknown> = {}) =>
   s.schema.textGenerationSchema().parse({ prompts, model: TEXT, ...extra });
 
 describe('a run of text items', () => {
-  it('50 items with 20 % failures: exactly the failures are refunded, the rest charged once, the ledger verifies', { timeout: 120_000 }, async () => {
-    const u = await userWithKeys({ credits: 60 });
-    const before = await available(getSql(), u.id);
-    const topics = Array.from({ length: 50 }, (_, i) => `fifty topic ${i}`);
-    const failing = new Set(topics.filter((_, i) => i % 5 === 0)); // 10 of 50
-    openai.setScript((req) => {
-      if (failing.has(req.topic)) return { kind: 'status', status: 400, message: `Model refused ${req.topic}` };
-      // A transient 429 (Retry-After honoured) and a 500 before success still end completed.
-      if (req.topic === 'fifty topic 1' && req.attempt === 1) return { kind: 'status', status: 429, retryAfter: '0' };
-      if (req.topic === 'fifty topic 2' && req.attempt === 1) return { kind: 'status', status: 500 };
-      if (req.topic === 'fifty topic 3' && req.attempt === 1) return { kind: 'malformed' };
-      return undefined;
-    });
-    const run = await s.gen.startRun(u.id, textInput(topics.join('\n')));
-    expect(run.total).toBe(50);
-    expect(await available(getSql(), u.id)).toBe(before - 50);
-    await waitForRun(getSql(), run.runId);
-    const failedRows = await sql`SELECT prompt, error FROM generation_results WHERE run_id = ${run.runId} AND status = 'failed'`;
-    expect(failedRows.filter((f) => !failing.has(f.prompt as string))).toEqual([]);
-    expect(await statusCounts(getSql(), run.runId)).toEqual({ completed: 40, failed: 10 });
-    expect(await available(getSql(), u.id)).toBe(before - 40);
-    expect(await openHolds(getSql(), u.id)).toBe(0);
-    const failed = await sql<{ prompt: string; error: string }[]>`
+  it(
+    '50 items with 20 % failures: exactly the failures are refunded, the rest charged once, the ledger verifies',
+    { timeout: 120_000 },
+    async () => {
+      const u = await userWithKeys({ credits: 60 });
+      const before = await available(getSql(), u.id);
+      const topics = Array.from({ length: 50 }, (_, i) => `fifty topic ${i}`);
+      const failing = new Set(topics.filter((_, i) => i % 5 === 0)); // 10 of 50
+      openai.setScript((req) => {
+        if (failing.has(req.topic)) return { kind: 'status', status: 400, message: `Model refused ${req.topic}` };
+        // A transient 429 (Retry-After honoured) and a 500 before success still end completed.
+        if (req.topic === 'fifty topic 1' && req.attempt === 1) return { kind: 'status', status: 429, retryAfter: '0' };
+        if (req.topic === 'fifty topic 2' && req.attempt === 1) return { kind: 'status', status: 500 };
+        if (req.topic === 'fifty topic 3' && req.attempt === 1) return { kind: 'malformed' };
+        return undefined;
+      });
+      const run = await s.gen.startRun(u.id, textInput(topics.join('\n')));
+      expect(run.total).toBe(50);
+      expect(await available(getSql(), u.id)).toBe(before - 50);
+      await waitForRun(getSql(), run.runId);
+      const failedRows = await sql`SELECT prompt, error FROM generation_results WHERE run_id = ${run.runId} AND status = 'failed'`;
+      expect(failedRows.filter((f) => !failing.has(f.prompt as string))).toEqual([]);
+      expect(await statusCounts(getSql(), run.runId)).toEqual({ completed: 40, failed: 10 });
+      expect(await available(getSql(), u.id)).toBe(before - 40);
+      expect(await openHolds(getSql(), u.id)).toBe(0);
+      const failed = await sql<{ prompt: string; error: string }[]>`
       SELECT prompt, error FROM generation_results WHERE run_id = ${run.runId} AND status = 'failed'`;
-    expect(new Set(failed.map((f) => f.prompt))).toEqual(failing);
-    expect(failed[0]!.error).toMatch(/^400: Model refused/);
-    expect(openai.attemptsOf('fifty topic 1')).toBe(2);
-    const [posts] = await sql<{ post: number; void: number }[]>`
+      expect(new Set(failed.map((f) => f.prompt))).toEqual(failing);
+      expect(failed[0]!.error).toMatch(/^400: Model refused/);
+      expect(openai.attemptsOf('fifty topic 1')).toBe(2);
+      const [posts] = await sql<{ post: number; void: number }[]>`
       SELECT count(*) FILTER (WHERE kind = 'post')::int AS post, count(*) FILTER (WHERE kind = 'void')::int AS void
       FROM ledger_entries WHERE user_id = ${u.id}`;
-    expect(posts).toEqual({ post: 40, void: 10 });
-    const progress = await s.gen.getRunProgress(u.id, run.runId);
-    expect(progress).toMatchObject({ totalPrompts: 50, completedPrompts: 40, failedPrompts: 10, status: 'completed' });
-    // Search (title, prompt, text) with paging: 'fifty topic 4' and 'fifty topic 40'…'49'.
-    const found = await s.results.listResults(u.id, { search: 'FIFTY topic 4', limit: 5, page: 9 });
-    expect(found.pagination).toEqual({ page: 3, limit: 5, total: 11, totalPages: 3 });
-    expect(found.results).toHaveLength(1);
-    expect((await s.results.listResults(u.id, { search: 'practical guide', type: 'text', limit: 100 })).pagination.total).toBe(40);
-    expect((await s.results.listResults(u.id, { search: '100%_', limit: 5 })).pagination.total).toBe(0);
-    const all = await s.results.listResults(u.id, { limit: 20 });
-    expect(all.pagination).toEqual({ page: 1, limit: 20, total: 50, totalPages: 3 });
-    expect(all.results[0]!.prompt).toBe('fifty topic 49');
-    const report = await s.verify.verifyLedger({ userId: u.id });
-    expect(report.problems).toEqual([]);
-    expect(report.ok).toBe(true);
-    // Every setting reached the provider, as the catalogue's defaults.
-    const req = openai.requests.find((r) => r.topic === 'fifty topic 4')!;
-    expect(req.temperature).toBe(0.7);
-    expect(req.max_tokens).toBe(1700);
-    expect(req.authorization).toBe('Bearer sk-test-text');
-    expect(req.messages[1]!.content).toContain('Language: English (US)');
-    openai.setScript(undefined);
-  });
+      expect(posts).toEqual({ post: 40, void: 10 });
+      const progress = await s.gen.getRunProgress(u.id, run.runId);
+      expect(progress).toMatchObject({ totalPrompts: 50, completedPrompts: 40, failedPrompts: 10, status: 'completed' });
+      // Search (title, prompt, text) with paging: 'fifty topic 4' and 'fifty topic 40'…'49'.
+      const found = await s.results.listResults(u.id, { search: 'FIFTY topic 4', limit: 5, page: 9 });
+      expect(found.pagination).toEqual({ page: 3, limit: 5, total: 11, totalPages: 3 });
+      expect(found.results).toHaveLength(1);
+      expect((await s.results.listResults(u.id, { search: 'practical guide', type: 'text', limit: 100 })).pagination.total).toBe(40);
+      expect((await s.results.listResults(u.id, { search: '100%_', limit: 5 })).pagination.total).toBe(0);
+      const all = await s.results.listResults(u.id, { limit: 20 });
+      expect(all.pagination).toEqual({ page: 1, limit: 20, total: 50, totalPages: 3 });
+      expect(all.results[0]!.prompt).toBe('fifty topic 49');
+      const report = await s.verify.verifyLedger({ userId: u.id });
+      expect(report.problems).toEqual([]);
+      expect(report.ok).toBe(true);
+      // Every setting reached the provider, as the catalogue's defaults.
+      const req = openai.requests.find((r) => r.topic === 'fifty topic 4')!;
+      expect(req.temperature).toBe(0.7);
+      expect(req.max_tokens).toBe(1700);
+      expect(req.authorization).toBe('Bearer sk-test-text');
+      expect(req.messages[1]!.content).toContain('Language: English (US)');
+      openai.setScript(undefined);
+    },
+  );
 
   it('a job delivered twice is charged once and generated once', async () => {
     const u = await userWithKeys({ credits: 5 });
@@ -129,10 +133,14 @@ describe('a run of text items', () => {
     await waitForRun(getSql(), run.runId);
     await new Promise((r) => setTimeout(r, 500));
     expect(await available(getSql(), u.id)).toBe(before - 1);
-    const entries = await sql<{ kind: string }[]>`SELECT kind FROM ledger_entries WHERE user_id = ${u.id} AND kind IN ('reserve', 'post', 'void')`;
+    const entries = await sql<
+      { kind: string }[]
+    >`SELECT kind FROM ledger_entries WHERE user_id = ${u.id} AND kind IN ('reserve', 'post', 'void')`;
     expect(entries.map((e) => e.kind).sort()).toEqual(['post', 'reserve']);
     // And processItem itself is idempotent: the same claim again changes nothing.
-    const again = await (await import('../../app/services/generation-worker.server')).processItem({
+    const again = await (
+      await import('../../app/services/generation-worker.server')
+    ).processItem({
       jobId: 'x',
       resultId: run.resultIds[0]!,
       userId: u.id,
@@ -155,7 +163,7 @@ describe('a run of text items', () => {
     expect(openai.maxInFlight()).toBe(5);
   });
 
-  it('interleaves users: a second user\'s single item is claimed with the next free slot during a 500-item run', async () => {
+  it("interleaves users: a second user's single item is claimed with the next free slot during a 500-item run", async () => {
     const a = await userWithKeys({ credits: 500 });
     const b = await userWithKeys({ credits: 5 });
     openai.setLatency(30);
@@ -195,7 +203,9 @@ describe('starting a run is refused, with nothing written', () => {
     const u = await userWithKeys({ credits: 3 });
     const credits = await available(getSql(), u.id);
     const jobsBefore = await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'generate-item'`;
-    const err = await s.gen.startRun(u.id, textInput(Array.from({ length: credits + 1 }, (_, i) => `short ${i}`).join('\n'))).catch((e) => e);
+    const err = await s.gen
+      .startRun(u.id, textInput(Array.from({ length: credits + 1 }, (_, i) => `short ${i}`).join('\n')))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(s.gen.GenerationError);
     expect(err.status).toBe(402);
     expect(err.message).toBe('Insufficient credits. Please upgrade your plan.');
@@ -215,7 +225,7 @@ describe('starting a run is refused, with nothing written', () => {
     await waitForRun(getSql(), ok.runId);
   });
 
-  it('no provider key (neither the user\'s nor the operator\'s): the message, nothing reserved', async () => {
+  it("no provider key (neither the user's nor the operator's): the message, nothing reserved", async () => {
     const u = await createGenUser(getSql(), { credits: 10 });
     const err = await s.gen.startRun(u.id, textInput('keyless topic')).catch((e) => e);
     expect(err.code).toBe('no_api_key');
@@ -253,7 +263,9 @@ describe('cancel, retry and scripts', () => {
     expect(await openHolds(getSql(), u.id)).toBe(0);
     expect((await s.gen.getRunProgress(u.id, run.runId)).status).toBe('canceled');
     // A canceled item can be retried: a new hold, then charged once.
-    const one = (await sql<{ id: string }[]>`SELECT id FROM generation_results WHERE run_id = ${run.runId} AND status = 'canceled' LIMIT 1`)[0]!;
+    const one = (
+      await sql<{ id: string }[]>`SELECT id FROM generation_results WHERE run_id = ${run.runId} AND status = 'canceled' LIMIT 1`
+    )[0]!;
     await s.results.retryResult(u.id, one.id);
     await waitForRun(getSql(), run.runId);
     expect((await s.results.getResult(u.id, one.id)).status).toBe('completed');
@@ -283,15 +295,23 @@ describe('cancel, retry and scripts', () => {
     expect(html).not.toMatch(/<script|onerror|onclick|javascript:|<iframe/i);
     expect(r.content).toContain('link');
     // An edit is sanitized again.
-    const edited = await s.results.updateResultContent(u.id, r.id, '<p onclick="x()">ok</p><script>bad()</script><a href="javascript:x">y</a>');
+    const edited = await s.results.updateResultContent(
+      u.id,
+      r.id,
+      '<p onclick="x()">ok</p><script>bad()</script><a href="javascript:x">y</a>',
+    );
     expect(edited.content).toBe('<p>ok</p><a rel="noopener noreferrer nofollow">y</a>');
   });
 
   it('image run: a non-English prompt is translated free of charge, bytes are kept in our table', async () => {
     const u = await userWithKeys({ credits: 5 });
     const before = await available(getSql(), u.id);
-    openai.setScript((req) => (req.messages[0]!.content.startsWith('Translate') ? { kind: 'ok', content: 'A red fox in the snow' } : undefined));
-    const input = s.schema.imageGenerationSchema().parse({ prompts: '雪地裡的紅狐狸', model: 'black-forest-labs/flux-schnell', numOutputs: 2, aspectRatio: '1:1' });
+    openai.setScript((req) =>
+      req.messages[0]!.content.startsWith('Translate') ? { kind: 'ok', content: 'A red fox in the snow' } : undefined,
+    );
+    const input = s.schema
+      .imageGenerationSchema()
+      .parse({ prompts: '雪地裡的紅狐狸', model: 'black-forest-labs/flux-schnell', numOutputs: 2, aspectRatio: '1:1' });
     const run = await s.gen.startRun(u.id, input);
     await waitForRun(getSql(), run.runId);
     openai.setScript(undefined);
@@ -311,11 +331,14 @@ describe('cancel, retry and scripts', () => {
     expect(await available(getSql(), u.id)).toBe(before - 1);
   });
 
-  it('image failures end failed with the provider\'s message and are refunded', async () => {
+  it("image failures end failed with the provider's message and are refunded", async () => {
     const u = await userWithKeys({ credits: 5 });
     const before = await available(getSql(), u.id);
     replicate.setScript({ 'broken picture': [{ kind: 'failed', error: 'NSFW content detected' }] });
-    const run = await s.gen.startRun(u.id, s.schema.imageGenerationSchema().parse({ prompts: 'broken picture', model: 'black-forest-labs/flux-schnell' }));
+    const run = await s.gen.startRun(
+      u.id,
+      s.schema.imageGenerationSchema().parse({ prompts: 'broken picture', model: 'black-forest-labs/flux-schnell' }),
+    );
     await waitForRun(getSql(), run.runId);
     replicate.setScript(undefined);
     const r = await s.results.getResult(u.id, run.resultIds[0]!);

@@ -333,7 +333,11 @@ describe('the Input tab with the input tools', () => {
     expect(html).toContain('Import CSV');
     expect(html).toContain('Generate title');
 
-    const created = await createTemplate(user.id, { name: 'Pixel art set', type: 'image', settings: { model: 'black-forest-labs/flux-schnell', aspectRatio: '9:16', stylePreset: 'pixel-art', guidanceScale: 7, numOutputs: 2 } });
+    const created = await createTemplate(user.id, {
+      name: 'Pixel art set',
+      type: 'image',
+      settings: { model: 'black-forest-labs/flux-schnell', aspectRatio: '9:16', stylePreset: 'pixel-art', guidanceScale: 7, numOutputs: 2 },
+    });
     if (!created.ok) throw new Error('not created');
     html = await (await client.get(`/app?template=${created.template.id}`)).text();
     expect(html).toContain('Active template: Pixel art set');

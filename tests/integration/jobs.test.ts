@@ -5,7 +5,13 @@ import { enqueue, enqueueMany, getBoss } from '../../jobs/boss';
 describe('pg-boss inside a postgres.js transaction', () => {
   it('a rolled-back transaction leaves no job, a committed one leaves exactly one', async () => {
     const key = `rollback-${Date.now()}`;
-    const payload = { messageKey: key, to: 'a@example.com', template: 'set-password' as const, language: 'en' as const, params: { name: 'A', link: 'x' } };
+    const payload = {
+      messageKey: key,
+      to: 'a@example.com',
+      template: 'set-password' as const,
+      language: 'en' as const,
+      params: { name: 'A', link: 'x' },
+    };
     await expect(
       sql.begin(async (tx) => {
         await enqueue('send-email', payload, {}, tx);
@@ -21,18 +27,29 @@ describe('pg-boss inside a postgres.js transaction', () => {
     expect(await count()).toBe(1);
   });
 
-  it('enqueueMany puts a batch in with the caller\'s transaction: all or none', async () => {
+  it("enqueueMany puts a batch in with the caller's transaction: all or none", async () => {
     const prefix = `batch-${Date.now()}`;
     const items = Array.from({ length: 250 }, (_, i) => ({
-      payload: { messageKey: `${prefix}-${i}`, to: 'a@example.com', template: 'set-password' as const, language: 'en' as const, params: {} },
+      payload: {
+        messageKey: `${prefix}-${i}`,
+        to: 'a@example.com',
+        template: 'set-password' as const,
+        language: 'en' as const,
+        params: {},
+      },
       priority: i % 3,
     }));
     const count = async () =>
-      Number((await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n);
+      Number(
+        (await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-email' AND data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!
+          .n,
+      );
     await expect(
       sql.begin(async (tx) => {
         await enqueueMany('send-email', items, tx);
-        expect(Number((await tx`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n)).toBe(250);
+        expect(Number((await tx`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'messageKey' LIKE ${prefix + '-%'}`)[0]!.n)).toBe(
+          250,
+        );
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');

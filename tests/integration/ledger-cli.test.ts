@@ -64,7 +64,9 @@ describe('npm run ledger', () => {
     const res = await cli('export', '--user', user.email);
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
-    expect(lines[0]).toBe('seq,id,time,user_id,user_email,kind,from_account,to_account,amount,balance_after,pending_seq,external_ref,idempotency_key,hash');
+    expect(lines[0]).toBe(
+      'seq,id,time,user_id,user_email,kind,from_account,to_account,amount,balance_after,pending_seq,external_ref,idempotency_key,hash',
+    );
     expect(lines.slice(1).map((l) => l.split(',')[5])).toEqual(['monthly_grant', 'topup_purchase', 'adjustment']);
     const manifest = JSON.parse(res.stderr);
     expect(manifest).toMatchObject({ rows: 3, sumsByKind: { monthly_grant: 5, topup_purchase: 99, adjustment: 7 } });

@@ -48,10 +48,16 @@ describe('ledger export', () => {
     const manifest = await exportRows(out, {}, db);
     expect(out.lines).toBe(ROWS + 1);
     expect(out.first[0]).toBe(EXPORT_COLUMNS.join(','));
-    expect(out.first[1]).toMatch(new RegExp(`^\\d+,[0-9a-f-]{36},\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z,${userA.id},${userA.email},monthly_grant,system:issuance,user:monthly,5,5,,`));
+    expect(out.first[1]).toMatch(
+      new RegExp(
+        `^\\d+,[0-9a-f-]{36},\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z,${userA.id},${userA.email},monthly_grant,system:issuance,user:monthly,5,5,,`,
+      ),
+    );
     expect(manifest.rows).toBe(ROWS);
     expect(manifest.sumsByKind).toEqual({ monthly_grant: 5, reserve: 2, post: 2, topup_purchase: ROWS - 3 });
-    const [last] = await db<{ seq: string; hash: string }[]>`SELECT seq, encode(hash, 'hex') AS hash FROM ledger_entries ORDER BY seq DESC LIMIT 1`;
+    const [last] = await db<
+      { seq: string; hash: string }[]
+    >`SELECT seq, encode(hash, 'hex') AS hash FROM ledger_entries ORDER BY seq DESC LIMIT 1`;
     expect(manifest.lastSeq).toBe(Number(last!.seq));
     expect(manifest.lastHash).toBe(last!.hash);
     expect(out.last.endsWith(`,${last!.hash}`)).toBe(true);

@@ -13,7 +13,14 @@ beforeAll(async () => {
   userId = (await createUser(db, 'immutable')).id;
   await grantSignupCredits(userId, db);
   await purchaseTopUp(userId, 'cs_immutable', 99, db);
-  await reserve(userId, [{ key: 'imm-1', amount: 1 }, { key: 'imm-2', amount: 1 }], db);
+  await reserve(
+    userId,
+    [
+      { key: 'imm-1', amount: 1 },
+      { key: 'imm-2', amount: 1 },
+    ],
+    db,
+  );
   await post('imm-1', db);
 });
 afterAll(() => db.end());
@@ -56,7 +63,9 @@ describe('the ledger table is append-only', () => {
     await grantSignupCredits(other, db);
     await purchaseTopUp(other, 'cs_immutable2', 10, db);
     await purchaseTopUp(other, 'cs_immutable3', 10, db);
-    const seqs = (await db<{ seq: string }[]>`SELECT seq FROM ledger_entries WHERE user_id = ${other} ORDER BY seq`).map((r) => Number(r.seq));
+    const seqs = (await db<{ seq: string }[]>`SELECT seq FROM ledger_entries WHERE user_id = ${other} ORDER BY seq`).map((r) =>
+      Number(r.seq),
+    );
     await db.begin(async (tx) => {
       await tx`SET LOCAL session_replication_role = replica`;
       await tx`DELETE FROM ledger_entries WHERE seq = ${seqs[1]!}`;

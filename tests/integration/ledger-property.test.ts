@@ -39,7 +39,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('reserve' as const), amounts: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 4 }) }),
   fc.record({ t: fc.constant('resolve' as const), pick: fc.nat(), outcome: fc.constantFrom('post' as const, 'void' as const) }),
   fc.record({ t: fc.constant('forfeit' as const) }),
-  fc.record({ t: fc.constant('adjust' as const), amount: fc.integer({ min: -5, max: 5 }).filter((n) => n !== 0), bucket: fc.constantFrom('monthly' as const, 'topup' as const) }),
+  fc.record({
+    t: fc.constant('adjust' as const),
+    amount: fc.integer({ min: -5, max: 5 }).filter((n) => n !== 0),
+    bucket: fc.constantFrom('monthly' as const, 'topup' as const),
+  }),
   fc.record({ t: fc.constant('reverse' as const), pick: fc.nat() }),
   fc.record({ t: fc.constant('reset' as const) }),
 );
@@ -104,7 +108,9 @@ describe('ledger property', () => {
             case 'adjust': {
               const have = model[op.bucket];
               if (op.amount < 0 && have + op.amount < 0) {
-                await expect(adjust({ userId: user.id, amount: op.amount, reason: 'test', actor: 'prop', bucket: op.bucket }, db)).rejects.toBeInstanceOf(LedgerError);
+                await expect(
+                  adjust({ userId: user.id, amount: op.amount, reason: 'test', actor: 'prop', bucket: op.bucket }, db),
+                ).rejects.toBeInstanceOf(LedgerError);
               } else {
                 await adjust({ userId: user.id, amount: op.amount, reason: 'test', actor: 'prop', bucket: op.bucket }, db);
                 model[op.bucket] += op.amount;

@@ -48,7 +48,9 @@ describe('monthly reset', () => {
     expect(result.ok).toBe(true);
     const userId = (result as { userId: string }).userId;
     expect(await getCreditSummary(userId, db)).toMatchObject({ creditsRemaining: 5, totalCreditsRemaining: 5 });
-    expect((await kindsOf(userId)).map((r) => r.key)).toEqual([expect.stringMatching(new RegExp(`^grant:${userId}:\\d{4}-\\d{2}-\\d{2}$`))]);
+    expect((await kindsOf(userId)).map((r) => r.key)).toEqual([
+      expect.stringMatching(new RegExp(`^grant:${userId}:\\d{4}-\\d{2}-\\d{2}$`)),
+    ]);
   });
 
   it('the reset expires what is left, then grants the plan amount', async () => {

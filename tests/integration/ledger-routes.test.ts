@@ -45,21 +45,34 @@ describe('ledger JSON routes', () => {
     });
     expect(new Date(body.nextBillingDate).getTime()).toBeGreaterThan(Date.now());
     await purchaseTopUp(user.id, `cs_api_${user.id}`, 99);
-    expect(await (await client.get('/api/subscription')).json()).toMatchObject({ creditsRemaining: 5, topUpCreditsRemaining: 99, totalCreditsRemaining: 104 });
+    expect(await (await client.get('/api/subscription')).json()).toMatchObject({
+      creditsRemaining: 5,
+      topUpCreditsRemaining: 99,
+      totalCreditsRemaining: 104,
+    });
   });
 
-  it('GET /api/credits/history pages the user\'s own rows, newest first', async () => {
+  it("GET /api/credits/history pages the user's own rows, newest first", async () => {
     const user = await createUser(sql, 'api-history');
     await grantSignupCredits(user.id, sql);
     await purchaseTopUp(user.id, `cs_hist_${user.id}`, 100);
-    await reserve(user.id, Array.from({ length: 23 }, (_, i) => ({ key: `${user.id}:api:${i}`, amount: 1 })));
+    await reserve(
+      user.id,
+      Array.from({ length: 23 }, (_, i) => ({ key: `${user.id}:api:${i}`, amount: 1 })),
+    );
     const client = await signedIn(user);
     const first = await (await client.get('/api/credits/history')).json();
     expect(first).toMatchObject({ page: 1, pageSize: 20, pageCount: 2, total: 25 });
     expect(first.entries).toHaveLength(20);
     expect(first.entries[0]).toMatchObject({ kind: 'reserve', change: -1, balanceAfter: 82 });
     const second = await (await client.get('/api/credits/history?page=2')).json();
-    expect(second.entries.map((e: { kind: string }) => e.kind)).toEqual(['reserve', 'reserve', 'reserve', 'topup_purchase', 'monthly_grant']);
+    expect(second.entries.map((e: { kind: string }) => e.kind)).toEqual([
+      'reserve',
+      'reserve',
+      'reserve',
+      'topup_purchase',
+      'monthly_grant',
+    ]);
     expect((await (await client.get('/api/credits/history?page=abc')).json()).page).toBe(1);
     const stranger = await signedIn(await createUser(sql, 'api-stranger'));
     expect((await (await stranger.get('/api/credits/history')).json()).total).toBe(0);
@@ -91,7 +104,10 @@ describe('credit history on /subscription', () => {
   it('pages the history 20 at a time with plain links', async () => {
     const user = await createUser(sql, 'page-links');
     await purchaseTopUp(user.id, `cs_pl_${user.id}`, 50);
-    await reserve(user.id, Array.from({ length: 21 }, (_, i) => ({ key: `${user.id}:pl:${i}`, amount: 1 })));
+    await reserve(
+      user.id,
+      Array.from({ length: 21 }, (_, i) => ({ key: `${user.id}:pl:${i}`, amount: 1 })),
+    );
     const client = await signedIn(user, { 'accept-language': 'en' });
     const page1 = await (await client.get('/subscription')).text();
     expect(page1).toContain('Page 1 of 2');
@@ -101,7 +117,7 @@ describe('credit history on /subscription', () => {
     expect(page2).toContain('Top-up credits purchased');
   });
 
-  it('the CSV download holds only the user\'s own rows', async () => {
+  it("the CSV download holds only the user's own rows", async () => {
     const user = await createUser(sql, 'csv');
     await grantSignupCredits(user.id, sql);
     await purchaseTopUp(user.id, `cs_csv_${user.id}`, 99);
@@ -110,7 +126,10 @@ describe('credit history on /subscription', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     expect(res.headers.get('content-disposition')).toContain('attachment');
-    const lines = (await res.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    const lines = (await res.text())
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
     expect(lines[0]).toBe('Date (UTC),Activity,Credits,Change,Balance after');
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z,Monthly credits granted,Monthly,5,5$/),
@@ -149,7 +168,9 @@ describe('/admin/ledger', () => {
     expect(lines).toHaveLength(3);
     expect(lines[0]!.startsWith('seq,id,time,user_id,user_email,kind')).toBe(true);
     expect(lines[2]).toContain(`,${subject.email},topup_purchase,system:sales,user:topup,360,365,`);
-    const manifest = await (await client.get(`/admin/ledger/manifest.json?user=${encodeURIComponent(subject.email)}&until=${until}`)).json();
+    const manifest = await (
+      await client.get(`/admin/ledger/manifest.json?user=${encodeURIComponent(subject.email)}&until=${until}`)
+    ).json();
     expect(manifest).toMatchObject({ rows: 2, sumsByKind: { monthly_grant: 5, topup_purchase: 360 } });
     expect(manifest.lastHash).toBe(lines[2]!.split(',').at(-1));
     expect((await client.get('/admin/ledger/export.csv?from=not-a-date')).status).toBe(400);

@@ -31,7 +31,10 @@ async function userWithGrant(label: string) {
 describe('ledger service', () => {
   it('reserve holds, post spends, void releases', async () => {
     const user = await userWithGrant('happy');
-    const held = await reserve(user.id, [{ key: `${user.id}:a`, amount: 1 }, { key: `${user.id}:b`, amount: 2 }]);
+    const held = await reserve(user.id, [
+      { key: `${user.id}:a`, amount: 1 },
+      { key: `${user.id}:b`, amount: 2 },
+    ]);
     expect(held.map((e) => [e.kind, e.amount, e.idempotencyKey])).toEqual([
       ['reserve', 1, `reserve:${user.id}:a`],
       ['reserve', 2, `reserve:${user.id}:b`],
@@ -52,7 +55,11 @@ describe('ledger service', () => {
   it('reserving is all or nothing', async () => {
     const user = await userWithGrant('allornothing');
     await expect(
-      reserve(user.id, [{ key: `${user.id}:1`, amount: 2 }, { key: `${user.id}:2`, amount: 2 }, { key: `${user.id}:3`, amount: 2 }]),
+      reserve(user.id, [
+        { key: `${user.id}:1`, amount: 2 },
+        { key: `${user.id}:2`, amount: 2 },
+        { key: `${user.id}:3`, amount: 2 },
+      ]),
     ).rejects.toThrow('Insufficient credits');
     expect((await entriesOf(user.id)).map((e) => e.kind)).toEqual(['monthly_grant']);
     expect((await getCreditSummary(user.id)).totalCreditsRemaining).toBe(5);
@@ -145,12 +152,13 @@ describe('ledger service', () => {
     expect(series.at(-1)!.balance).toBe(82);
     expect(series[0]!.balance).toBe(0);
   });
-
 });
 
 describe('hold expiry', () => {
   const holdsOf = (userId: string) =>
-    sql<{ item: string; expiresAt: Date }[]>`SELECT item, expires_at AS "expiresAt" FROM ledger_open_holds WHERE user_id = ${userId} ORDER BY seq`;
+    sql<
+      { item: string; expiresAt: Date }[]
+    >`SELECT item, expires_at AS "expiresAt" FROM ledger_open_holds WHERE user_id = ${userId} ORDER BY seq`;
   const voidedItems = async (userId: string) => (await entriesOf(userId)).filter((e) => e.kind === 'void').map((e) => e.externalRef);
   const expire = (item: string) => sql`UPDATE ledger_open_holds SET expires_at = now() - interval '1 second' WHERE item = ${item}`;
 
@@ -158,14 +166,21 @@ describe('hold expiry', () => {
     const user = await userWithGrant('expiry-default');
     const before = Date.now();
     const later = new Date(before + 6 * 3600_000);
-    await reserve(user.id, [{ key: `${user.id}:default`, amount: 1 }, { key: `${user.id}:own`, amount: 1, expiresAt: later }]);
+    await reserve(user.id, [
+      { key: `${user.id}:default`, amount: 1 },
+      { key: `${user.id}:own`, amount: 1, expiresAt: later },
+    ]);
     const [byDefault, own] = await holdsOf(user.id);
     const max = loadEnv().LEDGER_HOLD_MAX_AGE_SECONDS * 1000;
     expect(byDefault!.expiresAt.getTime()).toBeGreaterThanOrEqual(before + max - 5_000);
     expect(byDefault!.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + max + 5_000);
     expect(own!.expiresAt.toISOString()).toBe(later.toISOString());
-    await expect(reserve(user.id, [{ key: `${user.id}:past`, amount: 1, expiresAt: new Date(before - 1000) }])).rejects.toMatchObject({ code: 'invalid' });
-    await expect(reserve(user.id, [{ key: `${user.id}:nan`, amount: 1, expiresAt: new Date(NaN) }])).rejects.toMatchObject({ code: 'invalid' });
+    await expect(reserve(user.id, [{ key: `${user.id}:past`, amount: 1, expiresAt: new Date(before - 1000) }])).rejects.toMatchObject({
+      code: 'invalid',
+    });
+    await expect(reserve(user.id, [{ key: `${user.id}:nan`, amount: 1, expiresAt: new Date(NaN) }])).rejects.toMatchObject({
+      code: 'invalid',
+    });
   });
 
   it('the sweeper voids expired holds only, however old the others are', async () => {
@@ -185,7 +200,11 @@ describe('hold expiry', () => {
 
   it('extendHolds moves expiries on (never back) and names the holds still open; an extended hold survives the sweeper', async () => {
     const user = await userWithGrant('extend');
-    await reserve(user.id, [{ key: `${user.id}:a`, amount: 1 }, { key: `${user.id}:b`, amount: 1 }, { key: `${user.id}:done`, amount: 1 }]);
+    await reserve(user.id, [
+      { key: `${user.id}:a`, amount: 1 },
+      { key: `${user.id}:b`, amount: 1 },
+      { key: `${user.id}:done`, amount: 1 },
+    ]);
     await post(`${user.id}:done`);
     await expire(`${user.id}:a`);
     const until = new Date(Date.now() + 2 * 3600_000);
@@ -254,7 +273,12 @@ describe('ledger input checks', () => {
     await expect(purchaseTopUp(crypto.randomUUID(), 'cs_nobody', 10)).rejects.toThrow(/Unknown user/);
     const user = await userWithGrant('checks');
     await expect(reserve(user.id, [{ key: `${user.id}:zero`, amount: 0 }])).rejects.toThrow(/positive/);
-    await expect(reserve(user.id, [{ key: `${user.id}:dup`, amount: 1 }, { key: `${user.id}:dup`, amount: 1 }])).rejects.toThrow(/Duplicate/);
+    await expect(
+      reserve(user.id, [
+        { key: `${user.id}:dup`, amount: 1 },
+        { key: `${user.id}:dup`, amount: 1 },
+      ]),
+    ).rejects.toThrow(/Duplicate/);
     expect(await reserve(user.id, [])).toEqual([]);
     expect((await getCreditSummary(user.id)).totalCreditsRemaining).toBe(5);
   });

@@ -53,7 +53,9 @@ describe('migrations', () => {
     fs.writeFileSync(path.join(dir, '003_bad.sql'), 'CREATE TABLE three (id int); SELECT * FROM no_such_table;');
     expect(await migrationsApplied(sql, dir)).toBe(false);
     await expect(migrate(sql, dir)).rejects.toThrow(/003_bad\.sql/);
-    const tables = (await sql<{ name: string }[]>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`).map((r) => r.name);
+    const tables = (
+      await sql<{ name: string }[]>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`
+    ).map((r) => r.name);
     expect(tables).toContain('two');
     expect(tables).not.toContain('three');
     const names = (await sql<{ name: string }[]>`SELECT name FROM schema_migrations ORDER BY name`).map((r) => r.name);

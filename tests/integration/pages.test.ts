@@ -55,7 +55,11 @@ describe('landing page', () => {
     }
     // Four steps, and the three top-up packs of SPEC §9.
     expect(html.match(/<ol[\s\S]*?<\/ol>/)?.[0].match(/<li/g)).toHaveLength(4);
-    for (const [credits, price] of [['99', '$30'], ['360', '$100'], ['1,170', '$300']]) {
+    for (const [credits, price] of [
+      ['99', '$30'],
+      ['360', '$100'],
+      ['1,170', '$300'],
+    ]) {
       expect(html).toMatch(new RegExp(`${credits}</p>[\\s\\S]{0,200}?\\${price}`));
     }
     // Signed out: a login/register link to /auth and get-started buttons to the register tab.
@@ -263,8 +267,7 @@ describe('not-found page', () => {
 });
 
 describe('page views', () => {
-  const latest = async () =>
-    (await sql`SELECT * FROM page_views ORDER BY id DESC LIMIT 1`)[0] as Record<string, unknown> | undefined;
+  const latest = async () => (await sql`SELECT * FROM page_views ORDER BY id DESC LIMIT 1`)[0] as Record<string, unknown> | undefined;
 
   it('stores a beacon sent as text/plain, without query string or IP, and answers 204', async () => {
     const c = new TestClient(app.url, { 'accept-language': 'zh-TW' });

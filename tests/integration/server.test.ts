@@ -91,7 +91,10 @@ describe('server', () => {
     const n1 = nonceOf(first);
     const n2 = nonceOf(second);
     expect(n1).not.toBe(n2);
-    for (const [res, nonce] of [[first, n1], [second, n2]] as const) {
+    for (const [res, nonce] of [
+      [first, n1],
+      [second, n2],
+    ] as const) {
       const html = await res.text();
       const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
       expect(scripts.length).toBeGreaterThan(0);
@@ -171,7 +174,12 @@ describe('request log', () => {
       },
     });
     const logger = pino({ level: 'info' }, sink);
-    const appHandler = createApp({ env: loadEnv(), db: { sql: getSql(), embedded: false, close: async () => {} }, build: await loadBuild(), logger });
+    const appHandler = createApp({
+      env: loadEnv(),
+      db: { sql: getSql(), embedded: false, close: async () => {} },
+      build: await loadBuild(),
+      logger,
+    });
     server = http.createServer(appHandler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

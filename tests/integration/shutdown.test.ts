@@ -62,56 +62,63 @@ const refused = (port: number) =>
   });
 
 describe('process lifecycle', () => {
-  it.each(Object.keys(launchers) as Launcher[])('%s stops cleanly on SIGTERM: stops listening, finishes, exits 0', async (launcher) => {
-    const port = await freePort();
-    const proc = run({
-      ...baseEnv(),
-      PORT: String(port),
-      DATABASE_URL: await freshDatabase(inject('clusterUrl'), 'pf_shutdown'),
-      SESSION_SECRET: 'shutdown-test-session-secret-0123456789',
-      ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
-    }, launcher);
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz (${proc.output()})`, 45_000);
-    expect(await (await fetch(`${base}/healthz`)).text()).toBe('ok');
+  it.each(Object.keys(launchers) as Launcher[])(
+    '%s stops cleanly on SIGTERM: stops listening, finishes, exits 0',
+    async (launcher) => {
+      const port = await freePort();
+      const proc = run(
+        {
+          ...baseEnv(),
+          PORT: String(port),
+          DATABASE_URL: await freshDatabase(inject('clusterUrl'), 'pf_shutdown'),
+          SESSION_SECRET: 'shutdown-test-session-secret-0123456789',
+          ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+        },
+        launcher,
+      );
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz (${proc.output()})`, 45_000);
+      expect(await (await fetch(`${base}/healthz`)).text()).toBe('ok');
 
-    // An idle keep-alive connection must not hold the shutdown up.
-    const idle = net.connect(port, '127.0.0.1');
-    await new Promise((r) => idle.once('connect', r));
-    idle.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: keep-alive\r\n\r\n`);
-    await new Promise((r) => idle.once('data', r));
+      // An idle keep-alive connection must not hold the shutdown up.
+      const idle = net.connect(port, '127.0.0.1');
+      await new Promise((r) => idle.once('connect', r));
+      idle.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: keep-alive\r\n\r\n`);
+      await new Promise((r) => idle.once('data', r));
 
-    // A request in flight: its body is only half sent when SIGTERM arrives.
-    const body = JSON.stringify({ email: 'in-flight@example.com', password: 'not-the-password' });
-    const slow = net.connect(port, '127.0.0.1');
-    await new Promise((r) => slow.once('connect', r));
-    let answer = '';
-    slow.on('data', (d) => (answer += d));
-    const answered = new Promise<void>((r) => slow.once('end', () => r()));
-    slow.write(
-      `POST /api/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n` +
-        body.slice(0, 10),
-    );
-    await new Promise((r) => setTimeout(r, 200));
+      // A request in flight: its body is only half sent when SIGTERM arrives.
+      const body = JSON.stringify({ email: 'in-flight@example.com', password: 'not-the-password' });
+      const slow = net.connect(port, '127.0.0.1');
+      await new Promise((r) => slow.once('connect', r));
+      let answer = '';
+      slow.on('data', (d) => (answer += d));
+      const answered = new Promise<void>((r) => slow.once('end', () => r()));
+      slow.write(
+        `POST /api/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n` +
+          body.slice(0, 10),
+      );
+      await new Promise((r) => setTimeout(r, 200));
 
-    proc.child.kill('SIGTERM');
-    await waitFor(async () => proc.output().includes('shutting down'), 'the shutdown to begin');
-    // The server no longer accepts connections, but the process waits for the request in flight.
-    await waitFor(() => refused(port), 'the listener to close');
-    expect(proc.child.exitCode).toBeNull();
-    slow.write(body.slice(10));
-    await answered;
-    expect(answer).toMatch(/^HTTP\/1\.1 (\d{3})/);
-    expect(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)![1])).toBeLessThan(500);
+      proc.child.kill('SIGTERM');
+      await waitFor(async () => proc.output().includes('shutting down'), 'the shutdown to begin');
+      // The server no longer accepts connections, but the process waits for the request in flight.
+      await waitFor(() => refused(port), 'the listener to close');
+      expect(proc.child.exitCode).toBeNull();
+      slow.write(body.slice(10));
+      await answered;
+      expect(answer).toMatch(/^HTTP\/1\.1 (\d{3})/);
+      expect(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)![1])).toBeLessThan(500);
 
-    const code = await proc.exited;
-    idle.destroy();
-    expect(code, proc.output()).toBe(0);
-    expect(proc.output()).toContain('shutting down');
-    expect(proc.output()).toContain('stopped');
-    expect(await refused(port)).toBe(true);
-  }, 60_000);
+      const code = await proc.exited;
+      idle.destroy();
+      expect(code, proc.output()).toBe(0);
+      expect(proc.output()).toContain('shutting down');
+      expect(proc.output()).toContain('stopped');
+      expect(await refused(port)).toBe(true);
+    },
+    60_000,
+  );
 
   it('refuses to start in production without SESSION_SECRET, naming it', async () => {
     const proc = run({ ...baseEnv(), PORT: String(await freePort()), ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') });

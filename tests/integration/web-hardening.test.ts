@@ -49,7 +49,11 @@ describe('malformed cookies are ignored', () => {
   );
 
   it('still answers a form post with a malformed cookie', async () => {
-    const res = await new TestClient(app.url, { 'x-forwarded-for': uniqueIp() }).postForm('/auth', { intent: 'login', email: 'x@example.com', password: 'wrong-pass' }, { cookie: 'language=%' });
+    const res = await new TestClient(app.url, { 'x-forwarded-for': uniqueIp() }).postForm(
+      '/auth',
+      { intent: 'login', email: 'x@example.com', password: 'wrong-pass' },
+      { cookie: 'language=%' },
+    );
     expect(res.status).toBe(401);
   });
 });
@@ -102,7 +106,11 @@ describe('refused origins', () => {
       expect(res.status, host).toBe(401);
     }
     // A foreign origin is still refused, whatever the Host.
-    const evil = await new TestClient(app.url).postForm('/auth', { intent: 'login' }, { origin: 'https://evil.example', host: 'evil.example' });
+    const evil = await new TestClient(app.url).postForm(
+      '/auth',
+      { intent: 'login' },
+      { origin: 'https://evil.example', host: 'evil.example' },
+    );
     expect(evil.status).toBe(403);
   });
 });
@@ -161,7 +169,8 @@ describe('the cached landing page', () => {
 });
 
 describe('page views are bounded', () => {
-  const send = (c: TestClient, body: string) => c.request('/api/analytics/pageview', { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+  const send = (c: TestClient, body: string) =>
+    c.request('/api/analytics/pageview', { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
 
   it(`limits each client to ${LIMITS.pageviewIp.max} a minute`, async () => {
     const c = new TestClient(app.url, { 'x-forwarded-for': uniqueIp() });
@@ -179,7 +188,9 @@ describe('page views are bounded', () => {
 
   it('caps the body and every field', async () => {
     const c = () => new TestClient(app.url, { 'x-forwarded-for': uniqueIp() });
-    expect((await send(c(), JSON.stringify({ path: '/', referrer: `https://x.example/${'a'.repeat(MAX_PAGE_VIEW_BODY)}` }))).status).toBe(413);
+    expect((await send(c(), JSON.stringify({ path: '/', referrer: `https://x.example/${'a'.repeat(MAX_PAGE_VIEW_BODY)}` }))).status).toBe(
+      413,
+    );
     expect((await send(c(), JSON.stringify({ path: `/${'a'.repeat(1100)}` }))).status).toBe(400);
     const res = await send(c(), JSON.stringify({ path: '/', referrer: `https://x.example/${'r'.repeat(900)}` }));
     expect(res.status).toBe(204);
@@ -221,7 +232,9 @@ describe('the balance chart of a new account', () => {
     const [user] = await sql<{ id: string }[]>`
       INSERT INTO users (email, name) VALUES (${`chart-tz-${crypto.randomUUID()}@example.com`}, 'Chart TZ') RETURNING id`;
     await grantSignupCredits(user!.id);
-    const [{ created }] = (await sql`SELECT min(created_at) AS created FROM ledger_entries WHERE user_id = ${user!.id}`) as unknown as [{ created: Date }];
+    const [{ created }] = (await sql`SELECT min(created_at) AS created FROM ledger_entries WHERE user_id = ${user!.id}`) as unknown as [
+      { created: Date },
+    ];
     for (const timeZone of ['UTC', 'Asia/Hong_Kong', 'America/Los_Angeles']) {
       const [point] = await balanceSeriesSince(user!.id, { timeZone });
       expect(point!.day).toBe(new Intl.DateTimeFormat('en-CA', { timeZone }).format(created));

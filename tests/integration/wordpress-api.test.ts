@@ -30,7 +30,11 @@ async function user(status: 'free' | 'pro' | 'canceled', label: string) {
 }
 
 function put(client: TestClient, path: string, body?: unknown) {
-  return client.request(path, { method: 'PUT', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return client.request(path, {
+    method: 'PUT',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 beforeAll(async () => {
@@ -68,11 +72,19 @@ describe('/api/wordpress', () => {
     expect(badBody.fields.username).toEqual(['Username is required']);
     expect(badBody.fields.appPassword).toEqual(['Application password is required']);
 
-    const res = await a.client.postJson('/api/wordpress/sites', { siteUrl: `${wp.url}/wp-admin/`, username: wp.username, appPassword: wp.appPassword, isDefault: false, siteName: 'ignored' });
+    const res = await a.client.postJson('/api/wordpress/sites', {
+      siteUrl: `${wp.url}/wp-admin/`,
+      username: wp.username,
+      appPassword: wp.appPassword,
+      isDefault: false,
+      siteName: 'ignored',
+    });
     expect(res.status).toBe(201);
     const { site } = await res.json();
     expect(site).toMatchObject({ siteUrl: wp.url, siteName: new URL(wp.url).host, username: 'admin', isDefault: true });
-    const second = (await (await a.client.postJson('/api/wordpress/sites', { siteUrl: proxy.url, username: 'admin', appPassword: wp.appPassword })).json()).site;
+    const second = (
+      await (await a.client.postJson('/api/wordpress/sites', { siteUrl: proxy.url, username: 'admin', appPassword: wp.appPassword })).json()
+    ).site;
     expect(second.isDefault).toBe(false);
 
     const list = await (await a.client.get('/api/wordpress/sites')).json();
@@ -82,10 +94,17 @@ describe('/api/wordpress', () => {
     expect(stored!.app_password_sealed).not.toContain(wp.appPassword.slice(0, 4));
 
     // Edit with a blank password keeps the stored one (the connection still works through it).
-    const edited = await put(a.client, `/api/wordpress/sites/${second.id}`, { siteUrl: proxy.url, username: 'admin', appPassword: '', isDefault: true });
+    const edited = await put(a.client, `/api/wordpress/sites/${second.id}`, {
+      siteUrl: proxy.url,
+      username: 'admin',
+      appPassword: '',
+      isDefault: true,
+    });
     expect(edited.status).toBe(200);
     expect((await edited.json()).site.isDefault).toBe(true);
-    expect((await (await a.client.get('/api/wordpress/sites')).json()).sites.filter((s: { isDefault: boolean }) => s.isDefault)).toHaveLength(1);
+    expect(
+      (await (await a.client.get('/api/wordpress/sites')).json()).sites.filter((s: { isDefault: boolean }) => s.isDefault),
+    ).toHaveLength(1);
     expect((await put(a.client, `/api/wordpress/sites/${site.id}/default`)).status).toBe(200);
     expect((await (await a.client.get('/api/wordpress/sites')).json()).sites[0]).toMatchObject({ id: site.id, isDefault: true });
     const cats = await (await a.client.get(`/api/wordpress/sites/${second.id}/categories`)).json();
@@ -97,7 +116,9 @@ describe('/api/wordpress', () => {
     expect((await put(b.client, `/api/wordpress/sites/${site.id}/default`)).status).toBe(404);
     expect((await b.client.get(`/api/wordpress/sites/${site.id}/categories`)).status).toBe(404);
     expect((await b.client.request(`/api/wordpress/sites/${site.id}`, { method: 'DELETE' })).status).toBe(404);
-    expect((await b.client.postJson('/api/wordpress/publish', { siteId: site.id, title: 't', content: 'c', status: 'publish' })).status).toBe(404);
+    expect(
+      (await b.client.postJson('/api/wordpress/publish', { siteId: site.id, title: 't', content: 'c', status: 'publish' })).status,
+    ).toBe(404);
     expect((await b.client.get('/api/wordpress/sites/abc')).status).toBe(404);
 
     expect((await a.client.request(`/api/wordpress/sites/${second.id}`, { method: 'DELETE' })).status).toBe(200);
@@ -112,7 +133,11 @@ describe('/api/wordpress', () => {
       message: 'Connection successful! WordPress site is properly configured.',
     });
     const wrong = await test({ siteUrl: wp.url, username: wp.username, appPassword: 'aaaa bbbb cccc dddd eeee ffff' });
-    expect(wrong).toMatchObject({ success: false, message: 'Connection failed. Please check your credentials and try again.', diagnosis: { code: 'auth_rejected' } });
+    expect(wrong).toMatchObject({
+      success: false,
+      message: 'Connection failed. Please check your credentials and try again.',
+      diagnosis: { code: 'auth_rejected' },
+    });
     expect(wrong.diagnosis.hint).toMatch(/Authorization header/);
     expect(await test({ siteUrl: notWp.url, username: 'a', appPassword: 'b' })).toMatchObject({
       success: false,
@@ -126,35 +151,62 @@ describe('/api/wordpress', () => {
     });
     proxy.stripAuthorization = true;
     try {
-      expect(await test({ siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword })).toMatchObject({ success: false, diagnosis: { code: 'auth_rejected' } });
+      expect(await test({ siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword })).toMatchObject({
+        success: false,
+        diagnosis: { code: 'auth_rejected' },
+      });
     } finally {
       proxy.stripAuthorization = false;
     }
     const closed = await startPeer(() => undefined);
     const closedUrl = closed.url;
     await closed.close();
-    expect(await test({ siteUrl: closedUrl, username: 'a', appPassword: 'b' })).toMatchObject({ success: false, diagnosis: { code: 'refused' } });
+    expect(await test({ siteUrl: closedUrl, username: 'a', appPassword: 'b' })).toMatchObject({
+      success: false,
+      diagnosis: { code: 'refused' },
+    });
     const missing = await client.postJson('/api/wordpress/test-connection', { siteUrl: wp.url, username: '', appPassword: '' });
     expect(missing.status).toBe(400);
     expect((await missing.json()).error).toBe('Please fill in all required fields before testing the connection');
     // zh-HK
-    const zh = await client.postJson('/api/wordpress/test-connection', { siteUrl: notWp.url, username: 'a', appPassword: 'b' }, { 'accept-language': 'zh-HK' });
+    const zh = await client.postJson(
+      '/api/wordpress/test-connection',
+      { siteUrl: notWp.url, username: 'a', appPassword: 'b' },
+      { 'accept-language': 'zh-HK' },
+    );
     expect((await zh.json()).message).toBe('WordPress 網站回應無效。請確認網址指向 WordPress 網站。');
   });
 
   it('publish: Free refused (403), Pro queued then published, scheduled listed, moved and canceled', async () => {
     const free = await user('free', 'free-pub');
     const pro = await user('canceled', 'ending-pub');
-    const siteFree = (await (await free.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).json()).site;
-    const refused = await free.client.postJson('/api/wordpress/publish', { siteId: siteFree.id, title: 'Free post', content: '<p>x</p>', status: 'publish' });
+    const siteFree = (
+      await (
+        await free.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })
+      ).json()
+    ).site;
+    const refused = await free.client.postJson('/api/wordpress/publish', {
+      siteId: siteFree.id,
+      title: 'Free post',
+      content: '<p>x</p>',
+      status: 'publish',
+    });
     expect(refused.status).toBe(403);
     expect((await refused.json()).error).toBe('Publishing to WordPress is a Pro feature.');
     expect(await sql`SELECT 1 FROM wordpress_publications WHERE user_id = ${free.id}`).toHaveLength(0);
 
-    const site = (await (await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).json()).site;
+    const site = (
+      await (
+        await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })
+      ).json()
+    ).site;
     const invalid = await pro.client.postJson('/api/wordpress/publish', { siteId: 0, title: '', content: '' });
     expect(invalid.status).toBe(400);
-    expect((await invalid.json()).fields).toMatchObject({ siteId: ['Please select a WordPress site'], title: ['Title is required'], content: ['Content is required'] });
+    expect((await invalid.json()).fields).toMatchObject({
+      siteId: ['Please select a WordPress site'],
+      title: ['Title is required'],
+      content: ['Content is required'],
+    });
 
     const res = await pro.client.postJson('/api/wordpress/publish', {
       resultId: null,
@@ -180,9 +232,19 @@ describe('/api/wordpress', () => {
     expect(post.body.content.raw).not.toContain('<body>');
 
     const later = new Date(Date.now() + 86_400_000).toISOString();
-    const future = await (await pro.client.postJson('/api/wordpress/publish', { siteId: site.id, title: 'Later post', content: 'Later', status: 'future', publishDate: later })).json();
+    const future = await (
+      await pro.client.postJson('/api/wordpress/publish', {
+        siteId: site.id,
+        title: 'Later post',
+        content: 'Later',
+        status: 'future',
+        publishDate: later,
+      })
+    ).json();
     const list = await (await pro.client.get('/api/wordpress/scheduled')).json();
-    expect(list.scheduled).toEqual([expect.objectContaining({ id: future.publicationId, title: 'Later post', publishAt: later, status: 'queued' })]);
+    expect(list.scheduled).toEqual([
+      expect.objectContaining({ id: future.publicationId, title: 'Later post', publishAt: later, status: 'queued' }),
+    ]);
     const movedTo = new Date(Date.now() + 2 * 86_400_000).toISOString();
     const moved = await put(pro.client, `/api/wordpress/scheduled/${future.publicationId}`, { publishAt: movedTo });
     expect((await moved.json()).publication.publishAt).toBe(movedTo);
@@ -198,24 +260,54 @@ describe('/api/wordpress', () => {
 
   it('upload-image: to the media library, or inline without a site', async () => {
     const pro = await user('pro', 'uploader');
-    const site = (await (await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).json()).site;
+    const site = (
+      await (
+        await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })
+      ).json()
+    ).site;
     const up = await (
-      await pro.client.postJson('/api/wordpress/upload-image', { siteId: site.id, imageBase64: `data:image/png;base64,${PNG.toString('base64')}`, filename: 'dot.png', mimeType: 'image/png' })
+      await pro.client.postJson('/api/wordpress/upload-image', {
+        siteId: site.id,
+        imageBase64: `data:image/png;base64,${PNG.toString('base64')}`,
+        filename: 'dot.png',
+        mimeType: 'image/png',
+      })
     ).json();
     expect(up.success).toBe(true);
     expect(up.url).toMatch(/\/wp-content\/uploads\/.*dot.*\.png$/);
     const fetched = Buffer.from(await (await fetch(up.url)).arrayBuffer());
     expect(fetched.equals(PNG)).toBe(true);
-    const inline = await (await pro.client.postJson('/api/wordpress/upload-image', { imageBase64: PNG.toString('base64'), filename: 'dot.png', mimeType: 'image/png' })).json();
+    const inline = await (
+      await pro.client.postJson('/api/wordpress/upload-image', {
+        imageBase64: PNG.toString('base64'),
+        filename: 'dot.png',
+        mimeType: 'image/png',
+      })
+    ).json();
     expect(inline).toMatchObject({ success: false, inline: true, url: `data:image/png;base64,${PNG.toString('base64')}` });
     const other = await user('pro', 'uploader-2');
-    expect((await other.client.postJson('/api/wordpress/upload-image', { siteId: site.id, imageBase64: PNG.toString('base64'), filename: 'a.png', mimeType: 'image/png' })).status).toBe(404);
+    expect(
+      (
+        await other.client.postJson('/api/wordpress/upload-image', {
+          siteId: site.id,
+          imageBase64: PNG.toString('base64'),
+          filename: 'a.png',
+          mimeType: 'image/png',
+        })
+      ).status,
+    ).toBe(404);
   });
 
-  it('the publish page of a completed result queues it with the result\'s image as featured image (plain form post)', async () => {
+  it("the publish page of a completed result queues it with the result's image as featured image (plain form post)", async () => {
     const pro = await user('pro', 'page-pub');
-    const site = (await (await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).json()).site;
-    const [run] = await sql<{ id: string }[]>`INSERT INTO generation_runs (user_id, type, model, total) VALUES (${pro.id}, 'text', 'm', 1) RETURNING id`;
+    const site = (
+      await (
+        await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })
+      ).json()
+    ).site;
+    const [run] = await sql<
+      { id: string }[]
+    >`INSERT INTO generation_runs (user_id, type, model, total) VALUES (${pro.id}, 'text', 'm', 1) RETURNING id`;
     const [result] = await sql<{ id: string }[]>`
       INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits)
       VALUES (${pro.id}, ${run!.id}, 0, 'text', 'topic', 'Generated title', '<p>Generated body</p>', 'completed', 'm', 1) RETURNING id`;
@@ -227,9 +319,20 @@ describe('/api/wordpress', () => {
     expect(html).toContain('News');
     const other = await user('pro', 'page-other');
     expect((await other.client.get(`/app/publish/${result!.id}`)).status).toBe(404);
-    const res = await pro.client.postForm(`/app/publish/${result!.id}`, { siteId: String(site.id), mode: 'now', tz: 'UTC', title: 'Page post', content: '<p>Edited body</p>', excerpt: '', tags: 'one, two', featured: 'on' });
+    const res = await pro.client.postForm(`/app/publish/${result!.id}`, {
+      siteId: String(site.id),
+      mode: 'now',
+      tz: 'UTC',
+      title: 'Page post',
+      content: '<p>Edited body</p>',
+      excerpt: '',
+      tags: 'one, two',
+      featured: 'on',
+    });
     expect(res.status).toBe(302);
-    const [pub] = await sql<{ id: string; featured_image: Buffer | null }[]>`SELECT id, featured_image FROM wordpress_publications WHERE result_id = ${result!.id}`;
+    const [pub] = await sql<
+      { id: string; featured_image: Buffer | null }[]
+    >`SELECT id, featured_image FROM wordpress_publications WHERE result_id = ${result!.id}`;
     expect(pub!.featured_image?.equals(PNG)).toBe(true);
     expect(await runPublication(pub!.id)).toBe('published');
   });

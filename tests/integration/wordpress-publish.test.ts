@@ -33,10 +33,20 @@ let userId: string;
 let siteId: number;
 let proxiedSiteId: number;
 
-type WpPost = { id: number; status: string; title: { raw: string }; content: { raw: string }; featured_media: number; tags: number[]; categories: number[] };
+type WpPost = {
+  id: number;
+  status: string;
+  title: { raw: string };
+  content: { raw: string };
+  featured_media: number;
+  tags: number[];
+  categories: number[];
+};
 
 async function postsTitled(title: string): Promise<WpPost[]> {
-  const res = await wp.rest<WpPost[]>(`/wp/v2/posts?search=${encodeURIComponent(title)}&status=publish,future,draft&context=edit&per_page=100`);
+  const res = await wp.rest<WpPost[]>(
+    `/wp/v2/posts?search=${encodeURIComponent(title)}&status=publish,future,draft&context=edit&per_page=100`,
+  );
   return res.body.filter((p) => p.title.raw === title);
 }
 
@@ -69,7 +79,11 @@ async function startWorker() {
   if (working) return;
   working = true;
   const boss = await getBoss();
-  await boss.work('wordpress-publish', { ...queues['wordpress-publish'].work, pollingIntervalSeconds: 0.5 }, handleWordPressPublish as (jobs: PgBoss.Job<object>[]) => Promise<void>);
+  await boss.work(
+    'wordpress-publish',
+    { ...queues['wordpress-publish'].work, pollingIntervalSeconds: 0.5 },
+    handleWordPressPublish as (jobs: PgBoss.Job<object>[]) => Promise<void>,
+  );
 }
 
 beforeAll(async () => {
@@ -79,7 +93,8 @@ beforeAll(async () => {
     INSERT INTO users (email, name, subscription_status) VALUES (${`wp-pub-${Date.now()}@example.com`}, 'Publisher', 'pro') RETURNING id`;
   userId = u!.id;
   siteId = (await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true })).id;
-  proxiedSiteId = (await createSite(userId, { siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword, isDefault: false })).id;
+  proxiedSiteId = (await createSite(userId, { siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword, isDefault: false }))
+    .id;
 }, 180_000);
 
 afterAll(async () => {
@@ -95,7 +110,8 @@ describe('publishing to a real WordPress through the queue', () => {
     const tag = `fresh-tag-${Date.now()}`;
     const [pub] = await queuePublications(userId, [
       request('Now post', {
-        content: '<!DOCTYPE html><html><head><title>x</title><script>alert(1)</script></head><body><h2>Hello</h2><p onclick="x()">World<script>evil()</script></p></body></html>',
+        content:
+          '<!DOCTYPE html><html><head><title>x</title><script>alert(1)</script></head><body><h2>Hello</h2><p onclick="x()">World<script>evil()</script></p></body></html>',
         excerpt: 'Short summary',
         categories: [news.id],
         tags: [tag, 'News tag'],
@@ -115,7 +131,9 @@ describe('publishing to a real WordPress through the queue', () => {
     expect(post.content.raw).not.toMatch(/<script|onclick|<html|<head/i);
     expect(post.categories).toEqual([news.id]);
     expect(post.tags).toHaveLength(2);
-    const tags = (await wp.rest<{ id: number; name: string }[]>(`/wp/v2/tags?include=${post.tags.join(',')}`)).body.map((t) => t.name).sort();
+    const tags = (await wp.rest<{ id: number; name: string }[]>(`/wp/v2/tags?include=${post.tags.join(',')}`)).body
+      .map((t) => t.name)
+      .sort();
     expect(tags).toEqual(['News tag', tag].sort());
     expect(post.featured_media).toBeGreaterThan(0);
     const media = (await wp.rest<{ mime_type: string; source_url: string }>(`/wp/v2/media/${post.featured_media}`)).body;
@@ -167,7 +185,9 @@ describe('publishing to a real WordPress through the queue', () => {
       SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'wordpress-publish' AND data->>'publicationId' = ANY(${pubs.map((p) => p.id)}) AND start_after > now()`;
     expect(jobs!.n).toBeGreaterThan(0);
     await waitFor(async () => {
-      const rows = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM wordpress_publications WHERE id = ANY(${pubs.map((p) => p.id)}) AND status = 'published'`;
+      const rows = await sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM wordpress_publications WHERE id = ANY(${pubs.map((p) => p.id)}) AND status = 'published'`;
       return rows[0]!.n === 20;
     }, 90_000);
     for (let i = 1; i <= 20; i++) expect(await postsTitled(`Bulk item ${i}`)).toHaveLength(1);
@@ -200,7 +220,9 @@ describe('publishing to a real WordPress through the queue', () => {
   }, 90_000);
 
   it('a publish that timed out after the site created the post is retried without a second post', async () => {
-    const [pub] = await queuePublications(userId, [request('Timed out once', { siteId: proxiedSiteId, publishAt: new Date(Date.now() + 3_600_000) })]);
+    const [pub] = await queuePublications(userId, [
+      request('Timed out once', { siteId: proxiedSiteId, publishAt: new Date(Date.now() + 3_600_000) }),
+    ]);
     await sql`UPDATE wordpress_publications SET publish_at = now() WHERE id = ${pub!.id}`;
     // The site creates the post but its answer arrives after our deadline.
     proxy.delay((req) => req.method === 'POST' && (req.url ?? '').includes('wp%2Fv2%2Fposts'), 3000);
@@ -217,10 +239,15 @@ describe('publishing to a real WordPress through the queue', () => {
     expect(await runPublication(pub!.id)).toBe('skipped');
   });
 
-  it('the last retry ends the item failed with the site\'s message', async () => {
+  it("the last retry ends the item failed with the site's message", async () => {
     const [pub] = await queuePublications(userId, [request('Wrong password', { publishAt: new Date(Date.now() + 3_600_000) })]);
     await sql`UPDATE wordpress_publications SET publish_at = now() WHERE id = ${pub!.id}`;
-    const other = await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: 'wrong pass word 1234', isDefault: false });
+    const other = await createSite(userId, {
+      siteUrl: wp.url,
+      username: wp.username,
+      appPassword: 'wrong pass word 1234',
+      isDefault: false,
+    });
     await sql`UPDATE wordpress_publications SET site_id = ${other.id} WHERE id = ${pub!.id}`;
     await expect(runPublication(pub!.id)).rejects.toThrow();
     expect((await getPublication(userId, pub!.id)).status).toBe('queued');
@@ -231,8 +258,10 @@ describe('publishing to a real WordPress through the queue', () => {
     expect(failed.attempts).toBe(2);
   });
 
-  it('Free users cannot publish; another user\'s site is not found', async () => {
-    const [free] = await sql<{ id: string }[]>`INSERT INTO users (email, name) VALUES (${`wp-free-${Date.now()}@example.com`}, 'Free') RETURNING id`;
+  it("Free users cannot publish; another user's site is not found", async () => {
+    const [free] = await sql<
+      { id: string }[]
+    >`INSERT INTO users (email, name) VALUES (${`wp-free-${Date.now()}@example.com`}, 'Free') RETURNING id`;
     await expect(queuePublications(free!.id, [request('Nope')])).rejects.toMatchObject({ code: 'not_pro' });
     await sql`UPDATE users SET subscription_status = 'canceled' WHERE id = ${free!.id}`;
     await expect(queuePublications(free!.id, [request('Nope')])).rejects.toMatchObject({ code: 'not_found' });

@@ -100,7 +100,9 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
 
   it('refuses a name that resolves to loopback (localhost, and a name we control) at connection time', async () => {
     await expectBlocked(outboundRequest(`http://localhost:${new URL(redirector.url).port}/`));
-    await expectBlocked(outboundRequest(`http://wordpress.example.test:${new URL(redirector.url).port}/`, { lookup: resolveTo('127.0.0.1') }));
+    await expectBlocked(
+      outboundRequest(`http://wordpress.example.test:${new URL(redirector.url).port}/`, { lookup: resolveTo('127.0.0.1') }),
+    );
     // One bad address among good ones is enough to refuse.
     await expectBlocked(outboundRequest('http://mixed.example.test/', { lookup: resolveTo('93.184.216.34', '10.0.0.7') }));
     // DNS rebinding: a name that answered with a public address to an earlier look-up answers with
@@ -116,11 +118,21 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
   it('checks every redirect: a public-looking site redirecting to a private address is refused', async () => {
     // Only the redirector's own address is let through (as if it were public); its redirect is not.
     const port = new URL(redirector.url).port;
-    const onlyRedirector: LookupFn = (host, opts, cb) => (host === 'public.example.test' ? resolveTo('127.0.0.1') : resolveTo('169.254.169.254'))(host, opts, cb);
-    for (const target of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', `http://internal.example.test:${port}/`, 'http://[::1]/']) {
+    const onlyRedirector: LookupFn = (host, opts, cb) =>
+      (host === 'public.example.test' ? resolveTo('127.0.0.1') : resolveTo('169.254.169.254'))(host, opts, cb);
+    for (const target of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      `http://internal.example.test:${port}/`,
+      'http://[::1]/',
+    ]) {
       privateTarget = target;
       hits = 0;
-      const error = await outboundRequest(`http://public.example.test:${port}/`, { lookup: onlyRedirector, allowPrivate: false, ...allowOnly127() }).catch((e: unknown) => e);
+      const error = await outboundRequest(`http://public.example.test:${port}/`, {
+        lookup: onlyRedirector,
+        allowPrivate: false,
+        ...allowOnly127(),
+      }).catch((e: unknown) => e);
       expect(hits, target).toBe(1);
       expect(error, target).toBeInstanceOf(OutboundError);
       expect((error as OutboundError).code, target).toBe('blocked_address');
@@ -128,14 +140,24 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
   });
 
   it('the connection test and the sites API refuse private addresses', async () => {
-    expect(await testConnection({ siteUrl: 'http://169.254.169.254', username: 'a', appPassword: 'b' })).toMatchObject({ ok: false, problem: 'blocked_address' });
-    expect(await testConnection({ siteUrl: 'http://localhost:1', username: 'a', appPassword: 'b' })).toMatchObject({ ok: false, problem: 'blocked_address' });
-    const [u] = await sql<{ id: string }[]>`INSERT INTO users (email, name, subscription_status) VALUES (${`ssrf-${Date.now()}@example.com`}, 'S', 'pro') RETURNING id`;
+    expect(await testConnection({ siteUrl: 'http://169.254.169.254', username: 'a', appPassword: 'b' })).toMatchObject({
+      ok: false,
+      problem: 'blocked_address',
+    });
+    expect(await testConnection({ siteUrl: 'http://localhost:1', username: 'a', appPassword: 'b' })).toMatchObject({
+      ok: false,
+      problem: 'blocked_address',
+    });
+    const [u] = await sql<
+      { id: string }[]
+    >`INSERT INTO users (email, name, subscription_status) VALUES (${`ssrf-${Date.now()}@example.com`}, 'S', 'pro') RETURNING id`;
     const client = new TestClient(app.url);
     const { setCookie } = await createSession(u!.id);
     const pair = setCookie.split(';')[0]!;
     client.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
-    const res = await (await client.postJson('/api/wordpress/test-connection', { siteUrl: 'http://127.0.0.1:9/', username: 'a', appPassword: 'b' })).json();
+    const res = await (
+      await client.postJson('/api/wordpress/test-connection', { siteUrl: 'http://127.0.0.1:9/', username: 'a', appPassword: 'b' })
+    ).json();
     expect(res).toMatchObject({ success: false, diagnosis: { code: 'blocked_address' } });
     expect(res.diagnosis.hint).toMatch(/private or internal/);
   });

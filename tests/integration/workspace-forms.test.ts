@@ -30,7 +30,8 @@ const TEXT = 'openai/gpt-4o-mini-search-preview';
 const CLAUDE = 'anthropic/claude-3.7-sonnet';
 const form = (fields: Record<string, string>) => ({ intent: 'generate', type: 'text', model: TEXT, ...fields });
 const html = async (res: Response) => (await res.text()).replace(/<!--.*?-->/g, '').replace(/<script\b[\s\S]*?<\/script>/g, '');
-const runsOf = async (userId: string) => getSql()<{ id: string; settings: Record<string, unknown> }[]>`SELECT id, settings FROM generation_runs WHERE user_id = ${userId}`;
+const runsOf = async (userId: string) =>
+  getSql()<{ id: string; settings: Record<string, unknown> }[]>`SELECT id, settings FROM generation_runs WHERE user_id = ${userId}`;
 
 describe('Start (POST /app)', () => {
   it('without JavaScript lands on the progress page; with it on the Results tab; the form settings reach the run', async () => {
@@ -82,7 +83,13 @@ describe('Start (POST /app)', () => {
 
   it('saves an entered image-provider key before the run starts, and shows only its end', async () => {
     const u = await signedIn({ status: 'pro', credits: 5 });
-    const res = await u.c.postForm('/app?type=image', { intent: 'generate', type: 'image', model: 'black-forest-labs/flux-schnell', prompts: 'a cat', replicateApiKey: 'r8_secret_key_9876' });
+    const res = await u.c.postForm('/app?type=image', {
+      intent: 'generate',
+      type: 'image',
+      model: 'black-forest-labs/flux-schnell',
+      prompts: 'a cat',
+      replicateApiKey: 'r8_secret_key_9876',
+    });
     expect(res.status).toBe(302);
     const [key] = await getSql()<{ last4: string }[]>`SELECT last4 FROM user_api_keys WHERE user_id = ${u.id} AND provider = 'replicate'`;
     expect(key?.last4).toBe('9876');
@@ -138,7 +145,12 @@ describe('progress page and results forms', () => {
     const [redo] = await getSql()<{ status: string }[]>`SELECT status FROM generation_results WHERE id = ${id('redo')}`;
     expect(redo!.status).toBe('processing');
 
-    await u.c.postForm('/app/results', { intent: 'save', id: id('edit'), content: '<p onclick="x()">new<script>alert(1)</script></p>', returnTo: back });
+    await u.c.postForm('/app/results', {
+      intent: 'save',
+      id: id('edit'),
+      content: '<p onclick="x()">new<script>alert(1)</script></p>',
+      returnTo: back,
+    });
     expect(await html(await u.c.get(back))).toContain('Content saved');
     const [edited] = await getSql()<{ content: string }[]>`SELECT content FROM generation_results WHERE id = ${id('edit')}`;
     expect(edited!.content).toContain('new');

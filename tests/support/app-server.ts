@@ -37,7 +37,10 @@ export async function startTestApp(): Promise<TestApp> {
 /** A tiny browser stand-in: keeps cookies, sends same-origin headers, does not follow redirects. */
 export class TestClient {
   cookies = new Map<string, string>();
-  constructor(readonly baseUrl: string, readonly defaults: Record<string, string> = {}) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly defaults: Record<string, string> = {},
+  ) {}
 
   cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');

@@ -36,7 +36,9 @@ export async function openHolds(db: Sql, userId: string): Promise<number> {
 export async function waitForRun(db: Sql, runId: string, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM generation_results WHERE run_id = ${runId} AND status = 'processing'`;
+    const [row] = await db<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM generation_results WHERE run_id = ${runId} AND status = 'processing'`;
     if (row!.n === 0) return;
     if (Date.now() > until) throw new Error(`run ${runId} still has ${row!.n} items processing`);
     await new Promise((r) => setTimeout(r, 100));

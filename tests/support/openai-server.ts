@@ -68,7 +68,13 @@ const json = (res: http.ServerResponse, status: number, body: unknown, headers: 
 };
 
 const errorType = (status: number) =>
-  status === 401 ? 'invalid_request_error' : status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  status === 401
+    ? 'invalid_request_error'
+    : status === 429
+      ? 'rate_limit_exceeded'
+      : status >= 500
+        ? 'server_error'
+        : 'invalid_request_error';
 
 export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise<OpenAiServer> {
   let latency = opts.latencyMs ?? 0;
@@ -105,7 +111,9 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
       const auth = req.headers.authorization;
       const key = auth?.replace(/^Bearer\s+/i, '') ?? '';
       if (!key || (opts.keys && !opts.keys.includes(key))) {
-        return json(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+        return json(res, 401, {
+          error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+        });
       }
       if (!body.model || !Array.isArray(body.messages)) {
         return json(res, 400, { error: { message: "'model' and 'messages' are required", type: 'invalid_request_error', code: null } });
@@ -150,14 +158,22 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
             res.end('{"id": "chatcmpl-broken", "choices": [ {');
           });
         case 'empty':
-          return later(latency, () => json(res, 200, { id: 'chatcmpl-empty', object: 'chat.completion', created: 0, model: body.model, choices: [] }));
+          return later(latency, () =>
+            json(res, 200, { id: 'chatcmpl-empty', object: 'chat.completion', created: 0, model: body.model, choices: [] }),
+          );
         case 'status': {
           const s = step;
           return later(s.latencyMs ?? 0, () =>
             json(
               res,
               s.status,
-              { error: { message: s.message ?? `Upstream error ${s.status}`, type: errorType(s.status), code: s.status === 429 ? 'rate_limit_exceeded' : null } },
+              {
+                error: {
+                  message: s.message ?? `Upstream error ${s.status}`,
+                  type: errorType(s.status),
+                  code: s.status === 429 ? 'rate_limit_exceeded' : null,
+                },
+              },
               s.retryAfter !== undefined ? { 'retry-after': s.retryAfter } : {},
             ),
           );
@@ -172,7 +188,11 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
               created: Math.floor(Date.now() / 1000),
               model: body.model,
               choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
-              usage: { prompt_tokens: 50, completion_tokens: Math.ceil(content.length / 4), total_tokens: 50 + Math.ceil(content.length / 4) },
+              usage: {
+                prompt_tokens: 50,
+                completion_tokens: Math.ceil(content.length / 4),
+                total_tokens: 50 + Math.ceil(content.length / 4),
+              },
             });
           });
         }

@@ -168,10 +168,19 @@ export async function startReplicateServer(opts: ReplicateServerOptions = {}): P
         return json(res, 400, { title: 'Invalid JSON', detail: 'Invalid JSON', status: 400 });
       }
       const input = body.input ?? {};
-      const prompt = String(input.prompt ?? '').split(',')[0]!.trim();
+      const prompt = String(input.prompt ?? '')
+        .split(',')[0]!
+        .trim();
       const attempt = (attempts.get(prompt) ?? 0) + 1;
       attempts.set(prompt, attempt);
-      const request: PredictionRequest = { model: `${create[1]}/${create[2]}`, prompt, input, authorization: auth, prefer: req.headers.prefer as string | undefined, attempt };
+      const request: PredictionRequest = {
+        model: `${create[1]}/${create[2]}`,
+        prompt,
+        input,
+        authorization: auth,
+        prefer: req.headers.prefer as string | undefined,
+        attempt,
+      };
       requests.push(request);
       let step: PredictionStep | undefined;
       if (typeof script === 'function') step = script(request);
@@ -180,7 +189,12 @@ export async function startReplicateServer(opts: ReplicateServerOptions = {}): P
       if (step.kind === 'hang') return;
       if (step.kind === 'status') {
         const s = step;
-        return json(res, s.status, { title: 'Error', detail: s.detail ?? `Error ${s.status}`, status: s.status }, s.retryAfter ? { 'retry-after': s.retryAfter } : {});
+        return json(
+          res,
+          s.status,
+          { title: 'Error', detail: s.detail ?? `Error ${s.status}`, status: s.status },
+          s.retryAfter ? { 'retry-after': s.retryAfter } : {},
+        );
       }
       const id = crypto.randomBytes(10).toString('hex');
       const p: Prediction = {

@@ -47,7 +47,9 @@ export function ensureWordPressPackages(): void {
   const missing = !fs.existsSync(`${WP_SOURCE}/wp-includes/version.php`) || !fs.existsSync(MARIADBD) || !hasPhp();
   if (!missing) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`A real WordPress for tests needs the Debian packages ${PACKAGES.join(' ')} (apt-get install --no-install-recommends).`);
+    throw new Error(
+      `A real WordPress for tests needs the Debian packages ${PACKAGES.join(' ')} (apt-get install --no-install-recommends).`,
+    );
   }
   // Installing `wordpress` pulls in Apache and mariadb-server its service: keep both from starting.
   const policy = '/usr/sbin/policy-rc.d';
@@ -173,7 +175,18 @@ $_SERVER['SCRIPT_FILENAME'] = __DIR__ . '/index.php';
 require __DIR__ . '/index.php';
 `;
 
-const PHP_INI = ['-d', 'sendmail_path=/bin/true', '-d', 'memory_limit=256M', '-d', 'upload_max_filesize=32M', '-d', 'post_max_size=32M', '-d', 'display_errors=0'];
+const PHP_INI = [
+  '-d',
+  'sendmail_path=/bin/true',
+  '-d',
+  'memory_limit=256M',
+  '-d',
+  'upload_max_filesize=32M',
+  '-d',
+  'post_max_size=32M',
+  '-d',
+  'display_errors=0',
+];
 
 async function phpEval(wpDir: string, code: string, prelude = ''): Promise<string> {
   const file = path.join(wpDir, `.pf-eval-${crypto.randomBytes(6).toString('hex')}.php`);
@@ -260,7 +273,10 @@ echo json_encode(array('appPassword' => WP_Application_Passwords::chunk_password
 }
 
 async function phpCreateDb(port: number) {
-  await run('php', ['-r', `$m = new mysqli('127.0.0.1', 'root', '', '', ${port}); $m->query('CREATE DATABASE IF NOT EXISTS wordpress CHARACTER SET utf8mb4'); echo 'ok';`]);
+  await run('php', [
+    '-r',
+    `$m = new mysqli('127.0.0.1', 'root', '', '', ${port}); $m->query('CREATE DATABASE IF NOT EXISTS wordpress CHARACTER SET utf8mb4'); echo 'ok';`,
+  ]);
 }
 
 /** Starts a private WordPress (see the top of this file); `stop()` removes everything it made. */

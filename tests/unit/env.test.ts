@@ -93,8 +93,12 @@ describe('configuration', () => {
   });
 
   it('requires SESSION_SECRET and ENCRYPTION_KEY in production, naming the missing one', () => {
-    expect(configError({ NODE_ENV: 'production', DATA_DIR: dataDir, ENCRYPTION_KEY: KEY })).toMatch(/SESSION_SECRET.*required in production/);
-    expect(configError({ NODE_ENV: 'production', DATA_DIR: dataDir, SESSION_SECRET: SECRET })).toMatch(/ENCRYPTION_KEY.*required in production/);
+    expect(configError({ NODE_ENV: 'production', DATA_DIR: dataDir, ENCRYPTION_KEY: KEY })).toMatch(
+      /SESSION_SECRET.*required in production/,
+    );
+    expect(configError({ NODE_ENV: 'production', DATA_DIR: dataDir, SESSION_SECRET: SECRET })).toMatch(
+      /ENCRYPTION_KEY.*required in production/,
+    );
     const env = loadEnv({ NODE_ENV: 'production', DATA_DIR: dataDir, SESSION_SECRET: SECRET, ENCRYPTION_KEY: KEY });
     expect(env.SESSION_SECRET).toBe(SECRET);
     expect(env.ENCRYPTION_KEY).toBe(KEY);
@@ -129,7 +133,13 @@ describe('configuration', () => {
     const defaults = loadEnv({ DATA_DIR: dataDir });
     expect(defaults).toMatchObject({ DATABASE_POOL_MAX: 10, JOBS_POOL_MAX: 5, EMBEDDED_PG_PORT: 5433, LEDGER_HOLD_MAX_AGE_SECONDS: 3600 });
     expect(defaults.TRUST_PROXY).toBeUndefined();
-    const env = loadEnv({ DATA_DIR: dataDir, DATABASE_POOL_MAX: '20', JOBS_POOL_MAX: '3', EMBEDDED_PG_PORT: '6543', LEDGER_HOLD_MAX_AGE_SECONDS: '7200' });
+    const env = loadEnv({
+      DATA_DIR: dataDir,
+      DATABASE_POOL_MAX: '20',
+      JOBS_POOL_MAX: '3',
+      EMBEDDED_PG_PORT: '6543',
+      LEDGER_HOLD_MAX_AGE_SECONDS: '7200',
+    });
     expect(env).toMatchObject({ DATABASE_POOL_MAX: 20, JOBS_POOL_MAX: 3, EMBEDDED_PG_PORT: 6543, LEDGER_HOLD_MAX_AGE_SECONDS: 7200 });
   });
 
@@ -142,7 +152,9 @@ describe('configuration', () => {
     expect(trust('10.0.0.0/255.0.0.0')).toEqual(['10.0.0.0/255.0.0.0']);
     expect(configWarnings(loadEnv({ DATA_DIR: dataDir, TRUST_PROXY: '1' }))).toEqual([]);
     expect(trust('true')).toBe(true);
-    expect(configWarnings(loadEnv({ DATA_DIR: dataDir, TRUST_PROXY: 'true' }))).toEqual([expect.stringMatching(/TRUST_PROXY=true.*hop count/)]);
+    expect(configWarnings(loadEnv({ DATA_DIR: dataDir, TRUST_PROXY: 'true' }))).toEqual([
+      expect.stringMatching(/TRUST_PROXY=true.*hop count/),
+    ]);
   });
 
   it('opening the database goes through the contract: a bad EMBEDDED_PG_PORT stops it naming the variable', async () => {

@@ -77,7 +77,12 @@ describe('catalogues', () => {
 
   it('exist in both languages with the same files', () => {
     expect(namespaces.length).toBeGreaterThan(0);
-    expect(fs.readdirSync(path.join(localesDir, 'zh-HK')).filter((f) => f.endsWith('.json')).sort()).toEqual([...namespaces].sort());
+    expect(
+      fs
+        .readdirSync(path.join(localesDir, 'zh-HK'))
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual([...namespaces].sort());
   });
 
   it.each(namespaces)('%s has identical key sets in en and zh-HK', (file) => {

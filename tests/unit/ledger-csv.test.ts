@@ -19,7 +19,16 @@ describe('ledger CSV fields', () => {
 
   it('writes one history row with translated labels', () => {
     const line = historyCsvLine(
-      { seq: 1, createdAt: new Date('2026-01-02T03:04:05.000Z'), kind: 'monthly_grant', delta: 5, amount: 5, balanceAfter: 5, bucket: 'monthly', reason: null },
+      {
+        seq: 1,
+        createdAt: new Date('2026-01-02T03:04:05.000Z'),
+        kind: 'monthly_grant',
+        delta: 5,
+        amount: 5,
+        balanceAfter: 5,
+        bucket: 'monthly',
+        reason: null,
+      },
       (k) => (k === 'monthly_grant' ? '已發放每月點數' : k),
       (b) => (b === 'monthly' ? '每月' : b),
     );

@@ -57,7 +57,9 @@ function inlineNodes(node: Node, marks: Partial<Record<MarkName, true>>): Descen
   if (el.tagName === 'BR') return [{ text: '\n', ...marks } as Descendant];
   if (el.tagName === 'A') {
     const children = [...el.childNodes].flatMap((c) => inlineNodes(c, nextMarks)).filter((n) => !isBlockNode(n));
-    return [{ type: 'link', url: el.getAttribute('href') ?? '', children: children.length ? children : [{ text: '' }] } as unknown as Descendant];
+    return [
+      { type: 'link', url: el.getAttribute('href') ?? '', children: children.length ? children : [{ text: '' }] } as unknown as Descendant,
+    ];
   }
   return [...el.childNodes].flatMap((c) => inlineNodes(c, nextMarks));
 }
@@ -70,7 +72,14 @@ function blocks(node: Node): Descendant[] {
   if (node.nodeType !== 1) return [];
   const el = node as HTMLElement;
   if (el.tagName === 'IMG') {
-    return [{ type: 'image', url: el.getAttribute('src') ?? '', alt: el.getAttribute('alt') ?? '', children: [{ text: '' }] } as unknown as Descendant];
+    return [
+      {
+        type: 'image',
+        url: el.getAttribute('src') ?? '',
+        alt: el.getAttribute('alt') ?? '',
+        children: [{ text: '' }],
+      } as unknown as Descendant,
+    ];
   }
   const type = blockTags[el.tagName];
   if (type === 'bulleted-list' || type === 'numbered-list') {

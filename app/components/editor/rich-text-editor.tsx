@@ -93,19 +93,47 @@ function RenderElement({ attributes, children, element }: RenderElementProps) {
   const el = element as unknown as EditorElement;
   switch (el.type) {
     case 'heading-one':
-      return <h1 {...attributes} className="mt-4 text-2xl font-bold">{children}</h1>;
+      return (
+        <h1 {...attributes} className="mt-4 text-2xl font-bold">
+          {children}
+        </h1>
+      );
     case 'heading-two':
-      return <h2 {...attributes} className="mt-4 text-xl font-semibold">{children}</h2>;
+      return (
+        <h2 {...attributes} className="mt-4 text-xl font-semibold">
+          {children}
+        </h2>
+      );
     case 'heading-three':
-      return <h3 {...attributes} className="mt-3 text-lg font-semibold">{children}</h3>;
+      return (
+        <h3 {...attributes} className="mt-3 text-lg font-semibold">
+          {children}
+        </h3>
+      );
     case 'heading-four':
-      return <h4 {...attributes} className="mt-3 font-semibold">{children}</h4>;
+      return (
+        <h4 {...attributes} className="mt-3 font-semibold">
+          {children}
+        </h4>
+      );
     case 'block-quote':
-      return <blockquote {...attributes} className="border-l-4 border-slate-300 pl-3 italic">{children}</blockquote>;
+      return (
+        <blockquote {...attributes} className="border-l-4 border-slate-300 pl-3 italic">
+          {children}
+        </blockquote>
+      );
     case 'bulleted-list':
-      return <ul {...attributes} className="list-disc pl-6">{children}</ul>;
+      return (
+        <ul {...attributes} className="list-disc pl-6">
+          {children}
+        </ul>
+      );
     case 'numbered-list':
-      return <ol {...attributes} className="list-decimal pl-6">{children}</ol>;
+      return (
+        <ol {...attributes} className="list-decimal pl-6">
+          {children}
+        </ol>
+      );
     case 'list-item':
       return <li {...attributes}>{children}</li>;
     case 'link':
@@ -124,7 +152,11 @@ function RenderElement({ attributes, children, element }: RenderElementProps) {
         </div>
       );
     default:
-      return <p {...attributes} className="my-2">{children}</p>;
+      return (
+        <p {...attributes} className="my-2">
+          {children}
+        </p>
+      );
   }
 }
 
@@ -200,22 +232,46 @@ function SlateEditor({ id, name, defaultValue, label, minHeight, disabled }: Ric
             <ToolButton label={t('results.editor.bold')} active={isMarkActive(editor, 'bold')} onPress={() => toggleMark(editor, 'bold')}>
               B
             </ToolButton>
-            <ToolButton label={t('results.editor.italic')} active={isMarkActive(editor, 'italic')} onPress={() => toggleMark(editor, 'italic')}>
+            <ToolButton
+              label={t('results.editor.italic')}
+              active={isMarkActive(editor, 'italic')}
+              onPress={() => toggleMark(editor, 'italic')}
+            >
               <span className="italic">I</span>
             </ToolButton>
-            <ToolButton label={t('results.editor.heading2')} active={isBlockActive(editor, 'heading-two')} onPress={() => toggleBlock(editor, 'heading-two')}>
+            <ToolButton
+              label={t('results.editor.heading2')}
+              active={isBlockActive(editor, 'heading-two')}
+              onPress={() => toggleBlock(editor, 'heading-two')}
+            >
               H2
             </ToolButton>
-            <ToolButton label={t('results.editor.heading3')} active={isBlockActive(editor, 'heading-three')} onPress={() => toggleBlock(editor, 'heading-three')}>
+            <ToolButton
+              label={t('results.editor.heading3')}
+              active={isBlockActive(editor, 'heading-three')}
+              onPress={() => toggleBlock(editor, 'heading-three')}
+            >
               H3
             </ToolButton>
-            <ToolButton label={t('results.editor.bulleted')} active={isBlockActive(editor, 'bulleted-list')} onPress={() => toggleBlock(editor, 'bulleted-list')}>
+            <ToolButton
+              label={t('results.editor.bulleted')}
+              active={isBlockActive(editor, 'bulleted-list')}
+              onPress={() => toggleBlock(editor, 'bulleted-list')}
+            >
               •
             </ToolButton>
-            <ToolButton label={t('results.editor.numbered')} active={isBlockActive(editor, 'numbered-list')} onPress={() => toggleBlock(editor, 'numbered-list')}>
+            <ToolButton
+              label={t('results.editor.numbered')}
+              active={isBlockActive(editor, 'numbered-list')}
+              onPress={() => toggleBlock(editor, 'numbered-list')}
+            >
               1.
             </ToolButton>
-            <ToolButton label={t('results.editor.quote')} active={isBlockActive(editor, 'block-quote')} onPress={() => toggleBlock(editor, 'block-quote')}>
+            <ToolButton
+              label={t('results.editor.quote')}
+              active={isBlockActive(editor, 'block-quote')}
+              onPress={() => toggleBlock(editor, 'block-quote')}
+            >
               “
             </ToolButton>
           </div>

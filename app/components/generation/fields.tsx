@@ -33,7 +33,13 @@ export function SelectField({
       <label htmlFor={props.id} className="text-sm font-medium text-slate-800">
         {label}
       </label>
-      <select key={key ?? undefined} {...props} aria-invalid={errorId ? true : undefined} aria-describedby={describedBy} className={selectClass}>
+      <select
+        key={key ?? undefined}
+        {...props}
+        aria-invalid={errorId ? true : undefined}
+        aria-describedby={describedBy}
+        className={selectClass}
+      >
         {options.map((o) => (
           <option key={o.value} value={o.value} disabled={o.disabled}>
             {o.label}

@@ -88,7 +88,17 @@ export const GENERATION_FORM_ID = 'generation';
 /** 'on' / true / 'true' → true (Conform serialises checkboxes as 'on'). */
 const checked = (v: unknown) => v === true || v === 'on' || v === 'true';
 
-export function GenerationForm({ type, isPro, credits, maxTopics, initialValues, savedImageKey, lastResult, serviceError, slots }: GenerationFormProps) {
+export function GenerationForm({
+  type,
+  isPro,
+  credits,
+  maxTopics,
+  initialValues,
+  savedImageKey,
+  lastResult,
+  serviceError,
+  slots,
+}: GenerationFormProps) {
   const { t } = useTranslation('workspace');
   const { t: tg } = useTranslation('generation');
   const hydrated = useHydrated();
@@ -159,7 +169,13 @@ export function GenerationForm({ type, isPro, credits, maxTopics, initialValues,
         </ul>
       </nav>
 
-      <Form method="post" action={type === 'image' ? '/app?type=image' : '/app'} {...getFormProps(form)} aria-label={t('form.label')} className="flex flex-col gap-6">
+      <Form
+        method="post"
+        action={type === 'image' ? '/app?type=image' : '/app'}
+        {...getFormProps(form)}
+        aria-label={t('form.label')}
+        className="flex flex-col gap-6"
+      >
         <input type="hidden" name="intent" value="generate" />
         <input type="hidden" name="type" value={type} />
         {/* With the page's script the run opens in the Results tab; without it, on its progress page. */}
@@ -180,7 +196,10 @@ export function GenerationForm({ type, isPro, credits, maxTopics, initialValues,
               </Badge>
             </p>
           ) : (
-            <div className="flex flex-wrap items-center justify-between gap-2 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="free-model-notice">
+            <div
+              className="flex flex-wrap items-center justify-between gap-2 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200"
+              data-testid="free-model-notice"
+            >
               <p className="flex items-start gap-2">
                 <Icon name="info" className="mt-0.5 size-4 shrink-0" />
                 {t('form.model.freeNotice', { text: freeText, image: freeImage })}
@@ -211,12 +230,42 @@ export function GenerationForm({ type, isPro, credits, maxTopics, initialValues,
                 errors={fields.language.errors}
                 selectProps={getSelectProps(fields.language)}
               />
-              <SelectField label={t('form.toneOfVoice')} options={option('toneOfVoice', tones)} errors={fields.toneOfVoice.errors} selectProps={getSelectProps(fields.toneOfVoice)} />
-              <SelectField label={t('form.pointOfView')} options={option('pointOfView', pointsOfView)} errors={fields.pointOfView.errors} selectProps={getSelectProps(fields.pointOfView)} />
-              <SelectField label={t('form.articleType')} options={option('articleType', articleTypes)} errors={fields.articleType.errors} selectProps={getSelectProps(fields.articleType)} />
-              <SelectField label={t('form.readingLevel')} options={option('readingLevel', readingLevels)} errors={fields.readingLevel.errors} selectProps={getSelectProps(fields.readingLevel)} />
-              <SelectField label={t('form.contentLength')} options={option('contentLength', contentLengths)} errors={fields.contentLength.errors} selectProps={getSelectProps(fields.contentLength)} />
-              <SelectField label={t('form.writingStyle')} options={option('writingStyle', writingStyles)} errors={fields.writingStyle.errors} selectProps={getSelectProps(fields.writingStyle)} />
+              <SelectField
+                label={t('form.toneOfVoice')}
+                options={option('toneOfVoice', tones)}
+                errors={fields.toneOfVoice.errors}
+                selectProps={getSelectProps(fields.toneOfVoice)}
+              />
+              <SelectField
+                label={t('form.pointOfView')}
+                options={option('pointOfView', pointsOfView)}
+                errors={fields.pointOfView.errors}
+                selectProps={getSelectProps(fields.pointOfView)}
+              />
+              <SelectField
+                label={t('form.articleType')}
+                options={option('articleType', articleTypes)}
+                errors={fields.articleType.errors}
+                selectProps={getSelectProps(fields.articleType)}
+              />
+              <SelectField
+                label={t('form.readingLevel')}
+                options={option('readingLevel', readingLevels)}
+                errors={fields.readingLevel.errors}
+                selectProps={getSelectProps(fields.readingLevel)}
+              />
+              <SelectField
+                label={t('form.contentLength')}
+                options={option('contentLength', contentLengths)}
+                errors={fields.contentLength.errors}
+                selectProps={getSelectProps(fields.contentLength)}
+              />
+              <SelectField
+                label={t('form.writingStyle')}
+                options={option('writingStyle', writingStyles)}
+                errors={fields.writingStyle.errors}
+                selectProps={getSelectProps(fields.writingStyle)}
+              />
             </div>
           </fieldset>
         ) : null}
@@ -224,7 +273,11 @@ export function GenerationForm({ type, isPro, credits, maxTopics, initialValues,
         <fieldset className="flex flex-col gap-4">
           <legend className="mb-3 text-base font-semibold text-slate-900">{t('form.imageSettings')}</legend>
           {type === 'text' ? (
-            <CheckboxField label={t('form.embedImage')} help={t('form.embedImageHelp')} inputProps={getInputProps(fields.embedImage, { type: 'checkbox' })} />
+            <CheckboxField
+              label={t('form.embedImage')}
+              help={t('form.embedImageHelp')}
+              inputProps={getInputProps(fields.embedImage, { type: 'checkbox' })}
+            />
           ) : null}
           <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
             <SelectField
@@ -233,11 +286,19 @@ export function GenerationForm({ type, isPro, credits, maxTopics, initialValues,
               errors={fields.aspectRatio.errors}
               selectProps={getSelectProps(fields.aspectRatio)}
             />
-            <SelectField label={t('form.stylePreset')} options={option('stylePreset', stylePresets)} errors={fields.stylePreset.errors} selectProps={getSelectProps(fields.stylePreset)} />
+            <SelectField
+              label={t('form.stylePreset')}
+              options={option('stylePreset', stylePresets)}
+              errors={fields.stylePreset.errors}
+              selectProps={getSelectProps(fields.stylePreset)}
+            />
             {type === 'image' ? (
               <SelectField
                 label={t('form.numOutputs')}
-                options={Array.from({ length: OUTPUTS.max - OUTPUTS.min + 1 }, (_, i) => String(OUTPUTS.min + i)).map((value) => ({ value, label: value }))}
+                options={Array.from({ length: OUTPUTS.max - OUTPUTS.min + 1 }, (_, i) => String(OUTPUTS.min + i)).map((value) => ({
+                  value,
+                  label: value,
+                }))}
                 errors={fields.numOutputs.errors}
                 selectProps={getSelectProps(fields.numOutputs)}
               />

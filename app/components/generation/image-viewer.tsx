@@ -33,7 +33,12 @@ export function ImageViewer({ image, onClose }: { image: ViewedImage; onClose: (
   return (
     <div className="fixed inset-0 z-50 flex items-center justify-center p-4">
       <div className="fixed inset-0 bg-slate-900/80" aria-hidden="true" onClick={onClose} />
-      <div role="dialog" aria-modal="true" aria-labelledby={titleId} className="relative flex max-h-full w-full max-w-4xl flex-col gap-3 rounded-2xl bg-white p-4 shadow-xl">
+      <div
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        className="relative flex max-h-full w-full max-w-4xl flex-col gap-3 rounded-2xl bg-white p-4 shadow-xl"
+      >
         <div className="flex items-start justify-between gap-4">
           <h2 id={titleId} className="line-clamp-2 text-base font-semibold text-slate-900">
             {image.alt}
@@ -53,7 +58,13 @@ export function ImageViewer({ image, onClose }: { image: ViewedImage; onClose: (
           <a
             href={image.url}
             download={image.filename}
-            onClick={() => showToast({ type: 'success', title: t('toasts.downloadComplete'), description: t('toasts.imageSaved', { file: image.filename }) })}
+            onClick={() =>
+              showToast({
+                type: 'success',
+                title: t('toasts.downloadComplete'),
+                description: t('toasts.imageSaved', { file: image.filename }),
+              })
+            }
             className="inline-flex items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             {t('results.viewer.download')}

@@ -2,7 +2,8 @@ import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { pageNumbers } from '~/utils/page-numbers';
 
-const itemClass = 'inline-flex min-w-9 items-center justify-center rounded-lg px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600';
+const itemClass =
+  'inline-flex min-w-9 items-center justify-center rounded-lg px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600';
 
 /** Page links (SPEC §9 rule); `hrefFor(page)` builds each page's URL so it works without JavaScript. */
 export function Pagination({ page, totalPages, hrefFor }: { page: number; totalPages: number; hrefFor: (page: number) => string }) {

@@ -26,7 +26,10 @@ export function RunProgressBar({ run }: { run: RunProgressView }) {
         aria-valuetext={`${percent}%`}
         className="h-2.5 w-full overflow-hidden rounded-full bg-slate-200"
       >
-        <div className={`h-full rounded-full transition-all ${run.failedPrompts > 0 && run.status !== 'processing' && run.completedPrompts === 0 ? 'bg-red-500' : 'bg-indigo-600'}`} style={{ width: `${percent}%` }} />
+        <div
+          className={`h-full rounded-full transition-all ${run.failedPrompts > 0 && run.status !== 'processing' && run.completedPrompts === 0 ? 'bg-red-500' : 'bg-indigo-600'}`}
+          style={{ width: `${percent}%` }}
+        />
       </div>
       <p className="text-sm text-slate-700" data-testid="run-counts">
         {t('progress.counts', { done, total: run.totalPrompts, completed: run.completedPrompts, failed: run.failedPrompts })}

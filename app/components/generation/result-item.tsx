@@ -44,13 +44,16 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
   const completed = result.status === 'completed';
   const title = result.title || result.prompt || t('results.untitled');
   const created = new Date(result.createdAt).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
-  const images = result.type === 'image' ? result.metadata.imageUrls ?? [] : [];
+  const images = result.type === 'image' ? (result.metadata.imageUrls ?? []) : [];
   const original = result.metadata.originalPrompt ?? result.prompt;
   const translated = result.metadata.translatedPrompt;
   const fileOf = (i: number) => imageFileName(result.prompt, 'image/png', images.length > 1 ? i + 1 : undefined);
 
   const copy = async () => {
-    const text = result.type === 'text' ? `${result.title ? `${result.title}\n\n` : ''}${plainText(result.content ?? '')}` : images.map((u) => new URL(u, window.location.origin).href).join('\n');
+    const text =
+      result.type === 'text'
+        ? `${result.title ? `${result.title}\n\n` : ''}${plainText(result.content ?? '')}`
+        : images.map((u) => new URL(u, window.location.origin).href).join('\n');
     try {
       await navigator.clipboard.writeText(text);
       showToast({ type: 'success', title: t('toasts.copied') });
@@ -144,7 +147,12 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
                     }}
                     className="block overflow-hidden rounded-lg ring-1 ring-slate-200 focus-visible:outline-2 focus-visible:outline-indigo-600"
                   >
-                    <img src={url} alt={t('results.imageAlt', { prompt: result.prompt })} loading="lazy" className="aspect-square w-full bg-slate-100 object-cover" />
+                    <img
+                      src={url}
+                      alt={t('results.imageAlt', { prompt: result.prompt })}
+                      loading="lazy"
+                      className="aspect-square w-full bg-slate-100 object-cover"
+                    />
                     <span className="sr-only">{t('results.actions.view')}</span>
                   </a>
                 </li>
@@ -154,7 +162,11 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
         </div>
       </details>
 
-      <div role="group" aria-label={t('results.actions.label')} className="flex flex-wrap items-start gap-2 border-t border-slate-200/70 px-4 py-2.5">
+      <div
+        role="group"
+        aria-label={t('results.actions.label')}
+        className="flex flex-wrap items-start gap-2 border-t border-slate-200/70 px-4 py-2.5"
+      >
         {completed ? (
           <>
             {hydrated ? (

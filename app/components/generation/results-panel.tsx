@@ -70,7 +70,15 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
           <label htmlFor="results-search" className="sr-only">
             {t('results.search.label')}
           </label>
-          <input id="results-search" name="search" type="search" defaultValue={search} key={search} placeholder={t('results.search.placeholder')} className={`${inputClass} sm:w-72`} />
+          <input
+            id="results-search"
+            name="search"
+            type="search"
+            defaultValue={search}
+            key={search}
+            placeholder={t('results.search.placeholder')}
+            className={`${inputClass} sm:w-72`}
+          />
           <button type="submit" className={buttonClass('secondary', 'md')}>
             {t('results.search.submit')}
           </button>
@@ -81,7 +89,11 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
         <div className="flex flex-col gap-2 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200" data-testid="results-run">
           <div className="flex flex-wrap items-center justify-between gap-2">
             <p className="text-sm font-semibold text-slate-900">
-              {run.status === 'processing' ? t('progress.running') : run.status === 'canceled' ? t('progress.canceled') : t('progress.done')}
+              {run.status === 'processing'
+                ? t('progress.running')
+                : run.status === 'canceled'
+                  ? t('progress.canceled')
+                  : t('progress.done')}
             </p>
             {run.status === 'processing' ? (
               <Link to={runUrl(run.id)} className="text-sm font-semibold text-indigo-700 hover:underline">
@@ -116,7 +128,9 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
           ) : null}
           {pagination.total > 0 ? (
             <details className="relative">
-              <summary className={`${buttonClass('secondary', 'sm')} cursor-pointer list-none text-red-700 [&::-webkit-details-marker]:hidden`}>
+              <summary
+                className={`${buttonClass('secondary', 'sm')} cursor-pointer list-none text-red-700 [&::-webkit-details-marker]:hidden`}
+              >
                 {t('results.actions.clearAll')}
               </summary>
               <div className="absolute right-0 z-20 mt-2 w-72 rounded-xl bg-white p-4 shadow-lg ring-1 ring-slate-900/10">

@@ -2,7 +2,15 @@ import { useId, type ReactNode } from 'react';
 import { Input, type InputProps } from './input';
 
 /** Error messages of one field (or a whole form), announced to screen readers. */
-export function ErrorList({ id, errors, className = '' }: { id?: string; errors?: ReadonlyArray<string | null | undefined> | null; className?: string }) {
+export function ErrorList({
+  id,
+  errors,
+  className = '',
+}: {
+  id?: string;
+  errors?: ReadonlyArray<string | null | undefined> | null;
+  className?: string;
+}) {
   const list = (errors ?? []).filter((e): e is string => Boolean(e));
   if (!list.length) return null;
   return (

@@ -52,9 +52,7 @@ export function DetailsMenu({
       >
         {summary}
       </summary>
-      <div
-        className={`absolute right-0 z-50 mt-2 rounded-xl bg-white p-1.5 shadow-lg ring-1 ring-slate-900/10 ${panelClassName}`}
-      >
+      <div className={`absolute right-0 z-50 mt-2 rounded-xl bg-white p-1.5 shadow-lg ring-1 ring-slate-900/10 ${panelClassName}`}>
         {children}
       </div>
     </details>

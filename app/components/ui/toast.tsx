@@ -64,9 +64,7 @@ export function Toaster({ toast: serverToast }: { toast: ToastData | null }) {
     >
       <div role="status" aria-live="polite" aria-atomic="true" className="w-full">
         {toast && open ? (
-          <div
-            className={`pointer-events-auto flex w-full items-start gap-3 rounded-xl bg-white p-4 shadow-lg ring-1 ${look.ring}`}
-          >
+          <div className={`pointer-events-auto flex w-full items-start gap-3 rounded-xl bg-white p-4 shadow-lg ring-1 ${look.ring}`}>
             <span className={`mt-0.5 ${look.iconColor}`}>
               <Icon name={look.icon} />
             </span>

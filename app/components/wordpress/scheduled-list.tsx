@@ -20,10 +20,20 @@ export type ScheduledItem = {
 const tone = { queued: 'brand', published: 'success', failed: 'warning', canceled: 'neutral' } as const;
 
 /** What waits to be published (cancel or move each, as plain forms) and what recently finished. */
-export function ScheduledList({ scheduled, timeZone }: { scheduled: { waiting: ScheduledItem[]; recent: ScheduledItem[] }; timeZone: string }) {
+export function ScheduledList({
+  scheduled,
+  timeZone,
+}: {
+  scheduled: { waiting: ScheduledItem[]; recent: ScheduledItem[] };
+  timeZone: string;
+}) {
   const { t, i18n } = useTranslation('wordpress');
   return (
-    <section aria-labelledby="scheduled-title" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200" data-testid="scheduled-list">
+    <section
+      aria-labelledby="scheduled-title"
+      className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
+      data-testid="scheduled-list"
+    >
       <h2 id="scheduled-title" className="text-lg font-semibold text-slate-900">
         {t('scheduled.title')}
       </h2>
@@ -32,7 +42,11 @@ export function ScheduledList({ scheduled, timeZone }: { scheduled: { waiting: S
         {scheduled.waiting.map((item) => {
           const local = instantToZoned(new Date(item.publishAt), timeZone);
           return (
-            <li key={item.id} className="flex flex-col gap-3 py-3 lg:flex-row lg:items-center lg:justify-between" data-testid="scheduled-row">
+            <li
+              key={item.id}
+              className="flex flex-col gap-3 py-3 lg:flex-row lg:items-center lg:justify-between"
+              data-testid="scheduled-row"
+            >
               <div className="min-w-0">
                 <p className="truncate font-medium text-slate-900">{item.title}</p>
                 <p className="text-sm text-slate-600">
