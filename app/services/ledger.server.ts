@@ -295,11 +295,6 @@ export async function sweepExpiredHolds(db: Db = sql, limit = 1000): Promise<num
   return voided;
 }
 
-/** @deprecated Holds now carry their own expiry: use sweepExpiredHolds(db, limit). maxAgeMs is ignored. */
-export async function sweepStaleHolds(_maxAgeMs?: number, db: Db = sql, limit = 1000): Promise<number> {
-  return sweepExpiredHolds(db, limit);
-}
-
 /**
  * The scheduled job: every user whose monthly reset is due. (Accounts without a ledger yet are
  * opened by their signup grant or by the lazy check on their next request.)

@@ -85,13 +85,16 @@ describe('generation holds and the sweeper', () => {
     const item = await claimOne(u.id);
     let done = false;
     const processing = s.worker.processItem(item).finally(() => (done = true));
-    let swept = 0;
+    // The database is shared with other test files running meanwhile: the sweeper may void their
+    // expired holds; what counts is that this item's hold is never voided (its entries, below).
+    let sweeps = 0;
     while (!done) {
-      swept += await s.ledger.sweepExpiredHolds();
+      await s.ledger.sweepExpiredHolds();
+      sweeps++;
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(await processing).toBe('completed');
-    expect(swept).toBe(0);
+    expect(sweeps).toBeGreaterThan(0);
     expect((await resultOf(run.resultIds[0]!)).status).toBe('completed');
     const kinds = (await entriesOf(key)).map((e) => e.kind);
     expect(kinds).toContain('post');
