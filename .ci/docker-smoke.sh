@@ -113,8 +113,10 @@ mkdir -p "$WORK/data" && chown "$USER_IDS" "$WORK/data"
 RUN_ENV="$IMG_ENV PORT=$APP_PORT DATABASE_URL='$DATABASE_URL' APP_URL=http://127.0.0.1:$APP_PORT SESSION_SECRET=$(openssl rand -hex 32) ENCRYPTION_KEY=$(openssl rand -base64 32)"
 # In a private mount namespace: /proc, /dev, a tmpfs /tmp, the writable /data and the host's DNS
 # settings, as a container gets them (the mounted image itself is read-only).
+# It execs all the way down (unshare, sh, chroot, env), so a background call's pid is the app's own
+# process and SIGTERM reaches node as `docker stop` would; call it in a subshell in the foreground.
 in_image() {
-  unshare -m sh -c "mount --bind /proc '$M/proc' && mount --bind /dev '$M/dev' && mount -t tmpfs tmpfs '$M/tmp' \
+  exec unshare -m sh -c "mount --bind /proc '$M/proc' && mount --bind /dev '$M/dev' && mount -t tmpfs tmpfs '$M/tmp' \
     && mount --bind '$WORK/data' '$M/data' \
     && { [ ! -e '$M/etc/resolv.conf' ] || mount --bind /etc/resolv.conf '$M/etc/resolv.conf'; } \
     && exec chroot --userspec=$USER_IDS '$M' env -i --chdir='$IMG_WORKDIR' $RUN_ENV $1"
@@ -133,7 +135,7 @@ say "/readyz ok after $(( ($(date +%s%N) - started) / 1000000 )) ms"
 status=$(curl -s -o "$WORK/index.html" -w '%{http_code}' "http://127.0.0.1:$APP_PORT/")
 [ "$status" = 200 ] && grep -q 'Postforge' "$WORK/index.html" || fail "/ answered $status"
 say "/ answered 200"
-in_image "$IMG_HEALTH" >"$WORK/health.log" 2>&1 || { cat "$WORK/health.log"; fail "the HEALTHCHECK command failed"; }
+(in_image "$IMG_HEALTH") >"$WORK/health.log" 2>&1 || { cat "$WORK/health.log"; fail "the HEALTHCHECK command failed"; }
 say "HEALTHCHECK command exited 0"
 kill -TERM "$APP_PID"
 code=0; wait "$APP_PID" || code=$?
