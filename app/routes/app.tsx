@@ -50,10 +50,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
       search: url.searchParams.get('search') ?? undefined,
     });
     const watched = url.searchParams.get('run');
-    const [page, latest, completed] = await Promise.all([listResults(userId, query), getLatestRun(userId), countCompleted(userId)]);
+    // The run is read before its rows: a run seen ended is never shown beside a row read earlier as
+    // still processing (the page stops polling once the run has ended).
+    const latest = await getLatestRun(userId);
     // The run just started (?run=) stays in view after it ends; otherwise only a running one shows.
     let run = latest && (latest.status === 'processing' || latest.id === watched) ? latest : null;
     if (!run && watched) run = await getRunProgress(userId, watched).catch(() => null);
+    const [page, completed] = await Promise.all([listResults(userId, query), countCompleted(userId)]);
     return json(
       {
         user,
