@@ -1,5 +1,6 @@
 import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import type { Page } from '@playwright/test';
 
 // /wordpress against the real WordPress that global-setup starts: add a site (testing the
 // connection first), edit it, make another the default, delete one, and move and cancel a
@@ -134,7 +135,14 @@ async function failPublicationOf(resultId: string, message: string) {
   }
 }
 
-test('select results on the Results tab and publish them in bulk; each row shows its publication', async ({ page }) => {
+/** No serious or critical axe finding on the current page (scripts on only: axe runs in the page). */
+async function accessible(page: Page, jsEnabled: boolean) {
+  if (!jsEnabled) return;
+  const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+test('select results on the Results tab and publish them in bulk; each row shows its publication', async ({ page, jsEnabled }) => {
   test.setTimeout(180_000);
   const account = await createAccount(page, 'wp-bulk');
   await makePro(account.email);
@@ -156,6 +164,7 @@ test('select results on the Results tab and publish them in bulk; each row shows
   await page.getByRole('button', { name: 'Publish selected' }).click();
   await page.waitForURL('**/app/publish-bulk?**');
   await expect(page.getByTestId('bulk-selected')).toHaveText('2 results selected');
+  await accessible(page, jsEnabled);
 
   // Spread over a schedule: tomorrow 09:30 in the browser's zone, then one every 2 days.
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -167,6 +176,7 @@ test('select results on the Results tab and publish them in bulk; each row shows
   await page.waitForURL('**/app?tab=wordpress');
   await expect(page.getByText('2 posts scheduled')).toBeVisible();
   await expect(page.getByTestId('scheduled-row')).toHaveCount(2);
+  await accessible(page, jsEnabled);
   const scheduled = (await (await page.request.get('/api/wordpress/scheduled')).json()).scheduled as { publishAt: string }[];
   expect(new Date(scheduled[1]!.publishAt).getTime() - new Date(scheduled[0]!.publishAt).getTime()).toBe(2 * 86_400_000);
 
@@ -188,6 +198,7 @@ test('select results on the Results tab and publish them in bulk; each row shows
     });
   }).toPass({ timeout: 60_000 });
   await expect(row(titles[2]!).getByRole('link', { name: 'View post' })).toHaveAttribute('href', /^http:\/\/127\.0\.0\.1:\d+\//);
+  await accessible(page, jsEnabled);
   await expect(row(titles[0]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'scheduled');
   await expect(row(titles[0]!).getByTestId('result-publication')).toContainText('Scheduled');
   await expect(row(titles[1]!).getByTestId('result-publication')).toContainText(
