@@ -9,9 +9,8 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { defaultGenerationValues } from '~/components/generation/defaults';
 import { GenerationForm } from '~/components/generation/generation-form';
 import { ResultsPanel, resultsHref, type ResultsFilter } from '~/components/generation/results-panel';
-import { Icon } from '~/components/icons';
 import { Badge } from '~/components/ui/badge';
-import { ButtonLink } from '~/components/ui/button-link';
+import { WordPressIntegrationTab, WordPressUpgrade } from '~/components/wordpress/integration-tab';
 import { showToast } from '~/components/ui/toast';
 import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
@@ -24,6 +23,8 @@ import { inputInitialValues, loadInputTools } from '~/utils/input-tools.server';
 import { getLogger } from '~/utils/logger.server';
 import { countCompleted, listResults } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
+import { integrationOverview, listSites, publicationsForResults, publicationView } from '~/services/wordpress.server';
+import { requestTimeZone } from '~/utils/time-zone.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/utils/json-api.server';
@@ -56,15 +57,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // The run just started (?run=) stays in view after it ends; otherwise only a running one shows.
     let run = latest && (latest.status === 'processing' || latest.id === watched) ? latest : null;
     if (!run && watched) run = await getRunProgress(userId, watched).catch(() => null);
-    const [page, completed] = await Promise.all([listResults(userId, query), countCompleted(userId)]);
+    const [page, completed, sites] = await Promise.all([listResults(userId, query), countCompleted(userId), listSites(userId)]);
+    // WordPress: each result's latest publication, publish links and bulk selection.
+    const publications = await publicationsForResults(
+      userId,
+      page.results.map((r) => r.id),
+    );
     return json(
       {
         user,
         account,
         tab,
         input: null,
+        integration: null,
         results: {
-          results: page.results,
+          results: page.results.map((r) => ({ ...r, publication: publicationView(publications.get(r.id)) })),
+          wordpress: { canPublish: isPro(user.subscriptionStatus), hasSites: sites.length > 0, timeZone: requestTimeZone(request) },
           pagination: { page: page.pagination.page, totalPages: page.pagination.totalPages, total: page.pagination.total },
           filter: query.type as ResultsFilter,
           search: query.search,
@@ -100,12 +108,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
           savedImageKey: keys.replicateApiKey ? keys.replicateApiKey.slice(-4) : null,
         },
         results: null,
+        integration: null,
       } as const,
       { headers: privatePageHeaders },
     );
   }
 
-  return json({ user, account, tab, input: null, results: null }, { headers: privatePageHeaders });
+  // The WordPress integration tab (SPEC §2): Pro and Pro (Ending) only; Free users get the upgrade prompt.
+  const integration = isPro(user.subscriptionStatus) ? await integrationOverview(userId, requestTimeZone(request)) : null;
+  return json({ user, account, tab, input: null, results: null, integration }, { headers: privatePageHeaders });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -137,36 +148,6 @@ export async function action({ request }: ActionFunctionArgs) {
       { status: error.status },
     );
   }
-}
-
-function Placeholder({ canUseWordPress }: { canUseWordPress: boolean }) {
-  const { t } = useTranslation();
-  if (!canUseWordPress) {
-    return (
-      <div className="text-center">
-        <span className="mx-auto flex size-12 items-center justify-center rounded-full bg-indigo-50 text-indigo-700">
-          <Icon name="send" className="size-6" />
-        </span>
-        <h2 className="mt-4 text-lg font-semibold text-slate-900">{t('workspace.wordpress.upgradeTitle')}</h2>
-        <p className="mx-auto mt-2 max-w-md text-sm text-slate-700">{t('workspace.wordpress.upgradeBody')}</p>
-        <ButtonLink to="/subscription" className="mt-6">
-          {t('workspace.wordpress.upgradeButton')}
-        </ButtonLink>
-      </div>
-    );
-  }
-  return (
-    <div className="text-center">
-      <span className="mx-auto flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-700">
-        <Icon name="send" className="size-6" />
-      </span>
-      <h2 className="mt-4 text-lg font-semibold text-slate-900">{t('workspace.wordpress.title')}</h2>
-      <p className="mx-auto mt-2 max-w-md text-sm text-slate-700">{t('workspace.wordpress.body')}</p>
-      <ButtonLink to="/wordpress" variant="secondary" className="mt-6">
-        {t('workspace.wordpress.manageSites')}
-      </ButtonLink>
-    </div>
-  );
 }
 
 type LoaderData = ReturnType<typeof useLoaderData<typeof loader>>;
@@ -278,8 +259,10 @@ export default function Workspace() {
           <InputTab input={data.input} actionData={actionData} credits={account.credits.totalCreditsRemaining} />
         ) : data.results ? (
           <ResultsPanel {...data.results} />
+        ) : data.integration ? (
+          <WordPressIntegrationTab data={data.integration} />
         ) : (
-          <Placeholder canUseWordPress={canUseWordPress} />
+          <WordPressUpgrade />
         )}
       </section>
     </AppShell>

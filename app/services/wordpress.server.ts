@@ -3,6 +3,8 @@ import sanitizeHtml from 'sanitize-html';
 import { isPro, type SubscriptionStatus } from '~/catalogue';
 import { sql, transaction, type Db } from '../../db/client';
 import { enqueueMany, getBoss } from '../../jobs/boss';
+import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
+import { getResult, listResults, type Result } from './results.server';
 import { open, seal } from './secrets.server';
 import {
   checkConnection,
@@ -37,7 +39,7 @@ export type Site = {
   createdAt: string;
 };
 
-export type WordPressErrorCode = 'not_found' | 'not_pro' | 'no_content' | 'site_unreachable';
+export type WordPressErrorCode = 'not_found' | 'not_pro' | 'no_content' | 'not_publishable' | 'past_start' | 'site_unreachable';
 
 export class WordPressServiceError extends Error {
   constructor(
@@ -342,6 +344,98 @@ export function spreadSchedule(start: Date, count: number, every: number, unit: 
   return Array.from({ length: count }, (_, i) => new Date(start.getTime() + i * step));
 }
 
+/**
+ * Publish times of a bulk schedule in the user's time zone: the first at `start`, then one every
+ * `every` hours (exact hours) or days (the same wall-clock time each day, across daylight saving).
+ */
+export function zonedSchedule(start: Date, count: number, every: number, unit: 'hours' | 'days', timeZone: string): Date[] {
+  if (unit === 'hours') return spreadSchedule(start, count, every, 'hours');
+  const wall = instantToZoned(start, timeZone);
+  const [y, m, d] = wall.date.split('-').map(Number) as [number, number, number];
+  return Array.from({ length: count }, (_, i) => {
+    const day = new Date(Date.UTC(y, m - 1, d + i * every)).toISOString().slice(0, 10);
+    return zonedToInstant(day, wall.time, timeZone) ?? new Date(start.getTime() + i * every * 86_400_000);
+  });
+}
+
+/** A result can be published when it is a completed text result with content. */
+export function isPublishable(result: Pick<Result, 'type' | 'status' | 'content'>): boolean {
+  return result.type === 'text' && result.status === 'completed' && Boolean(result.content?.trim());
+}
+
+/**
+ * The bulk publish page's selection: the user's sites and, of the chosen results (in their order),
+ * the publishable ones and how many are not. Null when an id is not one of the user's results.
+ */
+export async function bulkSelection(userId: string, resultIds: string[], db: Db = sql) {
+  const sites = await listSites(userId, db);
+  const results: { id: string; title: string }[] = [];
+  let skipped = 0;
+  for (const id of resultIds) {
+    const result = await getResult(userId, id, db).catch(() => null);
+    if (!result) return null;
+    if (isPublishable(result)) results.push({ id: result.id, title: result.title?.trim() || result.prompt });
+    else skipped++;
+  }
+  return { sites, results, skipped };
+}
+
+export type BulkPublishInput = {
+  siteId: number;
+  /** In this order; each at most once. */
+  resultIds: string[];
+  /** Null: all now. Otherwise the first post's time, then one every `every` `unit`. */
+  schedule: { start: Date; every: number; unit: 'hours' | 'days'; timeZone: string } | null;
+  categories: number[];
+  tags: string[];
+  /** Each result's generated image (if it has one) as its featured image. */
+  featured: boolean;
+};
+
+/**
+ * Bulk publish (issue 10): one publication per result, rows and `wordpress-publish` jobs (each with
+ * its startAfter) in ONE transaction. Pro and Pro (Ending) only; a result of another user (or none)
+ * is "not found" and nothing is queued; a result that is not a completed text is refused.
+ */
+export async function queueBulkPublications(userId: string, input: BulkPublishInput, db: Db = sql): Promise<Publication[]> {
+  const ids = [...new Set(input.resultIds)];
+  if (ids.length === 0) return [];
+  if (input.schedule) {
+    // The first post may not be before today (the date picker's rule), in the user's time zone.
+    const today = instantToZoned(new Date(), input.schedule.timeZone).date;
+    if (instantToZoned(input.schedule.start, input.schedule.timeZone).date < today) throw new WordPressServiceError('past_start');
+  }
+  return transaction(db, async (tx) => {
+    await requirePro(userId, tx);
+    await getSite(userId, input.siteId, tx);
+    const results: Result[] = [];
+    for (const id of ids) {
+      const result = await getResult(userId, id, tx).catch(() => null);
+      if (!result) throw new WordPressServiceError('not_found');
+      if (!isPublishable(result)) throw new WordPressServiceError('not_publishable');
+      results.push(result);
+    }
+    const times = input.schedule
+      ? zonedSchedule(input.schedule.start, ids.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
+      : null;
+    const requests: PublishRequest[] = [];
+    for (const [i, r] of results.entries()) {
+      requests.push({
+        siteId: input.siteId,
+        resultId: r.id,
+        title: r.title?.trim() || r.prompt,
+        content: r.content ?? '',
+        excerpt: '',
+        categories: input.categories,
+        tags: input.tags,
+        publishAt: times ? times[i]! : null,
+        featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
+      });
+    }
+    return queuePublications(userId, requests, tx);
+  });
+}
+
 export async function getPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
   const [row] = await db<
@@ -369,6 +463,62 @@ export async function publicationsForResults(userId: string, resultIds: string[]
     SELECT DISTINCT ON (result_id) ${publicationColumns} FROM wordpress_publications
     WHERE user_id = ${userId} AND result_id = ANY(${resultIds}) ORDER BY result_id, created_at DESC`;
   return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
+}
+
+/** What a result's row shows of its latest publication. */
+export function publicationView(p: Publication | undefined | null) {
+  return p
+    ? { status: p.status, siteName: p.siteName, publishAt: p.publishAt, attempts: p.attempts, lastError: p.lastError, link: p.link }
+    : null;
+}
+
+export const INTEGRATION_RESULTS = 50;
+
+/**
+ * The workspace's WordPress integration tab: the sites, the latest completed text results (to pick
+ * for publishing, each with its latest publication) and what is scheduled or recently finished.
+ */
+export async function integrationOverview(userId: string, timeZone: string, db: Db = sql) {
+  const [sites, page, scheduled] = await Promise.all([
+    listSites(userId, db),
+    listResults(userId, { type: 'text', limit: 100, page: 1 }, db),
+    listScheduled(userId, db),
+  ]);
+  const publishable = page.results.filter(isPublishable);
+  const shown = publishable.slice(0, INTEGRATION_RESULTS);
+  const publications = await publicationsForResults(
+    userId,
+    shown.map((r) => r.id),
+    db,
+  );
+  return {
+    sites: sites.map((s) => ({ id: s.id, siteName: s.siteName, isDefault: s.isDefault })),
+    results: shown.map((r) => ({
+      id: r.id,
+      title: r.title?.trim() || r.prompt,
+      createdAt: r.createdAt,
+      publication: publicationView(publications.get(r.id)),
+    })),
+    more: publishable.length > shown.length || page.pagination.totalPages > 1,
+    scheduled: {
+      waiting: scheduled.waiting.slice(0, 100).map(scheduledView),
+      recent: scheduled.recent.slice(0, 20).map(scheduledView),
+    },
+    timeZone,
+  };
+}
+
+function scheduledView(p: Publication) {
+  return {
+    id: p.id,
+    siteName: p.siteName,
+    title: p.title,
+    status: p.status,
+    publishAt: p.publishAt,
+    attempts: p.attempts,
+    lastError: p.lastError,
+    link: p.link,
+  };
 }
 
 export async function cancelPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {

@@ -47,6 +47,8 @@ export function serviceError(ctx: WpApiContext, error: unknown) {
     if (error.code === 'not_found') return notFound(ctx);
     if (error.code === 'not_pro') return apiError(403, ctx.t('publish.proOnly'), { headers: ctx.headers });
     if (error.code === 'no_content') return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
+    if (error.code === 'not_publishable') return apiError(400, ctx.t('bulk.notPublishable'), { headers: ctx.headers });
+    if (error.code === 'past_start') return apiError(400, ctx.t('validation.pastStart'), { headers: ctx.headers });
   }
   if (error instanceof WpError) {
     return json({ error: error.message, diagnosis: diagnosisOf(ctx.t, error.problem) }, { status: 502, headers: ctx.headers });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Translate } from './auth-schemas';
+import { validTimeZone } from './time-zone';
+import { zonedToInstant } from './zoned-time';
 
 // The WordPress forms' rules (SPEC §5), the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
@@ -71,7 +73,8 @@ const tagList = z
   .union([z.array(z.string()), z.string()])
   .optional()
   .transform((v) => {
-    const list = Array.isArray(v) ? v : (v ?? '').split(',');
+    // A form's one field may arrive wrapped in an array (Conform): every element is split on commas.
+    const list = (Array.isArray(v) ? v : [v ?? '']).flatMap((s) => s.split(','));
     return [...new Set(list.map((s) => s.trim()).filter(Boolean))].slice(0, 20).map((s) => s.slice(0, 100));
   });
 
@@ -115,24 +118,65 @@ export function publishSchema(t: Translate) {
     .refine((v) => v.status !== 'future' || v.publishDate !== null, { message: t('wordpress:validation.date'), path: ['publishDate'] });
 }
 
-export function bulkPublishSchema(t: Translate) {
-  return z.object({
-    siteId: z.coerce
-      .number({ invalid_type_error: t('wordpress:validation.site') })
-      .int()
-      .min(1, t('wordpress:validation.site')),
-    resultIds: z
-      .union([z.array(z.string()), z.string()])
-      .transform((v) => (Array.isArray(v) ? v : [v]).filter(Boolean))
-      .pipe(z.array(z.string()).min(1, t('wordpress:validation.pickResults')).max(500)),
-    mode: z.enum(['now', 'schedule']).default('now'),
-    startAt: z.string().optional(),
-    every: z.coerce.number().int().min(1).max(365).default(1),
-    unit: z.enum(['hours', 'days']).default('days'),
-    categories: idList,
-    tags: tagList,
-    featured: checkbox,
-  });
+export const BULK_MAX = 500;
+
+/**
+ * Bulk publish (issue 10): the chosen completed results, to one site, now or spread over a schedule
+ * (the first at startDate + startTime in the user's zone, or at startAt, an ISO instant; then one
+ * every `every` hours or days). The output carries `schedule` (null: now) ready for the service.
+ */
+export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
+  return z
+    .object({
+      siteId: z.coerce
+        .number({ required_error: t('wordpress:validation.site'), invalid_type_error: t('wordpress:validation.site') })
+        .int(t('wordpress:validation.site'))
+        .min(1, t('wordpress:validation.site')),
+      resultIds: z
+        .union([z.array(z.string()), z.string()], { required_error: t('wordpress:validation.pickResults') })
+        .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
+        .pipe(
+          z
+            .array(z.string().max(100))
+            .min(1, t('wordpress:validation.pickResults'))
+            .max(BULK_MAX, t('wordpress:validation.tooMany', { max: BULK_MAX })),
+        ),
+      mode: z.enum(['now', 'schedule']).default('now'),
+      startDate: z.string().trim().optional(),
+      startTime: z.string().trim().optional(),
+      startAt: z.string().trim().optional(),
+      timeZone: z.string().trim().max(64).optional(),
+      every: z.coerce
+        .number({ invalid_type_error: t('wordpress:validation.every') })
+        .int(t('wordpress:validation.every'))
+        .min(1, t('wordpress:validation.every'))
+        .max(365, t('wordpress:validation.every'))
+        .default(1),
+      unit: z.enum(['hours', 'days']).default('days'),
+      categories: idList,
+      tags: tagList,
+      featured: checkbox,
+    })
+    .transform((v, ctx) => {
+      const timeZone = validTimeZone(v.timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC';
+      let start: Date | null = null;
+      if (v.mode === 'schedule') {
+        if (v.startAt && !Number.isNaN(Date.parse(v.startAt))) start = new Date(v.startAt);
+        else if (v.startDate && v.startTime) start = zonedToInstant(v.startDate, v.startTime, timeZone);
+        if (!start) {
+          ctx.addIssue({ code: 'custom', message: t('wordpress:validation.date'), path: ['startDate'] });
+          return z.NEVER;
+        }
+      }
+      return {
+        siteId: v.siteId,
+        resultIds: [...new Set(v.resultIds)],
+        categories: v.categories,
+        tags: v.tags,
+        featured: v.featured,
+        schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
+      };
+    });
 }
 
 export function rescheduleSchema(t: Translate) {

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import type { Page } from '@playwright/test';
 
 // /wordpress against the real WordPress that global-setup starts: add a site (testing the
 // connection first), edit it, make another the default, delete one, and move and cancel a
@@ -101,4 +102,125 @@ test('connect a WordPress site, manage it and its scheduled posts', async ({ pag
   await page.getByTestId('scheduled-row').first().getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByText('Scheduled post canceled')).toBeVisible();
   await expect(page.getByText('Nothing is waiting to be published.')).toBeVisible();
+});
+
+/** Completed text results for the account, straight into the database (generation is tested elsewhere). */
+async function completedResults(email: string, titles: string[]): Promise<string[]> {
+  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  try {
+    const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
+    const [run] = await sql<{ id: string }[]>`
+      INSERT INTO generation_runs (user_id, type, model, total) VALUES (${user!.id}, 'text', 'm', ${titles.length}) RETURNING id`;
+    const ids: string[] = [];
+    for (const [i, title] of titles.entries()) {
+      const [r] = await sql<{ id: string }[]>`
+        INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits, created_at)
+        VALUES (${user!.id}, ${run!.id}, ${i}, 'text', ${title}, ${title}, ${`<p>Body of ${title}</p>`}, 'completed', 'm', 1,
+          now() - make_interval(secs => ${titles.length - i}))
+        RETURNING id`;
+      ids.push(r!.id);
+    }
+    return ids;
+  } finally {
+    await sql.end();
+  }
+}
+
+async function failPublicationOf(resultId: string, message: string) {
+  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  try {
+    await sql`UPDATE wordpress_publications SET status = 'failed', attempts = 13, last_error = ${message} WHERE result_id = ${resultId}`;
+  } finally {
+    await sql.end();
+  }
+}
+
+/** No serious or critical axe finding on the current page (scripts on only: axe runs in the page). */
+async function accessible(page: Page, jsEnabled: boolean) {
+  if (!jsEnabled) return;
+  const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+test('select results on the Results tab and publish them in bulk; each row shows its publication', async ({ page, jsEnabled }) => {
+  test.setTimeout(180_000);
+  const account = await createAccount(page, 'wp-bulk');
+  await makePro(account.email);
+  await logIn(page, account.email, account.password);
+  await page.waitForURL('**/app');
+  const site = await page.request.post('/api/wordpress/sites', {
+    data: { siteUrl: wp().url, username: wp().user, appPassword: wp().password },
+  });
+  expect(site.status()).toBe(201);
+  const stamp = Date.now().toString(36);
+  const titles = ['Alpha', 'Beta', 'Gamma'].map((t) => `${t} ${stamp}`);
+  const [, beta] = await completedResults(account.email, titles);
+
+  // Pick two results on the Results tab (checkboxes of a plain GET form), then the bulk page.
+  await page.goto('/app?tab=results');
+  const row = (title: string) => page.getByTestId('result').filter({ hasText: title });
+  await row(titles[0]!).getByRole('checkbox').check();
+  await row(titles[1]!).getByRole('checkbox').check();
+  await page.getByRole('button', { name: 'Publish selected' }).click();
+  await page.waitForURL('**/app/publish-bulk?**');
+  await expect(page.getByTestId('bulk-selected')).toHaveText('2 results selected');
+  await accessible(page, jsEnabled);
+
+  // Spread over a schedule: tomorrow 09:30 in the browser's zone, then one every 2 days.
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  await page.getByLabel('Spread over a schedule').check();
+  await page.getByLabel('First post on').fill(tomorrow);
+  await page.getByLabel('At', { exact: true }).fill('09:30');
+  await page.getByLabel('Then one every').fill('2');
+  await page.getByRole('button', { name: 'Queue 2 posts' }).click();
+  await page.waitForURL('**/app?tab=wordpress');
+  await expect(page.getByText('2 posts scheduled')).toBeVisible();
+  await expect(page.getByTestId('scheduled-row')).toHaveCount(2);
+  await accessible(page, jsEnabled);
+  const scheduled = (await (await page.request.get('/api/wordpress/scheduled')).json()).scheduled as { publishAt: string }[];
+  expect(new Date(scheduled[1]!.publishAt).getTime() - new Date(scheduled[0]!.publishAt).getTime()).toBe(2 * 86_400_000);
+
+  // Publish the third now, from the WordPress tab; the worker publishes it to the real site.
+  await page.getByTestId('integration-result').filter({ hasText: titles[2]! }).getByRole('checkbox').check();
+  await page.getByRole('button', { name: 'Publish selected' }).click();
+  await page.waitForURL('**/app/publish-bulk?**');
+  await expect(page.getByTestId('bulk-selected')).toHaveText('1 result selected');
+  await page.getByRole('button', { name: 'Queue 1 post' }).click();
+  await page.waitForURL('**/app?tab=wordpress');
+  await expect(page.getByText('1 post queued')).toBeVisible();
+
+  // The rows: scheduled, published with a link to the post, and (forced here) failed with the site's message.
+  await failPublicationOf(beta!, 'Sorry, you are not allowed to create posts as this user.');
+  await expect(async () => {
+    await page.goto('/app?tab=results');
+    await expect(row(titles[2]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'published', {
+      timeout: 1000,
+    });
+  }).toPass({ timeout: 60_000 });
+  await expect(row(titles[2]!).getByRole('link', { name: 'View post' })).toHaveAttribute('href', /^http:\/\/127\.0\.0\.1:\d+\//);
+  await accessible(page, jsEnabled);
+  await expect(row(titles[0]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'scheduled');
+  await expect(row(titles[0]!).getByTestId('result-publication')).toContainText('Scheduled');
+  await expect(row(titles[1]!).getByTestId('result-publication')).toContainText(
+    /Publishing to .+ failed: Sorry, you are not allowed to create posts as this user\./,
+  );
+});
+
+test('Free users: the WordPress tab shows the Pro alert and the upgrade prompt; results link to /wordpress without a site', async ({
+  page,
+}) => {
+  const account = await createAccount(page, 'wp-free-tab');
+  await logIn(page, account.email, account.password);
+  await page.waitForURL('**/app');
+  await completedResults(account.email, ['Free result']);
+  await page.goto('/app?tab=results');
+  await expect(page.getByRole('checkbox')).toHaveCount(0);
+  await expect(page.getByTestId('result').getByRole('link', { name: 'Connect WordPress' })).toHaveAttribute('href', '/wordpress');
+  const tab = page.getByRole('link', { name: /WordPress integration/ });
+  await expect(tab).toContainText('Pro');
+  await tab.click();
+  await page.waitForURL('**/app?tab=wordpress');
+  await expect(page.getByRole('alert').filter({ hasText: 'Pro Feature' })).toContainText('Publishing to WordPress is a Pro feature.');
+  await page.getByRole('link', { name: 'Upgrade to Pro' }).click();
+  await page.waitForURL('**/subscription');
 });

@@ -7,6 +7,8 @@ import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
 import type { Result } from '~/services/results.server';
 import { imageFileName, textFileName } from '~/utils/download-names';
+import { BulkCheckbox } from '~/components/wordpress/bulk-select';
+import { PublicationStatus, type PublicationView } from '~/components/wordpress/publication-status';
 import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl } from './urls';
@@ -14,7 +16,13 @@ import { RESULTS_ACTION, resultDownloadUrl } from './urls';
 export type ResultView = Pick<
   Result,
   'id' | 'type' | 'prompt' | 'title' | 'content' | 'status' | 'error' | 'metadata' | 'characterCount' | 'wordCount' | 'createdAt' | 'model'
->;
+> & {
+  /** The result's latest WordPress publication (feat/wp), if any. */
+  publication?: PublicationView | null;
+};
+
+/** What the results list knows about the user's WordPress publishing (feat/wp). */
+export type WordPressView = { canPublish: boolean; hasSites: boolean; timeZone: string };
 
 const dots = {
   processing: 'bg-blue-500 motion-safe:animate-pulse',
@@ -33,7 +41,17 @@ function plainText(html: string): string {
   return (el.innerText || el.textContent || '').trim();
 }
 
-export function ResultItem({ result, returnTo, onView }: { result: ResultView; returnTo: string; onView: (image: ViewedImage) => void }) {
+export function ResultItem({
+  result,
+  returnTo,
+  onView,
+  wordpress,
+}: {
+  result: ResultView;
+  returnTo: string;
+  onView: (image: ViewedImage) => void;
+  wordpress?: WordPressView;
+}) {
   const { t, i18n } = useTranslation('workspace');
   const hydrated = useHydrated();
   const navigation = useNavigation();
@@ -162,6 +180,12 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
         </div>
       </details>
 
+      {result.publication ? (
+        <div className="px-4 pb-3 pl-9">
+          <PublicationStatus publication={result.publication} timeZone={wordpress?.timeZone ?? 'UTC'} />
+        </div>
+      ) : null}
+
       <div
         role="group"
         aria-label={t('results.actions.label')}
@@ -169,6 +193,9 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
       >
         {completed ? (
           <>
+            {wordpress?.canPublish && wordpress.hasSites && result.type === 'text' && result.content ? (
+              <BulkCheckbox resultId={result.id} label={title} />
+            ) : null}
             {hydrated ? (
               <button type="button" className={smallButton} onClick={copy}>
                 {t('results.actions.copy')}
@@ -188,10 +215,15 @@ export function ResultItem({ result, returnTo, onView }: { result: ResultView; r
             >
               {t('results.actions.download')}
             </a>
-            {/* WordPress (feat/wp): the Publish dialog of SPEC §2, a page of its own (works without JavaScript). */}
-            {result.content ? (
+            {/* WordPress (feat/wp): the Publish dialog of SPEC §2, a page of its own (works without JavaScript);
+                without a connected site the result links to /wordpress (SPEC §2 Results tab). */}
+            {result.content && wordpress?.hasSites !== false ? (
               <Link to={`/app/publish/${result.id}`} className={smallButton}>
                 {t('wordpress:publish.open')}
+              </Link>
+            ) : result.content ? (
+              <Link to="/wordpress" className={smallButton}>
+                {t('wordpress:row.connectSite')}
               </Link>
             ) : null}
             {result.type === 'text' ? (

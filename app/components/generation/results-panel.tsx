@@ -8,7 +8,8 @@ import { showToast } from '~/components/ui/toast';
 import { ImageViewer, type ViewedImage } from './image-viewer';
 import { Pagination } from './pagination';
 import { RunProgressBar, type RunProgressView } from './progress-bar';
-import { ResultItem, type ResultView } from './result-item';
+import { BulkPublishBar } from '~/components/wordpress/bulk-select';
+import { ResultItem, type ResultView, type WordPressView } from './result-item';
 import { DOWNLOAD_ALL_URL, RESULTS_ACTION, runUrl } from './urls';
 
 export type ResultsFilter = 'all' | 'text' | 'image';
@@ -22,6 +23,8 @@ export type ResultsPanelProps = {
   run: RunProgressView | null;
   /** Completed items, for Download all. */
   completed: { text: number; images: number };
+  /** WordPress publishing (feat/wp): publish links, selection for bulk publishing, publication states. */
+  wordpress?: WordPressView;
 };
 
 /** The /app URL of the results tab for a filter, search and page (page 1 is left out). */
@@ -33,7 +36,7 @@ export function resultsHref({ filter, search, page }: { filter: ResultsFilter; s
   return `/app?${params}`;
 }
 
-export function ResultsPanel({ results, pagination, filter, search, run, completed }: ResultsPanelProps) {
+export function ResultsPanel({ results, pagination, filter, search, run, completed, wordpress }: ResultsPanelProps) {
   const { t } = useTranslation('workspace');
   const navigation = useNavigation();
   const [viewed, setViewed] = useState<ViewedImage | null>(null);
@@ -41,6 +44,8 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
   const returnTo = resultsHref({ filter, search, page: pagination.page });
   const clearing = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'clear';
   const hasCompleted = completed.text + completed.images > 0;
+  const bulk =
+    wordpress?.canPublish && wordpress.hasSites && results.some((r) => r.status === 'completed' && r.type === 'text' && r.content);
 
   return (
     <div className="flex flex-col gap-5">
@@ -148,10 +153,12 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
         </div>
       </div>
 
+      {bulk ? <BulkPublishBar /> : null}
+
       {results.length ? (
         <ul className="flex flex-col gap-3" data-testid="results-list">
           {results.map((r) => (
-            <ResultItem key={r.id} result={r} returnTo={returnTo} onView={setViewed} />
+            <ResultItem key={r.id} result={r} returnTo={returnTo} onView={setViewed} wordpress={wordpress} />
           ))}
         </ul>
       ) : (

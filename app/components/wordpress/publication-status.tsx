@@ -1,0 +1,67 @@
+import { useTranslation } from 'react-i18next';
+import { Badge } from '~/components/ui/badge';
+import { formatInstant } from './time-zone';
+
+/** The latest publication of a result, as the results list shows it. */
+export type PublicationView = {
+  status: 'queued' | 'published' | 'failed' | 'canceled';
+  siteName: string;
+  publishAt: string;
+  attempts: number;
+  lastError: string | null;
+  link: string | null;
+};
+
+/**
+ * On a result's row: published (with a link to the post), scheduled (when, in the user's time
+ * zone), publishing or being retried (the site's last message), or failed with the site's message.
+ */
+export function PublicationStatus({ publication: p, timeZone }: { publication: PublicationView; timeZone: string }) {
+  const { t, i18n } = useTranslation('wordpress');
+  const when = formatInstant(p.publishAt, timeZone, i18n.language);
+  const scheduled = p.status === 'queued' && new Date(p.publishAt).getTime() > Date.now() + 60_000 && !p.lastError;
+  return (
+    <p
+      className={`flex flex-wrap items-center gap-x-2 gap-y-1 break-words text-sm ${p.status === 'failed' ? 'text-red-700' : 'text-slate-700'}`}
+      data-testid="result-publication"
+      data-publication-status={scheduled ? 'scheduled' : p.status}
+    >
+      {p.status === 'published' ? (
+        <>
+          <Badge tone="success">{t('publish.status.published')}</Badge>
+          <span>{t('row.published', { site: p.siteName })}</span>
+          {p.link ? (
+            <a href={p.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 hover:underline">
+              {t('publish.viewPost')}
+            </a>
+          ) : null}
+        </>
+      ) : p.status === 'failed' ? (
+        <>
+          <Badge tone="warning">{t('publish.status.failed')}</Badge>
+          <span>
+            <strong>{t('row.failed', { site: p.siteName })}</strong> {p.lastError ?? t('publish.failed')}
+          </span>
+        </>
+      ) : p.status === 'canceled' ? (
+        <>
+          <Badge>{t('publish.status.canceled')}</Badge>
+          <span>{t('row.canceled', { site: p.siteName })}</span>
+        </>
+      ) : scheduled ? (
+        <>
+          <Badge tone="brand">{t('row.scheduledBadge')}</Badge>
+          <span>
+            {t('row.scheduled', { site: p.siteName })} <time dateTime={p.publishAt}>{when}</time>
+          </span>
+        </>
+      ) : (
+        <>
+          <Badge tone="brand">{t('publish.status.queued')}</Badge>
+          <span>{t('row.publishing', { site: p.siteName })}</span>
+          {p.lastError ? <span className="text-amber-800">{t('row.retrying', { count: p.attempts, error: p.lastError })}</span> : null}
+        </>
+      )}
+    </p>
+  );
+}

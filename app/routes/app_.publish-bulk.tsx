@@ -1,0 +1,322 @@
+import { getFormProps, useForm } from '@conform-to/react';
+import { parseWithZod } from '@conform-to/zod';
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { json, redirect } from '@remix-run/node';
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { isPro } from '~/catalogue';
+import { AppShell } from '~/components/app-shell';
+import { BackLink, FormAlert } from '~/components/auth-shell';
+import { GeneralErrorBoundary } from '~/components/error-boundary';
+import { useHydrated } from '~/components/generation/use-hydrated';
+import { Button } from '~/components/ui/button';
+import { ButtonLink } from '~/components/ui/button-link';
+import { ErrorList, Field } from '~/components/ui/field';
+import { inputClass } from '~/components/ui/input';
+import { getT } from '~/i18n.server';
+import { requireUser } from '~/services/sessions.server';
+import { bulkSelection, queueBulkPublications, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { readFormData } from '~/utils/json-api.server';
+import { rootT } from '~/utils/meta';
+import { requestTimeZone } from '~/utils/time-zone.server';
+import { redirectWithToast } from '~/utils/toast.server';
+import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
+import { instantToZoned } from '~/utils/zoned-time';
+
+// Bulk publish (issue 10): the results chosen on the Results or WordPress tab (?ids=, repeated or
+// comma-separated), to one site (?site= switches it and reloads its categories), published now or
+// spread over a schedule: the first at a date and time in the user's time zone, then one every N
+// hours or days. A plain GET/POST page, so it works without JavaScript; with it, the form is
+// checked in the browser (the same schema) and the schedule fields hide while "now" is chosen.
+
+function idsOf(url: URL): string[] {
+  const ids = url.searchParams
+    .getAll('ids')
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return [...new Set(ids)].slice(0, BULK_MAX);
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { userId, user, account } = await requirePageShell(request);
+  if (!isPro(user.subscriptionStatus)) throw redirect('/app?tab=wordpress');
+  const url = new URL(request.url);
+  const selection = await bulkSelection(userId, idsOf(url));
+  if (!selection) throw new Response('Not found', { status: 404 });
+  const { sites, results, skipped } = selection;
+  const chosen = sites.find((s) => String(s.id) === url.searchParams.get('site')) ?? sites.find((s) => s.isDefault) ?? sites[0] ?? null;
+  let categories: { id: number; name: string }[] = [];
+  let categoriesFailed = false;
+  if (chosen && results.length) {
+    categories = await siteCategories(userId, chosen.id).catch(() => {
+      categoriesFailed = true;
+      return [];
+    });
+  }
+  const timeZone = requestTimeZone(request);
+  return json(
+    {
+      user,
+      account,
+      results,
+      skipped,
+      sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
+      siteId: chosen?.id ?? null,
+      categories,
+      categoriesFailed,
+      timeZone,
+      now: instantToZoned(new Date(), timeZone),
+    },
+    { headers: privatePageHeaders },
+  );
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readFormData(request);
+  if (formData instanceof Response) throw formData;
+  const t = (await getT(request, 'wordpress')) as Translate;
+  const submission = parseWithZod(formData, { schema: bulkPublishSchema(t, requestTimeZone(request)) });
+  if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
+  const input = submission.value;
+  let count: number;
+  try {
+    count = (await queueBulkPublications(user.id, input)).length;
+  } catch (error) {
+    if (!(error instanceof WordPressServiceError)) throw error;
+    // This page is Pro only (its loader sends others to the WordPress tab): the refusal goes there.
+    if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
+    const message =
+      error.code === 'not_publishable'
+        ? t('bulk.notPublishable')
+        : error.code === 'past_start'
+          ? t('validation.pastStart')
+          : error.code === 'no_content'
+            ? t('publish.noContent')
+            : t('bulk.notFound');
+    const status = error.code === 'not_found' ? 404 : 400;
+    return json({ result: submission.reply({ formErrors: [message] }) }, { status });
+  }
+  return redirectWithToast('/app?tab=wordpress', {
+    type: 'success',
+    title: input.schedule ? t('bulk.scheduled', { count }) : t('bulk.queued', { count }),
+  });
+}
+
+export default function PublishBulk() {
+  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation('wordpress');
+  const navigation = useNavigation();
+  const busy = navigation.state === 'submitting';
+  const hydrated = useHydrated();
+  const [form, fields] = useForm({
+    id: 'bulk-publish',
+    lastResult: actionData?.result,
+    defaultValue: { mode: 'now', every: '1', unit: 'days', startDate: now.date, startTime: now.time, featured: 'on' },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: bulkPublishSchema(t as Translate, timeZone) }),
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+  });
+  const [mode, setMode] = useState<'now' | 'schedule'>(fields.mode.initialValue === 'schedule' ? 'schedule' : 'now');
+
+  return (
+    <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
+      <div className="mx-auto max-w-3xl">
+        <BackLink to="/app?tab=results">{t('bulk.back')}</BackLink>
+        <h1 className="mt-3 text-2xl font-bold tracking-tight text-slate-900">{t('bulk.title')}</h1>
+        <p className="mt-1 text-sm text-slate-700" data-testid="bulk-selected">
+          {t('bulk.selected', { count: results.length })}
+        </p>
+        {skipped > 0 ? <p className="mt-1 text-sm text-amber-800">{t('bulk.skipped', { count: skipped })}</p> : null}
+
+        {results.length === 0 ? (
+          <div className="mt-6 rounded-2xl bg-white p-6 text-center shadow-sm ring-1 ring-slate-200">
+            <p className="text-slate-700">{t('bulk.noneSelected')}</p>
+            <ButtonLink to="/app?tab=results" className="mt-4">
+              {t('bulk.back')}
+            </ButtonLink>
+          </div>
+        ) : sites.length === 0 ? (
+          <div className="mt-6 rounded-2xl bg-white p-6 text-center shadow-sm ring-1 ring-slate-200">
+            <p className="text-slate-700">{t('publish.noSites')}</p>
+            <ButtonLink to="/wordpress?add=1" className="mt-4">
+              {t('sites.add')}
+            </ButtonLink>
+          </div>
+        ) : (
+          <>
+            <details className="mt-4 rounded-xl bg-white px-4 py-2 ring-1 ring-slate-200">
+              <summary className="cursor-pointer text-sm font-medium text-slate-800">{t('bulk.resultsLabel')}</summary>
+              <ol className="mt-2 list-decimal pl-6 text-sm text-slate-700" data-testid="bulk-results">
+                {results.map((r) => (
+                  <li key={r.id} className="break-words">
+                    {r.title}
+                  </li>
+                ))}
+              </ol>
+            </details>
+
+            {/* Switching the site reloads its categories (a GET form; submits itself with JavaScript). */}
+            <Form method="get" className="mt-4 flex items-end gap-2">
+              {results.map((r) => (
+                <input key={r.id} type="hidden" name="ids" value={r.id} />
+              ))}
+              <label className="flex flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
+                {t('publish.site')}
+                <select
+                  name="site"
+                  defaultValue={siteId ?? undefined}
+                  className={inputClass}
+                  onChange={(e) => e.currentTarget.form?.requestSubmit()}
+                >
+                  {sites.map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.siteName}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <noscript>
+                <Button type="submit" variant="secondary">
+                  {t('bulk.switchSite')}
+                </Button>
+              </noscript>
+            </Form>
+
+            <Form
+              method="post"
+              {...getFormProps(form)}
+              className="mt-4 flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
+            >
+              <FormAlert id={form.errorId} title={t('publish.failed')} errors={form.errors} />
+              <ErrorList errors={[...(fields.resultIds.errors ?? []), ...(fields.siteId.errors ?? [])]} />
+              {results.map((r) => (
+                <input key={r.id} type="hidden" name="resultIds" value={r.id} />
+              ))}
+              <input type="hidden" name="siteId" value={siteId ?? ''} />
+              <input type="hidden" name="timeZone" value={timeZone} />
+
+              <fieldset>
+                <legend className="text-sm font-medium text-slate-800">{t('bulk.when')}</legend>
+                <div className="mt-2 flex flex-col gap-2">
+                  {(['now', 'schedule'] as const).map((m) => (
+                    <label key={m} className="flex items-center gap-2 text-sm text-slate-800">
+                      <input
+                        type="radio"
+                        name={fields.mode.name}
+                        value={m}
+                        defaultChecked={mode === m}
+                        onChange={() => setMode(m)}
+                        className="size-4"
+                      />
+                      {m === 'now' ? t('bulk.now') : t('bulk.spread')}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+
+              {/* Without JavaScript the schedule fields are always there (used when "spread" is chosen). */}
+              <fieldset
+                className="flex flex-col gap-4 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200"
+                data-testid="bulk-schedule"
+                hidden={hydrated && mode === 'now'}
+              >
+                <legend className="sr-only">{t('bulk.spread')}</legend>
+                <div className="flex flex-wrap gap-4">
+                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                    {t('bulk.startDate')}
+                    <input
+                      type="date"
+                      name={fields.startDate.name}
+                      min={now.date}
+                      defaultValue={fields.startDate.initialValue as string | undefined}
+                      aria-invalid={fields.startDate.errors ? true : undefined}
+                      className={`${inputClass} w-44`}
+                    />
+                  </label>
+                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                    {t('bulk.startTime')}
+                    <input
+                      type="time"
+                      name={fields.startTime.name}
+                      defaultValue={fields.startTime.initialValue as string | undefined}
+                      className={`${inputClass} w-32`}
+                    />
+                  </label>
+                </div>
+                <ErrorList errors={fields.startDate.errors} />
+                <div className="flex flex-wrap items-end gap-2">
+                  <Field
+                    label={t('bulk.every')}
+                    className="w-32"
+                    inputProps={{
+                      name: fields.every.name,
+                      type: 'number',
+                      min: 1,
+                      max: 365,
+                      step: 1,
+                      defaultValue: fields.every.initialValue as string | undefined,
+                    }}
+                    errors={fields.every.errors}
+                  />
+                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                    <span className="sr-only">{t('bulk.unit')}</span>
+                    <select
+                      name={fields.unit.name}
+                      defaultValue={(fields.unit.initialValue as string) ?? 'days'}
+                      className={`${inputClass} w-32`}
+                    >
+                      <option value="hours">{t('bulk.hours')}</option>
+                      <option value="days">{t('bulk.days')}</option>
+                    </select>
+                  </label>
+                </div>
+                <p className="text-xs text-slate-600">{t('publish.timeZone', { zone: timeZone })}</p>
+              </fieldset>
+
+              <fieldset>
+                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
+                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
+                {!categoriesFailed && categories.length === 0 ? (
+                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
+                ) : null}
+                <div className="mt-2 flex flex-wrap gap-3">
+                  {categories.map((c) => (
+                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
+                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
+                      {c.name}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+              <Field label={t('publish.tags')} inputProps={{ name: fields.tags.name }} help={t('publish.tagsHelp')} />
+              <label className="flex items-center gap-2 text-sm text-slate-800">
+                <input type="checkbox" name={fields.featured.name} defaultChecked className="size-4" />
+                {t('bulk.featured')}
+              </label>
+              <div className="flex justify-end gap-3">
+                <ButtonLink to="/app?tab=results" variant="secondary">
+                  {t('sites.cancel')}
+                </ButtonLink>
+                <Button type="submit" pending={busy}>
+                  {busy ? t('publish.publishing') : t('bulk.submit', { count: results.length })}
+                </Button>
+              </div>
+            </Form>
+          </>
+        )}
+      </div>
+    </AppShell>
+  );
+}
+
+export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.wordpressTitle') }];
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}
