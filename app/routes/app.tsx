@@ -311,6 +311,7 @@ function InputTab({
     inputMethod: input.tools.inputMethod,
     template: input.tools.template,
     brief: input.tools.brief,
+    prompts: input.initialValues.prompts,
   });
   return (
     <>

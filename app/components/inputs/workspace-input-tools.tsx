@@ -56,15 +56,17 @@ export type WorkspaceInputToolsProps = {
   template: { id: string; name: string } | null;
   /** A CSV's per-row columns: the draft holding them and the topics (keys) that have some. */
   brief?: { draftId: string; topics: string[] } | null;
+  /** The text area's first value (the server's render counts the topics that carry CSV columns). */
+  prompts?: string;
 };
 
-export function useWorkspaceInputTools({ type, inputMethod, template, brief: loadedBrief = null }: WorkspaceInputToolsProps) {
+export function useWorkspaceInputTools({ type, inputMethod, template, brief: loadedBrief = null, prompts = '' }: WorkspaceInputToolsProps) {
   const { t } = useTranslation('inputs');
   const navigate = useNavigate();
   const location = useLocation();
   const [method, setMethod] = useState(inputMethod);
   const [dialogOpen, setDialogOpen] = useState(false);
-  const [keywords, setKeywords] = useState('');
+  const [keywords, setKeywords] = useState(prompts);
   const pending = useRef<string | null>(null);
   const base = type === 'image' ? '/app?type=image' : '/app';
   const [brief, setBrief] = useState(loadedBrief);
