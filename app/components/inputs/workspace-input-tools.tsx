@@ -5,7 +5,7 @@ import { buttonClass } from '~/components/ui/button';
 import { topicKey } from '~/utils/csv-file';
 import { splitTopics } from '~/utils/generation-schema';
 import type { TemplateType } from '~/utils/input-settings';
-import { CsvImport } from './csv-import';
+import { CsvImport, type CsvLoaded } from './csv-import';
 import { GenerateTitlesButton } from './generate-titles-button';
 import { ActiveTemplateBanner, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM } from './templates';
 
@@ -70,6 +70,8 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
   const pending = useRef<string | null>(null);
   const base = type === 'image' ? '/app?type=image' : '/app';
   const [brief, setBrief] = useState(loadedBrief);
+  // The last file loaded: the CSV view shows its count and numbered list again (with Replace file).
+  const [lastCsv, setLastCsv] = useState<CsvLoaded | null>(null);
 
   useEffect(() => setMethod(inputMethod), [inputMethod]);
   // A draft brought by the URL (the CSV upload without JavaScript) replaces the one held.
@@ -128,6 +130,8 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
             href={csvHref}
             onClick={(event) => {
               event.preventDefault();
+              // The text area leaves the page in the CSV view: its topics come back with manual input.
+              pending.current = promptsArea()?.value ?? null;
               setMethod('csv');
             }}
             className={buttonClass('ghost', 'sm')}
@@ -143,11 +147,13 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
     topicsReplacement:
       method === 'csv' ? (
         <CsvImport
+          initial={lastCsv}
           backHref={base}
           onBack={() => setMethod('manual')}
           onLoaded={(result) => {
             // SPEC §4: a successful upload puts the topics into the text area and returns to manual.
             pending.current = result.prompts.join('\n');
+            setLastCsv(result);
             // The rows' own columns travel as the draft the upload stored (none: the new file has none).
             setBrief(
               result.draftId
