@@ -5,7 +5,8 @@ import { createAccount, expect, logIn, test } from './fixtures';
 import { titleFor } from './generation-providers';
 
 // The input tools' browser wiring (issue 8): the CSV drop zone and file picker, the per-row CSV
-// columns reaching the result, the generate-titles button (both projects), the Templates dialog
+// columns reaching the result (with and without JavaScript), the generate-titles button (both
+// projects), the Templates dialog
 // with JavaScript. The providers are the test servers of generation-providers.ts.
 test.describe.configure({ timeout: 240_000 });
 
@@ -42,9 +43,9 @@ async function droppedFile(page: Page, name: string, type: string, content: stri
   );
 }
 
-async function expectToast(page: Page, title: string, description?: string) {
+async function expectToast(page: Page, title: string, description?: string, timeout = 15_000) {
   const region = toasts(page);
-  await expect(region.getByText(title, { exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(region.getByText(title, { exact: true })).toBeVisible({ timeout });
   if (description) await expect(region.getByText(description, { exact: true })).toBeVisible();
 }
 
@@ -267,4 +268,37 @@ test('generate titles: the button fills the text area with one title per keyword
     await expectToast(page, 'Titles Generated', '2 titles are in the topics box.');
     await expect(topicsArea(page)).toHaveValue(`${titleFor(`solar ${t}`)}\n${titleFor(`heat pumps ${t}`)}`);
   }
+});
+
+test('without JavaScript: the CSV form post fills the text area and carries the per-row columns to the result', async ({
+  page,
+  jsEnabled,
+}) => {
+  test.skip(jsEnabled, 'the upload with JavaScript is tested above');
+  await signIn(page, 'csv-nojs');
+  const t = tag();
+  await page.getByRole('link', { name: 'Import CSV' }).click();
+  await expect(page).toHaveURL(/\/app\?input=csv$/);
+  await page.getByLabel('CSV file').setInputFiles({
+    name: 'columns.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`topic_or_keyword;title;keywords\r\nGamma ${t};Gamma, told plainly;"rain; wind"\r\nDelta ${t};;\r\n`),
+  });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await expect(page).toHaveURL(/\/app\?topics=[0-9a-f-]{36}$/);
+  await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics from the file.');
+  await toasts(page).getByRole('link', { name: 'Close notification' }).click();
+  await expect(topicsArea(page)).toHaveValue(`Gamma ${t}\nDelta ${t}`);
+  await expect(page.getByTestId('csv-brief-note')).toHaveText(
+    '1 topic carries a title, keywords or instructions from the CSV; they go into its prompt.',
+  );
+
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  await expectToast(page, 'Generation Complete', undefined, 45_000);
+  await expect(page).toHaveURL(/\/app\?tab=results/);
+  const gamma = page.getByTestId('result').filter({ hasText: 'Gamma, told plainly' });
+  await expect(gamma).toHaveAttribute('data-status', 'completed');
+  await gamma.locator('summary').first().click();
+  await expect(gamma.getByTestId('result-brief')).toContainText('Requested title: Gamma, told plainly');
+  await expect(gamma.getByTestId('result-brief')).toContainText('Keywords: rain; wind');
 });
