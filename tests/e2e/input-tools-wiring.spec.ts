@@ -6,8 +6,7 @@ import { titleFor } from './generation-providers';
 
 // The input tools' browser wiring (issue 8): the CSV drop zone and file picker, the per-row CSV
 // columns reaching the result (with and without JavaScript), the generate-titles button (both
-// projects), the Templates dialog
-// with JavaScript. The providers are the test servers of generation-providers.ts.
+// projects), the Templates dialog with JavaScript. The providers are the test servers of generation-providers.ts.
 test.describe.configure({ timeout: 240_000 });
 
 const tag = () => crypto.randomBytes(3).toString('hex');
