@@ -1,11 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
+import { saveTopicDraft } from '~/services/topic-drafts.server';
+import { briefOf } from '~/utils/csv-file';
 import { csvErrorStatus, readCsvUpload } from '~/utils/csv-upload.server';
 import { apiUser, inputsT, noStore } from '~/utils/input-api.server';
 import { apiError, methodNotAllowed } from '~/utils/json-api.server';
 
 // SPEC §7 POST /api/upload-csv: multipart with a csv file → { prompts }, plus the optional per-row
-// columns (title, keywords, instructions) under `rows` and what was dropped.
+// columns (title, keywords, instructions) under `rows` and what was dropped. When some row has them,
+// they are also kept as a topic draft whose id (`draftId`) the workspace form posts with the topics
+// (the rows can be larger than a form post may be), so that they reach each item's prompt.
 export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== 'POST') return methodNotAllowed(request);
   const user = await apiUser(request);
@@ -17,7 +21,8 @@ export async function action({ request }: ActionFunctionArgs) {
     return apiError(csvErrorStatus(result.code), error, { fields: { file: [error] } });
   }
   const { prompts, rows, totalRows, duplicates, emptyRows, tooLong, delimiter, encoding, column } = result.data;
-  return noStore({ prompts, rows, totalRows, duplicates, emptyRows, tooLong, delimiter, encoding, column });
+  const draftId = rows.some((row) => briefOf(row)) ? await saveTopicDraft(user.id, { prompts, rows, source: 'csv' }) : null;
+  return noStore({ prompts, rows, draftId, totalRows, duplicates, emptyRows, tooLong, delimiter, encoding, column });
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {

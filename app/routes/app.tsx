@@ -16,8 +16,10 @@ import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
 import { maskedApiKeys, saveApiKeys } from '~/services/api-keys.server';
 import { GenerationError, generationConfig, getLatestRun, getRunProgress, startRun } from '~/services/generation.server';
-import { useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
+import { BRIEF_DRAFT_FIELD, useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
 import { saveLastUsed } from '~/services/user-settings.server';
+import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
+import { briefsByTopic } from '~/utils/csv-file';
 import { lastUsedFromForm } from '~/utils/input-settings';
 import { inputInitialValues, loadInputTools } from '~/utils/input-tools.server';
 import { getLogger } from '~/utils/logger.server';
@@ -104,6 +106,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
             inputMethod: tools.inputMethod,
             template: tools.template ? { id: tools.template.id, name: tools.template.name } : null,
             draftId: url.searchParams.get('topics'),
+            // A CSV's per-row columns (title, keywords, instructions) travel as the draft's id; the
+            // form shows how many of its topics carry them (matched by topic text).
+            brief: briefOfDraft(url.searchParams.get(TOPIC_DRAFT_PARAM), tools.draft?.rows),
           },
           savedImageKey: keys.replicateApiKey ? keys.replicateApiKey.slice(-4) : null,
         },
@@ -119,6 +124,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ user, account, tab, input: null, results: null, integration }, { headers: privatePageHeaders });
 }
 
+function briefOfDraft(draftId: string | null, rows: Parameters<typeof briefsByTopic>[0]) {
+  const topics = [...briefsByTopic(rows).keys()];
+  return draftId && topics.length ? { draftId, topics } : null;
+}
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readFormData(request);
@@ -132,7 +142,10 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     // An entered image-provider key is saved before the run starts (SPEC §7).
     if (replicateApiKey) await saveApiKeys(user.id, { replicateApiKey });
-    const run = await startRun(user.id, input);
+    // A CSV's per-row columns come with the draft the upload stored (the form posts its id).
+    const draftId = formData.get(BRIEF_DRAFT_FIELD);
+    const rows = typeof draftId === 'string' && draftId ? (await loadTopicDraft(user.id, draftId))?.rows : undefined;
+    const run = await startRun(user.id, rows ? { ...input, rows } : input);
     // SPEC §7 PATCH /api/user/settings: the run's values are remembered for the next visit.
     await saveLastUsed(user.id, lastUsedFromForm({ ...input, generationType: input.type })).catch((error: unknown) =>
       getLogger().warn({ err: error instanceof Error ? error.message : String(error) }, 'last-used values not saved'),
@@ -283,6 +296,8 @@ function InputTab({
     type: input.type,
     inputMethod: input.tools.inputMethod,
     template: input.tools.template,
+    brief: input.tools.brief,
+    prompts: input.initialValues.prompts,
   });
   return (
     <>

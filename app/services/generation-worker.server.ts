@@ -3,10 +3,12 @@ import { sql, transaction, type Db } from '../../db/client';
 import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
+import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
 import { holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
 import {
+  buildImagePrompt,
   generateArticle,
   generateImages,
   htmlToText,
@@ -132,6 +134,8 @@ type Output = {
   content: string;
   metadata: Record<string, unknown>;
   images: (ImageBytes & { id: string; idx: number })[];
+  /** The CSV row's keywords (searchable). */
+  keywords?: string;
 };
 
 function imageSettingsOf(settings: Record<string, unknown>, model: string, numOutputs: number): ImageSettings {
@@ -154,10 +158,19 @@ async function requireKey(userId: string, provider: 'openrouter' | 'replicate'):
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/** The item's own CSV columns (title, keywords, instructions), kept on its metadata by startRun. */
+function briefOfRow(row: ItemRow): TopicBrief | null {
+  const brief = row.metadata?.brief;
+  return brief && typeof brief === 'object' ? briefOf(brief as TopicBrief) : null;
+}
+
 async function runText(item: ClaimedItem, row: ItemRow): Promise<Output> {
   const key = await requireKey(item.userId, 'openrouter');
   const settings = { ...row.settings, model: row.model } as unknown as TextSettings & { embedImage?: boolean };
-  const article = await generateArticle(key, row.prompt, settings);
+  const brief = briefOfRow(row);
+  const generated = await generateArticle(key, row.prompt, settings, undefined, brief);
+  // A title asked for in the CSV is the post's title, whatever heading the model wrote.
+  const article = brief?.title ? { ...generated, title: brief.title } : generated;
   const images: Output['images'] = [];
   let html = article.html;
   if (settings.embedImage) {
@@ -175,6 +188,7 @@ async function runText(item: ClaimedItem, row: ItemRow): Promise<Output> {
     text,
     metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: article.usage ?? null, ...countText(text) },
     images,
+    keywords: brief?.keywords,
   };
 }
 
@@ -194,13 +208,15 @@ async function runImage(item: ClaimedItem, row: ItemRow): Promise<Output> {
     }
   }
   const numOutputs = Math.min(4, Math.max(1, Number(row.settings.numOutputs ?? 1)));
-  const list = await generateImages(key, prompt, imageSettingsOf(row.settings, row.model, numOutputs));
+  const brief = briefOfRow(row);
+  const list = await generateImages(key, buildImagePrompt(prompt, brief), imageSettingsOf(row.settings, row.model, numOutputs));
   const images = list.map((img, idx) => ({ ...img, id: crypto.randomUUID(), idx }));
   return {
-    title: row.prompt.slice(0, 300),
+    title: (brief?.title ?? row.prompt).slice(0, 300),
     content: `/images/${images[0]!.id}`,
     metadata: { originalPrompt: row.prompt, translatedPrompt, images: images.map((i) => i.id) },
     images,
+    keywords: brief?.keywords,
   };
 }
 
@@ -261,6 +277,7 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
     out.title,
     (out.metadata.originalPrompt as string) ?? '',
     (out.metadata.translatedPrompt as string) ?? '',
+    out.keywords ?? '',
     out.text ?? htmlToText(out.content),
   ]
     .join('\n')

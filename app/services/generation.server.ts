@@ -14,6 +14,7 @@ import { LedgerError, ensureCurrentPeriod, extendHolds, reserve, type ReserveIte
 import { providerKey } from './api-keys.server';
 import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
+import { briefsByTopic, topicKey } from '~/utils/csv-file';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (`result:{id}:attempt:{n}`) and its own `generate-item` job. The worker
@@ -158,7 +159,7 @@ export async function checkModelAllowed(userId: string, modelId: string, db: Db 
 
 /** Settings kept on the run and on each result's metadata (no keys, no prompts). */
 function runSettings(input: GenerationInput): Record<string, unknown> {
-  const { prompts: _p, replicateApiKey: _k, ...settings } = input as GenerationInput & { replicateApiKey?: string };
+  const { prompts: _p, replicateApiKey: _k, rows: _r, ...settings } = input as GenerationInput & { replicateApiKey?: string };
   return settings;
 }
 
@@ -185,6 +186,13 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
   }
   const perItem = runCost(model, 1, Boolean(embed));
   const settings = runSettings(input);
+  // A CSV's optional columns (title, keywords, instructions) go with the topic of their row, kept on
+  // the item's metadata (`brief`): the worker puts them into its prompt, the result shows them.
+  const briefs = briefsByTopic(input.rows);
+  const briefOfTopic = topics.map((topic) => {
+    const brief = briefs.get(topicKey(topic));
+    return brief ? JSON.stringify(brief) : '';
+  });
   return transaction(db, async (tx) => {
     await ensureCurrentPeriod(userId, tx);
     const [run] = await tx<{ id: string }[]>`
@@ -195,8 +203,10 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
     const rows = await tx<{ id: string; position: number }[]>`
       INSERT INTO generation_results (user_id, run_id, position, type, prompt, model, credits, metadata, search_text)
       SELECT ${userId}, ${runId}, t.position - 1, ${input.type}, t.prompt, ${model.id}, ${perItem},
-             jsonb_build_object('originalPrompt', t.prompt), t.prompt
-      FROM unnest(${topics}::text[]) WITH ORDINALITY AS t(prompt, position)
+             jsonb_build_object('originalPrompt', t.prompt)
+               || CASE WHEN t.brief = '' THEN '{}'::jsonb ELSE jsonb_build_object('brief', t.brief::jsonb) END,
+             t.prompt
+      FROM unnest(${topics}::text[], ${briefOfTopic}::text[]) WITH ORDINALITY AS t(prompt, brief, position)
       RETURNING id, position`;
     rows.sort((a, b) => a.position - b.position);
     const until = holdExpiry(rows.length);

@@ -3,6 +3,7 @@ import Replicate from 'replicate';
 import { marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { DEFAULT_TEXT_MODEL, findModel, wordsByLength, type StructureFlag } from '~/catalogue';
+import type { TopicBrief } from '~/utils/csv-file';
 import { env } from '~/utils/env.server';
 import { singleton } from '~/utils/singleton.server';
 
@@ -165,8 +166,8 @@ const structureWords: Record<StructureFlag, string> = {
   includeKeyTakeaways: 'a "Key takeaways" section',
 };
 
-/** The chat messages for one article, built from every setting of the form. */
-export function buildTextPrompt(topic: string, s: TextSettings): { system: string; user: string } {
+/** The chat messages for one article, built from every setting of the form and the topic's own CSV columns. */
+export function buildTextPrompt(topic: string, s: TextSettings, brief: TopicBrief | null = null): { system: string; user: string } {
   const wanted = (Object.keys(structureWords) as StructureFlag[]).filter((k) => s[k]).map((k) => structureWords[k]);
   const unwanted = (Object.keys(structureWords) as StructureFlag[]).filter((k) => !s[k]).map((k) => structureWords[k]);
   const words = wordsByLength[s.contentLength] ?? 1200;
@@ -182,6 +183,9 @@ export function buildTextPrompt(topic: string, s: TextSettings): { system: strin
     wanted.length ? `Include: ${wanted.join('; ')}.` : '',
     unwanted.length ? `Do not include: ${unwanted.join('; ')}.` : '',
     s.includeSourceCitations ? 'Cite your sources with links at the end.' : '',
+    brief?.title ? `Title: use exactly this title: ${brief.title}` : '',
+    brief?.keywords ? `Keywords to work in naturally: ${brief.keywords}` : '',
+    brief?.instructions ? `Additional instructions for this post: ${brief.instructions}` : '',
   ]
     .filter(Boolean)
     .join('\n');
@@ -283,9 +287,10 @@ export async function generateArticle(
   topic: string,
   settings: TextSettings,
   onWait?: () => void,
+  brief: TopicBrief | null = null,
 ): Promise<Article & { usage?: unknown }> {
   const model = findModel(settings.model);
-  const { system, user } = buildTextPrompt(topic, settings);
+  const { system, user } = buildTextPrompt(topic, settings, brief);
   const client = openaiClient(apiKey);
   const completion = await withRetries(
     async () => {
@@ -308,6 +313,11 @@ export async function generateArticle(
     onWait,
   );
   return { ...markdownToArticle(completion.text, topic), usage: completion.usage };
+}
+
+/** An image prompt with the topic's own CSV columns: its keywords and instructions (the title names the result only). */
+export function buildImagePrompt(prompt: string, brief: TopicBrief | null = null): string {
+  return [prompt, brief?.keywords ? `keywords: ${brief.keywords}` : '', brief?.instructions ?? ''].filter(Boolean).join('. ');
 }
 
 /** Is this prompt likely not English? (Any letter outside Latin-1 suggests another script.) */

@@ -9,6 +9,7 @@ import { LedgerError, reserve, type ReserveItem } from './ledger.server';
 import { cancelItems, checkModelAllowed, errors, GENERATE_QUEUE, holdExpiry, holdKey, isUuid, WAKE_CHANNEL } from './generation.server';
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
+import { briefOf, type TopicBrief } from '~/utils/csv-file';
 
 // The results of generation (SPEC §3 Result, §4, §7 Results): every read and write is scoped to
 // the owner; another user's id is "not found".
@@ -33,6 +34,8 @@ export type Result = {
     /** Our URLs of every image of the result (image outputs, or the image embedded in a post). */
     imageUrls: string[];
     settings?: Record<string, unknown>;
+    /** The topic's own CSV columns (title, keywords, instructions) that went into its prompt. */
+    brief?: TopicBrief;
   };
   characterCount: number;
   wordCount: number;
@@ -78,6 +81,7 @@ export function countText(text: string): { characterCount: number; wordCount: nu
 function toResult(r: Row): Result {
   const m = r.metadata ?? {};
   const images = Array.isArray(m.images) ? (m.images as string[]) : [];
+  const brief = m.brief && typeof m.brief === 'object' ? briefOf(m.brief as TopicBrief) : null;
   const counts =
     typeof m.characterCount === 'number' && typeof m.wordCount === 'number'
       ? { characterCount: m.characterCount, wordCount: m.wordCount }
@@ -100,6 +104,7 @@ function toResult(r: Row): Result {
       translatedPrompt: typeof m.translatedPrompt === 'string' ? m.translatedPrompt : null,
       imageUrls: images.map((id) => `/images/${id}`),
       settings: r.settings ?? undefined,
+      ...(brief ? { brief } : {}),
     },
     ...counts,
     createdAt: r.createdAt.toISOString(),

@@ -31,3 +31,33 @@ export function oneLine(value: string): string {
 }
 
 export type CsvRow = { topic: string; title?: string; keywords?: string; instructions?: string };
+
+/** The optional per-row columns of a CSV (beyond the SPEC): carried into that item's prompt and shown on its result. */
+export type TopicBrief = { title?: string; keywords?: string; instructions?: string };
+export const BRIEF_FIELDS = ['title', 'keywords', 'instructions'] as const;
+/** Longest value kept of a per-row column (the title: of the result's title). */
+export const BRIEF_MAX = { title: 300, keywords: 2000, instructions: 2000 } as const;
+
+/** How a topic is matched to its CSV row (the parser drops duplicates the same way). */
+export const topicKey = (topic: string) => oneLine(topic).toLowerCase();
+
+/** A row's brief (its non-empty optional columns, trimmed and bounded), or null when it has none. */
+export function briefOf(row: TopicBrief): TopicBrief | null {
+  const brief: TopicBrief = {};
+  for (const field of BRIEF_FIELDS) {
+    const value = typeof row[field] === 'string' ? row[field]!.trim().slice(0, BRIEF_MAX[field]) : '';
+    if (value) brief[field] = field === 'title' ? oneLine(value) : value;
+  }
+  return Object.keys(brief).length ? brief : null;
+}
+
+/** The rows that carry a brief, by topic key (the first row of a topic wins). */
+export function briefsByTopic(rows: readonly (TopicBrief & { topic: string })[] | null | undefined): Map<string, TopicBrief> {
+  const map = new Map<string, TopicBrief>();
+  for (const row of rows ?? []) {
+    const brief = briefOf(row);
+    const key = topicKey(row.topic ?? '');
+    if (brief && key && !map.has(key)) map.set(key, brief);
+  }
+  return map;
+}

@@ -20,6 +20,7 @@ import {
   writingStyles,
   type ModelKind,
 } from '~/catalogue';
+import { BRIEF_MAX } from '~/utils/csv-file';
 
 // The generation payloads of SPEC §3/§7, shared by the workspace form (Conform's parseWithZod, in the
 // browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
@@ -127,6 +128,26 @@ const apiKey = (t: Translate) =>
     z.string().max(300, t('validation.apiKeyTooLong')).optional(),
   );
 
+/**
+ * Optional per-topic columns (a CSV's title, keywords, instructions), matched to the topics by their
+ * text: `[{ topic, title?, keywords?, instructions? }]`. A row whose topic is not in `prompts` is ignored.
+ */
+function rows(t: Translate, maxTopics: number) {
+  const text = (max: number) => z.string().max(max, t('inputs:brief.errors.tooLong')).optional();
+  return z
+    .array(
+      z.object({
+        topic: z.string().max(MAX_TOPIC_LENGTH * 2, t('inputs:brief.errors.tooLong')),
+        title: text(BRIEF_MAX.title),
+        keywords: text(BRIEF_MAX.keywords),
+        instructions: text(BRIEF_MAX.instructions),
+      }),
+      { invalid_type_error: t('inputs:brief.errors.invalid') },
+    )
+    .max(maxTopics, t('inputs:brief.errors.invalid'))
+    .optional();
+}
+
 function imageFields(t: Translate) {
   return {
     aspectRatio: option(t, aspectRatios, imageDefaults.aspectRatio),
@@ -162,6 +183,7 @@ export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSc
       embedImage: flag(mode, textDefaults.embedImage),
       // The embedded image's settings (used only with embedImage).
       ...imageFields(t),
+      rows: rows(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
       replicateApiKey: apiKey(t),
     })
     .transform((v) => ({ ...v, maxTokens: v.maxTokens ?? maxTokensByLength[v.contentLength] ?? 1700 }));
@@ -178,6 +200,7 @@ export function imageGenerationSchema(t: Translate = keysOnly, opts: GenerationS
     maxTokens: number(t, 'validation.maxTokens', 16, 16_000, undefined, true),
     ...imageFields(t),
     numOutputs: number(t, 'validation.numOutputs', OUTPUTS.min, OUTPUTS.max, OUTPUTS.default, true),
+    rows: rows(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
     replicateApiKey: apiKey(t),
   });
 }

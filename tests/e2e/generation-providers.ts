@@ -7,9 +7,19 @@ import { startReplicateServer, type PredictionStep, type ReplicateServer } from 
 //   "[flaky]" → refused on the first request only (a retry then succeeds)
 //   "[slow]"  → answers after 1.5 s (progress can be seen)
 // Anything else answers after 200 ms with the server's default article / a PNG.
+// A title request (POST /api/generate-blog-title) is answered with `Title for <keyword>` per keyword.
 export const PROVIDER_FAILURE = 'The model refused this topic';
+export const titleFor = (keyword: string) => `Title for ${keyword}`;
 
 function chat(topic: string, attempt: number): ChatStep | undefined {
+  if (topic.startsWith('Write one engaging') && topic.includes('\nKeywords:\n')) {
+    const keywords = topic
+      .split('\nKeywords:\n')[1]!
+      .split('\n')
+      .map((line) => line.replace(/^\d+\.\s*/, '').trim())
+      .filter(Boolean);
+    return { kind: 'ok', latencyMs: 200, content: JSON.stringify({ titles: keywords.map(titleFor) }) };
+  }
   if (topic.includes('[fail]')) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[flaky]') && attempt === 1) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[slow]')) return { kind: 'ok', latencyMs: 1500 };

@@ -65,6 +65,7 @@ export function ResultItem({
   const images = result.type === 'image' ? (result.metadata.imageUrls ?? []) : [];
   const original = result.metadata.originalPrompt ?? result.prompt;
   const translated = result.metadata.translatedPrompt;
+  const brief = result.metadata.brief;
   const fileOf = (i: number) => imageFileName(result.prompt, 'image/png', images.length > 1 ? i + 1 : undefined);
 
   const copy = async () => {
@@ -127,6 +128,20 @@ export function ResultItem({
               <span className="font-medium text-slate-800">{t('results.prompt')}: </span>
               {result.prompt}
             </p>
+          ) : null}
+
+          {brief ? (
+            // The topic's own CSV columns, as they went into its prompt.
+            <dl className="grid gap-1 text-slate-700" data-testid="result-brief" aria-label={t('inputs:brief.label')}>
+              {(['title', 'keywords', 'instructions'] as const).map((field) =>
+                brief[field] ? (
+                  <div key={field}>
+                    <dt className="inline font-medium text-slate-800">{t(`inputs:brief.${field}`)}: </dt>
+                    <dd className="inline whitespace-pre-line break-words">{brief[field]}</dd>
+                  </div>
+                ) : null,
+              )}
+            </dl>
           ) : null}
 
           {failed || result.status === 'canceled' ? (

@@ -9,7 +9,15 @@ import { errorOf, notify } from './notify';
 export const CSV_TEMPLATE_URL = '/app/blog-topics-template.csv';
 export const CSV_FORM_ACTION = '/app/csv';
 
-export type CsvLoaded = { prompts: string[]; rows: CsvRow[]; duplicates: number; emptyRows: number; fileName: string };
+export type CsvLoaded = {
+  prompts: string[];
+  rows: CsvRow[];
+  duplicates: number;
+  emptyRows: number;
+  fileName: string;
+  /** The draft keeping the rows' own columns (title, keywords, instructions), when some row has them. */
+  draftId?: string | null;
+};
 
 /**
  * SPEC §2 CSV drop zone. Drag and drop or the file picker; highlighted while a file is dragged

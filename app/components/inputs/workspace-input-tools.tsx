@@ -2,8 +2,10 @@ import { useLocation, useNavigate } from '@remix-run/react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { buttonClass } from '~/components/ui/button';
+import { topicKey } from '~/utils/csv-file';
+import { splitTopics } from '~/utils/generation-schema';
 import type { TemplateType } from '~/utils/input-settings';
-import { CsvImport } from './csv-import';
+import { CsvImport, type CsvLoaded } from './csv-import';
 import { GenerateTitlesButton } from './generate-titles-button';
 import { ActiveTemplateBanner, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM } from './templates';
 
@@ -12,6 +14,8 @@ import { ActiveTemplateBanner, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM 
 // would (value + input event), so Conform's state follows.
 
 const FORM_SELECTOR = 'form#generation';
+/** The form field carrying the id of the draft that holds a CSV's per-row columns. */
+export const BRIEF_DRAFT_FIELD = 'topicsDraft';
 
 function promptsArea(): HTMLTextAreaElement | null {
   return document.querySelector<HTMLTextAreaElement>(`${FORM_SELECTOR} textarea[name="prompts"]`);
@@ -50,19 +54,36 @@ export type WorkspaceInputToolsProps = {
   type: TemplateType;
   inputMethod: 'manual' | 'csv';
   template: { id: string; name: string } | null;
+  /** A CSV's per-row columns: the draft holding them and the topics (keys) that have some. */
+  brief?: { draftId: string; topics: string[] } | null;
+  /** The text area's first value (the server's render counts the topics that carry CSV columns). */
+  prompts?: string;
 };
 
-export function useWorkspaceInputTools({ type, inputMethod, template }: WorkspaceInputToolsProps) {
+export function useWorkspaceInputTools({ type, inputMethod, template, brief: loadedBrief = null, prompts = '' }: WorkspaceInputToolsProps) {
   const { t } = useTranslation('inputs');
   const navigate = useNavigate();
   const location = useLocation();
   const [method, setMethod] = useState(inputMethod);
   const [dialogOpen, setDialogOpen] = useState(false);
-  const [keywords, setKeywords] = useState('');
+  const [keywords, setKeywords] = useState(prompts);
   const pending = useRef<string | null>(null);
   const base = type === 'image' ? '/app?type=image' : '/app';
+  const [brief, setBrief] = useState(loadedBrief);
+  // The last file loaded: the CSV view shows its count and numbered list again (with Replace file).
+  const [lastCsv, setLastCsv] = useState<CsvLoaded | null>(null);
 
   useEffect(() => setMethod(inputMethod), [inputMethod]);
+  // A draft brought by the URL (the CSV upload without JavaScript) replaces the one held.
+  const loadedDraft = loadedBrief?.draftId;
+  useEffect(() => {
+    if (loadedBrief) setBrief(loadedBrief);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new draft counts
+  }, [loadedDraft]);
+
+  // How many of the topics now in the text area carry a CSV row's columns.
+  const briefKeys = new Set(brief?.topics ?? []);
+  const briefCount = brief ? splitTopics(keywords).filter((topic) => briefKeys.has(topicKey(topic))).length : 0;
 
   // Follow the text area (for the button's singular/plural label and its disabled state).
   useEffect(() => {
@@ -98,11 +119,19 @@ export function useWorkspaceInputTools({ type, inputMethod, template }: Workspac
     ),
     topicsToolbar: (
       <>
+        {brief ? <input type="hidden" name={BRIEF_DRAFT_FIELD} value={brief.draftId} /> : null}
+        {briefCount > 0 ? (
+          <p className="basis-full text-xs text-slate-600" data-testid="csv-brief-note">
+            {t('brief.attached', { count: briefCount })}
+          </p>
+        ) : null}
         {method === 'manual' ? (
           <a
             href={csvHref}
             onClick={(event) => {
               event.preventDefault();
+              // The text area leaves the page in the CSV view: its topics come back with manual input.
+              pending.current = promptsArea()?.value ?? null;
               setMethod('csv');
             }}
             className={buttonClass('ghost', 'sm')}
@@ -118,11 +147,22 @@ export function useWorkspaceInputTools({ type, inputMethod, template }: Workspac
     topicsReplacement:
       method === 'csv' ? (
         <CsvImport
+          initial={lastCsv}
           backHref={base}
           onBack={() => setMethod('manual')}
           onLoaded={(result) => {
             // SPEC §4: a successful upload puts the topics into the text area and returns to manual.
             pending.current = result.prompts.join('\n');
+            setLastCsv(result);
+            // The rows' own columns travel as the draft the upload stored (none: the new file has none).
+            setBrief(
+              result.draftId
+                ? {
+                    draftId: result.draftId,
+                    topics: result.rows.filter((r) => r.title || r.keywords || r.instructions).map((r) => topicKey(r.topic)),
+                  }
+                : null,
+            );
             setMethod('manual');
           }}
         />
