@@ -8,9 +8,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { freshDatabase } from '../support/database';
 
-// The real entry point as production runs it: `tsx server.ts` in its own process.
+// The real entry point as production runs it, in its own process.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-shutdown-'));
 const children: ChildProcessWithoutNullStreams[] = [];
 afterAll(() => {
@@ -23,18 +22,14 @@ function baseEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
 }
 
-// `npm start` runs the tsx CLI (which relays signals to its child); the Docker image runs node
-// with tsx's loader in one process.
-// `npm start` and the Docker image run the compiled server (built by `npm run build`).
-const compiled = fs.existsSync(path.join(root, 'build/server/index.js'));
+// `npm start` and the Docker image run the compiled server (`npm test` builds it first). tsx is a
+// development tool only: its signal relay is not production's concern.
 const launchers: Record<string, readonly [string, readonly string[]]> = {
-  'tsx server.ts': [tsx, ['server.ts']],
-  'node --import tsx server.ts': [process.execPath, ['--import', 'tsx', 'server.ts']],
-  ...(compiled ? { 'node build/server/index.js': [process.execPath, ['build/server/index.js']] as const } : {}),
+  'node build/server/index.js': [process.execPath, ['build/server/index.js']],
 };
 type Launcher = string;
 
-function run(env: NodeJS.ProcessEnv, launcher: Launcher = 'tsx server.ts') {
+function run(env: NodeJS.ProcessEnv, launcher: Launcher = 'node build/server/index.js') {
   const [command, args] = launchers[launcher]!;
   const child = spawn(command, [...args], { cwd: root, env });
   children.push(child);
