@@ -82,8 +82,9 @@ describe('a worker killed mid-run', () => {
       FROM ledger_entries WHERE user_id = ${u.id}`) as unknown as [{ posts: number; voids: number }];
     expect(entries).toEqual({ posts: counts.completed, voids: counts.failed ?? 0 });
     expect(await available(getSql(), u.id)).toBe(before - counts.completed!);
-    // Some items were asked twice (the killed worker's), none charged twice.
-    expect(openai.requests.length).toBeGreaterThan(60);
+    // Every item was asked at least once; those the killed worker had in flight (if any were still
+    // waiting on the provider at the kill) were asked again, and none was charged twice (above).
+    expect(openai.requests.length).toBeGreaterThanOrEqual(60);
     expect((await verifyLedger({ userId: u.id })).ok).toBe(true);
     second.kill('SIGTERM');
     await new Promise((r) => second.once('exit', r));
