@@ -297,6 +297,8 @@ export async function startWordPress(): Promise<WordPressSite> {
   let webLog = '';
 
   const startSite = async () => {
+    // Already up: a second server on the same port would fail to bind and orphan the first.
+    if (web && web.exitCode === null && web.signalCode === null) return;
     webLog = '';
     web = spawn('php', [...PHP_INI, '-S', `127.0.0.1:${webPort}`, '-t', wpDir, path.join(wpDir, 'router.php')], {
       cwd: wpDir,
