@@ -1,79 +1,66 @@
 import { getSql, sql, type Db } from '../db/client';
 import { getBoss } from './boss';
-import { GENERATE_QUEUE, WAKE_CHANNEL } from '~/services/generation.server';
-import { processItem, WORKER_ID, type ClaimedItem } from '~/services/generation-worker.server';
+import { GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
+import { providerKey, type Provider } from '~/services/api-keys.server';
+import { processItem, WORKER_ID, type ClaimedItem, type ItemRow, type KeyLookup } from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
 
 // The generation worker of a process: a hand-written fetch/complete loop over the `generate-item`
 // queue (pg-boss's work() sleeps a polling interval after every fetch; see TOOLING.md).
-// - GENERATION_CONCURRENCY items in flight; a slot is refilled the moment it frees.
+// - GENERATION_CONCURRENCY items at the provider; a slot frees the moment the provider answers
+//   and is refilled at once (slots freed together are refilled by one claim); the answered item's
+//   conversion and booking wait for that refill, so new requests go out first.
 // - GENERATION_CONCURRENCY_PER_USER per user across ALL processes: a claim takes a lease on the
 //   result row (lease_until), and claims are serialised by one advisory lock, so the count of live
-//   leases is exact. Jobs of a user at the cap are simply not fetched.
+//   leases is exact (generation_claim, db/functions/generation.sql). Jobs of a user at the cap are
+//   simply not fetched.
 // - Woken by NOTIFY (sent in the enqueuing transaction and when an item ends) and by a 1 s poll.
 // - Fair: jobs are fetched by pg-boss priority (minus the item's position in its run), so runs
 //   interleave and one user's single item is never behind another's thousand.
 // - Crash-safe: a job whose item's lease expired (its worker was killed) is put back in the queue;
 //   an item claimed more than MAX_DELIVERIES times ends failed and refunded.
 
-const CLAIM_LOCK = 7_226_001;
 const POLL_MS = 1000;
 const REAP_MS = 5000;
+/** The longest an answered item waits for its slot's refill before its booking goes ahead. */
+const GATE_MAX_MS = 1000;
+/** How long a claim for a few free slots waits for more to free. */
+const COALESCE_MS = 10;
 
 /** Claims up to n jobs for this process, at most `perUser` items per user in flight in total. */
-export async function claimItems(n: number, perUser: number, leaseSeconds: number, db = getSql()): Promise<ClaimedItem[]> {
+export async function claimItems(
+  n: number,
+  perUser: number,
+  leaseSeconds: number,
+  db = getSql(),
+  /** This process's items whose provider already answered (being booked): not counted as busy. */
+  answered: string[] = [],
+): Promise<ClaimedItem[]> {
   if (n <= 0) return [];
-  return db.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`;
-    const rows = await tx<
-      { id: string; data: { resultId: string; userId: string; attempt: number }; leased: boolean; deliveries: number | null }[]
-    >`
-      WITH busy AS (
-        SELECT user_id, count(*)::int AS n FROM generation_results
-        WHERE lease_until IS NOT NULL AND lease_until > now() GROUP BY user_id
-      ), cand AS (
-        SELECT j.id, j.data, j.priority, j.created_on
-        FROM pgboss.job j
-        WHERE j.name = ${GENERATE_QUEUE} AND j.state < 'active' AND j.start_after < now()
-          AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.user_id::text = j.data->>'userId' AND b.n >= ${perUser})
-        ORDER BY j.priority DESC, j.created_on, j.id
-        LIMIT ${n * 4}
-        FOR UPDATE OF j SKIP LOCKED
-      ), ranked AS (
-        SELECT c.id, c.data, c.priority, c.created_on, coalesce(b.n, 0) AS busy,
-          row_number() OVER (PARTITION BY c.data->>'userId' ORDER BY c.priority DESC, c.created_on, c.id) AS rn
-        FROM cand c LEFT JOIN busy b ON b.user_id::text = c.data->>'userId'
-      ), picked AS (
-        SELECT id, data FROM ranked WHERE rn <= ${perUser} - busy
-        ORDER BY priority DESC, created_on, id LIMIT ${n}
-      ), act AS (
-        UPDATE pgboss.job j SET state = 'active', started_on = clock_timestamp(), -- after the lock: claims are ordered
-          retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
-        FROM picked p WHERE j.name = ${GENERATE_QUEUE} AND j.id = p.id
-        RETURNING j.id, j.data
-      ), lease AS (
-        UPDATE generation_results r SET lease_until = now() + make_interval(secs => ${leaseSeconds}), deliveries = r.deliveries + 1
-        FROM act a
-        WHERE r.id::text = a.data->>'resultId' AND r.user_id::text = a.data->>'userId'
-          AND r.attempt = (a.data->>'attempt')::int AND r.status = 'processing'
-          AND (r.lease_until IS NULL OR r.lease_until <= now())
-        RETURNING r.id, r.deliveries
-      )
-      -- Two jobs of the same item in one batch: only the first one gets the lease.
-      SELECT a.id, a.data, l.id IS NOT NULL AND row_number() OVER (PARTITION BY a.data->>'resultId' ORDER BY a.id) = 1 AS leased, l.deliveries
-      FROM act a LEFT JOIN lease l ON l.id::text = a.data->>'resultId'`;
-    return rows.map((r) => ({
-      jobId: r.id,
-      resultId: r.data.resultId,
-      userId: r.data.userId,
-      attempt: r.data.attempt,
-      leased: r.leased,
-      deliveries: r.deliveries ?? 0,
-      leaseSeconds,
-    }));
-  });
+  // One round trip: the claim is db/functions/generation.sql's generation_claim (why it is there).
+  const rows = await db<
+    {
+      jobId: string;
+      jobData: { resultId: string; userId: string; attempt: number };
+      leased: boolean;
+      deliveries: number | null;
+      item: (ItemRow & { held: boolean | null }) | null;
+    }[]
+  >`
+    SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item
+    FROM generation_claim(${GENERATE_QUEUE}, ${n}, ${perUser}, ${leaseSeconds}, ${leaseHoldExpiry(leaseSeconds)}, ${answered}::uuid[])`;
+  return rows.map((r) => ({
+    jobId: r.jobId,
+    resultId: r.jobData.resultId,
+    userId: r.jobData.userId,
+    attempt: r.jobData.attempt,
+    leased: r.leased,
+    deliveries: r.deliveries ?? 0,
+    leaseSeconds,
+    row: r.item ? { ...r.item, held: r.item.held === true } : undefined,
+  }));
 }
 
 /** Marks jobs done (pg-boss's complete, batched). */
@@ -92,10 +79,22 @@ export async function reviveAbandoned(db: Db = sql): Promise<number> {
     UPDATE pgboss.job j SET state = 'retry', start_after = now()
     FROM generation_results r
     WHERE j.name = ${GENERATE_QUEUE} AND j.state = 'active'
-      AND r.id::text = j.data->>'resultId' AND r.attempt = (j.data->>'attempt')::int
+      AND r.id = (j.data->>'resultId')::uuid AND r.attempt = (j.data->>'attempt')::int
       AND r.status = 'processing' AND r.lease_until IS NOT NULL AND r.lease_until < now()
     RETURNING j.id`;
   return rows.count;
+}
+
+/** A key lookup that asks the database once per user and provider (the items of one claim). */
+function memoKeys(): KeyLookup & { settled: () => Promise<unknown> } {
+  const memo = new Map<string, Promise<string | null>>();
+  const lookup = (userId: string, provider: Provider) => {
+    const k = `${provider}:${userId}`;
+    let key = memo.get(k);
+    if (!key) memo.set(k, (key = providerKey(userId, provider)));
+    return key;
+  };
+  return Object.assign(lookup, { settled: () => Promise.allSettled(memo.values()) });
 }
 
 export type GenerationLoop = {
@@ -150,60 +149,99 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     }
   };
 
-  const run = (item: ClaimedItem) => {
-    const task = (async () => {
+  // A slot is taken while the provider works on an item; once it has answered, the item moves to
+  // `booking` (its result and hold are being written) and the slot is refilled at once.
+  // The item's CPU work (conversion, booking) waits until the claim that refills its slot has
+  // dispatched: when many answers land together, new requests go out first.
+  const booking = new Map<string, { resultId: string; task: Promise<void> }>();
+  let answeredSeq = 0;
+  let refillWaiters: { seq: number; resolve: () => void }[] = [];
+  const refilled = (upTo: number) => {
+    const ready = refillWaiters.filter((w) => w.seq <= upTo);
+    refillWaiters = refillWaiters.filter((w) => w.seq > upTo);
+    for (const w of ready) w.resolve();
+  };
+  const run = (item: ClaimedItem, keyOf: KeyLookup) => {
+    let answered = false;
+    const onAnswered = () => {
+      if (answered) return;
+      answered = true;
+      booking.set(item.jobId, { resultId: item.resultId, task });
+      inFlight.delete(item.jobId);
+      wake();
+      if (stopping) return;
+      const seq = ++answeredSeq;
+      const gate = new Promise<void>((resolve) => refillWaiters.push({ seq, resolve }));
+      return Promise.race([gate, new Promise<void>((r) => setTimeout(r, GATE_MAX_MS))]);
+    };
+    const task: Promise<void> = (async () => {
       try {
-        await processItem(item);
+        await processItem(item, undefined, { keyOf, onAnswered });
         pending.push(item.jobId);
       } catch (err) {
         // A database failure while booking: the lease expires and the job is revived.
         logger.error({ err: String(err), resultId: item.resultId }, 'generation: item could not be booked');
       } finally {
         inFlight.delete(item.jobId);
+        booking.delete(item.jobId);
         flushing ??= flush().finally(() => (flushing = null));
         wake();
       }
     })();
-    inFlight.set(item.jobId, task);
+    if (!answered) inFlight.set(item.jobId, task);
   };
 
   let lastReap = 0;
   const loop = (async () => {
     while (!stopping) {
       woken = false;
+      // Answers land together (runs start together): when only a few slots are free, give the
+      // others a moment to free theirs, so that one claim serves them all.
+      if (concurrency - inFlight.size < concurrency / 2) await new Promise((r) => setTimeout(r, COALESCE_MS));
+      const seen = answeredSeq;
       try {
         if (Date.now() - lastReap > REAP_MS) {
           lastReap = Date.now();
           const revived = await reviveAbandoned();
           if (revived > 0) logger.warn({ revived }, 'generation: abandoned items put back in the queue');
         }
-        const free = concurrency - inFlight.size;
+        // Bookings are quick, but never let them pile up beyond a second round of slots.
+        const free = Math.min(concurrency - inFlight.size, 2 * concurrency - inFlight.size - booking.size);
         if (free > 0) {
-          const items = await claimItems(free, perUser, leaseSeconds);
-          for (const item of items) run(item);
+          const answered = [...booking.values()].map((b) => b.resultId);
+          const items = await claimItems(free, perUser, leaseSeconds, undefined, answered);
+          const keyOf = memoKeys(); // one key lookup per user and provider for the batch
+          for (const item of items) run(item, keyOf);
+          await keyOf.settled();
           if (items.length > 0 && items.length === free) continue;
         }
       } catch (err) {
         if (!stopping) logger.error({ err: String(err) }, 'generation: claim failed');
+      } finally {
+        refilled(seen);
       }
       await nap(POLL_MS);
     }
   })();
 
   const handle: GenerationLoop = {
-    inFlight: () => inFlight.size,
+    inFlight: () => inFlight.size + booking.size,
     wake,
     stop: async () => {
       stopping = true;
       wake();
       await loop;
+      refilled(Infinity);
       // Items in flight get a moment to finish; the rest are left to their lease (revived elsewhere).
-      await Promise.race([Promise.allSettled([...inFlight.values()]), new Promise((r) => setTimeout(r, 5000))]);
-      if (inFlight.size > 0) {
-        const ids = [...inFlight.keys()];
+      await Promise.race([
+        Promise.allSettled([...inFlight.values(), ...[...booking.values()].map((b) => b.task)]),
+        new Promise((r) => setTimeout(r, 5000)),
+      ]);
+      if (inFlight.size + booking.size > 0) {
+        const ids = [...inFlight.keys(), ...booking.keys()];
         await sql`
           UPDATE generation_results r SET lease_until = now()
-          FROM pgboss.job j WHERE j.id = ANY(${ids}::uuid[]) AND r.id::text = j.data->>'resultId' AND r.status = 'processing'`.catch(
+          FROM pgboss.job j WHERE j.id = ANY(${ids}::uuid[]) AND r.id = (j.data->>'resultId')::uuid AND r.status = 'processing'`.catch(
           () => {},
         );
       }

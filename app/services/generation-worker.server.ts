@@ -9,11 +9,12 @@ import { countText, SEARCH_TEXT_MAX } from './results.server';
 import { holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
 import {
   buildImagePrompt,
-  generateArticle,
   generateImages,
   htmlToText,
   looksNonEnglish,
+  markdownToArticle,
   ProviderError,
+  requestArticle,
   sanitizeArticle,
   translateToEnglish,
   type ImageBytes,
@@ -39,11 +40,25 @@ export type ClaimedItem = {
   deliveries: number;
   /** The lease taken by the claim (seconds); the heartbeat renews it and the hold with it. */
   leaseSeconds?: number;
+  /** The item's row as the claim read it, with whether its hold was renewed (still open). */
+  row?: ItemRow & { held: boolean };
+};
+
+/** The key to call a provider with, for a user (api-keys' providerKey, or a memo of it). */
+export type KeyLookup = (userId: string, provider: 'openrouter' | 'replicate') => Promise<string | null>;
+
+export type ProcessOptions = {
+  keyOf?: KeyLookup;
+  /**
+   * Called once the provider has answered (or failed): only the conversion and booking are left.
+   * The work waits for the promise it may return (the loop refills the slot first).
+   */
+  onAnswered?: () => Promise<void> | void;
 };
 
 export type ItemOutcome = 'completed' | 'failed' | 'skipped';
 
-type ItemRow = {
+export type ItemRow = {
   id: string;
   type: 'text' | 'image';
   prompt: string;
@@ -66,29 +81,28 @@ export const HOLD_GONE = 'This item took too long and was stopped; no credits we
 class HoldGone extends Error {}
 
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
-export async function processItem(item: ClaimedItem, db: Db = sql): Promise<ItemOutcome> {
+export async function processItem(item: ClaimedItem, db: Db = sql, opts: ProcessOptions = {}): Promise<ItemOutcome> {
   if (!item.leased) return 'skipped';
   if (item.deliveries > MAX_DELIVERIES) {
     return (await finishFailed(item, INTERRUPTED, db)) ? 'failed' : 'skipped';
   }
   const leaseSeconds = item.leaseSeconds ?? env.GENERATION_LEASE_SECONDS;
-  // The row and the renewal of its hold with the lease, in one round trip: a hold already swept
-  // (the item waited or was abandoned too long) ends the item failed and uncharged.
-  const [row] = await db<(ItemRow & { held: boolean })[]>`
-    SELECT r.id, r.type, r.prompt, r.model, g.settings, r.metadata,
-      EXISTS (SELECT 1 FROM ledger_extend_holds(ARRAY[${holdKey(item.resultId, item.attempt)}], ${leaseHoldExpiry(leaseSeconds)})) AS held
-    FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
-    WHERE r.id = ${item.resultId} AND r.user_id = ${item.userId} AND r.attempt = ${item.attempt} AND r.status = 'processing'`;
+  // A hold already swept (the item waited or was abandoned too long) ends the item failed and
+  // uncharged. The claim usually brings the row; otherwise it is read with the hold's renewal.
+  const row = item.row ?? (await readRow(item, leaseSeconds, db));
   if (!row) return 'skipped';
   if (!row.held) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 
   const heartbeat = startHeartbeat(item, leaseSeconds, db);
+  const keyOf = opts.keyOf ?? providerKey;
   try {
-    const work = row.type === 'text' ? runText(item, row) : runImage(item, row);
+    const answered = async () => void (await opts.onAnswered?.());
+    const work = row.type === 'text' ? runText(item, row, keyOf, answered) : runImage(item, row, keyOf, answered);
     work.catch(() => {}); // abandoned when the hold goes
     const output = await Promise.race([work, heartbeat.gone]);
     return await finishCompleted(item, output, db);
   } catch (err) {
+    void opts.onAnswered?.();
     if (err instanceof HoldGone) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
     const message = err instanceof ProviderError ? err.message : (err as Error)?.message || 'Generation failed';
     if (!(err instanceof ProviderError)) getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation item error');
@@ -96,6 +110,16 @@ export async function processItem(item: ClaimedItem, db: Db = sql): Promise<Item
   } finally {
     heartbeat.stop();
   }
+}
+
+/** The item's row, if still processing in this attempt, and the renewal of its hold with the lease. */
+async function readRow(item: ClaimedItem, leaseSeconds: number, db: Db): Promise<(ItemRow & { held: boolean }) | undefined> {
+  const [row] = await db<(ItemRow & { held: boolean })[]>`
+    SELECT r.id, r.type, r.prompt, r.model, g.settings, r.metadata,
+      EXISTS (SELECT 1 FROM ledger_extend_holds(ARRAY[${holdKey(item.resultId, item.attempt)}], ${leaseHoldExpiry(leaseSeconds)})) AS held
+    FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+    WHERE r.id = ${item.resultId} AND r.user_id = ${item.userId} AND r.attempt = ${item.attempt} AND r.status = 'processing'`;
+  return row;
 }
 
 /**
@@ -148,8 +172,8 @@ function imageSettingsOf(settings: Record<string, unknown>, model: string, numOu
   };
 }
 
-async function requireKey(userId: string, provider: 'openrouter' | 'replicate'): Promise<string> {
-  const key = await providerKey(userId, provider);
+async function requireKey(keyOf: KeyLookup, userId: string, provider: 'openrouter' | 'replicate'): Promise<string> {
+  const key = await keyOf(userId, provider);
   if (!key)
     throw new ProviderError(provider === 'openrouter' ? 'No API key for the text provider.' : 'No API key for the image provider.', false);
   return key;
@@ -164,40 +188,51 @@ function briefOfRow(row: ItemRow): TopicBrief | null {
   return brief && typeof brief === 'object' ? briefOf(brief as TopicBrief) : null;
 }
 
-async function runText(item: ClaimedItem, row: ItemRow): Promise<Output> {
-  const key = await requireKey(item.userId, 'openrouter');
+/** `answered` is awaited once the providers are done, before the CPU work of converting. */
+async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup, answered: () => Promise<void>): Promise<Output> {
+  const key = await requireKey(keyOf, item.userId, 'openrouter');
   const settings = { ...row.settings, model: row.model } as unknown as TextSettings & { embedImage?: boolean };
   const brief = briefOfRow(row);
-  const generated = await generateArticle(key, row.prompt, settings, undefined, brief);
-  // A title asked for in the CSV is the post's title, whatever heading the model wrote.
-  const article = brief?.title ? { ...generated, title: brief.title } : generated;
+  const answer = await requestArticle(key, row.prompt, settings, undefined, brief);
+  const convert = () => {
+    const generated = markdownToArticle(answer.text, row.prompt);
+    // A title asked for in the CSV is the post's title, whatever heading the model wrote.
+    return brief?.title ? { ...generated, title: brief.title } : generated;
+  };
   const images: Output['images'] = [];
-  let html = article.html;
+  let article: ReturnType<typeof convert>;
+  let html: string;
   if (settings.embedImage) {
-    const replicateKey = await requireKey(item.userId, 'replicate');
+    article = convert(); // the image is drawn from the title
+    const replicateKey = await requireKey(keyOf, item.userId, 'replicate');
     const imageModel = String(row.settings.imageModel ?? imageDefaults.model);
     const [image] = await generateImages(replicateKey, `${article.title}`, imageSettingsOf(row.settings, imageModel, 1));
+    await answered();
     const id = crypto.randomUUID();
     images.push({ ...image!, id, idx: 0 });
-    html = sanitizeArticle(`<figure><img src="/images/${id}" alt="${escapeHtml(article.title)}"></figure>`) + html;
+    html = sanitizeArticle(`<figure><img src="/images/${id}" alt="${escapeHtml(article.title)}"></figure>`) + article.html;
+  } else {
+    await answered();
+    article = convert();
+    html = article.html;
   }
   const text = htmlToText(html);
   return {
     title: article.title,
     content: html,
     text,
-    metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: article.usage ?? null, ...countText(text) },
+    metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: answer.usage ?? null, ...countText(text) },
     images,
     keywords: brief?.keywords,
   };
 }
 
-async function runImage(item: ClaimedItem, row: ItemRow): Promise<Output> {
-  const key = await requireKey(item.userId, 'replicate');
+async function runImage(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup, answered: () => Promise<void>): Promise<Output> {
+  const key = await requireKey(keyOf, item.userId, 'replicate');
   let prompt = row.prompt;
   let translatedPrompt: string | null = null;
   if (looksNonEnglish(row.prompt)) {
-    const textKey = await providerKey(item.userId, 'openrouter');
+    const textKey = await keyOf(item.userId, 'openrouter');
     if (textKey) {
       try {
         translatedPrompt = await translateToEnglish(textKey, row.prompt);
@@ -210,6 +245,7 @@ async function runImage(item: ClaimedItem, row: ItemRow): Promise<Output> {
   const numOutputs = Math.min(4, Math.max(1, Number(row.settings.numOutputs ?? 1)));
   const brief = briefOfRow(row);
   const list = await generateImages(key, buildImagePrompt(prompt, brief), imageSettingsOf(row.settings, row.model, numOutputs));
+  await answered();
   const images = list.map((img, idx) => ({ ...img, id: crypto.randomUUID(), idx }));
   return {
     title: (brief?.title ?? row.prompt).slice(0, 300),

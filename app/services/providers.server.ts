@@ -289,6 +289,18 @@ export async function generateArticle(
   onWait?: () => void,
   brief: TopicBrief | null = null,
 ): Promise<Article & { usage?: unknown }> {
+  const answer = await requestArticle(apiKey, topic, settings, onWait, brief);
+  return { ...markdownToArticle(answer.text, topic), usage: answer.usage };
+}
+
+/** The text provider's Markdown answer for a topic, not yet converted (generateArticle converts it). */
+export async function requestArticle(
+  apiKey: string,
+  topic: string,
+  settings: TextSettings,
+  onWait?: () => void,
+  brief: TopicBrief | null = null,
+): Promise<{ text: string; usage?: unknown }> {
   const model = findModel(settings.model);
   const { system, user } = buildTextPrompt(topic, settings, brief);
   const client = openaiClient(apiKey);
@@ -312,7 +324,7 @@ export async function generateArticle(
     retryPolicy(),
     onWait,
   );
-  return { ...markdownToArticle(completion.text, topic), usage: completion.usage };
+  return completion;
 }
 
 /** An image prompt with the topic's own CSV columns: its keywords and instructions (the title names the result only). */

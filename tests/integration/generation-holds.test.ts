@@ -155,4 +155,24 @@ describe('generation holds and the sweeper', () => {
     expect((await entriesOf(key)).map((e) => e.kind)).not.toContain('post');
     expect(await available(getSql(), u.id)).toBe(before);
   });
+  it("a claim brings the item's row with its hold renewed; an item whose provider answered frees its user's slot", async () => {
+    const u = await createGenUser(getSql(), { credits: 5 });
+    const run = await s.gen.startRun(u.id, s.schema.textGenerationSchema().parse({ prompts: 'first of two\nsecond of two', model: TEXT }));
+    const mine = async (answered: string[] = []) =>
+      (await s.loop.claimItems(10, 1, 60, undefined, answered)).filter((i) => i.userId === u.id);
+    const [first, ...rest] = await mine();
+    expect(rest).toHaveLength(0); // one item per user at a time (perUser 1)
+    expect(first!.leased).toBe(true);
+    expect(first!.row).toMatchObject({ id: run.resultIds[0], type: 'text', prompt: 'first of two', model: TEXT, held: true });
+    const key = s.gen.holdKey(run.resultIds[0]!, 1);
+    const [hold] = await getSql()<{ secs: number }[]>`
+      SELECT extract(epoch FROM expires_at - now())::float8 AS secs FROM ledger_open_holds WHERE item = ${key}`;
+    expect(hold!.secs).toBeGreaterThan(50); // renewed to the lease (and never shortened)
+    // The first still holds its lease: the user is at the limit...
+    expect(await mine()).toHaveLength(0);
+    // ...unless this process says its provider has answered (it is only being booked).
+    const [second] = await mine([first!.resultId]);
+    expect(second?.row?.prompt).toBe('second of two');
+    await s.gen.cancelItems(u.id, { all: true }, true);
+  });
 });

@@ -1,0 +1,68 @@
+-- Generation's claim (jobs/generation-loop.ts): applied after the migrations on every migrate, like
+-- ledger.sql, so it must be safe to run again (CREATE OR REPLACE).
+--
+-- generation_claim takes up to p_n queued `generate-item` jobs for one worker process, at most
+-- p_per_user items per user in flight across all processes, in ONE round trip. Claims are
+-- serialised by a transaction-level advisory lock, and the query that counts the live leases runs
+-- after the lock is granted (PL/pgSQL takes a fresh snapshot per statement), so the count is exact.
+-- - Fair: jobs by pg-boss priority (minus the item's position in its run), so runs interleave.
+-- - Each claimed job's item gets a lease (lease_until) and its delivery count; a job whose item is
+--   no longer processing in that attempt, or is leased by another worker, comes back unleased.
+-- - The item's row comes with the claim and its hold is renewed to the lease in one ledger call
+--   for the batch (the worker would otherwise read both in one more round trip per item).
+-- p_answered: the calling process's items whose provider already answered (being booked): they
+-- are not at the provider any more and do not count against their user's limit.
+CREATE OR REPLACE FUNCTION generation_claim(p_queue text, p_n int, p_per_user int, p_lease_secs int,
+  p_hold_until timestamptz, p_answered uuid[])
+RETURNS TABLE (job_id uuid, job_data jsonb, leased boolean, deliveries int, item json)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  PERFORM pg_advisory_xact_lock(7226001);
+  RETURN QUERY
+    WITH busy AS (
+      SELECT r.user_id, count(*)::int AS n FROM generation_results r
+      WHERE r.lease_until IS NOT NULL AND r.lease_until > now() AND NOT (r.id = ANY (p_answered)) GROUP BY r.user_id
+    ), cand AS (
+      SELECT j.id, j.data, j.priority, j.created_on
+      FROM pgboss.job j
+      WHERE j.name = p_queue AND j.state < 'active' AND j.start_after < now()
+        AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.user_id::text = j.data->>'userId' AND b.n >= p_per_user)
+      ORDER BY j.priority DESC, j.created_on, j.id
+      LIMIT p_n * 4
+      FOR UPDATE OF j SKIP LOCKED
+    ), ranked AS (
+      SELECT c.id, c.data, c.priority, c.created_on, coalesce(b.n, 0) AS busy,
+        row_number() OVER (PARTITION BY c.data->>'userId' ORDER BY c.priority DESC, c.created_on, c.id) AS rn
+      FROM cand c LEFT JOIN busy b ON b.user_id::text = c.data->>'userId'
+    ), picked AS (
+      SELECT p.id, p.data FROM ranked p WHERE p.rn <= p_per_user - p.busy
+      ORDER BY p.priority DESC, p.created_on, p.id LIMIT p_n
+    ), act AS (
+      UPDATE pgboss.job j SET state = 'active', started_on = clock_timestamp(), -- after the lock: claims are ordered
+        retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+      FROM picked p WHERE j.name = p_queue AND j.id = p.id
+      RETURNING j.id, j.data
+    ), lease AS (
+      UPDATE generation_results r SET lease_until = now() + make_interval(secs => p_lease_secs), deliveries = r.deliveries + 1
+      FROM act a
+      WHERE r.id = (a.data->>'resultId')::uuid AND r.user_id = (a.data->>'userId')::uuid
+        AND r.attempt = (a.data->>'attempt')::int AND r.status = 'processing'
+        AND (r.lease_until IS NULL OR r.lease_until <= now())
+      RETURNING r.id, r.deliveries, r.type, r.prompt, r.model, r.metadata, r.run_id, r.attempt
+    ), claimed AS (
+      -- Two jobs of the same item in one batch: only the first one gets the lease.
+      SELECT a.id, a.data, l.id IS NOT NULL AND row_number() OVER (PARTITION BY a.data->>'resultId' ORDER BY a.id) = 1 AS got,
+        l.deliveries AS n, l.id AS result_id, l.type, l.prompt, l.model, l.metadata, l.run_id, l.attempt
+      FROM act a LEFT JOIN lease l ON l.id = (a.data->>'resultId')::uuid
+    ), held AS (
+      SELECT e.item FROM (SELECT array_agg('result:' || c.result_id || ':attempt:' || c.attempt) AS keys FROM claimed c WHERE c.got) k,
+        LATERAL ledger_extend_holds(k.keys, p_hold_until) AS e(item)
+    )
+    SELECT c.id, c.data, c.got, c.n,
+      CASE WHEN c.got THEN json_build_object('id', c.result_id, 'type', c.type, 'prompt', c.prompt, 'model', c.model,
+        'settings', g.settings, 'metadata', c.metadata,
+        'held', EXISTS (SELECT 1 FROM held h WHERE h.item = 'result:' || c.result_id || ':attempt:' || c.attempt))
+      END
+    FROM claimed c LEFT JOIN generation_runs g ON c.got AND g.id = c.run_id;
+END $$;
