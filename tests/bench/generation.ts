@@ -1,5 +1,6 @@
-// `npm run bench:generation` (run `npx remix build` first): issue 7's speed figures.
-//   1. 1,000 text items through the real app process (web + workers, `server.ts`) against the
+// `npm run bench:generation` (run `npm run build` first): issue 7's speed figures.
+//   1. 1,000 text items through the real app process (web + workers, the compiled server that
+//      `npm start` and the image run; `server.ts` under tsx when there is no build) against the
 //      OpenAI test server at 2 s latency with GENERATION_CONCURRENCY=50 (one user, so the per-user
 //      cap is raised to 50 too): wall time from POST /api/generate/text to the job's `completed`,
 //      against the ideal ceil(1000/50) × 2 s = 40 s; the app's CPU per item and its peak RSS.
@@ -59,14 +60,14 @@ async function main() {
     MAX_TOPICS_PER_RUN: String(Math.max(1000, ITEMS)),
     LOG_LEVEL: 'warn',
   };
+  const compiled = fs.existsSync(path.join(root, 'build/server/index.js'));
+  if (!compiled) console.log('(no build/server/index.js: running server.ts under tsx; `npm run build` for the production server)');
   const app = spawn(
     process.execPath,
     [
       '--max-semi-space-size=4',
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-      '--import',
-      'tsx',
-      'server.ts',
+      ...(compiled ? ['build/server/index.js'] : ['--import', 'tsx', 'server.ts']),
     ],
     { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
