@@ -21,7 +21,7 @@ import { catalogueVersion, detectLanguage } from '~/i18n.server';
 import { defaultLanguage, languageCookieName, pageNamespaces, type Language } from '~/i18n';
 import { getSession } from '~/services/sessions.server';
 import { getSettings, settingsView } from '~/services/user-settings.server';
-import { SETTINGS_PARAM } from '~/components/settings-dialog';
+import { SETTINGS_PARAM } from '~/components/settings-param';
 import { themeCookieHeader, themeFromCookie } from '~/utils/theme.server';
 import tailwind from '~/styles/tailwind.css';
 import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-client';

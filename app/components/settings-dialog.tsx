@@ -1,4 +1,5 @@
 import { Form, Link, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
+import { SETTINGS_PARAM } from '~/components/settings-param';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { GUIDANCE, OUTPUTS, aspectRatios, canUseModel, modelsOfKind, stylePresets, type SubscriptionStatus } from '~/catalogue';
@@ -7,7 +8,7 @@ import { UrlDialog } from '~/components/ui/dialog';
 import { inputClass } from '~/components/ui/input';
 import type { loader as rootLoader } from '~/root';
 
-export const SETTINGS_PARAM = 'settings';
+export { SETTINGS_PARAM };
 
 /** The current URL with the settings dialog opened or closed (the dialog's state lives in the URL). */
 export function useSettingsLinks() {

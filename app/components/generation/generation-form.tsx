@@ -104,14 +104,19 @@ export function GenerationForm({
   const hydrated = useHydrated();
   const navigation = useNavigation();
   const submitting = navigation.state !== 'idle' && navigation.formMethod === 'POST' && navigation.formData?.get('intent') === 'generate';
-  const schema = useMemo(() => generationFormSchema(tg as Translate, { maxTopics }), [tg, maxTopics]);
+  // Built on the first validation in the browser, not on every render: the server render never
+  // validates, and building the schema (zod, a translated message per rule) was a large part of it.
+  const schema = useMemo(() => {
+    let built: ReturnType<typeof generationFormSchema> | null = null;
+    return () => (built ??= generationFormSchema(tg as Translate, { maxTopics }));
+  }, [tg, maxTopics]);
 
   type FormShape = GenerationFormValues & { replicateApiKey?: string };
   const [form, fields] = useForm<FormShape, unknown>({
     id: GENERATION_FORM_ID,
     lastResult: lastResult ?? undefined,
     defaultValue: initialValues,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: schema() }),
     shouldValidate: 'onSubmit',
     shouldRevalidate: 'onInput',
   });
