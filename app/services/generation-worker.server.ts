@@ -193,7 +193,7 @@ async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup, answer
   const key = await requireKey(keyOf, item.userId, 'openrouter');
   const settings = { ...row.settings, model: row.model } as unknown as TextSettings & { embedImage?: boolean };
   const brief = briefOfRow(row);
-  const answer = await requestArticle(key, row.prompt, settings, undefined, brief);
+  const answer = await requestArticle(key, row.prompt, settings, brief);
   const convert = () => {
     const generated = markdownToArticle(answer.text, row.prompt);
     // A title asked for in the CSV is the post's title, whatever heading the model wrote.

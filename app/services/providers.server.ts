@@ -281,50 +281,35 @@ export function markdownToArticle(markdown: string, fallbackTitle: string): Arti
   return { title: plainTitle.slice(0, 300) || fallbackTitle.slice(0, 300), html, markdown: md };
 }
 
-/** One article from the text provider (retried on transient failures). */
-export async function generateArticle(
-  apiKey: string,
-  topic: string,
-  settings: TextSettings,
-  onWait?: () => void,
-  brief: TopicBrief | null = null,
-): Promise<Article & { usage?: unknown }> {
-  const answer = await requestArticle(apiKey, topic, settings, onWait, brief);
-  return { ...markdownToArticle(answer.text, topic), usage: answer.usage };
-}
-
-/** The text provider's Markdown answer for a topic, not yet converted (generateArticle converts it). */
+/**
+ * One article from the text provider (retried on transient failures): its Markdown as answered;
+ * markdownToArticle converts it (the worker does that after refilling the slot).
+ */
 export async function requestArticle(
   apiKey: string,
   topic: string,
   settings: TextSettings,
-  onWait?: () => void,
   brief: TopicBrief | null = null,
 ): Promise<{ text: string; usage?: unknown }> {
   const model = findModel(settings.model);
   const { system, user } = buildTextPrompt(topic, settings, brief);
   const client = openaiClient(apiKey);
-  const completion = await withRetries(
-    async () => {
-      const res = await client.chat.completions.create({
-        model: model?.providerModel ?? settings.model,
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: user },
-        ],
-        temperature: settings.temperature,
-        max_tokens: settings.maxTokens,
-      });
-      const text = res?.choices?.[0]?.message?.content;
-      if (typeof text !== 'string' || text.trim() === '') {
-        throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
-      }
-      return { text, usage: res.usage };
-    },
-    retryPolicy(),
-    onWait,
-  );
-  return completion;
+  return withRetries(async () => {
+    const res = await client.chat.completions.create({
+      model: model?.providerModel ?? settings.model,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: settings.temperature,
+      max_tokens: settings.maxTokens,
+    });
+    const text = res?.choices?.[0]?.message?.content;
+    if (typeof text !== 'string' || text.trim() === '') {
+      throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
+    }
+    return { text, usage: res.usage };
+  }, retryPolicy());
 }
 
 /** An image prompt with the topic's own CSV columns: its keywords and instructions (the title names the result only). */
