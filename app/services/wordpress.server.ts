@@ -299,7 +299,10 @@ function toPublication(r: PublicationRow): Publication {
   };
 }
 
-const publicationColumns = sql`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, wp_post_id, wp_link, published_at`;
+// A function of the query's own db: a fragment built at import would open the pool before the
+// database is known (the embedded one starts after the modules load).
+const publicationColumns = (db: Db) =>
+  db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, wp_post_id, wp_link, published_at`;
 
 async function requirePro(userId: string, db: Db) {
   const [u] = await db<{ subscription_status: SubscriptionStatus }[]>`SELECT subscription_status FROM users WHERE id = ${userId}`;
@@ -329,7 +332,7 @@ export async function queuePublications(userId: string, requests: PublishRequest
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${r.title.trim()},
           ${prepareContent(r.content)}, ${r.excerpt.trim()}, ${r.categories}, ${r.tags},
           ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'})
-        RETURNING ${publicationColumns}`;
+        RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
     }
@@ -440,7 +443,7 @@ export async function getPublication(userId: string, id: string, db: Db = sql): 
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
   const [row] = await db<
     PublicationRow[]
-  >`SELECT ${publicationColumns} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
+  >`SELECT ${publicationColumns(db)} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
   if (!row) throw new WordPressServiceError('not_found');
   return toPublication(row);
 }
@@ -448,10 +451,10 @@ export async function getPublication(userId: string, id: string, db: Db = sql): 
 /** What is waiting (queued, soonest first) and what recently ended (failed or published). */
 export async function listScheduled(userId: string, db: Db = sql): Promise<{ waiting: Publication[]; recent: Publication[] }> {
   const waiting = await db<PublicationRow[]>`
-    SELECT ${publicationColumns} FROM wordpress_publications
+    SELECT ${publicationColumns(db)} FROM wordpress_publications
     WHERE user_id = ${userId} AND status = 'queued' ORDER BY publish_at, created_at LIMIT 500`;
   const recent = await db<PublicationRow[]>`
-    SELECT ${publicationColumns} FROM wordpress_publications
+    SELECT ${publicationColumns(db)} FROM wordpress_publications
     WHERE user_id = ${userId} AND status IN ('published', 'failed') ORDER BY updated_at DESC LIMIT 50`;
   return { waiting: waiting.map(toPublication), recent: recent.map(toPublication) };
 }
@@ -460,7 +463,7 @@ export async function listScheduled(userId: string, db: Db = sql): Promise<{ wai
 export async function publicationsForResults(userId: string, resultIds: string[], db: Db = sql): Promise<Map<string, Publication>> {
   if (!resultIds.length) return new Map();
   const rows = await db<PublicationRow[]>`
-    SELECT DISTINCT ON (result_id) ${publicationColumns} FROM wordpress_publications
+    SELECT DISTINCT ON (result_id) ${publicationColumns(db)} FROM wordpress_publications
     WHERE user_id = ${userId} AND result_id = ANY(${resultIds}) ORDER BY result_id, created_at DESC`;
   return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
 }
@@ -526,7 +529,7 @@ export async function cancelPublication(userId: string, id: string, db: Db = sql
     await getPublication(userId, id, tx);
     const [row] = await tx<(PublicationRow & { job_id: string | null })[]>`
       UPDATE wordpress_publications SET status = 'canceled', updated_at = now()
-      WHERE user_id = ${userId} AND id = ${id} AND status = 'queued' RETURNING ${publicationColumns}, job_id`;
+      WHERE user_id = ${userId} AND id = ${id} AND status = 'queued' RETURNING ${publicationColumns(tx)}, job_id`;
     if (!row) throw new WordPressServiceError('not_found');
     return { pub: toPublication(row), jobId: row.job_id };
   });
@@ -544,7 +547,7 @@ export async function reschedulePublication(userId: string, id: string, publishA
     const at = publishAt.getTime() > Date.now() ? publishAt : new Date();
     const [row] = await tx<PublicationRow[]>`
       UPDATE wordpress_publications SET publish_at = ${at}, job_id = ${jobId}, attempts = 0, last_error = NULL, updated_at = now()
-      WHERE id = ${id} RETURNING ${publicationColumns}`;
+      WHERE id = ${id} RETURNING ${publicationColumns(tx)}`;
     await enqueueMany(
       'wordpress-publish',
       [{ id: jobId, payload: { publicationId: id }, startAfter: at.getTime() > Date.now() ? at : undefined }],

@@ -128,4 +128,22 @@ describe('process lifecycle', () => {
     expect(code).not.toBe(0);
     expect(proc.output()).toContain('ENCRYPTION_KEY');
   }, 30_000);
+  it("with no DATABASE_URL (the README's `npm run app`), it starts its embedded PostgreSQL, serves, and stops both on SIGTERM", async () => {
+    // Nothing may touch the database while the modules load: the embedded one starts after them.
+    const port = await freePort();
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-newcomer-'));
+    fs.chmodSync(own, 0o755);
+    const { NODE_ENV: _production, ...env } = baseEnv();
+    const proc = run({ ...env, DATA_DIR: own, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()) });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz (${proc.output()})`, 90_000);
+      expect((await fetch(`${base}/`)).status).toBe(200);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited, proc.output()).toBe(0);
+      expect(proc.output()).not.toMatch(/DATABASE_URL is not set/);
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
