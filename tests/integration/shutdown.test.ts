@@ -133,8 +133,14 @@ describe('process lifecycle', () => {
     const port = await freePort();
     const own = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-newcomer-'));
     fs.chmodSync(own, 0o755);
-    const { NODE_ENV: _production, ...env } = baseEnv();
-    const proc = run({ ...env, DATA_DIR: own, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()) });
+    // `npm run app` does not set NODE_ENV: not production, so it makes its own secrets.
+    const proc = run({
+      ...baseEnv(),
+      NODE_ENV: 'development',
+      DATA_DIR: own,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(await freePort()),
+    });
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz (${proc.output()})`, 90_000);
