@@ -1,21 +1,25 @@
 import { getSql, sql, type Db } from '../db/client';
 import { getBoss } from './boss';
-import { GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
+import { CANCELED_SIGNAL, GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
 import { providerKey, type Provider } from '~/services/api-keys.server';
-import { processItem, WORKER_ID, type ClaimedItem, type ItemRow, type KeyLookup } from '~/services/generation-worker.server';
+import { processItem, SlotWithdrawn, WORKER_ID, type ClaimedItem, type ItemRow, type KeyLookup } from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
 
 // The generation worker of a process: a hand-written fetch/complete loop over the `generate-item`
 // queue (pg-boss's work() sleeps a polling interval after every fetch; see TOOLING.md).
-// - GENERATION_CONCURRENCY items at the provider; a slot frees the moment the provider answers
-//   and is refilled at once (slots freed together are refilled by one claim); the answered item's
-//   conversion and booking wait for that refill, so new requests go out first.
-// - GENERATION_CONCURRENCY_PER_USER per user across ALL processes: a claim takes a lease on the
-//   result row (lease_until), and claims are serialised by one advisory lock, so the count of live
-//   leases is exact (generation_claim, db/functions/generation.sql). Jobs of a user at the cap are
-//   simply not fetched.
+// - GENERATION_CONCURRENCY items at the provider, and as many more claimed next in line: a slot
+//   frees the moment the provider answers and goes to the next item at once, without a database
+//   round trip; the claim that tops the line up runs while the providers work (slots freed
+//   together are topped up by one claim). The answered item's conversion and booking wait until
+//   its slot's next item has gone out, so new requests go out first.
+// - GENERATION_CONCURRENCY_PER_USER per user across ALL processes, counting the items workers hold
+//   (at the provider or next in line): a claim takes a lease on the result row (lease_until), and
+//   claims are serialised by one advisory lock, so the count of live leases is exact
+//   (generation_claim, db/functions/generation.sql). Jobs of a user at the cap are not fetched.
+// - Cancel: an item next in line has not started (started_at is recorded by the next claim): a
+//   cancel ends it and the worker drops it (NOTIFY CANCELED_SIGNAL).
 // - Woken by NOTIFY (sent in the enqueuing transaction and when an item ends) and by a 1 s poll.
 // - Fair: jobs are fetched by pg-boss priority (minus the item's position in its run), so runs
 //   interleave and one user's single item is never behind another's thousand.
@@ -24,12 +28,12 @@ import { singleton } from '~/utils/singleton.server';
 
 const POLL_MS = 1000;
 const REAP_MS = 5000;
-/** The longest an answered item waits for its slot's refill before its booking goes ahead. */
+/** The longest an answered item waits for its slot's refill (by a claim) before its booking goes ahead. */
 const GATE_MAX_MS = 1000;
 /** How long a claim for a few free slots waits for more to free. */
 const COALESCE_MS = 10;
 
-/** Claims up to n jobs for this process, at most `perUser` items per user in flight in total. */
+/** Claims up to n jobs for this process, at most `perUser` items per user leased in total. */
 export async function claimItems(
   n: number,
   perUser: number,
@@ -37,8 +41,10 @@ export async function claimItems(
   db = getSql(),
   /** This process's items whose provider already answered (being booked): not counted as busy. */
   answered: string[] = [],
+  /** This process's items sent to their provider since its last claim. */
+  started: string[] = [],
 ): Promise<ClaimedItem[]> {
-  if (n <= 0) return [];
+  if (n <= 0 && started.length === 0) return [];
   // One round trip: the claim is db/functions/generation.sql's generation_claim (why it is there).
   const rows = await db<
     {
@@ -50,7 +56,8 @@ export async function claimItems(
     }[]
   >`
     SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item
-    FROM generation_claim(${GENERATE_QUEUE}, ${n}, ${perUser}, ${leaseSeconds}, ${leaseHoldExpiry(leaseSeconds)}, ${answered}::uuid[])`;
+    FROM generation_claim(${GENERATE_QUEUE}, ${Math.max(0, n)}, ${perUser}, ${leaseSeconds}, ${leaseHoldExpiry(leaseSeconds)},
+      ${answered}::uuid[], ${started}::uuid[])`;
   return rows.map((r) => ({
     jobId: r.jobId,
     resultId: r.jobData.resultId,
@@ -61,6 +68,21 @@ export async function claimItems(
     leaseSeconds,
     row: r.item ? { ...r.item, held: r.item.held === true } : undefined,
   }));
+}
+
+/** Of items a worker keeps next in line, those no longer processing in their attempt (canceled). */
+async function withdrawnItems(items: { resultId: string; attempt: number }[], db: Db = sql): Promise<Set<string>> {
+  const rows = await db<{ id: string }[]>`
+    SELECT w.id FROM unnest(${items.map((i) => i.resultId)}::uuid[], ${items.map((i) => i.attempt)}::int[]) AS w(id, attempt)
+    WHERE NOT EXISTS (SELECT 1 FROM generation_results r WHERE r.id = w.id AND r.attempt = w.attempt AND r.status = 'processing')`;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Gives back leases of items that never reached their provider: revived elsewhere, not counted as a delivery. */
+async function releaseItems(resultIds: string[], db: Db = sql): Promise<void> {
+  await db`
+    UPDATE generation_results SET lease_until = now(), deliveries = greatest(deliveries - 1, 0)
+    WHERE id = ANY(${resultIds}::uuid[]) AND status = 'processing' AND started_at IS NULL`;
 }
 
 /** Marks jobs done (pg-boss's complete, batched). */
@@ -98,7 +120,7 @@ function memoKeys(): KeyLookup & { settled: () => Promise<unknown> } {
 }
 
 export type GenerationLoop = {
-  /** Items being processed now. */
+  /** Items this process holds now (at the provider, next in line, being booked). */
   inFlight: () => number;
   wake: () => void;
   stop: () => Promise<void>;
@@ -138,6 +160,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
 
   await getBoss();
   const listener = await getSql().listen(WAKE_CHANNEL, (payload) => {
+    if (payload === CANCELED_SIGNAL) checkWithdrawn = true;
     if (payload !== WORKER_ID) wake();
   });
   const pending: string[] = [];
@@ -149,11 +172,20 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     }
   };
 
-  // A slot is taken while the provider works on an item; once it has answered, the item moves to
-  // `booking` (its result and hold are being written) and the slot is refilled at once.
-  // The item's CPU work (conversion, booking) waits until the claim that refills its slot has
-  // dispatched: when many answers land together, new requests go out first.
+  // A slot is taken while the provider works on an item. Each claim also takes up to
+  // `concurrency` items more, kept `waiting` next in line (leased, their keys looked up): a slot
+  // that frees when its provider answers goes to the next waiting item at once, and the claim that
+  // replaces it runs while the providers work. The answered item moves to `booking` (its result and
+  // hold are being written); its CPU work (conversion, booking) waits until its slot's next item
+  // has gone out, so new requests leave first when many answers land together.
+  type Waiting = { resultId: string; attempt: number; grant: () => void; withdraw: (err: Error) => void; task?: Promise<void> };
+  const waiting = new Map<string, Waiting>();
   const booking = new Map<string, { resultId: string; task: Promise<void> }>();
+  /** Items sent to their provider since the last claim (the claim records it: started_at). */
+  let started: string[] = [];
+  /** Jobs given back on stop: left active, for their lease to expire and another worker to revive. */
+  const released = new Set<string>();
+  let checkWithdrawn = false;
   let answeredSeq = 0;
   let refillWaiters: { seq: number; resolve: () => void }[] = [];
   const refilled = (upTo: number) => {
@@ -161,43 +193,92 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     refillWaiters = refillWaiters.filter((w) => w.seq > upTo);
     for (const w of ready) w.resolve();
   };
+  // Answered items' CPU work (conversion, booking) takes turns, one per event-loop iteration, so
+  // the answers that land meanwhile are read, and their slots' next requests sent, in between.
+  const turns: (() => void)[] = [];
+  const nextTurn = () => {
+    turns.shift()?.();
+    if (turns.length > 0) setImmediate(nextTurn);
+  };
+  const cpuTurn = () =>
+    new Promise<void>((resolve) => {
+      if (turns.push(resolve) === 1) setImmediate(nextTurn);
+    });
+  /** Free slots go to waiting items, in claim order. Returns how many went. */
+  const grantSlots = () => {
+    let granted = 0;
+    for (const [jobId, w] of waiting) {
+      if (stopping || inFlight.size >= concurrency) break;
+      waiting.delete(jobId);
+      inFlight.set(jobId, w.task!);
+      started.push(w.resultId);
+      w.grant();
+      granted++;
+    }
+    return granted;
+  };
   const run = (item: ClaimedItem, keyOf: KeyLookup) => {
     let answered = false;
+    let grant!: () => void;
+    let withdraw!: (err: Error) => void;
+    const slot = new Promise<void>((resolve, reject) => ((grant = resolve), (withdraw = reject)));
+    slot.catch(() => {});
     const onAnswered = () => {
       if (answered) return;
       answered = true;
       booking.set(item.jobId, { resultId: item.resultId, task });
-      inFlight.delete(item.jobId);
+      waiting.delete(item.jobId);
+      const hadSlot = inFlight.delete(item.jobId);
       wake();
       if (stopping) return;
+      // The slot went to the next item, whose request goes out in this tick; else wait for a claim.
+      if (hadSlot && grantSlots() > 0) return cpuTurn();
       const seq = ++answeredSeq;
       const gate = new Promise<void>((resolve) => refillWaiters.push({ seq, resolve }));
-      return Promise.race([gate, new Promise<void>((r) => setTimeout(r, GATE_MAX_MS))]);
+      return Promise.race([gate, new Promise<void>((r) => setTimeout(r, GATE_MAX_MS))]).then(cpuTurn);
     };
+    const entry: Waiting = { resultId: item.resultId, attempt: item.attempt, grant, withdraw };
+    if (item.leased) waiting.set(item.jobId, entry);
     const task: Promise<void> = (async () => {
       try {
-        await processItem(item, undefined, { keyOf, onAnswered });
-        pending.push(item.jobId);
+        await processItem(item, undefined, { keyOf, onAnswered, slot: () => slot });
+        if (!released.has(item.jobId)) pending.push(item.jobId);
       } catch (err) {
         // A database failure while booking: the lease expires and the job is revived.
         logger.error({ err: String(err), resultId: item.resultId }, 'generation: item could not be booked');
       } finally {
-        inFlight.delete(item.jobId);
+        waiting.delete(item.jobId);
+        if (inFlight.delete(item.jobId)) grantSlots();
         booking.delete(item.jobId);
+        released.delete(item.jobId);
         flushing ??= flush().finally(() => (flushing = null));
         wake();
       }
     })();
-    if (!answered) inFlight.set(item.jobId, task);
+    entry.task = task;
+  };
+
+  /** Waiting items whose run was canceled are dropped (their rows are already canceled and refunded). */
+  const dropWithdrawn = async () => {
+    checkWithdrawn = false;
+    const list = [...waiting.values()];
+    if (list.length === 0) return;
+    const gone = await withdrawnItems(list);
+    for (const [jobId, w] of waiting) {
+      if (!gone.has(w.resultId)) continue;
+      waiting.delete(jobId);
+      w.withdraw(new SlotWithdrawn());
+    }
   };
 
   let lastReap = 0;
   const loop = (async () => {
     while (!stopping) {
       woken = false;
-      // Answers land together (runs start together): when only a few slots are free, give the
-      // others a moment to free theirs, so that one claim serves them all.
-      if (concurrency - inFlight.size < concurrency / 2) await new Promise((r) => setTimeout(r, COALESCE_MS));
+      const target = 2 * concurrency; // at the provider and next in line
+      // Answers land together (runs start together): when only a few are missing, give the others
+      // a moment to free theirs, so that one claim serves them all.
+      if (target - inFlight.size - waiting.size < concurrency / 2) await new Promise((r) => setTimeout(r, COALESCE_MS));
       const seen = answeredSeq;
       try {
         if (Date.now() - lastReap > REAP_MS) {
@@ -205,15 +286,26 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
           const revived = await reviveAbandoned();
           if (revived > 0) logger.warn({ revived }, 'generation: abandoned items put back in the queue');
         }
-        // Bookings are quick, but never let them pile up beyond a second round of slots.
-        const free = Math.min(concurrency - inFlight.size, 2 * concurrency - inFlight.size - booking.size);
-        if (free > 0) {
+        if (checkWithdrawn) await dropWithdrawn();
+        // Empty slots first (their requests go out sooner), then the line; bookings are quick, but
+        // never let them pile up beyond another round of slots.
+        const empty = concurrency - inFlight.size - waiting.size;
+        const want = Math.min(
+          empty > 0 ? empty : target - inFlight.size - waiting.size,
+          target + concurrency - inFlight.size - waiting.size - booking.size,
+        );
+        if (want > 0 || started.length > 0) {
           const answered = [...booking.values()].map((b) => b.resultId);
-          const items = await claimItems(free, perUser, leaseSeconds, undefined, answered);
+          const report = started;
+          started = [];
+          const items = await claimItems(want, perUser, leaseSeconds, undefined, answered, report).catch((err) => {
+            started.push(...report);
+            throw err;
+          });
           const keyOf = memoKeys(); // one key lookup per user and provider for the batch
           for (const item of items) run(item, keyOf);
-          await keyOf.settled();
-          if (items.length > 0 && items.length === free) continue;
+          grantSlots();
+          if (want > 0 && items.length === want) continue;
         }
       } catch (err) {
         if (!stopping) logger.error({ err: String(err) }, 'generation: claim failed');
@@ -225,13 +317,21 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
   })();
 
   const handle: GenerationLoop = {
-    inFlight: () => inFlight.size + booking.size,
+    inFlight: () => inFlight.size + waiting.size + booking.size,
     wake,
     stop: async () => {
       stopping = true;
       wake();
       await loop;
       refilled(Infinity);
+      // Items next in line never reached their provider: given back at once.
+      const next = [...waiting.entries()];
+      waiting.clear();
+      for (const [jobId, w] of next) {
+        released.add(jobId);
+        w.withdraw(new SlotWithdrawn());
+      }
+      if (next.length > 0) await releaseItems(next.map(([, w]) => w.resultId)).catch(() => {});
       // Items in flight get a moment to finish; the rest are left to their lease (revived elsewhere).
       await Promise.race([
         Promise.allSettled([...inFlight.values(), ...[...booking.values()].map((b) => b.task)]),

@@ -54,7 +54,15 @@ export type ProcessOptions = {
    * The work waits for the promise it may return (the loop refills the slot first).
    */
   onAnswered?: () => Promise<void> | void;
+  /**
+   * Resolves when the item may call its provider (the loop's slot: a claimed item may wait next in
+   * line); rejects with SlotWithdrawn when it must not (canceled while waiting, or the worker stops).
+   */
+  slot?: () => Promise<void>;
 };
+
+/** The item was taken back before it reached its provider: nothing to book. */
+export class SlotWithdrawn extends Error {}
 
 export type ItemOutcome = 'completed' | 'failed' | 'skipped';
 
@@ -96,6 +104,11 @@ export async function processItem(item: ClaimedItem, db: Db = sql, opts: Process
   const heartbeat = startHeartbeat(item, leaseSeconds, db);
   const keyOf = opts.keyOf ?? providerKey;
   try {
+    if (opts.slot) {
+      // The key is looked up while the item waits, so a freed slot sends it at once.
+      keyOf(item.userId, row.type === 'text' ? 'openrouter' : 'replicate').catch(() => {});
+      await Promise.race([opts.slot(), heartbeat.gone]);
+    }
     const answered = async () => void (await opts.onAnswered?.());
     const work = row.type === 'text' ? runText(item, row, keyOf, answered) : runImage(item, row, keyOf, answered);
     work.catch(() => {}); // abandoned when the hold goes
@@ -103,6 +116,7 @@ export async function processItem(item: ClaimedItem, db: Db = sql, opts: Process
     return await finishCompleted(item, output, db);
   } catch (err) {
     void opts.onAnswered?.();
+    if (err instanceof SlotWithdrawn) return 'skipped';
     if (err instanceof HoldGone) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
     const message = err instanceof ProviderError ? err.message : (err as Error)?.message || 'Generation failed';
     if (!(err instanceof ProviderError)) getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation item error');

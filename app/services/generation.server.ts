@@ -23,6 +23,8 @@ import { briefsByTopic, topicKey } from '~/utils/csv-file';
 export const GENERATE_QUEUE = 'generate-item';
 /** NOTIFY channel that wakes the generation workers of every process. */
 export const WAKE_CHANNEL = 'postforge_generation';
+/** The payload on WAKE_CHANNEL after a cancel: workers drop the canceled items they keep next in line. */
+export const CANCELED_SIGNAL = 'canceled';
 
 export type GenerationErrorCode =
   | 'insufficient_credits'
@@ -300,8 +302,9 @@ export async function getLatestRun(userId: string, db: Db = sql): Promise<RunPro
 }
 
 /**
- * Items of the given results that no worker holds end canceled and their holds are voided (one
- * transaction). Items being worked on finish normally unless `includeRunning`.
+ * Items of the given results that have not reached their provider end canceled and their holds
+ * are voided (one transaction): those no worker holds and those a worker keeps next in line (it
+ * is told to drop them). Items at their provider finish normally unless `includeRunning`.
  */
 export async function cancelItems(
   userId: string,
@@ -315,13 +318,15 @@ export async function cancelItems(
       WHERE user_id = ${userId} AND status = 'processing'
         ${where.runId ? tx`AND run_id = ${where.runId}` : tx``}
         ${where.resultId ? tx`AND id = ${where.resultId}` : tx``}
-        ${includeRunning ? tx`` : tx`AND (lease_until IS NULL OR lease_until < now())`}
+        ${includeRunning ? tx`` : tx`AND (lease_until IS NULL OR lease_until < now() OR started_at IS NULL)`}
       RETURNING id, attempt`;
-    if (rows.length > 0)
+    if (rows.length > 0) {
       await voidHolds(
         rows.map((r) => holdKey(r.id, r.attempt)),
         tx,
       );
+      await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
+    }
     return rows.length;
   });
 }

@@ -10,14 +10,23 @@
 --   no longer processing in that attempt, or is leased by another worker, comes back unleased.
 -- - The item's row comes with the claim and its hold is renewed to the lease in one ledger call
 --   for the batch (the worker would otherwise read both in one more round trip per item).
--- p_answered: the calling process's items whose provider already answered (being booked): they
--- are not at the provider any more and do not count against their user's limit.
+-- - Every leased item counts against its user's limit, whether at its provider or next in line in
+--   its worker; p_answered: the calling process's items whose provider already answered (being
+--   booked): they are not at the provider any more and do not count.
+-- - p_started: the calling process's items sent to their provider since its last claim (started_at:
+--   a cancel no longer ends them); a claimed item starts with none.
+DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[]);
 CREATE OR REPLACE FUNCTION generation_claim(p_queue text, p_n int, p_per_user int, p_lease_secs int,
-  p_hold_until timestamptz, p_answered uuid[])
+  p_hold_until timestamptz, p_answered uuid[], p_started uuid[])
 RETURNS TABLE (job_id uuid, job_data jsonb, leased boolean, deliveries int, item json)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
+  IF cardinality(p_started) > 0 THEN
+    UPDATE generation_results SET started_at = now()
+    WHERE id = ANY (p_started) AND status = 'processing' AND lease_until IS NOT NULL AND started_at IS NULL;
+  END IF;
+  IF p_n <= 0 THEN RETURN; END IF;
   PERFORM pg_advisory_xact_lock(7226001);
   RETURN QUERY
     WITH busy AS (
@@ -44,7 +53,8 @@ BEGIN
       FROM picked p WHERE j.name = p_queue AND j.id = p.id
       RETURNING j.id, j.data
     ), lease AS (
-      UPDATE generation_results r SET lease_until = now() + make_interval(secs => p_lease_secs), deliveries = r.deliveries + 1
+      UPDATE generation_results r SET lease_until = now() + make_interval(secs => p_lease_secs), deliveries = r.deliveries + 1,
+        started_at = NULL
       FROM act a
       WHERE r.id = (a.data->>'resultId')::uuid AND r.user_id = (a.data->>'userId')::uuid
         AND r.attempt = (a.data->>'attempt')::int AND r.status = 'processing'

@@ -2,7 +2,8 @@
 //   1. 1,000 text items through the real app process (web + workers, the compiled server that
 //      `npm start` and the image run; `server.ts` under tsx when there is no build) against the
 //      OpenAI test server at 2 s latency with GENERATION_CONCURRENCY=50 (one user, so the per-user
-//      cap is raised to 50 too): wall time from POST /api/generate/text to the job's `completed`,
+//      cap, which counts the items a worker holds at the provider AND next in line, is raised to
+//      2 × 50: it must not be what limits the provider's 50): wall time from POST /api/generate/text to the job's `completed`,
 //      against the ideal ceil(1000/50) × 2 s = 40 s; the app's CPU per item and its peak RSS.
 //   2. GET /api/results p50/p99 for a user with 100,000 results: first page, a deep page, a type
 //      filter, a rare and a common search term.
@@ -56,7 +57,7 @@ async function main() {
     OPENROUTER_BASE_URL: openai.url,
     OPENROUTER_API_KEY: 'sk-bench',
     GENERATION_CONCURRENCY: String(CONCURRENCY),
-    GENERATION_CONCURRENCY_PER_USER: String(CONCURRENCY),
+    GENERATION_CONCURRENCY_PER_USER: String(2 * CONCURRENCY),
     MAX_TOPICS_PER_RUN: String(Math.max(1000, ITEMS)),
     LOG_LEVEL: 'warn',
   };
