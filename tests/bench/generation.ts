@@ -166,6 +166,12 @@ async function main() {
       console.log(
         `   first provider request after ${firstAt - t0Wall} ms; ${((ats.length * LATENCY) / (lastAnswer - firstAt)).toFixed(1)} requests in flight on average; job seen completed ${tEnd - lastAnswer} ms after the last answer`,
       );
+      // Slot turnaround: the k-th answer frees the slot that the (k + concurrency)-th request takes.
+      const gaps = ats.slice(CONCURRENCY).map((at, k) => at - (ats[k]! + LATENCY));
+      if (gaps.length > 0)
+        console.log(
+          `   answer → the slot's next request at the provider: p50 ${pct(gaps, 50)} ms, p90 ${pct(gaps, 90)} ms, max ${pct(gaps, 100)} ms`,
+        );
       console.log(
         `   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item; app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB`,
       );
