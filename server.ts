@@ -296,8 +296,9 @@ export async function main() {
   };
   // Ours alone: it stops everything in order, embedded Postgres last (a library's handler that exits
   // at once would cut the graceful shutdown short). tsx's relay handler, in development, is hidden
-  // from process.listeners() and stays.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  // from process.listeners() and stays. SIGHUP (the terminal closed) too: dying of it would leave
+  // the embedded Postgres, which runs in its own process group, behind.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
     process.on(signal, () => void shutdown(signal));
   }

@@ -20,6 +20,12 @@ export type EmbeddedOptions = {
   fast?: boolean;
   /** Where root keeps what the `postgres` user must reach (default /var/lib/postforge). */
   runtimeDir?: string;
+  /**
+   * Run in its own process group (the app's cluster): Ctrl-C in a terminal signals the whole
+   * foreground group, and the database must outlive the app's graceful shutdown, which stops it
+   * last. Throwaway test clusters stay in the group and go with it.
+   */
+  ownProcessGroup?: boolean;
 };
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void>; dataDir: string };
@@ -360,7 +366,7 @@ async function start(dataDir: string, port: number, runtimeDir: string, opts: Em
       'max_connections=200',
       ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
-    { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup === true },
   );
   // Read its output for as long as it runs (a full pipe would block the server).
   child.stdout!.on('data', keep);

@@ -30,7 +30,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<OpenDatabase
       process.env.DATABASE_URL = embeddedUrl(running.port);
       shared = true;
     } else {
-      embedded = await startEmbeddedPostgres({ dataDir, port: env.EMBEDDED_PG_PORT, persistent: true });
+      embedded = await startEmbeddedPostgres({ dataDir, port: env.EMBEDDED_PG_PORT, persistent: true, ownProcessGroup: true });
       process.env.DATABASE_URL = embedded.url;
     }
   }

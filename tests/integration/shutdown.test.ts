@@ -29,9 +29,10 @@ const launchers: Record<string, readonly [string, readonly string[]]> = {
 };
 type Launcher = string;
 
-function run(env: NodeJS.ProcessEnv, launcher: Launcher = 'node build/server/index.js') {
+/** `ownGroup`: its own process group, as a terminal runs a command (Ctrl-C signals the whole group). */
+function run(env: NodeJS.ProcessEnv, launcher: Launcher = 'node build/server/index.js', ownGroup = false) {
   const [command, args] = launchers[launcher]!;
-  const child = spawn(command, [...args], { cwd: root, env });
+  const child = spawn(command, [...args], { cwd: root, env, detached: ownGroup });
   children.push(child);
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -128,26 +129,29 @@ describe('process lifecycle', () => {
     expect(code).not.toBe(0);
     expect(proc.output()).toContain('ENCRYPTION_KEY');
   }, 30_000);
-  it("with no DATABASE_URL (the README's `npm run app`), it starts its embedded PostgreSQL, serves, and stops both on SIGTERM", async () => {
+  it("with no DATABASE_URL (the README's `npm run app`), it starts its embedded PostgreSQL, serves, and stops both on Ctrl-C", async () => {
     // Nothing may touch the database while the modules load: the embedded one starts after them.
     const port = await freePort();
     const own = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-newcomer-'));
     fs.chmodSync(own, 0o755);
     // `npm run app` does not set NODE_ENV: not production, so it makes its own secrets.
-    const proc = run({
-      ...baseEnv(),
-      NODE_ENV: 'development',
-      DATA_DIR: own,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(await freePort()),
-    });
+    const pgPort = await freePort();
+    const proc = run(
+      { ...baseEnv(), NODE_ENV: 'development', DATA_DIR: own, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) },
+      'node build/server/index.js',
+      true,
+    );
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz (${proc.output()})`, 90_000);
       expect((await fetch(`${base}/`)).status).toBe(200);
-      proc.child.kill('SIGTERM');
+      // Ctrl-C in a terminal signals the whole process group: the database must outlive the app's
+      // graceful shutdown (its own group), not die under it with errors in the log.
+      process.kill(-proc.child.pid!, 'SIGINT');
       expect(await proc.exited, proc.output()).toBe(0);
       expect(proc.output()).not.toMatch(/DATABASE_URL is not set/);
+      expect(proc.output()).not.toMatch(/terminating connection|"level":50/);
+      expect(await refused(pgPort)).toBe(true);
     } finally {
       fs.rmSync(own, { recursive: true, force: true });
     }
