@@ -2,6 +2,7 @@ import { createInstance, type i18n as I18n, type Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type { ClientLoaderFunctionArgs } from '@remix-run/react';
 import { defaultLanguage, namespaces, type ClientNamespace, type Language } from '~/i18n';
+import { memoiseTranslations } from '~/utils/memo-t';
 
 type Catalogue = Resource[string];
 
@@ -42,6 +43,7 @@ export function getI18n(language: Language): I18n {
       // Namespaces added later (a route's own) re-render the components that use them.
       react: { useSuspense: false, bindI18nStore: 'added' },
     });
+    memoiseTranslations(instance);
     instances.set(language, instance);
   }
   return instance;
