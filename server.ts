@@ -141,6 +141,14 @@ function bodyLimit(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
+/**
+ * public/ holds files with an extension (favicon.svg, the build's assets): a page URL such as /app
+ * goes straight on instead of costing a failed stat() (and its error object) on every request.
+ */
+function publicFiles(serve: express.Handler) {
+  return (req: Request, res: Response, next: NextFunction) => (path.extname(req.path) ? serve(req, res, next) : next());
+}
+
 const PERSONAL_TYPES = /^(?:text\/html|application\/json|text\/csv|text\/x-script)/i;
 
 /**
@@ -207,7 +215,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(securityHeaders(env));
   // Fingerprinted assets never change; everything else in public/ may.
   app.use('/build', express.static(path.join(ROOT, 'public/build'), { immutable: true, maxAge: '1y', index: false }));
-  app.use(express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false }));
+  app.use(publicFiles(express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false })));
   app.use(noStoreWhenSignedIn);
   app.use(bodyLimit);
   app.use(sameOriginOnly(env));

@@ -48,8 +48,11 @@ export async function createSession(userId: string, db: Db = sql): Promise<{ id:
 async function sessionIdFrom(request: Request): Promise<string | null> {
   const header = request.headers.get('Cookie');
   if (!header || !header.includes('__session=')) return null;
-  const value = await sessionCookie().parse(header);
-  return typeof value === 'string' && value.length > 0 ? value : null;
+  // Every loader of a page asks; the signature is checked (an HMAC through WebCrypto) once per request.
+  return memoPerRequest(`session-cookie:${header}`, async () => {
+    const value = await sessionCookie().parse(header);
+    return typeof value === 'string' && value.length > 0 ? value : null;
+  });
 }
 
 /** The signed-in session of the request, or null. Rolls the expiry forward once a day. */

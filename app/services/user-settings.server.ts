@@ -1,11 +1,19 @@
 import { sql, type Db } from '../../db/client';
 import { maskedApiKeys, saveApiKeys } from './api-keys.server';
 import { appSettings, lastUsed, type AppSettings, type LastUsed } from '~/utils/input-settings';
+import { memoPerRequest } from '~/utils/request-scope.server';
 
 // SPEC §3 Application settings and User settings (last-used values). Values arrive validated by the
 // strict schemas; reads complete them with the defaults (and drop values that no longer fit).
 
 export async function getSettings(userId: string, db: Db = sql): Promise<AppSettings> {
+  // A page read (the root's theme for a browser without the cookie, the workspace's input tools)
+  // asks for them more than once: one query and one parse per request. Callers never mutate them.
+  if (db === sql) return memoPerRequest(`settings:${userId}`, () => readSettings(userId, sql));
+  return readSettings(userId, db);
+}
+
+async function readSettings(userId: string, db: Db): Promise<AppSettings> {
   const [row] = await db<{ settings: unknown }[]>`SELECT settings FROM user_settings WHERE user_id = ${userId}`;
   return appSettings.stored.parse(row?.settings ?? {});
 }

@@ -1,7 +1,8 @@
-import { createInstance, type i18n as I18n, type Resource } from 'i18next';
+import type { i18n as I18n, Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type { ClientLoaderFunctionArgs } from '@remix-run/react';
 import { defaultLanguage, namespaces, type ClientNamespace, type Language } from '~/i18n';
+import { createTranslator } from '~/utils/translator';
 
 type Catalogue = Resource[string];
 
@@ -27,21 +28,20 @@ export function catalogueFor(language: Language): Catalogue {
 // every render (creating one per request cost about a millisecond of CPU on the server).
 const instances = new Map<Language, I18n>();
 
-/** A synchronous i18next instance, identical on the server render and at hydration. */
+/**
+ * The page's translator, identical on the server render and at hydration. It is utils/translator's
+ * small i18next stand-in (i18next itself stays on the server for actions and e-mail); typed as i18next
+ * because react-i18next takes it in that shape.
+ */
 export function getI18n(language: Language): I18n {
   let instance = instances.get(language);
   if (!instance) {
-    instance = createInstance();
-    void instance.use(initReactI18next).init({
-      lng: language,
-      fallbackLng: defaultLanguage,
-      resources: { [language]: catalogueFor(language) },
+    instance = createTranslator(language, catalogueFor(language), {
       defaultNS: 'common',
-      interpolation: { escapeValue: false },
-      initImmediate: false,
       // Namespaces added later (a route's own) re-render the components that use them.
       react: { useSuspense: false, bindI18nStore: 'added' },
-    });
+    }) as unknown as I18n;
+    initReactI18next.init(instance);
     instances.set(language, instance);
   }
   return instance;
