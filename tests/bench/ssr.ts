@@ -35,23 +35,28 @@ const BARE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 
 type Ports = { app: number; bare: number; floor: number; treeFloor: number; routes: number };
 
-/** The real build reduced to one minimal root route: what any Remix page costs at the least. */
-async function floorBuild(build: import('@remix-run/node').ServerBuild): Promise<import('@remix-run/node').ServerBuild> {
+/** The floor's root: a minimal document with its loader's message (and an <Outlet/> for child routes). */
+async function floorRoot(withOutlet: boolean) {
   const { createElement: h } = await import('react');
-  const { Scripts, useLoaderData } = await import('@remix-run/react');
+  const { Outlet, Scripts, useLoaderData } = await import('@remix-run/react');
   function Floor() {
     const data = useLoaderData() as { message: string };
     return h(
       'html',
       { lang: 'en' },
       h('head', null, h('meta', { charSet: 'utf-8' }), h('title', null, 'Floor')),
-      h('body', null, h('h1', null, data.message), h(Scripts)),
+      h('body', null, h('h1', null, data.message), withOutlet ? h(Outlet) : null, h(Scripts)),
     );
   }
+  return { default: Floor, loader: () => ({ message: 'A minimal Remix route' }) };
+}
+
+/** The real build reduced to one minimal root route: what any Remix page costs at the least. */
+async function floorBuild(build: import('@remix-run/node').ServerBuild): Promise<import('@remix-run/node').ServerBuild> {
   const root = build.assets.routes.root!;
   return {
     ...build,
-    routes: { root: { id: 'root', path: '', module: { default: Floor, loader: () => ({ message: 'A minimal Remix route' }) } } },
+    routes: { root: { id: 'root', path: '', module: await floorRoot(false) } },
     assets: {
       ...build.assets,
       routes: {
@@ -69,23 +74,13 @@ async function floorBuild(build: import('@remix-run/node').ServerBuild): Promise
  * app before any of its own code runs. Requested at /app, the URL of the signed-in target.
  */
 async function routeTreeFloorBuild(build: import('@remix-run/node').ServerBuild): Promise<import('@remix-run/node').ServerBuild> {
-  const { createElement: h } = await import('react');
-  const { Outlet, Scripts, useLoaderData } = await import('@remix-run/react');
-  function Floor() {
-    const data = useLoaderData() as { message: string };
-    return h(
-      'html',
-      { lang: 'en' },
-      h('head', null, h('meta', { charSet: 'utf-8' }), h('title', null, 'Floor')),
-      h('body', null, h('h1', null, data.message), h(Outlet), h(Scripts)),
-    );
-  }
+  const rootModule = await floorRoot(true);
   const Empty = () => null;
   const routes: Record<string, unknown> = {};
   const assets: Record<string, unknown> = {};
   for (const [id, route] of Object.entries(build.routes)) {
     const root = id === 'root';
-    routes[id] = { ...route, module: root ? { default: Floor, loader: () => ({ message: 'A minimal Remix route' }) } : { default: Empty } };
+    routes[id] = { ...route, module: root ? rootModule : { default: Empty } };
     assets[id] = {
       ...build.assets.routes[id]!,
       hasLoader: root,
