@@ -108,15 +108,14 @@ export async function reviveAbandoned(db: Db = sql): Promise<number> {
 }
 
 /** A key lookup that asks the database once per user and provider (the items of one claim). */
-function memoKeys(): KeyLookup & { settled: () => Promise<unknown> } {
+function memoKeys(): KeyLookup {
   const memo = new Map<string, Promise<string | null>>();
-  const lookup = (userId: string, provider: Provider) => {
+  return (userId: string, provider: Provider) => {
     const k = `${provider}:${userId}`;
     let key = memo.get(k);
     if (!key) memo.set(k, (key = providerKey(userId, provider)));
     return key;
   };
-  return Object.assign(lookup, { settled: () => Promise.allSettled(memo.values()) });
 }
 
 export type GenerationLoop = {
@@ -178,7 +177,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
   // replaces it runs while the providers work. The answered item moves to `booking` (its result and
   // hold are being written); its CPU work (conversion, booking) waits until its slot's next item
   // has gone out, so new requests leave first when many answers land together.
-  type Waiting = { resultId: string; attempt: number; grant: () => void; withdraw: (err: Error) => void; task?: Promise<void> };
+  type Waiting = { resultId: string; attempt: number; grant: () => void; withdraw: (err: Error) => void; task: Promise<void> };
   const waiting = new Map<string, Waiting>();
   const booking = new Map<string, { resultId: string; task: Promise<void> }>();
   /** Items sent to their provider since the last claim (the claim records it: started_at). */
@@ -210,7 +209,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     for (const [jobId, w] of waiting) {
       if (stopping || inFlight.size >= concurrency) break;
       waiting.delete(jobId);
-      inFlight.set(jobId, w.task!);
+      inFlight.set(jobId, w.task);
       started.push(w.resultId);
       w.grant();
       granted++;
@@ -237,8 +236,6 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
       const gate = new Promise<void>((resolve) => refillWaiters.push({ seq, resolve }));
       return Promise.race([gate, new Promise<void>((r) => setTimeout(r, GATE_MAX_MS))]).then(cpuTurn);
     };
-    const entry: Waiting = { resultId: item.resultId, attempt: item.attempt, grant, withdraw };
-    if (item.leased) waiting.set(item.jobId, entry);
     const task: Promise<void> = (async () => {
       try {
         await processItem(item, undefined, { keyOf, onAnswered, slot: () => slot });
@@ -255,7 +252,8 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
         wake();
       }
     })();
-    entry.task = task;
+    // Next in line until a slot is granted (processItem waits for it past its first await).
+    if (item.leased) waiting.set(item.jobId, { resultId: item.resultId, attempt: item.attempt, grant, withdraw, task });
   };
 
   /** Waiting items whose run was canceled are dropped (their rows are already canceled and refunded). */
