@@ -11,6 +11,7 @@ import helmet from 'helmet';
 import onHeaders from 'on-headers';
 import { languageFromHeaders, resources } from './app/i18n.server';
 import { readCookie } from './app/utils/cookies.server';
+import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.server';
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
 import { requestScope } from './app/utils/request-scope.server';
@@ -193,6 +194,20 @@ function databaseGate(db: OpenDatabase) {
   };
 }
 
+/**
+ * The anonymous landing page from the landing cache (app/utils/landing-cache.server.ts), answered
+ * before Remix matches routes and runs loaders; a miss goes on to Remix, which renders and stores it.
+ */
+function landingFromCache(req: Request, res: Response, next: NextFunction) {
+  const key = landingRequestKey(req.method, req.originalUrl, req.get('cookie'), req.get('accept-language'));
+  const hit = key && cachedLanding(key, res.locals.cspNonce as string);
+  if (!hit) return next();
+  for (const [name, value] of hit.headers) res.setHeader(name, value);
+  res.setHeader('X-Page-Cache', 'hit');
+  res.setHeader('Content-Length', hit.body.length);
+  res.end(hit.body);
+}
+
 export function createApp({ env, db, build, logger }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -221,6 +236,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(sameOriginOnly(env));
   app.post('/webhooks/stripe', ...stripeWebhookHandler);
   app.use(databaseGate(db));
+  app.use(landingFromCache);
   // Reads: one memo scope per request (the session is looked up once for all loaders).
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
   app.all(

@@ -6,6 +6,7 @@ import { languages } from './i18n';
 import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
 import { NonceProvider } from './utils/nonce';
+import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './utils/landing-cache.server';
 import { failedForDatabase, noteDatabaseError, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './utils/db-unavailable.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
@@ -13,37 +14,26 @@ for (const language of languages) registerCatalogue(language, clientResources(la
 const ABORT_DELAY = 5_000;
 
 /**
- * The anonymous landing page, rendered once per distinct root data and served again with the
- * request's CSP nonce. It is cached only when what it is rendered from is anonymous: the `/` route
- * without a query, no user, no toast, no Set-Cookie. The key is that root data itself (language,
- * time zone, catalogue version), so no personal value can be in a cached page, and none can differ
- * between the requests that share it.
+ * The key to keep this render under in the landing cache, or null. Only an anonymous page is kept:
+ * the `/` route without a query, no user, no toast, no settings, no Set-Cookie. The key is made from
+ * that root data, and the page is kept only when the request's own key (what server.ts looks up
+ * before Remix runs) is the same, so no personal value can be in a cached page.
  */
-const LANDING_TTL_MS = 5 * 60 * 1000;
-const LANDING_MAX_ENTRIES = 64;
-const landingCache = new Map<string, { at: number; parts: Buffer[] }>();
-
-function landingKey(request: Request, status: number, headers: Headers, context: EntryContext): string | null {
-  if (request.method !== 'GET' || status !== 200 || headers.has('Set-Cookie')) return null;
+function landingCacheKey(request: Request, status: number, headers: Headers, context: EntryContext): string | null {
+  if (status !== 200 || headers.has('Set-Cookie')) return null;
   const url = new URL(request.url);
-  if (url.pathname !== '/' || url.search) return null;
+  const requestKey = landingRequestKey(
+    request.method,
+    url.pathname + url.search,
+    request.headers.get('Cookie') ?? undefined,
+    request.headers.get('Accept-Language') ?? undefined,
+  );
+  if (!requestKey) return null;
   const { matches, loaderData, actionData, errors } = context.staticHandlerContext;
   if (actionData || errors || matches.at(-1)?.route.id !== 'routes/_index') return null;
-  const root = loaderData.root as { user?: unknown; toast?: unknown } | undefined;
-  if (!root || root.user !== null || root.toast !== null) return null;
-  return JSON.stringify(root);
-}
-
-/** The pieces of body between occurrences of separator (the nonce). */
-function splitAround(body: Buffer, separator: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (let at = body.indexOf(separator); at !== -1; at = body.indexOf(separator, from)) {
-    parts.push(body.subarray(from, at));
-    from = at + separator.length;
-  }
-  parts.push(body.subarray(from));
-  return parts;
+  const root = loaderData.root as (LandingInputs & { user?: unknown; toast?: unknown; settings?: unknown }) | undefined;
+  if (!root || root.user !== null || root.toast !== null || root.settings !== null) return null;
+  return landingKey(root) === requestKey ? requestKey : null;
 }
 
 /**
@@ -79,17 +69,8 @@ export default async function handleRequest(
     return new Response(html, { status: 503, headers: { ...unavailableHeaders, 'Content-Type': 'text/html; charset=utf-8' } });
   }
   const nonce = loadContext.cspNonce ?? '';
-  const key = nonce ? landingKey(request, responseStatusCode, responseHeaders, remixContext) : null;
+  const key = nonce ? landingCacheKey(request, responseStatusCode, responseHeaders, remixContext) : null;
   responseHeaders.set('Content-Type', 'text/html; charset=utf-8');
-  if (key) {
-    const hit = landingCache.get(key);
-    if (hit && Date.now() - hit.at < LANDING_TTL_MS) {
-      responseHeaders.set('X-Page-Cache', 'hit');
-      const fresh = Buffer.from(nonce);
-      const body = Buffer.concat(hit.parts.flatMap((part, i) => (i ? [fresh, part] : [part])));
-      return Promise.resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
-    }
-  }
   return new Promise<Response>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const sink = new Writable({
@@ -101,10 +82,7 @@ export default async function handleRequest(
         // Clearing the abort timer releases the finished render at once (RSS under load).
         clearTimeout(timer);
         const body = Buffer.concat(chunks);
-        if (key && responseStatusCode === 200) {
-          if (landingCache.size >= LANDING_MAX_ENTRIES) landingCache.delete(landingCache.keys().next().value!);
-          landingCache.set(key, { at: Date.now(), parts: splitAround(body, Buffer.from(nonce)) });
-        }
+        if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
         resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
         done();
       },

@@ -39,6 +39,14 @@ const entries = {
   index: `import { main } from './server';\nawait main();\n`,
   ledger: `import './app/cli/ledger';\n`,
   migrate: `import { migrateCli } from './db/migrate';\nawait migrateCli();\n`,
+  // The server's parts for a tool that runs it inside its own process (bench:ssr measures the
+  // compiled production code, as `npm start` runs it, next to its baselines).
+  app: [
+    `export { createApp, loadBuild } from './server';`,
+    `export { loadEnv } from './app/utils/env.server';`,
+    `export { getLogger } from './app/utils/logger.server';`,
+    `export { getSql } from './db/client';`,
+  ].join('\n'),
 };
 
 fs.rmSync(outdir, { recursive: true, force: true });

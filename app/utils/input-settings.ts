@@ -90,12 +90,16 @@ type Fields = Record<string, z.ZodTypeAny>;
 function strictOf<F extends Fields>(fields: F) {
   return z.object(Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.optional()])) as { [K in keyof F]: z.ZodOptional<F[K]> });
 }
-/** Every field present: a missing or invalid value becomes its default. */
+/**
+ * Every field present: a missing or invalid value becomes its default. A missing one takes it
+ * without failing first (a failure builds an error with its issues: most stored objects are sparse,
+ * and the page shells read them on every request).
+ */
 function storedOf<F extends Fields, D extends { [K in keyof F]: z.infer<F[K]> }>(fields: F, defaults: D) {
   return z
     .object(
-      Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.catch(defaults[k as keyof D])])) as {
-        [K in keyof F]: z.ZodCatch<F[K]>;
+      Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.default(defaults[k as keyof D]).catch(defaults[k as keyof D])])) as {
+        [K in keyof F]: z.ZodCatch<z.ZodDefault<F[K]>>;
       },
     )
     .catch(defaults as never);

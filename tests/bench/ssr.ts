@@ -1,7 +1,7 @@
 /**
- * SSR benchmark (issue 2 §9): `npm run bench:ssr` after `npx remix build`.
+ * SSR benchmark (issue 2 §9): `npm run bench:ssr` after `npm run build`.
  *
- * The production app (createApp from server.ts, production build, NODE_ENV=production) runs in a
+ * The production app (createApp of the compiled server, production build, NODE_ENV=production) runs in a
  * CHILD process on a fresh database, together with a bare Express handler that returns a static
  * page (another port, same process): the baseline. This process drives autocannon against both,
  * so the load generator's memory never counts as server memory; the server's peak RSS is read
@@ -21,7 +21,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -96,10 +96,20 @@ async function routeTreeFloorBuild(build: import('@remix-run/node').ServerBuild)
 // ---------------------------------------------------------------- child: the server under test
 async function serve() {
   const { default: express } = await import('express');
-  const { createApp, loadBuild } = await import('../../server');
-  const { loadEnv } = await import('../../app/utils/env.server');
-  const { getLogger } = await import('../../app/utils/logger.server');
-  const { getSql } = await import('../../db/client');
+  // The compiled server (`npm run build`), as `npm start` and the image run it; else the sources.
+  const compiled = path.join(ROOT, 'build/server/app.js');
+  type ServerParts = typeof import('../../server') &
+    Pick<typeof import('../../app/utils/env.server'), 'loadEnv'> &
+    Pick<typeof import('../../app/utils/logger.server'), 'getLogger'> &
+    Pick<typeof import('../../db/client'), 'getSql'>;
+  const { createApp, loadBuild, loadEnv, getLogger, getSql } = fs.existsSync(compiled)
+    ? ((await import(pathToFileURL(compiled).href)) as ServerParts)
+    : {
+        ...(await import('../../server')),
+        ...(await import('../../app/utils/env.server')),
+        ...(await import('../../app/utils/logger.server')),
+        ...(await import('../../db/client')),
+      };
 
   const env = loadEnv();
   const build = await loadBuild();
@@ -184,9 +194,11 @@ async function landingJavaScript(base: string): Promise<{ files: { file: string;
 
 async function main() {
   if (!fs.existsSync(path.join(ROOT, 'build/index.js'))) {
-    console.error('No production build: run `npx remix build` first.');
+    console.error('No production build: run `npm run build` first.');
     process.exit(1);
   }
+  if (!fs.existsSync(path.join(ROOT, 'build/server/app.js')))
+    console.log('(no build/server/app.js: the server runs from its sources under tsx; `npm run build` for the compiled server)');
   const { startTestCluster, freshDatabase } = await import('../support/database');
   const cluster = await startTestCluster();
   const databaseUrl = await freshDatabase(cluster.url, 'pf_bench');
@@ -206,6 +218,10 @@ async function main() {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const stopAll = async () => {
+    // A disconnect makes the child exit by itself, so flags such as --cpu-prof write their output.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (child.connected) child.disconnect();
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     child.kill('SIGTERM');
     const { closeSql } = await import('../../db/client');
     await closeSql();
@@ -307,9 +323,10 @@ async function main() {
     for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
 
     const row = (name: string) => rows.find((r) => r.name === name);
+    // A target left out by BENCH_TARGETS is reported as not measured, never as met.
     const ratio = (name: string, min: number, of = base) => {
       const r = row(name);
-      return r ? r.rps / of >= min : true;
+      return r ? r.rps / of >= min : null;
     };
     const floorRow = row('Remix floor route')!;
     const appRow = row('/app signed in');
@@ -324,16 +341,18 @@ async function main() {
           `${((appRow.rps / treeRow.rps) * 100).toFixed(1)} % of its req/s, ${((treeRow.cpuPerReq / appRow.cpuPerReq) * 100).toFixed(1)} % by CPU per request`,
       );
     }
+    const pages = rows.filter((r) => r.name.startsWith('/'));
     const goals = [
       ['/app ≥ 70 % of the Remix floor', ratio('/app signed in', 0.7, floorRow.rps)],
-      ['/app p99 < 150 ms', !appRow || appRow.p99 < 150],
+      ['/app p99 < 150 ms', appRow ? appRow.p99 < 150 : null],
+      ['/app ≥ 12 % of bare (issue 2)', ratio('/app signed in', 0.12)],
       ['/ en ≥ 35 % of bare', ratio('/ signed out, en', 0.35)],
       ['/ zh-HK ≥ 35 % of bare', ratio('/ signed out, zh-HK', 0.35)],
-      ['p99 < 200 ms (/, /app)', rows.slice(1).every((r) => r.name === 'floor, app routes' || r.p99 < 200)],
+      ['p99 < 200 ms (/, /app)', pages.length ? pages.every((r) => r.p99 < 200) : null],
       ['peak RSS < 250 MB', hwm < 250],
       ['landing JS ≤ 110 KB gzip', js.total <= 110 * 1024],
     ] as const;
-    console.log('\ngoals: ' + goals.map(([g, ok]) => `${ok ? 'ok' : 'MISSED'} ${g}`).join('; '));
+    console.log('\ngoals: ' + goals.map(([g, ok]) => `${ok === null ? 'not measured:' : ok ? 'ok' : 'MISSED'} ${g}`).join('; '));
   } finally {
     await stopAll();
   }

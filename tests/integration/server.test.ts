@@ -160,6 +160,38 @@ describe('server', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-page-cache')).toBeNull();
   });
+
+  it('answers a hit with the headers of the render it keeps', async () => {
+    const c = new TestClient(app.url, { 'accept-language': 'en' });
+    const first = await c.get('/');
+    const hit = await c.get('/');
+    expect(hit.headers.get('x-page-cache')).toBe('hit');
+    for (const name of ['content-type', 'vary']) expect(hit.headers.get(name)).toBe(first.headers.get(name));
+    expect(hit.headers.get('content-security-policy')).toContain(`'nonce-${nonceOf(hit)}'`);
+    expect(hit.headers.get('set-cookie')).toBeNull();
+    // The same page apart from the nonce.
+    expect((await hit.text()).replaceAll(nonceOf(hit), 'N')).toBe((await first.text()).replaceAll(nonceOf(first), 'N'));
+  });
+
+  it('keeps a page per theme and never shares one with a query or an unknown cookie', async () => {
+    const dark = new TestClient(app.url, { 'accept-language': 'en' });
+    dark.cookies.set('theme', 'dark');
+    await dark.get('/');
+    const darkHit = await dark.get('/');
+    expect(darkHit.headers.get('x-page-cache')).toBe('hit');
+    expect(await darkHit.text()).toMatch(/<html[^>]*class="[^"]*\bdark\b/);
+    const light = new TestClient(app.url, { 'accept-language': 'en' });
+    await light.get('/');
+    const lightHit = await light.get('/');
+    expect(lightHit.headers.get('x-page-cache')).toBe('hit');
+    expect(await lightHit.text()).not.toMatch(/<html[^>]*class="[^"]*\bdark\b/);
+
+    const other = new TestClient(app.url, { 'accept-language': 'en' });
+    for (let i = 0; i < 2; i++) {
+      expect((await other.get('/', { cookie: 'campaign=spring' })).headers.get('x-page-cache')).toBeNull();
+      expect((await other.get('/?ref=newsletter')).headers.get('x-page-cache')).toBeNull();
+    }
+  });
 });
 
 describe('request log', () => {
