@@ -2,8 +2,9 @@
  * SSR benchmark (issue 2 §9): `npm run bench:ssr` after `npm run build`.
  *
  * The production app (createApp of the compiled server, production build, NODE_ENV=production) runs in a
- * CHILD process on a fresh database, together with a bare Express handler that returns a static
- * page (another port, same process): the baseline. This process drives autocannon against both,
+ * CHILD process (tests/bench/ssr-server.ts, compiled to plain JavaScript and run by node alone) on a
+ * fresh database, together with a bare Express handler that returns a static page (another port,
+ * same process): the baseline. This process drives autocannon against both,
  * so the load generator's memory never counts as server memory; the server's peak RSS is read
  * from /proc/<pid>/status (VmHWM) of the child.
  *
@@ -16,141 +17,17 @@
  * loads (the language catalogue script included).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import type { Ports } from './ssr-server';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SELF = fileURLToPath(import.meta.url);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-
-const BARE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Postforge</title></head>
-<body><h1>Postforge</h1><p>A static page served by a bare Express handler.</p></body></html>`;
-
-type Ports = { app: number; bare: number; floor: number; treeFloor: number; routes: number };
-
-/** The floor's root: a minimal document with its loader's message (and an <Outlet/> for child routes). */
-async function floorRoot(withOutlet: boolean) {
-  const { createElement: h } = await import('react');
-  const { Outlet, Scripts, useLoaderData } = await import('@remix-run/react');
-  function Floor() {
-    const data = useLoaderData() as { message: string };
-    return h(
-      'html',
-      { lang: 'en' },
-      h('head', null, h('meta', { charSet: 'utf-8' }), h('title', null, 'Floor')),
-      h('body', null, h('h1', null, data.message), withOutlet ? h(Outlet) : null, h(Scripts)),
-    );
-  }
-  return { default: Floor, loader: () => ({ message: 'A minimal Remix route' }) };
-}
-
-/** The real build reduced to one minimal root route: what any Remix page costs at the least. */
-async function floorBuild(build: import('@remix-run/node').ServerBuild): Promise<import('@remix-run/node').ServerBuild> {
-  const root = build.assets.routes.root!;
-  return {
-    ...build,
-    routes: { root: { id: 'root', path: '', module: await floorRoot(false) } },
-    assets: {
-      ...build.assets,
-      routes: {
-        root: { ...root, hasLoader: true, hasAction: false, hasClientAction: false, hasClientLoader: false, hasErrorBoundary: false },
-      },
-    },
-  } as import('@remix-run/node').ServerBuild;
-}
-
-/**
- * The floor with the app's own route tree: every route of the build (ids, paths, nesting) with an
- * empty module, the root a minimal document with an <Outlet/>. Remix matches a URL against the whole
- * tree several times per request (server match, data query, the render's router, the partial
- * manifest) and builds its route objects for every route; this row shows what that costs for this
- * app before any of its own code runs. Requested at /app, the URL of the signed-in target.
- */
-async function routeTreeFloorBuild(build: import('@remix-run/node').ServerBuild): Promise<import('@remix-run/node').ServerBuild> {
-  const rootModule = await floorRoot(true);
-  const Empty = () => null;
-  const routes: Record<string, unknown> = {};
-  const assets: Record<string, unknown> = {};
-  for (const [id, route] of Object.entries(build.routes)) {
-    const root = id === 'root';
-    routes[id] = { ...route, module: root ? rootModule : { default: Empty } };
-    assets[id] = {
-      ...build.assets.routes[id]!,
-      hasLoader: root,
-      hasAction: false,
-      hasClientAction: false,
-      hasClientLoader: false,
-      hasErrorBoundary: false,
-    };
-  }
-  return { ...build, routes, assets: { ...build.assets, routes: assets } } as import('@remix-run/node').ServerBuild;
-}
-
-// ---------------------------------------------------------------- child: the server under test
-async function serve() {
-  const { default: express } = await import('express');
-  // The compiled server (`npm run build`), as `npm start` and the image run it; else the sources.
-  const compiled = path.join(ROOT, 'build/server/app.js');
-  type ServerParts = typeof import('../../server') &
-    Pick<typeof import('../../app/utils/env.server'), 'loadEnv'> &
-    Pick<typeof import('../../app/utils/logger.server'), 'getLogger'> &
-    Pick<typeof import('../../db/client'), 'getSql'>;
-  const { createApp, loadBuild, loadEnv, getLogger, getSql } = fs.existsSync(compiled)
-    ? ((await import(pathToFileURL(compiled).href)) as ServerParts)
-    : {
-        ...(await import('../../server')),
-        ...(await import('../../app/utils/env.server')),
-        ...(await import('../../app/utils/logger.server')),
-        ...(await import('../../db/client')),
-      };
-
-  const env = loadEnv();
-  const build = await loadBuild();
-  const app = createApp({ env, db: { sql: getSql(), embedded: false, close: async () => {} }, build, logger: getLogger() });
-  const { createRequestHandler } = await import('@remix-run/express');
-  const floor = express();
-  floor.disable('x-powered-by');
-  floor.all(
-    '*',
-    createRequestHandler({ build: await floorBuild(build), mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }),
-  );
-  const treeFloor = express();
-  treeFloor.disable('x-powered-by');
-  treeFloor.all(
-    '*',
-    createRequestHandler({
-      build: await routeTreeFloorBuild(build),
-      mode: 'production',
-      getLoadContext: () => ({ cspNonce: '', clientIp: '' }),
-    }),
-  );
-  const bare = express();
-  bare.disable('x-powered-by');
-  bare.get('/', (_req, res) => void res.type('html').send(BARE_PAGE));
-
-  const listen = (handler: http.RequestListener) =>
-    new Promise<number>((resolve) => {
-      const server = http.createServer(handler);
-      server.keepAliveTimeout = 65_000;
-      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-    });
-  const ports: Ports = {
-    app: await listen(app),
-    bare: await listen(bare),
-    floor: await listen(floor),
-    treeFloor: await listen(treeFloor),
-    routes: Object.keys(build.routes).length,
-  };
-  process.send!(ports);
-  process.on('disconnect', () => process.exit(0));
-}
 
 // ---------------------------------------------------------------- parent: the load generator
 type AcResult = {
@@ -193,12 +70,21 @@ async function landingJavaScript(base: string): Promise<{ files: { file: string;
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(ROOT, 'build/index.js'))) {
+  if (!fs.existsSync(path.join(ROOT, 'build/index.js')) || !fs.existsSync(path.join(ROOT, 'build/server/app.js'))) {
     console.error('No production build: run `npm run build` first.');
     process.exit(1);
   }
-  if (!fs.existsSync(path.join(ROOT, 'build/server/app.js')))
-    console.log('(no build/server/app.js: the server runs from its sources under tsx; `npm run build` for the compiled server)');
+  // The server side as plain JavaScript, next to the build so that its packages resolve.
+  const serverScript = path.join(ROOT, 'build/bench/ssr-server.mjs');
+  const { build: esbuild } = await import('esbuild');
+  await esbuild({
+    entryPoints: [path.join(ROOT, 'tests/bench/ssr-server.ts')],
+    outfile: serverScript,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   const { startTestCluster, freshDatabase } = await import('../support/database');
   const cluster = await startTestCluster();
   const databaseUrl = await freshDatabase(cluster.url, 'pf_bench');
@@ -213,8 +99,9 @@ async function main() {
   });
 
   // The server logs a line per request as in production; its stdout goes to /dev/null.
-  const child: ChildProcess = fork(SELF, ['--serve'], {
-    execArgv: [...(process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean), '--import', 'tsx'],
+  const child: ChildProcess = fork(serverScript, [], {
+    // The flags of `npm start`.
+    execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const stopAll = async () => {
@@ -247,13 +134,15 @@ async function main() {
     const { setCookie } = await createSession(user!.id);
     const sessionCookie = setCookie.split(';')[0]!;
 
+    // The app's targets run before the floors, so the server's peak RSS (VmHWM, which only grows)
+    // is read before the floors' extra Remix handlers add their own.
     const targets = [
-      { name: 'bare Express handler', url: `${bareBase}/`, headers: {} as Record<string, string> },
-      { name: 'Remix floor route', url: `${floorBase}/`, headers: {} as Record<string, string> },
-      { name: 'floor, app routes', url: `http://127.0.0.1:${ports.treeFloor}/app`, headers: {} as Record<string, string> },
-      { name: '/ signed out, en', url: `${appBase}/`, headers: { 'accept-language': 'en-US,en;q=0.9' } },
-      { name: '/ signed out, zh-HK', url: `${appBase}/`, headers: { 'accept-language': 'zh-HK,zh;q=0.9' } },
-      { name: '/app signed in', url: `${appBase}/app`, headers: { 'accept-language': 'en', cookie: sessionCookie } },
+      { name: 'bare Express handler', url: `${bareBase}/`, headers: {} as Record<string, string>, baseline: true },
+      { name: '/ signed out, en', url: `${appBase}/`, headers: { 'accept-language': 'en-US,en;q=0.9' }, baseline: false },
+      { name: '/ signed out, zh-HK', url: `${appBase}/`, headers: { 'accept-language': 'zh-HK,zh;q=0.9' }, baseline: false },
+      { name: '/app signed in', url: `${appBase}/app`, headers: { 'accept-language': 'en', cookie: sessionCookie }, baseline: false },
+      { name: 'Remix floor route', url: `${floorBase}/`, headers: {} as Record<string, string>, baseline: true },
+      { name: 'floor, app routes', url: `http://127.0.0.1:${ports.treeFloor}/app`, headers: {} as Record<string, string>, baseline: true },
     ];
 
     const only = process.env.BENCH_TARGETS?.split(',');
@@ -269,7 +158,9 @@ async function main() {
       rss: number;
     }[] = [];
     let peakRss = 0;
-    for (const t of targets.filter((t, i) => i <= 2 || !only || only.some((o) => t.name.includes(o)))) {
+    let hwm = 0;
+    for (const t of targets.filter((t) => t.baseline || !only || only.some((o) => t.name.includes(o)))) {
+      if (t.name === 'Remix floor route') hwm = vm(child.pid!, 'VmHWM');
       const probe = await fetch(t.url, { headers: t.headers, redirect: 'manual' });
       await probe.arrayBuffer();
       const status = `${probe.status}${probe.headers.get('x-page-cache') ? ` (${probe.headers.get('x-page-cache')})` : ''}`;
@@ -295,7 +186,6 @@ async function main() {
         rss: runRss,
       });
     }
-    const hwm = vm(child.pid!, 'VmHWM');
     const js = await landingJavaScript(appBase);
 
     const base = rows[0]!.rps;
@@ -317,7 +207,8 @@ async function main() {
         '"RSS MB" is the highest server RSS sampled during that run.',
     );
     console.log(
-      `\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process; highest sampled VmRSS under load ${peakRss.toFixed(0)} MB)`,
+      `\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process after the app's targets, before the floors; ` +
+        `highest sampled VmRSS under load, floors included, ${peakRss.toFixed(0)} MB)`,
     );
     console.log(`landing page JavaScript: ${(js.total / 1024).toFixed(1)} KB gzip in ${js.files.length} files`);
     for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
@@ -358,5 +249,4 @@ async function main() {
   }
 }
 
-if (process.argv.includes('--serve')) await serve();
-else await main();
+await main();
