@@ -30,32 +30,41 @@ function gate() {
 }
 
 describe('takeTurns', () => {
-  it('lets at most `slots` requests in at once and the others in order of arrival', async () => {
+  it('lets at most `slots` requests in at once and the others in the order they reached it', async () => {
     let active = 0;
     let most = 0;
+    const arrived: string[] = [];
     const started: string[] = [];
-    const url = await serve(2, 60_000, async (req, res) => {
-      started.push(req.params.id!);
-      most = Math.max(most, ++active);
-      await pause(40);
-      active--;
-      res.send(req.params.id);
-    });
+    const url = await serve(
+      2,
+      60_000,
+      async (req, res) => {
+        started.push(req.params.id!);
+        most = Math.max(most, ++active);
+        await pause(40);
+        active--;
+        res.send(req.params.id);
+      },
+      (req, _res, next) => {
+        arrived.push(req.path.slice(1));
+        next();
+      },
+    );
     const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
-    const answers: Promise<string>[] = [];
-    for (const id of ids) {
-      answers.push(fetch(`${url}/${id}`).then((r) => r.text()));
-      await pause(10);
-    }
-    expect(await Promise.all(answers)).toEqual(ids);
+    expect(await Promise.all(ids.map((id) => fetch(`${url}/${id}`).then((r) => r.text())))).toEqual(ids);
     expect(most).toBe(2);
-    expect(started).toEqual(ids);
+    expect([...arrived].sort()).toEqual(ids);
+    expect(started).toEqual(arrived);
   });
 
   it('gives a turn on when its request has waited out the slot time (a slow site holds no one up)', async () => {
     const slow = gate();
+    const slowStarted = gate();
     const url = await serve(1, 100, async (req, res) => {
-      if (req.params.id === 'slow') await slow.opened;
+      if (req.params.id === 'slow') {
+        slowStarted.open();
+        await slow.opened;
+      }
       res.send(req.params.id);
     });
     let slowDone = false;
@@ -63,8 +72,9 @@ describe('takeTurns', () => {
       slowDone = true;
       return r.text();
     });
-    await pause(10);
-    // Without the slot time this would wait for the slow request, which waits for this one.
+    await slowStarted.opened;
+    // The slow request holds the only turn: without the slot time this one would wait for it,
+    // and it waits for this one.
     expect(await (await fetch(`${url}/fast`)).text()).toBe('fast');
     expect(slowDone).toBe(false);
     slow.open();
@@ -73,20 +83,38 @@ describe('takeTurns', () => {
 
   it('gives the turn of a client that left while waiting to the next one', async () => {
     const hold = gate();
+    const firstStarted = gate();
+    const leftArrived = gate();
+    const leftClosed = gate();
     const ran: string[] = [];
-    const url = await serve(1, 60_000, async (req, res) => {
-      ran.push(req.params.id!);
-      if (req.params.id === 'first') await hold.opened;
-      res.send(req.params.id);
-    });
+    const url = await serve(
+      1,
+      60_000,
+      async (req, res) => {
+        ran.push(req.params.id!);
+        if (req.params.id === 'first') {
+          firstStarted.open();
+          await hold.opened;
+        }
+        res.send(req.params.id);
+      },
+      (req, res, next) => {
+        if (req.path === '/left') {
+          res.once('close', leftClosed.open);
+          leftArrived.open();
+        }
+        next();
+      },
+    );
     const first = fetch(`${url}/first`).then((r) => r.text());
-    await pause(20);
+    await firstStarted.opened;
     const leaving = new AbortController();
     const left = fetch(`${url}/left`, { signal: leaving.signal }).catch(() => 'aborted');
-    await pause(20);
+    await leftArrived.opened;
     leaving.abort();
     expect(await left).toBe('aborted');
-    await pause(20);
+    // The server has seen the client go while its request was still waiting for the turn.
+    await leftClosed.opened;
     hold.open();
     expect(await first).toBe('first');
     expect(await (await fetch(`${url}/next`)).text()).toBe('next');
