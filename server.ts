@@ -275,8 +275,8 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.post('/webhooks/stripe', ...stripeWebhookHandler);
   app.use(databaseGate(db));
   app.use(landingFromCache);
-  // Reads: one memo scope per request (the session is looked up once for all loaders).
   app.use(takeTurns(REMIX_SLOTS, REMIX_SLOT_MS));
+  // Reads: one memo scope per request (the session is looked up once for all loaders).
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
   app.all(
     '*',

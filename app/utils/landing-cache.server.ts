@@ -2,6 +2,7 @@ import { languageCookieName, type Language } from '~/i18n';
 import { catalogueVersion, languageFromHeaders } from '~/i18n.server';
 import { readCookies } from '~/utils/cookies.server';
 import { singleton } from '~/utils/singleton.server';
+import { THEME_COOKIE, themeFromCookieHeader } from '~/utils/theme.server';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '~/utils/time-zone';
 
 // The anonymous landing page is the same for everyone who shares its language, time zone and theme
@@ -24,7 +25,7 @@ export function landingKey({ language, timeZone, theme }: LandingInputs): string
 }
 
 /** Cookies that only choose among cached variants; any other (a session, a toast) makes the page personal. */
-const VARIANT_COOKIES = new Set([languageCookieName, TIME_ZONE_COOKIE, 'theme']);
+const VARIANT_COOKIES = new Set([languageCookieName, TIME_ZONE_COOKIE, THEME_COOKIE]);
 
 /**
  * The key a request for `/` would be rendered under, worked out as the root loader does; null when
@@ -42,7 +43,7 @@ export function landingRequestKey(
   return landingKey({
     language: languageFromHeaders(cookie, acceptLanguage),
     timeZone: validTimeZone(cookies[TIME_ZONE_COOKIE]) ?? DEFAULT_TIME_ZONE,
-    theme: cookies.theme === 'dark' ? 'dark' : 'light',
+    theme: themeFromCookieHeader(cookie) ?? 'light',
   });
 }
 
