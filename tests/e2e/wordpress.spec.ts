@@ -17,6 +17,20 @@ async function makePro(email: string) {
   }
 }
 
+// When a test here fails, say whether the test WordPress itself still answers, so a site that went
+// down is told apart from a fault of the app.
+test.afterEach(async ({}, testInfo) => {
+  if (testInfo.status === testInfo.expectedStatus) return;
+  let probe: string;
+  try {
+    const res = await fetch(`${wp().url}/?rest_route=/`, { signal: AbortSignal.timeout(5_000) });
+    probe = `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
+  } catch (error) {
+    probe = String((error as Error).cause ?? error);
+  }
+  console.log(`[wordpress.spec] the test WordPress at ${wp().url} answered: ${probe}`);
+});
+
 test('connect a WordPress site, manage it and its scheduled posts', async ({ page }) => {
   test.setTimeout(180_000);
   const account = await createAccount(page, 'wp-sites');

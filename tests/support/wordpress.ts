@@ -93,6 +93,59 @@ async function waitForPort(port: number, proc: ChildProcess, what: string, log: 
   }
 }
 
+// A port from freePort() is only free until someone binds it: two picked back to back can be the
+// same one (about 1 in 7,000 here), and then a TCP connect reaches the other server. So each server
+// is started on its own fresh port and counted as up only when it says so itself: MariaDB in its
+// log, WordPress by answering its REST index. A server that lost its port is started again on another.
+const START_ATTEMPTS = 3;
+
+async function waitForMariaDb(port: number, db: ReturnType<typeof startMariaDb>, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (db.proc.exitCode !== null || db.proc.signalCode !== null) {
+      throw new Error(`MariaDB exited (${db.proc.exitCode ?? db.proc.signalCode}): ${db.log().slice(-2000)}`);
+    }
+    if (db.log().includes('ready for connections')) return waitForPort(port, db.proc, 'MariaDB', db.log, timeoutMs);
+    if (Date.now() > deadline) throw new Error(`MariaDB did not start on ${port}: ${db.log().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function startMariaDbOnFreePort(dataDir: string) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const db = startMariaDb(dataDir, port);
+    try {
+      await waitForMariaDb(port, db);
+      return { ...db, port };
+    } catch (error) {
+      await stopProcess(db.proc);
+      if (attempt >= START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Resolves once the server on `url` is this WordPress: its REST index lists the wp/v2 namespace. */
+async function waitForWordPress(url: string, proc: ChildProcess, log: () => string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`php -S exited (${proc.exitCode ?? proc.signalCode}): ${log().slice(-2000)}`);
+    }
+    try {
+      const res = await fetch(`${url}/?rest_route=/`, { signal: AbortSignal.timeout(5_000) });
+      const text = await res.text();
+      if (res.ok && (JSON.parse(text) as { namespaces?: string[] }).namespaces?.includes('wp/v2')) return;
+      last = `HTTP ${res.status}: ${text.slice(0, 300)}`;
+    } catch (error) {
+      last = String((error as Error).cause ?? error);
+    }
+    if (Date.now() > deadline) throw new Error(`WordPress did not answer on ${url} (${last}): ${log().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 function stopProcess(proc: ChildProcess | undefined, { group = false, timeoutMs = 10_000 } = {}): Promise<void> {
   if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   const kill = (signal: NodeJS.Signals) => {
@@ -239,12 +292,10 @@ async function golden(): Promise<Golden> {
     await run('mariadb-install-db', install, { maxBuffer: 16 * 1024 * 1024 });
     await run('cp', ['-rL', WP_SOURCE, wpDir]);
     fs.writeFileSync(path.join(wpDir, 'router.php'), ROUTER);
-    const port = await freePort();
-    const db = startMariaDb(dataDir, port);
+    const db = await startMariaDbOnFreePort(dataDir);
     try {
-      await waitForPort(port, db.proc, 'MariaDB', db.log);
-      fs.writeFileSync(path.join(wpDir, 'wp-config.php'), wpConfig(port, 'http://127.0.0.1'));
-      await phpCreateDb(port);
+      fs.writeFileSync(path.join(wpDir, 'wp-config.php'), wpConfig(db.port, 'http://127.0.0.1'));
+      await phpCreateDb(db.port);
       const out = await phpEval(
         wpDir,
         `require_once ABSPATH . 'wp-admin/includes/upgrade.php';
@@ -288,13 +339,11 @@ export async function startWordPress(): Promise<WordPressSite> {
   const wpDir = path.join(runDir, 'wordpress');
   await run('cp', ['-a', path.join(gold.dir, 'mysql'), dataDir]);
   await run('cp', ['-a', path.join(gold.dir, 'wordpress'), wpDir]);
-  const dbPort = await freePort();
-  const webPort = await freePort();
-  const url = `http://127.0.0.1:${webPort}`;
-  fs.writeFileSync(path.join(wpDir, 'wp-config.php'), wpConfig(dbPort, url));
-  const db = startMariaDb(dataDir, dbPort);
+  let db: Awaited<ReturnType<typeof startMariaDbOnFreePort>> | undefined;
   let web: ChildProcess | undefined;
   let webLog = '';
+  let webPort = 0;
+  const url = () => `http://127.0.0.1:${webPort}`;
 
   const startSite = async () => {
     // Already up: a second server on the same port would fail to bind and orphan the first.
@@ -309,7 +358,12 @@ export async function startWordPress(): Promise<WordPressSite> {
     });
     web.stdout!.on('data', (d: Buffer) => (webLog = (webLog + d.toString()).slice(-20_000)));
     web.stderr!.on('data', (d: Buffer) => (webLog = (webLog + d.toString()).slice(-20_000)));
-    await waitForPort(webPort, web, 'php -S', () => webLog);
+    try {
+      await waitForWordPress(url(), web, () => webLog);
+    } catch (error) {
+      await stopSite();
+      throw error;
+    }
   };
   const stopSite = async () => {
     await stopProcess(web, { group: true });
@@ -317,20 +371,30 @@ export async function startWordPress(): Promise<WordPressSite> {
   };
   const stop = async () => {
     await stopSite();
-    await stopProcess(db.proc);
+    await stopProcess(db?.proc);
     fs.rmSync(runDir, { recursive: true, force: true });
   };
 
   try {
-    await waitForPort(dbPort, db.proc, 'MariaDB', db.log);
-    await startSite();
+    db = await startMariaDbOnFreePort(dataDir);
+    // The site's address is in its configuration, so a new port means a new wp-config.php.
+    for (let attempt = 1; ; attempt++) {
+      webPort = await freePort();
+      fs.writeFileSync(path.join(wpDir, 'wp-config.php'), wpConfig(db.port, url()));
+      try {
+        await startSite();
+        break;
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS) throw error;
+      }
+    }
   } catch (error) {
     await stop();
     throw error;
   }
   const auth = `Basic ${Buffer.from(`${WP_ADMIN_USER}:${gold.appPassword}`).toString('base64')}`;
   return {
-    url,
+    url: url(),
     username: WP_ADMIN_USER,
     appPassword: gold.appPassword,
     stopSite,
@@ -338,7 +402,7 @@ export async function startWordPress(): Promise<WordPressSite> {
     php: (code) => phpEval(wpDir, code),
     async rest<T>(route: string, init: RequestInit = {}) {
       const [p, q] = route.split('?');
-      const target = `${url}/?rest_route=${encodeURIComponent(p!)}${q ? `&${q}` : ''}`;
+      const target = `${url()}/?rest_route=${encodeURIComponent(p!)}${q ? `&${q}` : ''}`;
       const headers = new Headers(init.headers);
       headers.set('Authorization', auth);
       const res = await fetch(target, { ...init, headers });
