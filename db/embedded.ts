@@ -61,15 +61,27 @@ function portFree(port: number): Promise<boolean> {
 }
 
 /** Finds a free loopback port by asking the kernel for one. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/** `count` distinct free ports: all are held at once while picked, so none comes twice. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const srv = net.createServer();
+      servers.push(srv);
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(0, '127.0.0.1', resolve);
+      });
+    }
+    return servers.map((srv) => (srv.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((srv) => new Promise((resolve) => (srv.listening ? srv.close(resolve) : resolve(undefined)))));
+  }
 }
 
 function pidAlive(pid: number): boolean {

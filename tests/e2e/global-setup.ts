@@ -127,9 +127,12 @@ export default async function globalSetup(_config: FullConfig) {
     providers = await startE2eProviders();
     // A real WordPress on loopback for tests/e2e/wordpress.spec.ts (hence ALLOW_PRIVATE_HOSTS below).
     wordpress = await startWordPress();
+    stripe = await startStripeServer();
+    // Picked after every test server is listening: a port from freePort() is free only until the
+    // next server binds one, so nothing may start between here and the app.
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    stripe = await startStripeServer({ webhookUrl: `${baseUrl}/webhooks/stripe` });
+    stripe.setWebhookUrl(`${baseUrl}/webhooks/stripe`);
 
     const appDir = snapshotApp(tmp);
     const log = fs.openSync(logFile, 'a');

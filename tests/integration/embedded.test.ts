@@ -10,6 +10,7 @@ import {
   EmbeddedStartError,
   findBinaries,
   freePort,
+  freePorts,
   postgresUser,
   reachableBinaries,
   reachableBy,
@@ -36,6 +37,18 @@ async function startError(promise: Promise<unknown>): Promise<EmbeddedStartError
   }
   throw new Error('expected an EmbeddedStartError');
 }
+
+describe('freePorts', () => {
+  it('gives distinct ports that are free to bind', async () => {
+    // 400 picks one after the other would almost surely repeat one (a birthday draw from ~14,000).
+    const ports = await freePorts(400);
+    expect(new Set(ports).size).toBe(400);
+    const srv = net.createServer();
+    servers.push(srv);
+    await new Promise<void>((resolve) => srv.listen(ports[0], '127.0.0.1', resolve));
+    expect((srv.address() as net.AddressInfo).port).toBe(ports[0]);
+  });
+});
 
 describe('embedded Postgres start-up messages', () => {
   it('says what to do when its port is already taken', async () => {

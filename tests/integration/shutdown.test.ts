@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../db/embedded';
+import { freePort, freePorts } from '../../db/embedded';
 import { freshDatabase } from '../support/database';
 
 // The real entry point as production runs it, in its own process.
@@ -131,11 +131,11 @@ describe('process lifecycle', () => {
   }, 30_000);
   it("with no DATABASE_URL (the README's `npm run app`), it starts its embedded PostgreSQL, serves, and stops both on Ctrl-C", async () => {
     // Nothing may touch the database while the modules load: the embedded one starts after them.
-    const port = await freePort();
+    // Two ports picked one after the other may be the same one: freePorts keeps them apart.
+    const [port, pgPort] = await freePorts(2);
     const own = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-newcomer-'));
     fs.chmodSync(own, 0o755);
     // `npm run app` does not set NODE_ENV: not production, so it makes its own secrets.
-    const pgPort = await freePort();
     const proc = run(
       { ...baseEnv(), NODE_ENV: 'development', DATA_DIR: own, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) },
       'node build/server/index.js',
