@@ -21,7 +21,7 @@ import {
   getSubscriptionInfo,
   syncCheckoutSession,
 } from '~/services/billing.server';
-import { balanceSeriesSince, listHistory } from '~/services/ledger.server';
+import { loadCreditHistory } from '~/services/ledger.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
@@ -72,29 +72,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     }
   }
   const historyPage = Number(url.searchParams.get('historyPage')) || 1;
-  const timeZone = requestTimeZone(request);
-  const [info, history, balance] = await Promise.all([
+  const [info, ledger] = await Promise.all([
     getSubscriptionInfo(userId),
-    listHistory(userId, historyPage),
-    balanceSeriesSince(userId, { timeZone, maxDays: 90 }),
+    loadCreditHistory(userId, historyPage, { timeZone: requestTimeZone(request) }),
   ]);
-  const ledger = {
-    history: {
-      page: history.page,
-      pageCount: history.pageCount,
-      total: history.total,
-      rows: history.rows.map((r) => ({
-        seq: r.seq,
-        createdAt: r.createdAt.toISOString(),
-        kind: r.kind,
-        delta: r.delta,
-        amount: r.amount,
-        balanceAfter: r.balanceAfter,
-        bucket: r.bucket,
-      })),
-    },
-    balance,
-  };
   const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
   return json(
     {

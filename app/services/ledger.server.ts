@@ -420,29 +420,6 @@ export async function* iterateHistory(userId: string, db: Db = sql): AsyncGenera
 
 export type BalancePoint = { day: string; balance: number };
 
-/** The balance at the end of each of the last `days` days (UTC), carried over days without rows. */
-export async function balanceSeries(userId: string, days = 90, db: Db = sql, now = new Date()): Promise<BalancePoint[]> {
-  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const start = new Date(end.getTime() - (days - 1) * 86_400_000);
-  const list = await db<{ day: string; balance: string }[]>`
-    (SELECT 'opening' AS day, balance_after AS balance FROM ledger_entries
-      WHERE user_id = ${userId} AND created_at < ${start} ORDER BY seq DESC LIMIT 1)
-    UNION ALL
-    (SELECT DISTINCT ON (d) d AS day, balance_after AS balance FROM (
-        SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS d, seq, balance_after FROM ledger_entries
-        WHERE user_id = ${userId} AND created_at >= ${start}) x
-      ORDER BY d, seq DESC)`;
-  const byDay = new Map(list.map((r) => [r.day, Number(r.balance)]));
-  let balance = byDay.get('opening') ?? 0;
-  const points: BalancePoint[] = [];
-  for (let i = 0; i < days; i++) {
-    const day = new Date(start.getTime() + i * 86_400_000).toISOString().slice(0, 10);
-    if (byDay.has(day)) balance = byDay.get(day)!;
-    points.push({ day, balance });
-  }
-  return points;
-}
-
 /** Rows of a user in chain order (tests and tools). */
 export async function entriesOf(userId: string, db: Db = sql): Promise<LedgerEntry[]> {
   return rows(db<RawEntry[]>`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY seq`);
@@ -450,10 +427,13 @@ export async function entriesOf(userId: string, db: Db = sql): Promise<LedgerEnt
 
 /**
  * What /subscription shows of the ledger (JSON-ready): history page `page` (from 1; out of range
- * clamps) and the 90-day balance series.
+ * clamps) and the balance series of the last 90 days in the reader's time zone.
  */
-export async function loadCreditHistory(userId: string, page = 1, db: Db = sql) {
-  const [history, balance] = await Promise.all([listHistory(userId, page, db), balanceSeries(userId, 90, db)]);
+export async function loadCreditHistory(userId: string, page = 1, opts: { timeZone?: string } = {}, db: Db = sql) {
+  const [history, balance] = await Promise.all([
+    listHistory(userId, page, db),
+    balanceSeriesSince(userId, { timeZone: opts.timeZone, maxDays: 90 }, db),
+  ]);
   return {
     history: {
       page: history.page,
