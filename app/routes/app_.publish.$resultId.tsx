@@ -7,7 +7,6 @@ import { AppShell } from '~/components/app-shell';
 import { FormAlert } from '~/components/auth-shell';
 import { RichTextEditor } from '~/components/editor/rich-text-editor';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
-import { useTimeZone } from '~/components/wordpress/time-zone';
 import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
@@ -22,17 +21,13 @@ import { readFormData } from '~/utils/json-api.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/utils/toast.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
+import { requestTimeZone } from '~/utils/time-zone.server';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 
 // The Publish-to-WordPress dialog of a completed result (SPEC §2/§4), as a page so it works without
 // JavaScript: site (default preselected; ?site= switches and reloads its categories), title,
 // content in the rich editor (min height 400), excerpt, categories, tags, the generated image as
 // featured image, publish now or schedule (date from today, time defaulting to now, user's zone).
-
-function tzOf(request: Request): string {
-  const raw = /(?:^|;\s*)tz=([^;]+)/.exec(request.headers.get('Cookie') ?? '')?.[1];
-  return raw ? decodeURIComponent(raw) : 'UTC';
-}
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
@@ -50,7 +45,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       return [];
     });
   }
-  const timeZone = tzOf(request);
+  const timeZone = requestTimeZone(request);
   const now = instantToZoned(new Date(), timeZone);
   return json(
     {
@@ -125,7 +120,6 @@ export default function PublishResult() {
   const { user, account, result, sites, siteId, categories, categoriesFailed, timeZone, now } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
-  const zone = useTimeZone(timeZone);
   const [params] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting';
@@ -191,7 +185,7 @@ export default function PublishResult() {
               <FormAlert title={t('publish.failed')} errors={actionData?.errors} />
               <input type="hidden" name="siteId" value={siteId ?? ''} />
               <input type="hidden" name="mode" value={mode} />
-              <input type="hidden" name="tz" value={zone} />
+              <input type="hidden" name="tz" value={timeZone} />
               <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
               <RichTextEditor
                 id="publish-content"
@@ -236,7 +230,7 @@ export default function PublishResult() {
                     {t('publish.time')}
                     <input type="time" name="time" defaultValue={now.time} required className={`${inputClass} w-32`} />
                   </label>
-                  <p className="basis-full text-xs text-slate-600">{t('publish.timeZone', { zone })}</p>
+                  <p className="basis-full text-xs text-slate-600">{t('publish.timeZone', { zone: timeZone })}</p>
                 </div>
               ) : null}
               <div className="flex justify-end gap-3">

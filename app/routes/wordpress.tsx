@@ -10,7 +10,6 @@ import { FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
 import { ScheduledList } from '~/components/wordpress/scheduled-list';
-import { useTimeZone } from '~/components/wordpress/time-zone';
 import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
@@ -38,16 +37,13 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/utils/toast.server';
 import { connectionMessage } from '~/utils/wordpress-api.server';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
+import { useTimeZone } from '~/utils/time-zone';
 import { zonedToInstant } from '~/utils/zoned-time';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
   const [sites, scheduled] = await Promise.all([listSites(userId), listScheduled(userId)]);
-  const timeZone = /(?:^|;\s*)tz=([^;]+)/.exec(request.headers.get('Cookie') ?? '')?.[1];
-  return json(
-    { user, account, sites, scheduled, timeZone: timeZone ? decodeURIComponent(timeZone) : 'UTC' },
-    { headers: privatePageHeaders },
-  );
+  return json({ user, account, sites, scheduled }, { headers: privatePageHeaders });
 }
 
 const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled']);
@@ -139,10 +135,10 @@ export async function action({ request }: ActionFunctionArgs) {
 type LoaderSite = ReturnType<typeof useLoaderData<typeof loader>>['sites'][number];
 
 export default function WordPressSites() {
-  const { user, account, sites, scheduled, timeZone } = useLoaderData<typeof loader>();
+  const { user, account, sites, scheduled } = useLoaderData<typeof loader>();
   const { t } = useTranslation('wordpress');
   const [params] = useSearchParams();
-  const zone = useTimeZone(timeZone);
+  const zone = useTimeZone();
   const editId = Number(params.get('edit'));
   const deleteId = Number(params.get('delete'));
   const editing = sites.find((s) => s.id === editId);

@@ -29,6 +29,11 @@ export const timeZoneScript =
   `(function(){try{var z=Intl.DateTimeFormat().resolvedOptions().timeZone;var c='${TIME_ZONE_COOKIE}='+encodeURIComponent(z);` +
   `if(z&&(';'+document.cookie.replace(/ /g,'')+';').indexOf(';'+c+';')<0)document.cookie=c+';path=/;max-age=31536000;samesite=lax'}catch(e){}})();`;
 
+/** "Nov 23, 2026, 8:01 AM" in the zone. */
+export function formatDateTime(iso: string | Date, language: string, timeZone: string): string {
+  return new Date(iso).toLocaleString(language, { timeZone, dateStyle: 'medium', timeStyle: 'short' });
+}
+
 /** "Nov 23, 2026" in the zone. */
 export function formatDate(iso: string | Date, language: string, timeZone: string): string {
   return new Date(iso).toLocaleDateString(language, { dateStyle: 'medium', timeZone });

@@ -1,15 +1,9 @@
 // Wall-clock times in a user's time zone (the date and time pickers) to instants and back.
 // Shared by server and browser; only Intl.
 
-function validZone(tz: string | null | undefined): string {
-  if (!tz) return 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return tz;
-  } catch {
-    return 'UTC';
-  }
-}
+import { DEFAULT_TIME_ZONE, validTimeZone } from '~/utils/time-zone';
+
+const validZone = (tz: string | null | undefined): string => validTimeZone(tz) ?? DEFAULT_TIME_ZONE;
 
 /** The zone's offset from UTC, in minutes, at this instant. */
 function offsetMinutes(instant: Date, tz: string): number {

@@ -58,6 +58,25 @@ describe('malformed cookies are ignored', () => {
   });
 });
 
+describe('a malformed time zone cookie on the WordPress pages', () => {
+  it('/wordpress and the publish pages answer in UTC, never 500', async () => {
+    const { client, userId } = await signedInClient('Tz Tester');
+    await sql`UPDATE users SET subscription_status = 'pro' WHERE id = ${userId}`;
+    const [run] = await sql<{ id: string }[]>`
+      INSERT INTO generation_runs (user_id, type, model, total) VALUES (${userId}, 'text', 'm', 1) RETURNING id`;
+    const [result] = await sql<{ id: string }[]>`
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits)
+      VALUES (${userId}, ${run!.id}, 0, 'text', 'topic', 'Zoned title', '<p>Body</p>', 'completed', 'm', 1) RETURNING id`;
+    const session = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    for (const path of ['/wordpress', `/app/publish/${result!.id}?mode=schedule`, `/app/publish-bulk?ids=${result!.id}`]) {
+      for (const tz of ['%', '%E0%A4%A', 'Not%2FA_Zone', encodeURIComponent('UTC<script>')]) {
+        const res = await new TestClient(app.url, { 'x-forwarded-for': uniqueIp() }).get(path, { cookie: `${session}; tz=${tz}` });
+        expect(res.status, `${path} tz=${tz}`).toBe(200);
+      }
+    }
+  });
+});
+
 describe('refused origins', () => {
   it('Origin: null on an HTML form post is a translated 403 page, not a 500', async () => {
     const post = (language: string) =>

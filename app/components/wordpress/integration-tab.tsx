@@ -6,7 +6,7 @@ import { inputClass } from '~/components/ui/input';
 import { BulkCheckbox, BulkPublishBar } from './bulk-select';
 import { PublicationStatus, type PublicationView } from './publication-status';
 import { ScheduledList, type ScheduledItem } from './scheduled-list';
-import { formatInstant } from './time-zone';
+import { formatDateTime } from '~/utils/time-zone';
 
 export type IntegrationData = {
   sites: { id: number; siteName: string; isDefault: boolean }[];
@@ -70,7 +70,7 @@ export function WordPressIntegrationTab({ data }: { data: IntegrationData }) {
                 <div className="min-w-0 flex-1 py-1">
                   <p className="break-words text-sm font-medium text-slate-900">{r.title}</p>
                   <p className="text-xs text-slate-600">
-                    <time dateTime={r.createdAt}>{formatInstant(r.createdAt, data.timeZone, i18n.language)}</time>
+                    <time dateTime={r.createdAt}>{formatDateTime(r.createdAt, i18n.language, data.timeZone)}</time>
                   </p>
                   {r.publication ? <PublicationStatus publication={r.publication} timeZone={data.timeZone} /> : null}
                 </div>

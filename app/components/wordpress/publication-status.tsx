@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { Badge } from '~/components/ui/badge';
-import { formatInstant } from './time-zone';
+import { formatDateTime } from '~/utils/time-zone';
 
 /** The latest publication of a result, as the results list shows it. */
 export type PublicationView = {
@@ -18,7 +18,7 @@ export type PublicationView = {
  */
 export function PublicationStatus({ publication: p, timeZone }: { publication: PublicationView; timeZone: string }) {
   const { t, i18n } = useTranslation('wordpress');
-  const when = formatInstant(p.publishAt, timeZone, i18n.language);
+  const when = formatDateTime(p.publishAt, i18n.language, timeZone);
   const scheduled = p.status === 'queued' && new Date(p.publishAt).getTime() > Date.now() + 60_000 && !p.lastError;
   return (
     <p

@@ -4,7 +4,7 @@ import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { instantToZoned } from '~/utils/zoned-time';
-import { formatInstant } from './time-zone';
+import { formatDateTime } from '~/utils/time-zone';
 
 export type ScheduledItem = {
   id: string;
@@ -50,7 +50,7 @@ export function ScheduledList({
               <div className="min-w-0">
                 <p className="truncate font-medium text-slate-900">{item.title}</p>
                 <p className="text-sm text-slate-600">
-                  {item.siteName} · <time dateTime={item.publishAt}>{formatInstant(item.publishAt, timeZone, i18n.language)}</time>{' '}
+                  {item.siteName} · <time dateTime={item.publishAt}>{formatDateTime(item.publishAt, i18n.language, timeZone)}</time>{' '}
                   <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
                 </p>
                 {item.lastError ? (
