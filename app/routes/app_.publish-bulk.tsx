@@ -14,6 +14,7 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { SitePicker } from '~/components/wordpress/site-picker';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { bulkSelection, queueBulkPublications, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
@@ -161,32 +162,11 @@ export default function PublishBulk() {
               </ol>
             </details>
 
-            {/* Switching the site reloads its categories (a GET form; submits itself with JavaScript). */}
-            <Form method="get" className="mt-4 flex items-end gap-2">
+            <SitePicker sites={sites} siteId={siteId}>
               {results.map((r) => (
                 <input key={r.id} type="hidden" name="ids" value={r.id} />
               ))}
-              <label className="flex flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
-                {t('publish.site')}
-                <select
-                  name="site"
-                  defaultValue={siteId ?? undefined}
-                  className={inputClass}
-                  onChange={(e) => e.currentTarget.form?.requestSubmit()}
-                >
-                  {sites.map((s) => (
-                    <option key={s.id} value={s.id}>
-                      {s.siteName}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <noscript>
-                <Button type="submit" variant="secondary">
-                  {t('bulk.switchSite')}
-                </Button>
-              </noscript>
-            </Form>
+            </SitePicker>
 
             <Form
               method="post"

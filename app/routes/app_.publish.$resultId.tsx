@@ -11,6 +11,7 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { SitePicker } from '~/components/wordpress/site-picker';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
@@ -158,29 +159,9 @@ export default function PublishResult() {
                 </Link>
               ))}
             </nav>
-            <Form method="get" className="mt-4 flex items-end gap-2">
+            <SitePicker sites={sites} siteId={siteId}>
               <input type="hidden" name="mode" value={mode} />
-              <label className="flex flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
-                {t('publish.site')}
-                <select
-                  name="site"
-                  defaultValue={siteId ?? undefined}
-                  className={inputClass}
-                  onChange={(e) => e.currentTarget.form?.requestSubmit()}
-                >
-                  {sites.map((s) => (
-                    <option key={s.id} value={s.id}>
-                      {s.siteName}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <noscript>
-                <Button type="submit" variant="secondary">
-                  {t('publish.site')}
-                </Button>
-              </noscript>
-            </Form>
+            </SitePicker>
             <Form method="post" className="mt-4 flex flex-col gap-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
               <FormAlert title={t('publish.failed')} errors={actionData?.errors} />
               <input type="hidden" name="siteId" value={siteId ?? ''} />

@@ -53,9 +53,20 @@ test.describe('settings dialog and dark mode', () => {
     await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
     await page.goto('/subscription');
     await page.getByRole('main').getByRole('link', { name: 'Settings' }).click();
-    await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();
-    if (jsEnabled) await page.keyboard.press('Escape');
-    else await page.getByRole('link', { name: 'Close' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await expect(dialog).toBeVisible();
+    if (jsEnabled) {
+      // Focus moves in, to the close link first; Tab cannot leave the dialog either way round.
+      const close = dialog.getByRole('link', { name: 'Close' });
+      await expect(close).toBeFocused();
+      await page.keyboard.press('Shift+Tab');
+      expect(await dialog.evaluate((el) => el.contains(document.activeElement) && document.activeElement !== el.querySelector('a'))).toBe(
+        true,
+      );
+      await page.keyboard.press('Tab');
+      await expect(close).toBeFocused();
+      await page.keyboard.press('Escape');
+    } else await page.getByRole('link', { name: 'Close' }).click();
     await expect(page.getByRole('dialog', { name: 'Settings' })).toHaveCount(0);
     await expect(page).toHaveURL(/\/subscription$/);
   });
