@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { queuePublications, resultImage } from '~/services/wordpress.server';
+import { queuePublish } from '~/services/wordpress.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/utils/wordpress-api.server';
 import { apiError } from '~/utils/json-api.server';
@@ -18,24 +18,8 @@ export async function action({ request }: ActionFunctionArgs) {
   if (ctx instanceof Response) return ctx;
   const body = await readBody(request, publishSchema(ctx.t));
   if (body instanceof Response) return body;
-  const p = body.value;
-  const publishAt = p.status === 'future' && p.publishDate ? new Date(p.publishDate) : null;
   try {
-    const featuredImage = p.featured && p.resultId ? await resultImage(ctx.user.id, p.resultId) : null;
-    const [pub] = await queuePublications(ctx.user.id, [
-      {
-        siteId: p.siteId,
-        resultId: p.resultId,
-        title: p.title,
-        content: p.content,
-        excerpt: p.excerpt,
-        categories: p.categories,
-        tags: p.tags,
-        publishAt,
-        wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
-        featuredImage,
-      },
-    ]);
+    const pub = await queuePublish(ctx.user.id, body.value);
     if (!pub) return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
     return ok(
       ctx,

@@ -15,7 +15,7 @@ import { SitePicker } from '~/components/wordpress/site-picker';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
-import { listSites, queuePublications, resultImage, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import { listSites, queuePublish, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/utils/json-api.server';
@@ -93,21 +93,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
     featured: formData.get('featured') ?? '',
   });
   if (!parsed.success) return json({ errors: parsed.error.issues.map((i) => i.message) }, { status: 400 });
-  const p = parsed.data;
   try {
-    await queuePublications(user.id, [
-      {
-        siteId: p.siteId,
-        resultId: p.resultId,
-        title: p.title,
-        content: p.content,
-        excerpt: p.excerpt,
-        categories: p.categories,
-        tags: p.tags,
-        publishAt: p.publishDate ? new Date(p.publishDate) : null,
-        featuredImage: p.featured && p.resultId ? await resultImage(user.id, p.resultId) : null,
-      },
-    ]);
+    await queuePublish(user.id, parsed.data);
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
     const message =

@@ -3,6 +3,7 @@ import sanitizeHtml from 'sanitize-html';
 import { isPro, type SubscriptionStatus } from '~/catalogue';
 import { sql, transaction, type Db } from '../../db/client';
 import { enqueueMany, getBoss } from '../../jobs/boss';
+import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 import { getResult, listResults, type Result } from './results.server';
 import { open, seal } from './secrets.server';
@@ -310,6 +311,29 @@ async function requirePro(userId: string, db: Db) {
 }
 
 /** Queues publications (one transaction: rows and jobs together). Pro and Pro (Ending) only. */
+/**
+ * One post from the publish payload (SPEC §3; the JSON API and the publish page): draft, pending or
+ * published at once, or published at publishDate when its status is future; with the result's
+ * generated image as its featured image when asked. Undefined when there was nothing to queue.
+ */
+export async function queuePublish(userId: string, p: PublishPayload): Promise<Publication | undefined> {
+  const [publication] = await queuePublications(userId, [
+    {
+      siteId: p.siteId,
+      resultId: p.resultId,
+      title: p.title,
+      content: p.content,
+      excerpt: p.excerpt,
+      categories: p.categories,
+      tags: p.tags,
+      publishAt: p.status === 'future' && p.publishDate ? new Date(p.publishDate) : null,
+      wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
+      featuredImage: p.featured && p.resultId ? await resultImage(userId, p.resultId) : null,
+    },
+  ]);
+  return publication;
+}
+
 export async function queuePublications(userId: string, requests: PublishRequest[], db: Db = sql): Promise<Publication[]> {
   if (requests.length === 0) return [];
   for (const r of requests) if (!prepareContent(r.content)) throw new WordPressServiceError('no_content');
@@ -679,10 +703,8 @@ export async function runPublication(
  * The generated image of a result (generation's stored images), for the featured image: the
  * newest attempt's first image. Null when the result has none.
  */
-export async function resultImage(userId: string, resultId: string, db: Db = sql): Promise<{ data: Buffer; mimeType: string } | null> {
+async function resultImage(userId: string, resultId: string, db: Db = sql): Promise<{ data: Buffer; mimeType: string } | null> {
   if (!/^[0-9a-f-]{36}$/i.test(resultId)) return null;
-  const [exists] = await db<{ t: string | null }[]>`SELECT to_regclass('generation_images')::text AS t`;
-  if (!exists?.t) return null;
   const [row] = await db<{ bytes: Buffer; content_type: string }[]>`
     SELECT bytes, content_type FROM generation_images WHERE user_id = ${userId} AND result_id = ${resultId}
     ORDER BY attempt DESC, idx LIMIT 1`;

@@ -118,6 +118,8 @@ export function publishSchema(t: Translate) {
     .refine((v) => v.status !== 'future' || v.publishDate !== null, { message: t('wordpress:validation.date'), path: ['publishDate'] });
 }
 
+export type PublishPayload = z.output<ReturnType<typeof publishSchema>>;
+
 export const BULK_MAX = 500;
 
 /**
