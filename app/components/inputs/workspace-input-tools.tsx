@@ -1,6 +1,7 @@
 import { useLocation, useNavigate } from '@remix-run/react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { structureFlags } from '~/catalogue';
 import { buttonClass } from '~/components/ui/button';
 import { topicKey } from '~/utils/csv-file';
 import { splitTopics } from '~/utils/generation-schema';
@@ -36,15 +37,7 @@ function currentFormValues(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of data.entries())
     if (typeof v === 'string' && !['intent', 'js', 'replicateApiKey', 'prompts', 'type'].includes(k)) out[k] = v;
-  for (const flag of [
-    'includeIntro',
-    'includeOutro',
-    'includeHeadings',
-    'includeBulletPoints',
-    'includeQA',
-    'includeKeyTakeaways',
-    'embedImage',
-  ]) {
+  for (const flag of [...structureFlags, 'embedImage']) {
     if (form.querySelector(`[name="${flag}"]`)) out[flag] = data.get(flag) === 'on';
   }
   return out;
