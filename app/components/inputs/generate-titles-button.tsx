@@ -2,21 +2,14 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { Button } from '~/components/ui/button';
+import type { TitleOptions } from '~/services/titles.server';
 import { keywordLines } from '~/utils/title-request';
 import { errorOf, notify } from './notify';
 
 export const TITLES_FORM_ACTION = '/app/titles';
 
-export type TitleOptionsInput = {
-  model?: string;
-  language?: string;
-  toneOfVoice?: string;
-  articleType?: string;
-  readingLevel?: string;
-  pointOfView?: string;
-  writingStyle?: string;
-  [key: string]: unknown;
-};
+/** The service's title options, read from the workspace form (which holds other fields too). */
+export type TitleOptionsInput = TitleOptions & Record<string, unknown>;
 
 /**
  * SPEC §2 generate-titles button: "Generate title" for one line, "Generate titles" for several;
