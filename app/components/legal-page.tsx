@@ -1,8 +1,10 @@
-import { Link } from '@remix-run/react';
+import type { MetaFunction } from '@remix-run/node';
+import { Link, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Logo } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { LegalLinks } from '~/components/legal-links';
+import type { legalDocument } from '~/utils/legal.server';
 
 export type LegalSection = { heading: string; body: string[] };
 export type LegalDocument = {
@@ -60,5 +62,26 @@ export function LegalPage({ doc, children }: { doc: LegalDocument; children?: Re
         </div>
       </footer>
     </div>
+  );
+}
+
+/** The meta and page of the routes /terms, /privacy and /contact, whose loaders call legalDocument. */
+type LegalLoader = () => ReturnType<typeof legalDocument>;
+
+export const legalMeta: MetaFunction<LegalLoader> = ({ data }) => [{ title: data ? `${data.doc.title} · Postforge` : 'Postforge' }];
+
+export function LegalRoute() {
+  const { doc, emailLabel } = useLoaderData<LegalLoader>();
+  return (
+    <LegalPage doc={doc}>
+      {emailLabel ? (
+        <p className="mt-6 rounded-lg bg-indigo-50 p-4 text-base text-slate-900 ring-1 ring-indigo-100">
+          <span className="font-semibold">{emailLabel}: </span>
+          <a href={`mailto:${doc.contactEmail}`} className="text-indigo-700 underline">
+            {doc.contactEmail}
+          </a>
+        </p>
+      ) : null}
+    </LegalPage>
   );
 }
