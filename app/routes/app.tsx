@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
-import { Link, useActionData, useLoaderData, useNavigate, useRevalidator, useSearchParams } from '@remix-run/react';
+import { Link, useActionData, useLoaderData, useNavigate, useSearchParams } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
@@ -17,6 +17,7 @@ import { getT } from '~/i18n.server';
 import { maskedApiKeys, saveApiKeys } from '~/services/api-keys.server';
 import { GenerationError, generationConfig, getLatestRun, getRunProgress, startRun } from '~/services/generation.server';
 import { BRIEF_DRAFT_FIELD, useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
+import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { saveLastUsed } from '~/services/user-settings.server';
 import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
 import { briefsByTopic } from '~/utils/csv-file';
@@ -172,7 +173,6 @@ type ResultsData = NonNullable<LoaderData['results']>;
  */
 function useRunPolling(data: ResultsData | null) {
   const { t } = useTranslation('workspace');
-  const revalidator = useRevalidator();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const run = data?.run ?? null;
@@ -180,13 +180,7 @@ function useRunPolling(data: ResultsData | null) {
   const previous = useRef<{ id: string; status: string } | null>(null);
   const processing = run?.status === 'processing';
 
-  useEffect(() => {
-    if (!processing) return;
-    const timer = setInterval(() => {
-      if (revalidator.state === 'idle') revalidator.revalidate();
-    }, 2000);
-    return () => clearInterval(timer);
-  }, [processing, revalidator]);
+  useRevalidateWhile(processing);
 
   useEffect(() => {
     const before = previous.current;

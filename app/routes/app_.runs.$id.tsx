@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { Form, Link, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react';
+import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
@@ -10,6 +10,7 @@ import { runUrl } from '~/components/generation/urls';
 import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { showToast } from '~/components/ui/toast';
+import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { getT } from '~/i18n.server';
 import { cancelRun, GenerationError, getRunProgress } from '~/services/generation.server';
 import { requireUser } from '~/services/sessions.server';
@@ -66,18 +67,11 @@ export default function RunProgressPage() {
   const { user, account, run } = useLoaderData<typeof loader>();
   const { t } = useTranslation('workspace');
   const navigation = useNavigation();
-  const revalidator = useRevalidator();
   const processing = run.status === 'processing';
   const canceling = navigation.state !== 'idle' && navigation.formMethod === 'POST';
   const previous = useRef(run.status);
 
-  useEffect(() => {
-    if (!processing) return;
-    const timer = setInterval(() => {
-      if (revalidator.state === 'idle') revalidator.revalidate();
-    }, 2000);
-    return () => clearInterval(timer);
-  }, [processing, revalidator]);
+  useRevalidateWhile(processing);
 
   useEffect(() => {
     if (previous.current === 'processing' && run.status !== 'processing') {
