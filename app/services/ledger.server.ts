@@ -38,7 +38,7 @@ export type StripeOrigin = {
 };
 
 /** The jsonb the ledger functions take (NULL when there is no origin: the row hashes as before). */
-function originJson(o: StripeOrigin | undefined): string | null {
+function originJson(db: Db, o: StripeOrigin | undefined) {
   if (!o) return null;
   const fields = {
     event: o.event ?? null,
@@ -52,7 +52,8 @@ function originJson(o: StripeOrigin | undefined): string | null {
   if (fields.amount_minor !== null && (!Number.isSafeInteger(fields.amount_minor) || fields.amount_minor < 0)) {
     throw new LedgerError('amountMinor must be a non-negative integer', 'invalid');
   }
-  return Object.values(fields).some((v) => v !== null) ? JSON.stringify(fields) : null;
+  // db.json: a plain string would be sent as a JSON string scalar, not an object.
+  return Object.values(fields).some((v) => v !== null) ? db.json(fields) : null;
 }
 
 export type LedgerEntry = {
@@ -234,13 +235,13 @@ export async function grantMonthly(
   origin?: StripeOrigin,
 ): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_grant', ${`grant:${userId}:${period}`},
-    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(origin)}::jsonb)`);
+    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0); billing keys it by the invoice like grantMonthly. */
 export async function expireMonthly(userId: string, period: string, db: Db = sql, origin?: StripeOrigin): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_expire', ${`expire:${userId}:${period}`},
-    NULL, ${period}, NULL, NULL, NULL, ${originJson(origin)}::jsonb)`);
+    NULL, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Credits a purchased pack to the top-up bucket, once per checkout session. */
@@ -252,13 +253,13 @@ export async function purchaseTopUp(
   origin?: StripeOrigin,
 ): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_purchase', ${`topup:${checkoutSessionId}`},
-    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(origin)}::jsonb)`);
+    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Moves the whole top-up bucket to expired as one row (downgrade); `ref` names the event. */
 export async function forfeitTopUp(userId: string, ref: string, db: Db = sql, origin?: StripeOrigin): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_forfeit', ${`forfeit:${ref}`},
-    NULL, ${ref}, NULL, NULL, NULL, ${originJson(origin)}::jsonb)`);
+    NULL, ${ref}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Reverses a refunded purchase: takes back its amount, capped at what the top-up bucket still holds. */
@@ -307,7 +308,7 @@ export async function reverseRefund(r: RefundReversal, db: Db = sql): Promise<Le
   const key = r.kind === 'topup' ? `topup-reversal:${r.ref}@${r.refundedMinor}` : `grant-reversal:${r.userId}:${r.ref}@${r.refundedMinor}`;
   if (!Number.isSafeInteger(r.credits) || r.credits < 0) throw new LedgerError('credits must be a non-negative integer', 'invalid');
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}, ${key},
-    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(r.origin)}::jsonb)`);
+    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(db, r.origin)}::jsonb)`);
 }
 
 /**

@@ -41,7 +41,8 @@ export type TestStripe = {
   renew(subscriptionId: string): Promise<Obj>;
   /** The subscription ends now (customer.subscription.deleted). */
   endSubscription(subscriptionId: string): Promise<Obj>;
-  refund(paymentIntentId: string): Promise<Obj>;
+  /** Refunds a charge in full, or `amount` (minor units) more of it; emits charge.refunded with the running total. */
+  refund(paymentIntentId: string, amount?: number): Promise<Obj>;
   objects: Map<string, Obj>;
   close(): Promise<void>;
 };
@@ -134,6 +135,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       id: newId('ch'),
       object: 'charge',
       amount: 1500,
+      currency: 'usd',
       amount_refunded: 0,
       refunded: false,
       payment_intent: newId('pi'),
@@ -202,6 +204,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           id: newId('ch'),
           object: 'charge',
           amount,
+          currency: 'usd',
           amount_refunded: 0,
           refunded: false,
           payment_intent: pi,
@@ -231,14 +234,17 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     return sub;
   }
 
-  async function refund(piId: string): Promise<Obj> {
+  async function refund(piId: string, amount?: number): Promise<Obj> {
     const charge = [...objects.values()].find((o) => o.object === 'charge' && o.payment_intent === piId);
     if (!charge) throw new Error(`No charge for ${piId}`);
-    Object.assign(charge, { amount_refunded: charge.amount, refunded: true });
+    const total = charge.amount as number;
+    const before = charge.amount_refunded as number;
+    const now = Math.min(total, before + (amount ?? total - before));
+    Object.assign(charge, { amount_refunded: now, refunded: now >= total });
     const r = save({
       id: newId('re'),
       object: 'refund',
-      amount: charge.amount,
+      amount: now - before,
       charge: charge.id,
       payment_intent: piId,
       status: 'succeeded',
