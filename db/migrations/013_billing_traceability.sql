@@ -26,11 +26,10 @@ ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_amount_positive_check
   CHECK (amount > 0 OR kind IN ('monthly_expire', 'topup_forfeit', 'topup_reversal', 'grant_reversal'));
 
 -- A refund that arrives before its payment is booked waits in the inbox: the booking looks its
--- refunds up by payment intent or charge.
+-- refunds up by payment intent or charge. `ledger reconcile` finds events by their object's id.
 CREATE INDEX billing_events_refund_payment_intent_idx ON billing_events ((payload -> 'data' -> 'object' ->> 'payment_intent'))
   WHERE type = 'charge.refunded';
-CREATE INDEX billing_events_refund_charge_idx ON billing_events ((payload -> 'data' -> 'object' ->> 'id'))
-  WHERE type = 'charge.refunded';
+CREATE INDEX billing_events_object_idx ON billing_events ((payload -> 'data' -> 'object' ->> 'id'));
 
 -- Finance acknowledges a flag once it has looked at it (/admin/ledger).
 ALTER TABLE billing_finance_flags
