@@ -101,7 +101,10 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     });
   };
 
-  const emit = async (type: string, object: Obj) => {
+  // Events of payments made with ?hold=webhooks on the hosted page, by session, until released.
+  const held = new Map<string, StripeEvent[]>();
+
+  const emit = async (type: string, object: Obj, holdFor?: string) => {
     const event: StripeEvent = {
       id: newId('evt'),
       object: 'event',
@@ -112,7 +115,8 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       livemode: false,
     };
     events.push(event);
-    if (autoDeliver && webhookUrl) {
+    if (holdFor) held.set(holdFor, [...(held.get(holdFor) ?? []), event]);
+    else if (autoDeliver && webhookUrl) {
       // Like Stripe: retried until a 2xx (a few quick tries is enough here).
       for (let i = 0; i < 5; i++) {
         try {
@@ -223,18 +227,19 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     return { ...inv, payments: { object: 'list', data: payments, has_more: false } };
   }
 
-  async function paySession(id: string): Promise<string> {
+  async function paySession(id: string, holdWebhooks = false): Promise<string> {
     const session = objects.get(id);
     if (!session || session.object !== 'checkout.session') throw new Error(`No session ${id}`);
     if (session.status !== 'complete') {
       const t = now();
+      const hold = holdWebhooks ? id : undefined;
       if (session.mode === 'subscription') {
         const sub = newSubscription(session.customer, (session.subscription_data as { metadata?: object } | undefined)?.metadata ?? {});
         const invoice = makeInvoice(sub, t, t + MONTH, 'subscription_create');
         Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: sub.id, invoice: invoice.id });
-        await emit('customer.subscription.created', sub);
-        await emit('checkout.session.completed', session);
-        await emit('invoice.paid', invoice);
+        await emit('customer.subscription.created', sub, hold);
+        await emit('checkout.session.completed', session, hold);
+        await emit('invoice.paid', invoice, hold);
       } else {
         const pi = newId('pi');
         const amount = priceAmounts[(session.line_items as { price: string }[])[0]!.price]?.amount ?? 0;
@@ -248,7 +253,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           customer: session.customer,
         });
         Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: pi });
-        await emit('checkout.session.completed', session);
+        await emit('checkout.session.completed', session, hold);
       }
     }
     return String(session.success_url).replace('{CHECKOUT_SESSION_ID}', id);
@@ -323,15 +328,18 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       if ((r = m(/^\/pay\/([\w]+)$/))) {
         const session = objects.get(r[1]!);
         if (!session) return notFound(res, r[1]!);
+        // ?hold=webhooks (end-to-end tests, whose server is shared): this payment's events wait
+        // for POST /_test/release, so the return page is seen before any webhook.
+        const hold = url.searchParams.get('hold') === 'webhooks';
         if (req.method === 'POST') {
-          const to = await paySession(session.id);
+          const to = await paySession(session.id, hold);
           res.writeHead(303, { location: to });
           return res.end();
         }
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(`<!doctype html><html lang="${session.locale ?? 'en'}"><head><title>Test checkout</title></head><body>
 <h1>Test checkout</h1><p data-testid="locale">${session.locale}</p><p data-testid="mode">${session.mode}</p>
-<form method="post" action="/pay/${session.id}"><button type="submit">Pay</button></form>
+<form method="post" action="/pay/${session.id}${hold ? '?hold=webhooks' : ''}"><button type="submit">Pay</button></form>
 <a href="${String(session.cancel_url).replace(/"/g, '&quot;')}">Cancel</a></body></html>`);
       }
       if ((r = m(/^\/portal\/([\w]+)$/))) {
@@ -349,6 +357,13 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           return send(res, 200, { webhookUrl, autoDeliver });
         }
         if (path === '/_test/events') return send(res, 200, events);
+        if (path === '/_test/release' && req.method === 'POST') {
+          const released = held.get(String(body.session)) ?? [];
+          held.delete(String(body.session));
+          const statuses = [];
+          for (const event of released) statuses.push((await deliver(event)).status);
+          return send(res, 200, { delivered: statuses });
+        }
         return notFound(res, path);
       }
 
