@@ -94,13 +94,15 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
     ), pay AS (
       SELECT CASE WHEN type = 'invoice.paid' THEN 'invoice' ELSE 'topup' END AS kind, o ->> 'id' AS "stripeId",
         array_agg(id ORDER BY received_at, id) AS events, max(o ->> 'currency') AS currency,
+        max(o -> 'parent' -> 'subscription_details' ->> 'subscription') AS subscription,
         max(CASE WHEN type = 'invoice.paid' THEN (o ->> 'amount_paid')::bigint ELSE (o ->> 'amount_total')::bigint END) AS "amountMinor"
       FROM ev
       WHERE (type = 'invoice.paid' AND coalesce((o ->> 'amount_paid')::bigint, 0) > 0)
          OR (type <> 'invoice.paid' AND o ->> 'mode' = 'payment' AND o ->> 'payment_status' = 'paid')
       GROUP BY 1, 2
     )
-    SELECT p.*, r.rows, r.seqs, r.credits, r."userId", r."bookedMinor", f.flags, f.shortfall
+    SELECT p."stripeId", p.kind, p.events, p.currency, p."amountMinor",
+      r.rows, r.seqs, r.credits, r."userId", r."bookedMinor", f.flags, f.shortfall
     FROM pay p
     LEFT JOIN LATERAL (
       SELECT count(*)::int AS rows, array_agg(seq ORDER BY seq) AS seqs, sum(amount) AS credits, min(user_id::text) AS "userId",
@@ -118,8 +120,10 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
       ) x
     ) r ON true
     LEFT JOIN LATERAL (
+      -- An invoice not granted (Stripe's order, a period over) or of a duplicate subscription (canceled
+      -- and refunded, grants nothing) is booked by no row on purpose: finance has its flag.
       SELECT array_agg(kind || ':' || ref ORDER BY id) AS flags, false AS shortfall FROM billing_finance_flags
-      WHERE ref = 'invoice:' || p."stripeId"
+      WHERE ref = 'invoice:' || p."stripeId" OR ref = 'duplicate_subscription:' || p.subscription
     ) f ON true
     ORDER BY p.kind, p."stripeId"`;
 
@@ -150,7 +154,10 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
     ) r ON true
     LEFT JOIN LATERAL (
       SELECT array_agg(kind || ':' || ref ORDER BY id) AS flags, bool_or(coalesce((detail ->> 'shortfall')::numeric, 0) > 0) AS shortfall
-      FROM billing_finance_flags WHERE detail ->> 'charge' = p."stripeId"
+      FROM billing_finance_flags
+      WHERE detail ->> 'charge' = p."stripeId"
+         OR ref IN (SELECT 'duplicate_subscription:' || subscription_id FROM billing_subscriptions
+                    WHERE refunding_payments && ARRAY[p."stripeId", coalesce(p."paymentIntent", p."stripeId")])
     ) f ON true
     ORDER BY p."stripeId"`;
 

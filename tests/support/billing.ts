@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { sql } from '../../db/client';
 import { grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
+import { reconcile } from '../../app/services/ledger-reconcile.server';
 import { createSession } from '../../app/services/sessions.server';
 import { TestClient } from './app-server';
 import { createUser } from './ledger';
@@ -37,6 +38,9 @@ export async function expectVerified() {
   const report = await verifyLedger();
   expect(report.problems).toEqual([]);
   expect(report.ok).toBe(true);
+  // Every Stripe payment and refund received is booked once, or flagged (issue 22 §4).
+  const reconciled = await reconcile();
+  expect(reconciled.lines.filter((l) => l.status === 'unmatched' || l.status === 'double')).toEqual([]);
 }
 
 export async function startCheckout(client: TestClient, priceId: string) {
