@@ -67,7 +67,7 @@ function AccountItems({ user, withSubscription = true }: { user: HeaderUser; wit
       {isAdmin ? (
         <Link to="/admin/ledger" className={menuItemClass}>
           <Icon name="coins" className="size-4" />
-          {t('header.account.ledger')}
+          {t('header.account.adminLedger')}
         </Link>
       ) : null}
       <LogoutButton />
