@@ -524,11 +524,16 @@ export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql, ev
           periodStart: period.start.toISOString(),
           amountPaid: invoice.amount_paid,
           currency: invoice.currency,
+          // A refund of it later has nothing to reverse: reconcile finds this flag by its charge.
+          charge: payment.charge,
           reason: why,
         });
       }
       return ignored(why);
     };
+    // A repeat of an invoice already granted (delivered again after a later one, or after the end) is no news.
+    const [granted] = await tx`SELECT 1 FROM ledger_entries WHERE idempotency_key = ${`grant:${userId}:${label}`}`;
+    if (granted) return ignored('period already granted');
     if (sub.endedAt) return notGranted('subscription already ended');
     if (sub.granted && sub.granted.getTime() > period.start.getTime()) return notGranted('a later period is granted');
     if (sub.granted && sub.granted.getTime() === period.start.getTime()) return ignored('period already granted');

@@ -169,3 +169,122 @@ describe('refunds in any order (issue 22 §3)', () => {
     await expectVerified();
   }, 600_000);
 });
+
+// The same for a Pro subscription: its first invoice (through Checkout), a renewal, refunds of
+// either invoice in full or in part, the subscription's end; credits spent from the month meanwhile.
+type ProLifecycle = {
+  renew: boolean;
+  refunds: { invoice: 0 | 1; thousandths: number }[];
+  end: boolean;
+  extra: { duplicates: number[]; returnPage: boolean; spends: number[]; order: number[]; together: boolean };
+};
+
+const proArb: fc.Arbitrary<ProLifecycle> = fc.record({
+  renew: fc.boolean(),
+  refunds: fc.array(
+    fc.record({ invoice: fc.constantFrom<0 | 1>(0, 1), thousandths: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 999 })) }),
+    { maxLength: 2 },
+  ),
+  end: fc.boolean(),
+  extra: fc.record({
+    duplicates: fc.array(fc.nat(), { maxLength: 3 }),
+    returnPage: fc.boolean(),
+    spends: fc.array(fc.integer({ min: 1, max: 60 }), { maxLength: 2 }),
+    order: fc.array(fc.nat(), { minLength: 20, maxLength: 20 }),
+    together: fc.boolean(),
+  }),
+});
+
+describe('Pro invoices refunded in any order (issue 22 §3, issue 24 §3)', () => {
+  it('per paid invoice: granted once (or flagged as not granted), 45 − reversed − flagged shortfall = what the money kept buys', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(proArb, async ({ renew, refunds, end, extra }) => {
+        run++;
+        const { user, client } = await newBillingUser(app.url, `refund-pro-prop-${run}`);
+        const sessionId = await startCheckout(client, stripe.prices.pro);
+        const events = await held(stripe, () => stripe.pay(sessionId));
+        const subscriptionId = stripe.objects.get(sessionId)!.subscription as string;
+        if (renew) events.push(...(await held(stripe, () => stripe.renew(subscriptionId))));
+        const invoices = events.filter((e) => e.type === 'invoice.paid').map((e) => e.data.object);
+        for (const r of refunds) {
+          const invoice = invoices[r.invoice];
+          if (!invoice) continue;
+          const charge = stripe.objects.get(String(invoice.charge))!;
+          if (charge.refunded) continue;
+          const amount = Number(charge.amount);
+          const part = r.thousandths === 1000 ? undefined : Math.max(1, Math.floor((amount * r.thousandths) / 1000));
+          events.push(...(await held(stripe, () => stripe.refund(String(charge.payment_intent), part))));
+        }
+        if (end) events.push(...(await held(stripe, () => stripe.endSubscription(subscriptionId))));
+
+        type ProStep = { t: 'event'; event: StripeEvent } | { t: 'return' } | { t: 'spend'; credits: number };
+        const steps: ProStep[] = [
+          ...events.map((event) => ({ t: 'event' as const, event })),
+          ...extra.duplicates.map((i) => ({ t: 'event' as const, event: events[i % events.length]! })),
+          ...(extra.returnPage ? [{ t: 'return' as const }] : []),
+          ...extra.spends.map((credits) => ({ t: 'spend' as const, credits })),
+        ];
+        // A permutation from the generated keys (sorted by key, ties by position).
+        const order = steps.map((s, i) => ({ s, k: extra.order[i % extra.order.length]! * 100 + i })).sort((a, b) => a.k - b.k);
+        const run1 = async (step: ProStep) => {
+          if (step.t === 'event') expect((await stripe.deliver(step.event)).status).toBe(200);
+          else if (step.t === 'return') {
+            expect((await client.postJson('/api/subscription/manual-upgrade', { sessionId })).status).toBe(200);
+          } else {
+            const { creditsRemaining } = await getCreditSummary(user.id);
+            const credits = Math.min(step.credits, creditsRemaining);
+            if (credits === 0) return;
+            await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${`adjust:spend-${user.id}-${Math.random()}`}, ${-credits},
+              NULL, 'property test spend', 'test', 'monthly')`.catch((err: { code?: string }) => {
+              if (err.code !== 'LG001' && err.code !== '23514') throw err;
+            });
+          }
+        };
+        if (extra.together) await Promise.all(order.map(({ s }) => run1(s)));
+        else
+          for (const { s } of order) {
+            await run1(s);
+            await settled();
+          }
+        await settled();
+
+        const entries = await entriesOf(user.id);
+        const flags = await sql<(Flag & { detail: { invoice?: string; charge?: string } })[]>`
+          SELECT ref, kind, detail FROM billing_finance_flags WHERE user_id = ${user.id} ORDER BY id`;
+        for (const invoice of invoices) {
+          // The period's grant by its key (subscription and period start), then its Stripe ids.
+          const line = (invoice.lines as { data: { period: { start: number } }[] }).data[0]!;
+          const period = `${subscriptionId}:${new Date(line.period.start * 1000).toISOString()}`;
+          const grants = entries.filter((e) => e.kind === 'monthly_grant' && e.externalRef === period);
+          const notGranted = flags.filter((f) => f.kind === 'invoice_not_granted' && f.ref === `invoice:${invoice.id}`);
+          expect(grants.length + notGranted.length).toBe(1);
+          const charge = stripe.objects.get(String(invoice.charge))!;
+          const reversals = entries.filter((e) => e.kind === 'grant_reversal' && e.externalRef === period);
+          const refundFlags = flags.filter((f) => f.kind === 'invoice_refund' && f.detail.charge === charge.id);
+          expect(refundFlags).toHaveLength(reversals.length);
+          if (grants.length === 0) {
+            expect(reversals).toEqual([]);
+            continue;
+          }
+          expect(grants[0]!.amount).toBe(45);
+          const paid = Number(charge.amount);
+          const refunded = Number(charge.amount_refunded);
+          expect(reversals.length > 0).toBe(refunded > 0);
+          const reversed = reversals.reduce((s, e) => s + e.amount, 0);
+          const shortfall = refundFlags.reduce((s, f) => s + f.detail.shortfall, 0);
+          expect(45 - reversed - shortfall).toBe(Math.floor((45 * (paid - refunded)) / paid));
+          expect(reversals.reduce((s, e) => s + (e.stripe?.amountMinor ?? 0), 0)).toBe(refunded);
+          expect(grants[0]!.stripe).toMatchObject({
+            invoice: invoice.id,
+            charge: charge.id,
+            currency: 'usd',
+            amountMinor: Number(charge.amount),
+          });
+        }
+      }),
+      { numRuns: 20, seed: 20261125, endOnFailure: true },
+    );
+    await expectVerified();
+  }, 600_000);
+});
