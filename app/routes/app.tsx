@@ -8,7 +8,8 @@ import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { defaultGenerationValues } from '~/components/generation/defaults';
 import { GenerationForm } from '~/components/generation/generation-form';
-import { ResultsPanel, resultsHref, type ResultsFilter } from '~/components/generation/results-panel';
+import { ResultsPanel, resultsHref, type ResultsFilter, type ResultsView } from '~/components/generation/results-panel';
+import { runEndedToast } from '~/components/generation/progress-bar';
 import { Badge } from '~/components/ui/badge';
 import { WordPressIntegrationTab, WordPressUpgrade } from '~/components/wordpress/integration-tab';
 import { showToast } from '~/components/ui/toast';
@@ -60,7 +61,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // The run just started (?run=) stays in view after it ends; otherwise only a running one shows.
     let run = latest && (latest.status === 'processing' || latest.id === watched) ? latest : null;
     if (!run && watched) run = await getRunProgress(userId, watched).catch(() => null);
-    const [page, completed, sites] = await Promise.all([listResults(userId, query), countCompleted(userId), listSites(userId)]);
+    const [page, completed, sites] = await Promise.all([
+      listResults(userId, query),
+      countCompleted(userId, { type: query.type, search: query.search }),
+      listSites(userId),
+    ]);
     // WordPress: each result's latest publication, publish links and bulk selection.
     const publications = await publicationsForResults(
       userId,
@@ -79,6 +84,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
           pagination: { page: page.pagination.page, totalPages: page.pagination.totalPages, total: page.pagination.total },
           filter: query.type as ResultsFilter,
           search: query.search,
+          view: (url.searchParams.get('view') === 'grid' ? 'grid' : 'list') as ResultsView,
           run,
           completed,
         },
@@ -190,13 +196,9 @@ function useRunPolling(data: ResultsData | null) {
     const ended = before?.id === run.id && before.status === 'processing';
     if (!ended && !(before === null && watched === run.id)) return;
     if (!firstTime(`postforge:run-ended:${run.id}`)) return;
-    showToast({
-      type: run.completedPrompts > 0 ? 'success' : 'error',
-      title: run.status === 'canceled' ? t('toasts.generationCanceled') : t('toasts.generationComplete'),
-      description: t('toasts.generationCompleteBody', { completed: run.completedPrompts, total: run.totalPrompts }),
-    });
+    showToast(runEndedToast(t, run));
     if (data && data.pagination.page !== 1)
-      navigate(resultsHref({ filter: data.filter, search: data.search }), { replace: true, preventScrollReset: true });
+      navigate(resultsHref({ filter: data.filter, search: data.search, view: data.view }), { replace: true, preventScrollReset: true });
   }, [run, data, watched, t, navigate]);
 }
 

@@ -132,7 +132,8 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
             {t('csv.switchToCsv')}
           </a>
         ) : null}
-        {method === 'manual' ? (
+        {/* Titles are for blog posts: image prompts get no title tool (issue 25). */}
+        {method === 'manual' && type === 'text' ? (
           <GenerateTitlesButton keywords={keywords} options={currentFormValues} onTitles={(titles) => setPrompts(titles.join('\n'))} />
         ) : null}
       </>
