@@ -164,7 +164,10 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!(error instanceof GenerationError)) throw error;
     const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
     return json(
-      { result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: { title, message: tg(error.key, error.params) } },
+      {
+        result: submission.reply({ hideFields: ['replicateApiKey'] }),
+        serviceError: { title, message: tg(error.key, error.params), code: error.code },
+      },
       { status: error.status },
     );
   }
@@ -223,9 +226,12 @@ export default function Workspace() {
   useRunPolling(data.results);
 
   // A refusal of the service also shows as a toast with the page's script (it is in the form anyway).
+  // Not a shortage of credits: its alert sits above Start with the upgrade / top-up link, and a
+  // toast in the corner would cover Start (issue 25).
   useEffect(() => {
-    if (actionData?.serviceError)
-      showToast({ type: 'error', title: actionData.serviceError.title, description: actionData.serviceError.message });
+    const refusal = actionData?.serviceError;
+    if (refusal && refusal.code !== 'insufficient_credits')
+      showToast({ type: 'error', title: refusal.title, description: refusal.message });
   }, [actionData]);
 
   const hrefOf = (name: Tab) =>
@@ -239,7 +245,9 @@ export default function Workspace() {
       </div>
 
       <nav aria-label={t('workspace.tabs.label')} className="mt-8 border-b border-slate-200">
-        <ul className="-mb-px flex gap-2 overflow-x-auto">
+        {/* At 390 px every tab fits (a shorter WordPress label); narrower, the strip scrolls and its
+            edge shadow says so (issue 25: the last tab was cut off with no sign). */}
+        <ul className="scroll-hint-x -mb-px flex gap-1 overflow-x-auto sm:gap-2" data-testid="workspace-tabs">
           {tabs.map((name) => {
             const active = name === tab;
             return (
@@ -248,13 +256,20 @@ export default function Workspace() {
                   to={hrefOf(name)}
                   aria-current={active ? 'page' : undefined}
                   preventScrollReset
-                  className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-4 py-3 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                  className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-3 py-3 text-sm font-medium sm:px-4 focus-visible:outline-2 focus-visible:outline-indigo-600 ${
                     active
                       ? 'border-indigo-600 text-indigo-700'
                       : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900'
                   }`}
                 >
-                  {t(`workspace.tabs.${name}`)}
+                  {name === 'wordpress' ? (
+                    <>
+                      <span className="sm:hidden">{t('workspace.tabs.wordpressShort')}</span>
+                      <span className="hidden sm:inline">{t('workspace.tabs.wordpress')}</span>
+                    </>
+                  ) : (
+                    t(`workspace.tabs.${name}`)
+                  )}
                   {name === 'wordpress' && !canUseWordPress ? <Badge tone="brand">{t('plan.pro')}</Badge> : null}
                 </Link>
               </li>

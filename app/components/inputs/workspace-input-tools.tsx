@@ -169,6 +169,10 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
       onClose={() => setDialogOpen(false)}
       currentSettings={currentFormValues}
       onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
+      // Deleting the active template clears it, as Clear does (issue 25: its banner stayed).
+      onDeleted={(deleted) => {
+        if (deleted.id === template?.id) goWithPrompts(base);
+      }}
     />
   ) : null;
 
