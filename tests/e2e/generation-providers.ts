@@ -7,7 +7,8 @@ import { startReplicateServer, type PredictionStep, type ReplicateServer } from 
 //   "[flaky]" → refused on the first request only (a retry then succeeds)
 //   "[slow]"  → answers after 1.5 s (progress can be seen)
 // Anything else answers after 200 ms with the server's default article / a PNG.
-// A title request (POST /api/generate-blog-title) is answered with `Title for <keyword>` per keyword.
+// A title request (POST /api/generate-blog-title) is answered with `Title for <keyword>` per keyword,
+// or with an HTML article when a keyword has "[junk]".
 export const PROVIDER_FAILURE = 'The model refused this topic';
 export const titleFor = (keyword: string) => `Title for ${keyword}`;
 
@@ -18,6 +19,13 @@ function chat(topic: string, attempt: number): ChatStep | undefined {
       .split('\n')
       .map((line) => line.replace(/^\d+\.\s*/, '').trim())
       .filter(Boolean);
+    // A keyword with "[junk]" gets what a confused model sends: an HTML article instead of titles.
+    if (keywords.some((k) => k.includes('[junk]')))
+      return {
+        kind: 'ok',
+        latencyMs: 200,
+        content: `<article><h1>Gardening</h1>${'<p>Gardening is <b>great</b>. </p>'.repeat(200)}</article>`,
+      };
     return { kind: 'ok', latencyMs: 200, content: JSON.stringify({ titles: keywords.map(titleFor) }) };
   }
   if (topic.includes('[fail]')) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };

@@ -354,7 +354,7 @@ export function GenerationForm({
         </div>
 
         {serviceError ? (
-          <div className="flex flex-col gap-2">
+          <div className="flex flex-col gap-2" data-testid="service-error">
             <FormAlert title={serviceError.title} errors={[serviceError.message]} />
             {serviceError.code === 'insufficient_credits' && !short ? <MoreCredits isPro={isPro} /> : null}
           </div>
