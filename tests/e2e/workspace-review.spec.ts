@@ -155,6 +155,78 @@ test('image run: topic order, thumbnails, grid view, the run summary, Download a
   });
 });
 
+test('cancel tells the story: what was stopped and refunded, what finished, per run on the progress page and the results', async ({
+  page,
+  jsEnabled,
+}) => {
+  const account = await signIn(page, 'ws-cancel');
+  const t = tag();
+  // 14 topics the provider answers slowly; at most 10 of one user run at once, so a cancel right
+  // after Start finds some not started.
+  const total = 14;
+  const topics = Array.from({ length: total }, (_, i) => `Cancel ${t} ${i} [stalled]`);
+  await withDb(async (sql) => {
+    const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${account.email})`;
+    await sql`SELECT * FROM ledger_transfer(${user!.id}, 'topup_purchase', ${`topup:e2e-${t}`}, 10, 'e2e', NULL, NULL)`;
+  });
+  await page.goto('/app');
+  await page.getByLabel('Blog topics or keywords').fill(topics.join('\n'));
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  if (jsEnabled) {
+    await expect(page).toHaveURL(/\/app\?tab=results&run=/, { timeout: 30_000 });
+    await page.getByTestId('results-run').getByRole('link', { name: 'Generation progress' }).click();
+  }
+  // (Without JavaScript the page refreshes itself to ?watch=1 while the run goes on.)
+  await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}/, { timeout: 30_000 });
+  const runId = /\/app\/runs\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+  await page.getByRole('button', { name: 'Cancel generation' }).click();
+  await expectToast(page, 'Generation canceled');
+
+  const counts = () =>
+    withDb(async (sql) => {
+      const [row] = await sql<{ completed: number; canceled: number; processing: number }[]>`
+        SELECT count(*) FILTER (WHERE status = 'completed')::int AS completed, count(*) FILTER (WHERE status = 'canceled')::int AS canceled,
+          count(*) FILTER (WHERE status = 'processing')::int AS processing
+        FROM generation_results WHERE run_id = ${runId}`;
+      return row!;
+    });
+  const stopped = await counts();
+  expect(stopped.canceled).toBeGreaterThanOrEqual(total - 10);
+  const said = toasts(page).getByText(/had not started/);
+  await expect(said).toContainText(`${stopped.canceled} items that had not started were canceled and refunded.`);
+  await expect(said).toContainText(/\d+ items? had already started: (they|it) will finish and be charged if (they succeed|it succeeds)\./);
+
+  // The started items finish (JavaScript re-reads the page; without it, the page refreshes itself).
+  await expect(async () => {
+    if (!jsEnabled) await page.goto(`/app/runs/${runId}`);
+    await expect(page.getByTestId('run-status')).toHaveText('Generation canceled', { timeout: 1000 });
+  }).toPass({ timeout: 90_000 });
+  const final = await counts();
+  expect(final.completed + final.canceled).toBe(total);
+  expect(final.canceled).toBe(stopped.canceled);
+  if (jsEnabled)
+    await expect(
+      toasts(page).getByText(
+        `${final.completed} of ${total} completed, 0 failed, ${final.canceled} canceled; ${final.canceled} credits refunded.`,
+      ),
+    ).toBeVisible();
+  for (const url of [`/app/runs/${runId}`, `/app?tab=results&run=${runId}`]) {
+    await page.goto(url);
+    await expect(page.getByTestId('run-completed')).toHaveText(`Completed:${final.completed}`);
+    await expect(page.getByTestId('run-failed')).toHaveText('Failed:0');
+    await expect(page.getByTestId('run-canceled')).toHaveText(`Canceled:${final.canceled}`);
+    await expect(page.getByTestId('run-refunded')).toHaveText(`Refunded:${final.canceled} credits`);
+  }
+  // Charged only for what completed: 15 credits less the completed items.
+  await expect(page.getByText(`${15 - final.completed} credits`, { exact: true }).first()).toBeVisible();
+
+  await page.context().addCookies([{ name: 'language', value: 'zh-HK', url: page.url() }]);
+  await page.goto(`/app/runs/${runId}`);
+  await expect(page.getByTestId('run-status')).toHaveText('已取消生成');
+  await expect(page.getByTestId('run-canceled')).toHaveText(`已取消:${final.canceled}`);
+  await expect(page.getByTestId('run-refunded')).toHaveText(`已退回:${final.canceled} 點`);
+});
+
 test('image mode speaks images; a junk title answer is refused and nothing is pasted', async ({ page, jsEnabled }) => {
   await signIn(page, 'ws-words');
   await test.step('image mode: its placeholder and counter, no title tool', async () => {
