@@ -383,3 +383,31 @@ describe('item 8: Download all takes the filter and the search', () => {
     });
   }
 });
+
+describe('item 9: templates (no JavaScript: the templates page)', () => {
+  for (const language of ['en', 'zh-HK'] as const) {
+    it(`${language}: the name is a link that loads the template; once deleted, its link shows no banner`, async () => {
+      const u = await signedIn({ credits: 0 }, language);
+      const name = `Weekly ${language} ${Date.now()}`;
+      const saved = await u.c.postForm('/app/templates', { name, type: 'text', toneOfVoice: 'Humorous' });
+      expect([302, 303]).toContain(saved.status);
+      const list = await (await u.c.get('/app/templates?type=text')).text();
+      const tag = new RegExp(`<a[^>]*data-testid="template-name"[^>]*>${name}</a>`).exec(list)?.[0] ?? '';
+      const link = /href="(\/app\?template=[0-9a-f-]{36})"/.exec(tag);
+      expect(link, 'the name links to the workspace with the template').toBeTruthy();
+      const banner = language === 'en' ? `Active template: ${name}` : `使用中的範本：${name}`;
+      const loaded = await u.c.get(link![1]!);
+      expect(loaded.status).toBe(200);
+      expect(visibleText(await loaded.text())).toContain(banner);
+
+      const id = /template=([0-9a-f-]{36})/.exec(link![1]!)![1]!;
+      const deleted = await follow(u.c, await u.c.postForm('/app/templates', { intent: 'delete', id, type: 'text' }));
+      expect(visibleText(deleted.html)).toContain(language === 'en' ? 'Template deleted' : '範本已刪除');
+      const after = await u.c.get(link![1]!);
+      expect(after.status).toBe(200);
+      const afterText = visibleText(await after.text());
+      expect(afterText).not.toContain(name);
+      expect(afterText).not.toContain(language === 'en' ? 'Active template' : '使用中的範本');
+    });
+  }
+});
