@@ -133,7 +133,7 @@ describe('item 2: cancel tells the right story (no JavaScript: the run page)', (
   for (const language of ['en', 'zh-HK'] as const) {
     it(`${language}: cancel right after Start — completed, canceled and refunded per run, on the run page and the results summary`, async () => {
       const u = await signedIn({ credits: 20 }, language);
-      openai.setLatency(1500);
+      openai.setLatency(4000); // generous: the cancel must land while the first items are at the provider
       try {
         const topics = Array.from({ length: 6 }, (_, i) => `cancel story ${language} ${i}`);
         const start = await u.c.postForm('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: topics.join('\n') });
@@ -189,7 +189,7 @@ describe('item 2: cancel tells the right story (no JavaScript: the run page)', (
 
   it('a cancel after every item started says nothing was stopped, and the run ends "finished", not "canceled"', async () => {
     const u = await signedIn({ credits: 20 });
-    openai.setLatency(1500);
+    openai.setLatency(4000); // generous: the cancel must land while the first items are at the provider
     try {
       const start = await u.c.postForm('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: 'late one\nlate two' });
       const runId = /\/app\/runs\/([0-9a-f-]{36})/.exec(start.headers.get('location') ?? '')![1]!;
