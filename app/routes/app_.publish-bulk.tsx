@@ -15,9 +15,10 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
-import { bulkSelection, queueBulkPublications, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import { bulkSelection, queueBulkPublications, refreshSiteTimeZone, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/utils/json-api.server';
@@ -52,11 +53,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const chosen = sites.find((s) => String(s.id) === url.searchParams.get('site')) ?? sites.find((s) => s.isDefault) ?? sites[0] ?? null;
   let categories: { id: number; name: string }[] = [];
   let categoriesFailed = false;
+  let siteZone = chosen?.timeZone ?? null;
   if (chosen && results.length) {
-    categories = await siteCategories(userId, chosen.id).catch(() => {
-      categoriesFailed = true;
-      return [];
-    });
+    [categories, siteZone] = await Promise.all([
+      siteCategories(userId, chosen.id).catch(() => {
+        categoriesFailed = true;
+        return [];
+      }),
+      refreshSiteTimeZone(userId, chosen.id).catch(() => siteZone),
+    ]);
   }
   const timeZone = requestTimeZone(request);
   return json(
@@ -67,6 +72,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       skipped,
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
+      site: chosen ? { siteName: chosen.siteName, timeZone: siteZone } : null,
+      nowIso: new Date().toISOString(),
       categories,
       categoriesFailed,
       timeZone,
@@ -109,7 +116,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function PublishBulk() {
-  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now } = useLoaderData<typeof loader>();
+  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now, site, nowIso } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
   const navigation = useNavigation();
@@ -256,7 +263,7 @@ export default function PublishBulk() {
                     </select>
                   </label>
                 </div>
-                <p className="text-xs text-slate-600">{t('publish.timeZone', { zone: timeZone })}</p>
+                <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
               </fieldset>
 
               <fieldset>

@@ -113,6 +113,12 @@ export function publishSchema(t: Translate) {
         .transform((v) => (v ? v : null))
         .refine((v) => v === null || !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
       featured: checkbox,
+      // When the result was published to the site before: update that post, or make a new one.
+      onExisting: z
+        .enum(['update', 'new'])
+        .or(z.literal(''))
+        .optional()
+        .transform((v) => (v ? v : undefined)),
     })
     .transform((v) => ({ ...v, categories: [...new Set([...v.categories, ...v.categoryIds])] }))
     .refine((v) => v.status !== 'future' || v.publishDate !== null, { message: t('wordpress:validation.date'), path: ['publishDate'] });
