@@ -22,6 +22,7 @@ import {
   syncCheckoutSession,
 } from '~/services/billing.server';
 import { loadCreditHistory } from '~/services/ledger.server';
+import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
@@ -77,6 +78,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     loadCreditHistory(userId, historyPage, { timeZone: requestTimeZone(request) }),
   ]);
   const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
+  // Scheduled posts due after the Pro period ends will not be published: cancelling warns of them.
+  const scheduledAfterEnd =
+    info.subscriptionStatus === 'pro' || info.subscriptionStatus === 'canceled'
+      ? await countScheduledAfter(userId, info.nextBillingDate ? new Date(info.nextBillingDate) : new Date())
+      : 0;
   return json(
     {
       signedOut: false as const,
@@ -87,6 +93,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       configured: billingConfigured(),
       syncError,
       ledger,
+      scheduledAfterEnd,
     },
     { headers: privatePageHeaders },
   );
@@ -296,7 +303,7 @@ export default function Subscription() {
 }
 
 function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false }> }) {
-  const { user, account, info, catalogue: prices, configured, syncError, ledger } = data;
+  const { user, account, info, catalogue: prices, configured, syncError, ledger, scheduledAfterEnd } = data;
   const location = useLocation();
   const { t, i18n } = useTranslation();
   const { t: b } = useTranslation('billing');
@@ -310,6 +317,17 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
   const pro = status === 'pro' || status === 'canceled';
   const nextDate = date(info.nextBillingDate);
   const low = pro && info.totalCreditsRemaining < LOW_CREDIT_THRESHOLD;
+  const scheduledWarning =
+    scheduledAfterEnd > 0 ? (
+      <p className="mt-2 font-semibold text-red-700" data-testid="scheduled-loss-warning">
+        {nextDate
+          ? b('page.cancelScheduledWarning', { count: scheduledAfterEnd, date: nextDate })
+          : b('page.cancelScheduledWarningNoDate', { count: scheduledAfterEnd })}{' '}
+        <a href="/wordpress" className="underline">
+          {b('page.scheduledPostsLink')}
+        </a>
+      </p>
+    ) : null;
 
   const cancelPanel = (label: string, testId: string) => (
     <details className="mt-3 rounded-lg ring-1 ring-slate-200" data-testid={`${testId}-panel`}>
@@ -327,6 +345,7 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
             {b('page.cancelTopUpWarning', { count: info.topUpCreditsRemaining })}
           </p>
         ) : null}
+        {scheduledWarning}
         <div className="mt-3">
           <SubmitButton intent="cancel" variant="destructive" testId="confirm-cancel">
             {b('page.confirmCancel')}
@@ -362,6 +381,7 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
       {status === 'canceled' ? (
         <Alert tone="warning" testId="canceled-alert">
           {nextDate ? b('page.canceledAlert', { date: nextDate }) : b('page.canceledAlertNoDate')}
+          {scheduledWarning}
         </Alert>
       ) : null}
       {low ? (
