@@ -203,7 +203,7 @@ export default function PublishResult() {
                     <legend className="font-medium">{t('publish.existing.choose')}</legend>
                     {existing.status === 'published' ? (
                       <label className="mt-2 flex items-start gap-2">
-                        <input type="radio" name="onExisting" value="update" required className="mt-0.5 size-4" />
+                        <input type="radio" name="onExisting" value="update" required className="mt-0.5 size-4 shrink-0" />
                         <span>
                           <span className="font-medium">{t('publish.existing.update')}</span>
                           <span className="block text-amber-900">{t('publish.existing.updateHelp')}</span>
@@ -211,7 +211,7 @@ export default function PublishResult() {
                       </label>
                     ) : null}
                     <label className="mt-2 flex items-start gap-2">
-                      <input type="radio" name="onExisting" value="new" required className="mt-0.5 size-4" />
+                      <input type="radio" name="onExisting" value="new" required className="mt-0.5 size-4 shrink-0" />
                       <span>
                         <span className="font-medium">{t('publish.existing.new')}</span>
                         <span className="block text-amber-900">{t('publish.existing.newHelp')}</span>
