@@ -18,7 +18,13 @@ import { SitePicker } from '~/components/wordpress/site-picker';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
-import { bulkSelection, queueBulkPublications, refreshSiteTimeZone, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import {
+  bulkSelection,
+  queueBulkPublications,
+  refreshSiteTimeZone,
+  siteCategories,
+  WordPressServiceError,
+} from '~/services/wordpress.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/utils/json-api.server';
@@ -116,7 +122,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function PublishBulk() {
-  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now, site, nowIso } = useLoaderData<typeof loader>();
+  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now, site, nowIso } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
   const navigation = useNavigation();

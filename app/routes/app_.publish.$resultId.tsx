@@ -187,7 +187,10 @@ export default function PublishResult() {
               <input type="hidden" name="mode" value={mode} />
               <input type="hidden" name="tz" value={timeZone} />
               {existing ? (
-                <div className="rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-inset ring-amber-200" data-testid="already-published">
+                <div
+                  className="rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-inset ring-amber-200"
+                  data-testid="already-published"
+                >
                   <p className="font-semibold">{t('publish.existing.title', { site: existing.siteName })}</p>
                   <p className="mt-1">
                     {t(existing.status === 'published' ? 'publish.existing.published' : 'publish.existing.queued', {
@@ -202,21 +205,9 @@ export default function PublishResult() {
                   <fieldset className="mt-3">
                     <legend className="font-medium">{t('publish.existing.choose')}</legend>
                     {existing.status === 'published' ? (
-                      <label className="mt-2 flex items-start gap-2">
-                        <input type="radio" name="onExisting" value="update" required className="mt-0.5 size-4 shrink-0" />
-                        <span>
-                          <span className="font-medium">{t('publish.existing.update')}</span>
-                          <span className="block text-amber-900">{t('publish.existing.updateHelp')}</span>
-                        </span>
-                      </label>
+                      <ExistingChoice value="update" label={t('publish.existing.update')} help={t('publish.existing.updateHelp')} />
                     ) : null}
-                    <label className="mt-2 flex items-start gap-2">
-                      <input type="radio" name="onExisting" value="new" required className="mt-0.5 size-4 shrink-0" />
-                      <span>
-                        <span className="font-medium">{t('publish.existing.new')}</span>
-                        <span className="block text-amber-900">{t('publish.existing.newHelp')}</span>
-                      </span>
-                    </label>
+                    <ExistingChoice value="new" label={t('publish.existing.new')} help={t('publish.existing.newHelp')} />
                     {existing.status === 'queued' ? (
                       <p className="mt-2">
                         {t('publish.existing.queuedHelp')}{' '}
@@ -288,6 +279,32 @@ export default function PublishResult() {
         )}
       </div>
     </AppShell>
+  );
+}
+
+/** One answer to "already published": a required radio, its label, and what it does (described by). */
+function ExistingChoice({ value, label, help }: { value: 'update' | 'new'; label: string; help: string }) {
+  const id = `on-existing-${value}`;
+  return (
+    <div className="mt-2 flex items-start gap-2">
+      <input
+        id={id}
+        type="radio"
+        name="onExisting"
+        value={value}
+        required
+        aria-describedby={`${id}-help`}
+        className="mt-0.5 size-4 shrink-0"
+      />
+      <div>
+        <label htmlFor={id} className="font-medium">
+          {label}
+        </label>
+        <p id={`${id}-help`} className="text-amber-900">
+          {help}
+        </p>
+      </div>
+    </div>
   );
 }
 

@@ -65,7 +65,8 @@ export async function action({ request }: ActionFunctionArgs) {
   switch (intent.data) {
     case 'test': {
       // A password typed and tested before (the page came back without JavaScript) is tested again.
-      const typed = String(formData.get('appPassword') ?? '').trim() || openTestedPassword(user.id, String(formData.get('testedPassword') ?? ''));
+      const typed =
+        String(formData.get('appPassword') ?? '').trim() || openTestedPassword(user.id, String(formData.get('testedPassword') ?? ''));
       // Editing a site: a blank password field tests with the stored one.
       if (typed) formData.set('appPassword', typed);
       else if (siteId > 0) {

@@ -99,9 +99,7 @@ async function callOk<T>(...args: Parameters<typeof call>): Promise<{ data: T; r
 // ---------------------------------------------------------------------------------------------
 // Connection test with a diagnosis
 
-export type ConnectionCheck =
-  | { ok: true; userName: string; timeZone: string | null }
-  | { ok: false; problem: WpProblem; detail: string };
+export type ConnectionCheck = { ok: true; userName: string; timeZone: string | null } | { ok: false; problem: WpProblem; detail: string };
 
 type RestIndex = {
   namespaces?: string[];

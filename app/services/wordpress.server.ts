@@ -46,14 +46,7 @@ export type Site = {
 };
 
 export type WordPressErrorCode =
-  | 'not_found'
-  | 'not_pro'
-  | 'no_content'
-  | 'not_publishable'
-  | 'past_start'
-  | 'site_unreachable'
-  | 'already_published'
-  | 'not_waiting';
+  'not_found' | 'not_pro' | 'no_content' | 'not_publishable' | 'past_start' | 'site_unreachable' | 'already_published' | 'not_waiting';
 
 export class WordPressServiceError extends Error {
   constructor(

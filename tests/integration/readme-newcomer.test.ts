@@ -62,8 +62,8 @@ describe('README for a newcomer', () => {
     // Without the credits, the first 10-topic run is refused...
     await expect(s.gen.startRun(user.id, tenTopics)).rejects.toThrow();
     // ...then the documented line, with the newcomer's address, run as `npm run ledger` runs it.
-    const args = [...command!.replace(/^npm run ledger -- /, '').matchAll(/"([^"]*)"|(\S+)/g)].map((m) =>
-      m[1] ?? (m[2] === 'you@example.com' ? user.email : m[2]!),
+    const args = [...command!.replace(/^npm run ledger -- /, '').matchAll(/"([^"]*)"|(\S+)/g)].map(
+      (m) => m[1] ?? (m[2] === 'you@example.com' ? user.email : m[2]!),
     );
     const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['app/cli/ledger.ts', ...args], {
       cwd: root,

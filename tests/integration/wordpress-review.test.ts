@@ -62,7 +62,11 @@ async function postsTitled(title: string) {
   return res.body.filter((p) => p.title.raw === title);
 }
 
-const decode = (html: string) => html.replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&amp;/g, '&');
+const decode = (html: string) =>
+  html
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 beforeAll(async () => {
   [app, wp] = await Promise.all([startTestApp(), startWordPress()]);
@@ -119,7 +123,9 @@ describe('publishing the same result twice (§12)', () => {
     expect(await postsTitled('Twice v2')).toHaveLength(1);
 
     // New: a second post, as asked.
-    expect((await pro.client.postForm(`/app/publish/${resultId}`, publishForm(siteId, 'Twice v3', { onExisting: 'new' }))).status).toBe(302);
+    expect((await pro.client.postForm(`/app/publish/${resultId}`, publishForm(siteId, 'Twice v3', { onExisting: 'new' }))).status).toBe(
+      302,
+    );
     const third = (await publicationsOf(resultId))[2]!;
     expect(third.update_post_id).toBeNull();
     expect(await runPublication(third.id)).toBe('published');
@@ -134,7 +140,9 @@ describe('publishing the same result twice (§12)', () => {
     const answers = await Promise.all([1, 2, 3].map(() => pro.client.postJson('/api/wordpress/publish', body)));
     expect(answers.map((r) => r.status).sort()).toEqual([202, 409, 409]);
     const conflict = await answers.find((r) => r.status === 409)!.json();
-    expect(conflict.error).toBe('This result is already published to this site. Choose whether to update the existing post or publish a new one.');
+    expect(conflict.error).toBe(
+      'This result is already published to this site. Choose whether to update the existing post or publish a new one.',
+    );
     expect(conflict.existing).toMatchObject({ status: 'queued', postId: null });
     const [pub] = await publicationsOf(resultId);
     expect(await runPublication(pub!.id)).toBe('published');
@@ -343,11 +351,19 @@ describe('after an outage, and when WordPress says why (§15)', () => {
       ['After the end', late],
       ['Also after', late],
     ]) {
-      const res = await pro.client.postJson('/api/wordpress/publish', { siteId, title, content: '<p>x</p>', status: 'future', publishDate });
+      const res = await pro.client.postJson('/api/wordpress/publish', {
+        siteId,
+        title,
+        content: '<p>x</p>',
+        status: 'future',
+        publishDate,
+      });
       expect(res.status).toBe(202);
     }
     const html = decode(await (await pro.client.get('/subscription')).text());
-    expect(html).toMatch(/data-testid="scheduled-loss-warning"[^>]*>2 scheduled WordPress posts are set for after [^<]+\. They will not be published/);
+    expect(html).toMatch(
+      /data-testid="scheduled-loss-warning"[^>]*>2 scheduled WordPress posts are set for after [^<]+\. They will not be published/,
+    );
     const zh = decode(await (await pro.client.get('/subscription', { 'accept-language': 'zh-HK' })).text());
     expect(zh).toMatch(/有 2 篇 WordPress 排程文章定於 [^<]+ 之後發佈/);
     const free = await user('free', 'cancel-warning-free');
