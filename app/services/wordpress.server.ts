@@ -54,6 +54,8 @@ export class WordPressServiceError extends Error {
     message: string = code,
     /** already_published: the earlier publication of the result to the site. */
     readonly existing?: Publication,
+    /** already_published in bulk: the earlier publication of each such result (by result id). */
+    readonly existingMany: Publication[] = [],
   ) {
     super(message);
     this.name = 'WordPressServiceError';
@@ -378,7 +380,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     if (p.resultId) {
       // Publishing a result again to the same site is the user's choice (issue 25): update the
       // earlier post or make a new one. Two publishes at once take turns, so the second sees the first.
-      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`wordpress-publish:${userId}:${p.resultId}:${p.siteId}`}, 0))`;
+      await lockResultOnSite(tx, userId, p.resultId, p.siteId);
       const existing = await existingPublication(userId, p.resultId, p.siteId, tx);
       if (existing) {
         const updatable = existing.status === 'published' && existing.postId !== null;
@@ -409,6 +411,26 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     );
     return publication;
   });
+}
+
+/** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
+async function lockResultOnSite(tx: Db, userId: string, resultId: string, siteId: number) {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`wordpress-publish:${userId}:${resultId}:${siteId}`}, 0))`;
+}
+
+/** existingPublication for several results at once: result id → its latest such publication. */
+export async function existingPublications(
+  userId: string,
+  resultIds: string[],
+  siteId: number,
+  db: Db = sql,
+): Promise<Map<string, Publication>> {
+  if (resultIds.length === 0) return new Map();
+  const rows = await db<PublicationRow[]>`
+    SELECT DISTINCT ON (result_id) ${publicationColumns(db)} FROM wordpress_publications
+    WHERE user_id = ${userId} AND result_id = ANY(${resultIds}::text[]) AND site_id = ${siteId} AND status IN ('published', 'queued')
+    ORDER BY result_id, created_at DESC`;
+  return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
 }
 
 /**
@@ -507,6 +529,11 @@ export type BulkPublishInput = {
   tags: string[];
   /** Each result's generated image (if it has one) as its featured image. */
   featured: boolean;
+  /**
+   * For results already on the site (published, or waiting to be): update their post, publish a
+   * new one, or leave them out. Unset: refused (already_published) when there is any.
+   */
+  onExisting?: 'update' | 'new' | 'skip';
 };
 
 /**
@@ -532,12 +559,31 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
       if (!isPublishable(result)) throw new WordPressServiceError('not_publishable');
       results.push(result);
     }
+    // The same rule as one publish (and the same locks, taken in a fixed order): a result already on
+    // the site is updated, published again or left out only as the user chose.
+    for (const id of [...ids].sort()) await lockResultOnSite(tx, userId, id, input.siteId);
+    const existing = await existingPublications(userId, ids, input.siteId, tx);
+    if (existing.size > 0 && !input.onExisting) {
+      const many = [...existing.values()];
+      throw new WordPressServiceError('already_published', 'already_published', many[0], many);
+    }
+    const updates = new Map<string, number>();
+    const chosen = results.filter((r) => {
+      const earlier = existing.get(r.id);
+      if (!earlier || input.onExisting === 'new') return true;
+      if (input.onExisting === 'skip') return false;
+      // update: a post to update, or (still waiting) the waiting publication will make it.
+      if (earlier.status !== 'published' || earlier.postId === null) return false;
+      updates.set(r.id, earlier.postId);
+      return true;
+    });
     const times = input.schedule
-      ? zonedSchedule(input.schedule.start, ids.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
+      ? zonedSchedule(input.schedule.start, chosen.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
       : null;
     const requests: PublishRequest[] = [];
-    for (const [i, r] of results.entries()) {
+    for (const [i, r] of chosen.entries()) {
       requests.push({
+        updatePostId: updates.get(r.id) ?? null,
         siteId: input.siteId,
         resultId: r.id,
         title: r.title?.trim() || r.prompt,

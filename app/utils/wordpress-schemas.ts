@@ -164,6 +164,12 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       categories: idList,
       tags: tagList,
       featured: checkbox,
+      // For selected results already on the site: update their posts, publish new ones, or leave them out.
+      onExisting: z
+        .enum(['update', 'new', 'skip'])
+        .or(z.literal(''))
+        .optional()
+        .transform((v) => (v ? v : undefined)),
     })
     .transform((v, ctx) => {
       const timeZone = validTimeZone(v.timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC';
@@ -183,6 +189,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         tags: v.tags,
         featured: v.featured,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
+        onExisting: v.onExisting,
       };
     });
 }

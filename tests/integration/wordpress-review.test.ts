@@ -173,6 +173,83 @@ describe('publishing the same result twice (§12)', () => {
   });
 });
 
+describe('publishing results again in bulk (§12)', () => {
+  it('the bulk page lists the results already on the site with their posts, and updates, adds or leaves them out as chosen', async () => {
+    const pro = await user('pro', 'bulk-twice');
+    const siteId = await addSite(pro.client);
+    const [old1, old2, fresh] = [
+      await completedResult(pro.id, 'Bulk old one'),
+      await completedResult(pro.id, 'Bulk old two'),
+      await completedResult(pro.id, 'Bulk fresh'),
+    ];
+    const bulkForm = (ids: string[], extra: Record<string, string> = {}) => {
+      const form = new URLSearchParams({ siteId: String(siteId), mode: 'now', timeZone: 'UTC', ...extra });
+      for (const id of ids) form.append('resultIds', id);
+      return form;
+    };
+    const postBulk = (form: URLSearchParams, headers: Record<string, string> = {}) =>
+      pro.client.request('/app/publish-bulk', {
+        method: 'POST',
+        body: form.toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
+
+    // The first bulk publish of two results: nothing asked.
+    expect((await postBulk(bulkForm([old1, old2]))).status).toBe(302);
+    for (const id of [old1, old2]) expect(await runPublication((await publicationsOf(id))[0]!.id)).toBe('published');
+    const firstPosts = await Promise.all(
+      [old1, old2].map(async (id) => (await getPublication(pro.id, (await publicationsOf(id))[0]!.id)).postId),
+    );
+
+    // The page, with the fresh one selected too: the two already there, linked, and the choice.
+    const page = decode(await (await pro.client.get(`/app/publish-bulk?ids=${old1},${old2},${fresh}`)).text());
+    expect(page).toContain('data-testid="bulk-existing"');
+    expect(page).toContain('2 selected results are already on');
+    const links = (await sql<{ wp_link: string }[]>`SELECT wp_link FROM wordpress_publications WHERE result_id IN (${old1}, ${old2})`).map(
+      (r) => r.wp_link,
+    );
+    for (const link of links) expect(page).toContain(`href="${link}"`);
+    for (const choice of ['update', 'new', 'skip']) expect(page).toContain(`value="${choice}"`);
+
+    // No choice: refused with the message in the reader's language, nothing queued.
+    const refused = await postBulk(bulkForm([old1, old2, fresh]));
+    expect(refused.status).toBe(409);
+    expect(decode(await refused.text())).toContain('Some selected results are already published to this site.');
+    const zh = await postBulk(bulkForm([old1, old2, fresh]), { 'accept-language': 'zh-HK' });
+    expect(await zh.text()).toContain('部分已選結果已發佈到此網站。');
+    expect(await publicationsOf(fresh)).toHaveLength(0);
+    // The JSON API says which ones.
+    const api = await pro.client.postJson('/api/wordpress/publish-bulk', { siteId, resultIds: [old1, fresh], mode: 'now' });
+    expect(api.status).toBe(409);
+    expect((await api.json()).existing).toEqual([expect.objectContaining({ resultId: old1, status: 'published', postId: firstPosts[0] })]);
+
+    // Leave them out: only the fresh one is queued.
+    expect((await postBulk(bulkForm([old1, fresh], { onExisting: 'skip' }))).status).toBe(302);
+    expect(await publicationsOf(old1)).toHaveLength(1);
+    expect(await publicationsOf(fresh)).toHaveLength(1);
+    expect(await runPublication((await publicationsOf(fresh))[0]!.id)).toBe('published');
+
+    // Update: the same posts on the site get the new words; no new post.
+    await sql`UPDATE generation_results SET title = title || ' (edited)' WHERE id IN (${old1}, ${old2})`;
+    expect((await postBulk(bulkForm([old1, old2], { onExisting: 'update' }))).status).toBe(302);
+    for (const [i, id] of [old1, old2].entries()) {
+      const [, update] = await publicationsOf(id);
+      expect(update!.update_post_id).toBe(String(firstPosts[i]));
+      expect(await runPublication(update!.id)).toBe('published');
+      expect((await getPublication(pro.id, update!.id)).postId).toBe(firstPosts[i]);
+    }
+    expect(await postsTitled('Bulk old one (edited)')).toHaveLength(1);
+    expect(await postsTitled('Bulk old one')).toHaveLength(0);
+
+    // New: another post each.
+    expect((await postBulk(bulkForm([old2], { onExisting: 'new' }))).status).toBe(302);
+    const [, , again] = await publicationsOf(old2);
+    expect(again!.update_post_id).toBeNull();
+    expect(await runPublication(again!.id)).toBe('published');
+    expect((await getPublication(pro.id, again!.id)).postId).not.toBe(firstPosts[1]);
+  });
+});
+
 describe('Test connection, then Save, without JavaScript (§13)', () => {
   it('the tested password is kept (sealed, never echoed) so Save works with the field empty', async () => {
     const pro = await user('pro', 'nojs-test');
