@@ -227,7 +227,12 @@ test('a result published again: the page links the post and asks; update keeps o
   // The bulk page at 390 px too (its own tests are in wordpress.spec.ts).
   await page.goto(`/app/publish-bulk?ids=${resultId}`);
   await expect(page.getByTestId('bulk-selected')).toBeVisible();
+  // Already on the site: listed with its post, and a choice before anything is queued.
+  const bulkExisting = page.getByTestId('bulk-existing');
+  await expect(bulkExisting).toContainText(w('zh-HK', 'bulk.existing.title_other', { count: '1', site: new URL(wp().url).host }));
+  await expect(bulkExisting.getByRole('radio')).toHaveCount(3);
   await phoneCheck(page, testInfo, 'bulk-zh');
+  await expect(bulkExisting.getByLabel(w('zh-HK', 'bulk.existing.skip'))).toBeVisible();
 });
 
 test('after failures: WordPress’s English explained in Chinese, and "retry now" publishes at once (§15)', async ({ page }, testInfo) => {
