@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
 import type { Page, TestInfo } from '@playwright/test';
 
 // Issue 25 §12-15, the publishing pages in a phone-sized Chromium (390 px) against the real
@@ -82,10 +82,17 @@ async function proWithSite(page: Page, label: string) {
   return { ...account, siteId: (await res.json()).site.id as number };
 }
 
-/** Nothing sticks out sideways at 390 px, and a screenshot for the eye. */
+/**
+ * Nothing sticks out sideways at 390 px, no serious or critical axe finding (scripts on: axe runs
+ * in the page), and a screenshot for the eye.
+ */
 async function phoneCheck(page: Page, testInfo: TestInfo, name: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+  if (testInfo.project.use.javaScriptEnabled !== false) {
+    const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  }
   await page.screenshot({ path: testInfo.outputPath(`publish-${name}-${testInfo.project.name}.png`), fullPage: true });
 }
 
