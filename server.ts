@@ -246,12 +246,11 @@ export function takeTurns(slots: number, slotMs: number) {
 const REMIX_SLOTS = 4;
 const REMIX_SLOT_MS = 100;
 
-export function createApp({ env, db, build, logger }: AppOptions): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // A hop count, addresses/subnets or true, already typed by the env contract.
-  if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
-
+/**
+ * `/healthz`: the process runs. `/readyz`: it can do its work: the database answers and every
+ * migration is applied (a process listens only once its start-up, workers included, is done).
+ */
+function healthChecks(app: Express, db: OpenDatabase) {
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/readyz', async (_req, res) => {
     try {
@@ -262,6 +261,24 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
       res.status(503).type('text/plain').send('database unreachable');
     }
   });
+}
+
+/** A ROLE=worker process serves its health checks only, for the orchestrator's probes. */
+export function createWorkerApp(db: OpenDatabase): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  healthChecks(app, db);
+  app.use((_req, res) => void res.status(404).type('text/plain').send('Not found: this process runs workers only'));
+  return app;
+}
+
+export function createApp({ env, db, build, logger }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // A hop count, addresses/subnets or true, already typed by the env contract.
+  if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
+
+  healthChecks(app, db);
 
   app.use(requestLog(logger));
   app.use(compression());
@@ -323,16 +340,26 @@ export async function main() {
   if (env.ROLE !== 'web') await startWorkers();
   else await startBoss('web');
 
-  let server: http.Server | undefined;
-  if (env.ROLE !== 'worker') {
-    const app = createApp({ env, db, build: await loadBuild(), logger });
-    server = http.createServer(app);
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve) => server!.listen(env.PORT, resolve));
-    logger.info({ url: env.APP_URL, role: env.ROLE, embeddedDatabase: db.embedded }, 'Postforge is listening');
-  } else {
-    logger.info({ role: env.ROLE }, 'Postforge workers started');
+  // Every role listens on PORT: web and all serve the app, a worker its health checks alone.
+  const server = http.createServer(env.ROLE === 'worker' ? createWorkerApp(db) : createApp({ env, db, build: await loadBuild(), logger }));
+  server.keepAliveTimeout = 65_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(env.PORT, () => (server.off('error', reject), resolve()));
+    });
+  } catch (err) {
+    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    logger.fatal(
+      inUse ? `PORT ${env.PORT} is in use: every process (workers too, for /readyz) needs its own PORT on one host` : String(err),
+    );
+    await stopGenerationLoop().catch(() => {});
+    await stopBoss().catch(() => {});
+    await db.close();
+    process.exit(1);
   }
+  if (env.ROLE === 'worker') logger.info({ role: env.ROLE, port: env.PORT }, 'Postforge workers started');
+  else logger.info({ url: env.APP_URL, role: env.ROLE, embeddedDatabase: db.embedded }, 'Postforge is listening');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -341,16 +368,14 @@ export async function main() {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 25_000);
     force.unref();
-    if (server) {
-      // close() waits for every connection; a keep-alive connection busy now turns idle once its
-      // response is sent and would then linger for keepAliveTimeout, so keep closing idle ones.
-      const sweep = setInterval(() => server!.closeIdleConnections(), 100);
-      await new Promise<void>((resolve) => {
-        server!.close(() => resolve());
-        server!.closeIdleConnections();
-      });
-      clearInterval(sweep);
-    }
+    // close() waits for every connection; a keep-alive connection busy now turns idle once its
+    // response is sent and would then linger for keepAliveTimeout, so keep closing idle ones.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    clearInterval(sweep);
     await stopGenerationLoop().catch((err) => logger.error({ err: (err as Error).message }, 'generation loop stop failed'));
     await stopBoss().catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
     await db.close();

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePorts } from '../../db/embedded';
+
+// The compiled server (`npm run build` first) in its own processes, as an operator runs it: one
+// Postgres, any number of copies of any ROLE (issue 18). No vitest imports: benches use it too.
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export type Role = 'all' | 'web' | 'worker';
+
+export type AppProcess = {
+  role: Role;
+  port: number;
+  url: string;
+  child: ChildProcessWithoutNullStreams;
+  /** Everything it wrote (stdout and stderr). */
+  output: () => string;
+  exited: Promise<number | null>;
+  /** Resolves once `/readyz` answers 200; rejects if the process exits first or after `ms`. */
+  ready: (ms?: number) => Promise<void>;
+  /** Sends the signal and waits for the exit; the exit code (null: killed by the signal). */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+};
+
+export type StartOptions = {
+  databaseUrl: string;
+  /** Extra settings (provider URLs, concurrency...). */
+  env?: Record<string, string>;
+  port?: number;
+};
+
+/** What every copy of a deployment shares (only what an operator sets: nothing inherited). */
+export function deploymentEnv(databaseUrl: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    SESSION_SECRET: 'many-processes-session-secret-0123456789',
+    ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    LOG_LEVEL: 'warn',
+  };
+}
+
+export async function startAppProcess(role: Role, opts: StartOptions): Promise<AppProcess> {
+  const port = opts.port ?? (await freePorts(1))[0]!;
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['build/server/index.js'], {
+    cwd: root,
+    env: { ...deploymentEnv(opts.databaseUrl), APP_URL: url, ...opts.env, ROLE: role, PORT: String(port) },
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const proc: AppProcess = {
+    role,
+    port,
+    url,
+    child,
+    output: () => output,
+    exited,
+    ready: async (ms = 60_000) => {
+      const until = Date.now() + ms;
+      while (Date.now() < until) {
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${role} on ${port} exited (${child.exitCode ?? child.signalCode}) before ready:\n${output}`);
+        const status = await fetch(`${url}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (status === 200) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`${role} on ${port} not ready after ${ms} ms:\n${output}`);
+    },
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  return proc;
+}
+
+/** Starts copies of the given roles at once (distinct ports) and waits until every one is ready. */
+export async function startDeployment(roles: Role[], opts: StartOptions): Promise<AppProcess[]> {
+  const ports = await freePorts(roles.length);
+  const procs = await Promise.all(roles.map((role, i) => startAppProcess(role, { ...opts, port: ports[i] })));
+  try {
+    await Promise.all(procs.map((p) => p.ready()));
+  } catch (err) {
+    await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+    throw err;
+  }
+  return procs;
+}
