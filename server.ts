@@ -209,17 +209,35 @@ function landingFromCache(req: Request, res: Response, next: NextFunction) {
   res.end(hit.body);
 }
 
+/** The request line's bounds: beyond them a request is refused at once instead of waiting. */
+export type LineLimits = {
+  /** Requests that may wait for a turn; one more is refused. */
+  maxWaiting: number;
+  /** The longest a request waits for its turn before it is refused. */
+  maxWaitMs: number;
+  /** Answers a refused request (a 503 with Retry-After). */
+  refuse: (req: Request, res: Response) => void;
+};
+
 /**
  * Requests take turns into Remix: at most `slots` at once, the rest wait first come, first served.
  * Fifty renders interleaved each finish late (the signed-in page at 50 connections: p99 5.7 s, p50
  * 0.8 s); taking turns keeps the same throughput and a p99 of ~1 s. A request holds its turn until
  * it ends or for `slotMs` at most, so one waiting on the network (a WordPress site, a provider)
- * never holds up the others.
+ * never holds up the others. The line is bounded (`limits`): an overloaded process says so with a
+ * 503 and Retry-After, so a load balancer or client tries elsewhere or later, rather than queueing
+ * without end.
  */
-export function takeTurns(slots: number, slotMs: number) {
+export function takeTurns(slots: number, slotMs: number, limits?: LineLimits) {
   let active = 0;
-  const waiting: (() => void)[] = [];
-  return (_req: Request, res: Response, next: NextFunction) => {
+  const waiting: { start: () => void; timer?: NodeJS.Timeout }[] = [];
+  const leaveLine = (turn: (typeof waiting)[number]) => {
+    const at = waiting.indexOf(turn);
+    if (at >= 0) waiting.splice(at, 1);
+    clearTimeout(turn.timer);
+    return at >= 0;
+  };
+  return (req: Request, res: Response, next: NextFunction) => {
     const start = () => {
       active++;
       let held = true;
@@ -228,7 +246,7 @@ export function takeTurns(slots: number, slotMs: number) {
         held = false;
         clearTimeout(timer);
         active--;
-        waiting.shift()?.();
+        waiting.shift()?.start();
       };
       const timer = setTimeout(release, slotMs);
       // A client gone while it waited gives its turn on at once.
@@ -236,15 +254,38 @@ export function takeTurns(slots: number, slotMs: number) {
       res.once('close', release);
       next();
     };
-    if (active < slots) start();
+    if (active < slots) return start();
+    if (limits && waiting.length >= limits.maxWaiting) return limits.refuse(req, res);
     // Bound: a turn given by another request's end runs in this request's own async context.
-    else waiting.push(AsyncResource.bind(start));
+    const turn: (typeof waiting)[number] = {
+      start: AsyncResource.bind(() => {
+        clearTimeout(turn.timer);
+        start();
+      }),
+    };
+    if (limits) {
+      turn.timer = setTimeout(() => leaveLine(turn) && limits.refuse(req, res), limits.maxWaitMs);
+      // A client gone while waiting leaves the line (it no longer counts against its length).
+      res.once('close', () => leaveLine(turn));
+    }
+    waiting.push(turn);
   };
 }
 
 /** Turns into Remix: enough to overlap database round trips, few enough to finish in order. */
 const REMIX_SLOTS = 4;
 const REMIX_SLOT_MS = 100;
+
+/** The translated 503 of a full request line: JSON for the API and data requests, a page otherwise. */
+export function refuseBusy(req: Request, res: Response) {
+  res.status(503).set({ 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' });
+  const cookie = req.get('cookie');
+  const accept = req.get('accept-language');
+  const json = req.path.startsWith('/api/') || '_data' in req.query || req.accepts(['html', 'json']) === 'json';
+  void (json
+    ? unavailableJson(cookie, accept, 'busy').then((body) => res.json(body))
+    : unavailableHtml(cookie, accept, 'busy').then((html) => res.type('html').send(html)));
+}
 
 /**
  * `/healthz`: the process runs. `/readyz`: it can do its work: the database answers and every
@@ -292,7 +333,13 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.post('/webhooks/stripe', ...stripeWebhookHandler);
   app.use(databaseGate(db));
   app.use(landingFromCache);
-  app.use(takeTurns(REMIX_SLOTS, REMIX_SLOT_MS));
+  app.use(
+    takeTurns(REMIX_SLOTS, REMIX_SLOT_MS, {
+      maxWaiting: env.REQUEST_QUEUE_MAX,
+      maxWaitMs: env.REQUEST_QUEUE_WAIT_SECONDS * 1000,
+      refuse: refuseBusy,
+    }),
+  );
   // Reads: one memo scope per request (the session is looked up once for all loaders).
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
   app.all(
