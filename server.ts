@@ -272,6 +272,14 @@ export function takeTurns(slots: number, slotMs: number, limits?: LineLimits) {
   };
 }
 
+/**
+ * SIGTERM ends the process within this (Docker's default stop timeout): requests in flight and
+ * generation items at their provider get REQUEST_DRAIN_MS (the items are then handed back to be
+ * taken over by another worker), pg-boss's running jobs what is left.
+ */
+const SHUTDOWN_GRACE_MS = 10_000;
+const REQUEST_DRAIN_MS = 5_000;
+
 /** Turns into Remix: enough to overlap database round trips, few enough to finish in order. */
 const REMIX_SLOTS = 4;
 const REMIX_SLOT_MS = 100;
@@ -412,21 +420,42 @@ export async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const began = Date.now();
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 25_000);
+    // The process ends within SHUTDOWN_GRACE_MS of the signal (Docker's default stop timeout);
+    // every phase below is bounded to fit, this is the last resort.
+    const force = setTimeout(() => {
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took longer than its grace period: exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
     force.unref();
+    // The generation loop stops claiming at once and gives its items REQUEST_DRAIN_MS at most to
+    // finish, then hands them back; meanwhile the requests in flight finish.
+    const generation = stopGenerationLoop().catch((err) => logger.error({ err: (err as Error).message }, 'generation loop stop failed'));
     // close() waits for every connection; a keep-alive connection busy now turns idle once its
     // response is sent and would then linger for keepAliveTimeout, so keep closing idle ones.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      closed.then(() => true),
+      new Promise<false>((resolve) => (drainTimer = setTimeout(() => resolve(false), REQUEST_DRAIN_MS))),
+    ]);
+    clearTimeout(drainTimer);
+    if (!drained) {
+      // A request waiting on a provider or a WordPress site must not hold the process past its grace.
+      logger.warn({ afterMs: REQUEST_DRAIN_MS }, 'requests still running at shutdown: their connections are closed');
+      server.closeAllConnections();
+      await closed;
+    }
     clearInterval(sweep);
-    await stopGenerationLoop().catch((err) => logger.error({ err: (err as Error).message }, 'generation loop stop failed'));
-    await stopBoss().catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
+    await generation;
+    // What is left of the grace, less a moment for the pools, goes to pg-boss's running jobs.
+    const bossMs = Math.max(1000, SHUTDOWN_GRACE_MS - (Date.now() - began) - 2000);
+    await stopBoss(bossMs).catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
     await db.close();
-    logger.info('stopped');
+    logger.info({ ms: Date.now() - began }, 'stopped');
     process.exit(0);
   };
   // Ours alone: it stops everything in order, embedded Postgres last (a library's handler that exits

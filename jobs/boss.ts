@@ -46,9 +46,10 @@ export function getBoss(): Promise<PgBoss> {
   return startBoss('web');
 }
 
-export async function stopBoss(): Promise<void> {
+/** Stops pg-boss, giving its running jobs `timeoutMs` to finish. */
+export async function stopBoss(timeoutMs = 10_000): Promise<void> {
   const pending = dropSingleton<Promise<PgBoss>>(BOSS);
-  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: 10_000 });
+  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: timeoutMs });
 }
 
 /** pg-boss's Db adapter over the caller's Db: a transaction makes the job commit or roll back with it. */

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCookie } from '@remix-run/node';
+import type { Sql } from '../../db/client';
 import { freePorts } from '../../db/embedded';
 
 // The compiled server (`npm run build` first) in its own processes, as an operator runs it: one
@@ -31,6 +34,8 @@ export type StartOptions = {
   port?: number;
 };
 
+const SESSION_SECRET = 'many-processes-session-secret-0123456789';
+
 /** What every copy of a deployment shares (only what an operator sets: nothing inherited). */
 export function deploymentEnv(databaseUrl: string): NodeJS.ProcessEnv {
   return {
@@ -38,7 +43,7 @@ export function deploymentEnv(databaseUrl: string): NodeJS.ProcessEnv {
     HOME: process.env.HOME,
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
-    SESSION_SECRET: 'many-processes-session-secret-0123456789',
+    SESSION_SECRET,
     ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
     LOG_LEVEL: 'warn',
   };
@@ -95,4 +100,23 @@ export async function startDeployment(roles: Role[], opts: StartOptions): Promis
     throw err;
   }
   return procs;
+}
+
+/** A signed-in session for the user, valid on every copy of the deployment: the Cookie header value. */
+export async function signIn(db: Sql, userId: string): Promise<string> {
+  const id = crypto.randomBytes(32).toString('base64url');
+  await db`INSERT INTO sessions (id, user_id, expires_at)
+           VALUES (${crypto.createHash('sha256').update(id).digest('hex')}, ${userId}, now() + interval '1 day')`;
+  return (await createCookie('__session', { path: '/', secrets: [SESSION_SECRET] }).serialize(id)).split(';')[0]!;
+}
+
+/** Starts a text run through a web process's JSON API, as a signed-in client does: the run's id. */
+export async function startTextRun(app: AppProcess, cookie: string, prompts: string[]): Promise<string> {
+  const res = await fetch(`${app.url}/api/generate/text`, {
+    method: 'POST',
+    headers: { cookie, origin: app.url, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompts: prompts.join('\n'), model: 'openai/gpt-4o-mini-search-preview' }),
+  });
+  if (!res.ok) throw new Error(`POST /api/generate/text on ${app.role}:${app.port}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { jobId: string }).jobId;
 }
