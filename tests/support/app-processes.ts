@@ -120,3 +120,12 @@ export async function startTextRun(app: AppProcess, cookie: string, prompts: str
   if (!res.ok) throw new Error(`POST /api/generate/text on ${app.role}:${app.port}: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { jobId: string }).jobId;
 }
+
+/** Runs `npm run ledger -- verify` (the compiled CLI) on the database: its exit code and output. */
+export function ledgerVerify(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['build/server/ledger.js', 'verify'], { cwd: root, env: deploymentEnv(databaseUrl) });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
