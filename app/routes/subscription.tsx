@@ -23,6 +23,7 @@ import {
   syncCheckoutSession,
 } from '~/services/billing.server';
 import { loadCreditHistory } from '~/services/ledger.server';
+import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
@@ -92,6 +93,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     recentDuplicateSubscriptions(userId),
   ]);
   const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
+  // Scheduled posts due after the Pro period ends will not be published: cancelling warns of them.
+  const scheduledAfterEnd =
+    info.subscriptionStatus === 'pro' || info.subscriptionStatus === 'canceled'
+      ? await countScheduledAfter(userId, info.nextBillingDate ? new Date(info.nextBillingDate) : new Date())
+      : 0;
   return json(
     {
       user: shellUser,
@@ -107,6 +113,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       payment,
       duplicates,
       ledger,
+      scheduledAfterEnd,
     },
     { headers: privatePageHeaders },
   );
@@ -282,7 +289,7 @@ export default function Subscription() {
 }
 
 function SubscriptionPanel({ data }: { data: Loaded }) {
-  const { user, account, info, catalogue: prices, configured, payment, duplicates, ledger } = data;
+  const { user, account, info, catalogue: prices, configured, payment, duplicates, ledger, scheduledAfterEnd } = data;
   const location = useLocation();
   const { t, i18n } = useTranslation();
   const { t: b } = useTranslation('billing');
@@ -297,6 +304,17 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
   const pro = status === 'pro' || status === 'canceled';
   const nextDate = date(info.nextBillingDate);
   const low = pro && info.totalCreditsRemaining < LOW_CREDIT_THRESHOLD;
+  const scheduledWarning =
+    scheduledAfterEnd > 0 ? (
+      <p className="mt-2 font-semibold text-red-700" data-testid="scheduled-loss-warning">
+        {nextDate
+          ? b('page.cancelScheduledWarning', { count: scheduledAfterEnd, date: nextDate })
+          : b('page.cancelScheduledWarningNoDate', { count: scheduledAfterEnd })}{' '}
+        <a href="/wordpress" className="underline">
+          {b('page.scheduledPostsLink')}
+        </a>
+      </p>
+    ) : null;
 
   const cancelPanel = (label: string, testId: string) => (
     <details className="mt-3 rounded-lg ring-1 ring-slate-200" data-testid={`${testId}-panel`}>
@@ -314,6 +332,7 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
             {b('page.cancelTopUpWarning', { count: info.topUpCreditsRemaining })}
           </p>
         ) : null}
+        {scheduledWarning}
         <div className="mt-3">
           <SubmitButton intent="cancel" variant="destructive" testId="confirm-cancel">
             {b('page.confirmCancel')}
@@ -365,6 +384,7 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
       {status === 'canceled' ? (
         <Alert tone="warning" testId="canceled-alert">
           {nextDate ? b('page.canceledAlert', { date: nextDate }) : b('page.canceledAlertNoDate')}
+          {scheduledWarning}
         </Alert>
       ) : null}
       {low ? (

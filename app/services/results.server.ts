@@ -6,7 +6,17 @@ import { RESULTS_PAGE_SIZE } from '~/catalogue';
 import { imageFileName, TEXT_RESULTS_FILE, ALL_RESULTS_ZIP, textFileName } from '~/utils/download-names';
 import type { ResultsQuery } from '~/utils/generation-schema';
 import { LedgerError, reserve, type ReserveItem } from './ledger.server';
-import { cancelItems, checkModelAllowed, errors, GENERATE_QUEUE, holdExpiry, holdKey, isUuid, WAKE_CHANNEL } from './generation.server';
+import {
+  CANCELED_SIGNAL,
+  checkModelAllowed,
+  errors,
+  GENERATE_QUEUE,
+  holdExpiry,
+  holdKey,
+  isUuid,
+  voidHolds,
+  WAKE_CHANNEL,
+} from './generation.server';
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
@@ -126,7 +136,7 @@ const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}
 export const RESULTS_COUNT_CAP = 10_000;
 export const SEARCH_COUNT_CAP = 1_000;
 
-/** The owner's results, newest first (a run in topic order), filtered by type and search. */
+/** The owner's results, newest run first and each run in topic order, filtered by type and search. */
 export async function listResults(userId: string, query: Partial<ResultsQuery> = {}, db: Db = sql): Promise<ResultsPage> {
   const limit = Math.min(100, Math.max(1, Math.floor(query.limit ?? RESULTS_PAGE_SIZE)));
   const type = query.type === 'text' || query.type === 'image' ? query.type : null;
@@ -155,7 +165,7 @@ type PageIds = { ids: string[]; total: number };
 
 /**
  * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
- * index only (a deep offset skips index entries, not rows), and the count stopped at `cap`.
+ * index only (migration 015; a deep offset skips index entries, not rows), and the count stopped at `cap`.
  */
 async function listPage(userId: string, type: string | null, offset: number, limit: number, cap: number, db: Db): Promise<PageIds> {
   const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
@@ -163,7 +173,7 @@ async function listPage(userId: string, type: string | null, offset: number, lim
     SELECT (SELECT count(*)::int FROM (SELECT 1 FROM generation_results r WHERE ${where} LIMIT ${cap}) c) AS total, p.id
     FROM (SELECT 1) one LEFT JOIN (
       SELECT r.id FROM generation_results r WHERE ${where}
-      ORDER BY r.created_at DESC, r.position DESC LIMIT ${limit} OFFSET ${offset}
+      ORDER BY r.created_at DESC, r.position ASC LIMIT ${limit} OFFSET ${offset}
     ) p ON true`;
   return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total: rows[0]?.total ?? 0 };
 }
@@ -191,7 +201,7 @@ async function searchPage(
       LIMIT ${cap}
     ), n AS (SELECT count(*)::int AS total FROM m)
     SELECT n.total, p.id FROM n LEFT JOIN (
-      SELECT id FROM m WHERE (SELECT total FROM n) < ${cap} ORDER BY created_at DESC, position DESC LIMIT ${limit} OFFSET ${offset}
+      SELECT id FROM m WHERE (SELECT total FROM n) < ${cap} ORDER BY created_at DESC, position ASC LIMIT ${limit} OFFSET ${offset}
     ) p ON true`;
   const total = rows[0]?.total ?? 0;
   if (total < cap) return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total };
@@ -202,7 +212,7 @@ async function searchPage(
     SELECT w.id FROM (
       SELECT r.id, r.search_text FROM generation_results r
       WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}
-      ORDER BY r.created_at DESC, r.position DESC OFFSET 0
+      ORDER BY r.created_at DESC, r.position ASC OFFSET 0
     ) w
     WHERE w.search_text ILIKE ${pattern} LIMIT ${limit} OFFSET ${offset}`;
   return { ids: page.map((r) => r.id), total };
@@ -252,7 +262,9 @@ export async function updateResultContent(userId: string, id: string, html: stri
 
 /**
  * Generates a failed or canceled result again: a new attempt with a new hold (402 when short) and
- * a new job, in one transaction.
+ * a new job, in one transaction. The UPDATE locks the row, so a delete or clear racing the retry
+ * is serialized with it: a delete that committed first leaves nothing to update (404, nothing
+ * reserved); one that comes later waits and voids the new hold (deleteRows).
  */
 export async function retryResult(userId: string, id: string, db: Db = sql): Promise<Result> {
   const row = await findRow(userId, id, db);
@@ -261,13 +273,17 @@ export async function retryResult(userId: string, id: string, db: Db = sql): Pro
   const embed = row.type === 'text' && Boolean(row.settings?.embedImage);
   if (row.type === 'text' && !(await providerKey(userId, 'openrouter', db))) throw errors.noApiKey('text');
   if ((row.type === 'image' || embed) && !(await providerKey(userId, 'replicate', db))) throw errors.noApiKey(row.type);
-  await transaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     const [next] = await tx<{ attempt: number; credits: number }[]>`
       UPDATE generation_results SET attempt = attempt + 1, status = 'processing', error = NULL, deliveries = 0,
         lease_until = NULL, updated_at = now(), completed_at = NULL
       WHERE id = ${id} AND user_id = ${userId} AND status IN ('failed', 'canceled')
       RETURNING attempt, credits`;
-    if (!next) throw errors.notRetryable();
+    if (!next) {
+      // Deleted meanwhile (the delete won the race) or retried by another request.
+      const [still] = await tx`SELECT 1 FROM generation_results WHERE id = ${id} AND user_id = ${userId}`;
+      throw still ? errors.notRetryable() : errors.notFound();
+    }
     const item: ReserveItem = { key: holdKey(id, next.attempt), amount: next.credits, expiresAt: holdExpiry(1) };
     try {
       await reserve(userId, [item], tx);
@@ -277,27 +293,52 @@ export async function retryResult(userId: string, id: string, db: Db = sql): Pro
     }
     await enqueueMany(GENERATE_QUEUE, [{ payload: { resultId: id, userId, attempt: next.attempt }, priority: 0 }], tx);
     await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${id})`;
+    // Read in the transaction: a delete committed right after must not turn a done retry into a 404.
+    return getResult(userId, id, tx);
   });
-  return getResult(userId, id, db);
 }
 
-/** Removes one result (a processing one is canceled and refunded first). */
+/**
+ * Deletes results and, in the same statement's transaction, voids the hold of every one that was
+ * still processing. The DELETE locks each row and deletes its latest version (a retry or a
+ * worker that committed first is seen), so no hold can outlive its row; workers drop deleted
+ * items they keep next in line.
+ */
+async function deleteRows(userId: string, resultId: string | null, tx: Db): Promise<{ deleted: number; canceled: number }> {
+  const rows = await tx<{ id: string; attempt: number; status: ResultStatus }[]>`
+    DELETE FROM generation_results WHERE user_id = ${userId} ${resultId ? tx`AND id = ${resultId}` : tx``}
+    RETURNING id, attempt, status`;
+  const held = rows.filter((r) => r.status === 'processing');
+  if (held.length > 0) {
+    await voidHolds(
+      held.map((r) => holdKey(r.id, r.attempt)),
+      tx,
+    );
+    await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
+  }
+  return { deleted: rows.length, canceled: held.length };
+}
+
+/** Removes one result (a processing one is canceled and refunded in the same transaction). */
 export async function deleteResult(userId: string, id: string, db: Db = sql): Promise<void> {
   if (!isUuid(id)) throw errors.notFound();
   await transaction(db, async (tx) => {
-    await cancelItems(userId, { resultId: id }, true, tx);
-    const rows = await tx`DELETE FROM generation_results WHERE id = ${id} AND user_id = ${userId} RETURNING id`;
-    if (rows.count === 0) throw errors.notFound();
+    if ((await deleteRows(userId, id, tx)).deleted === 0) throw errors.notFound();
   });
 }
 
-/** Removes every result of the owner; running items are canceled and refunded first. */
+/** Removes every result of the owner; running items are canceled and refunded in the same transaction. */
 export async function clearResults(userId: string, db: Db = sql): Promise<{ deleted: number; canceled: number }> {
   return transaction(db, async (tx) => {
-    const canceled = await cancelItems(userId, { all: true }, true, tx);
-    const deleted = await tx`DELETE FROM generation_results WHERE user_id = ${userId}`;
-    await tx`DELETE FROM generation_runs WHERE user_id = ${userId}`;
-    return { deleted: deleted.count, canceled };
+    // Lock in one order first, so two clears (or a clear and a multi-row cancel) cannot deadlock.
+    await tx`SELECT 1 FROM generation_results WHERE user_id = ${userId} ORDER BY id FOR UPDATE`;
+    const removed = await deleteRows(userId, null, tx);
+    // Only runs left empty: a run started after the DELETE's snapshot keeps its rows (and holds)
+    // rather than losing them to the cascade.
+    await tx`
+      DELETE FROM generation_runs g WHERE g.user_id = ${userId}
+        AND NOT EXISTS (SELECT 1 FROM generation_results r WHERE r.run_id = g.id)`;
+    return removed;
   });
 }
 
@@ -337,26 +378,41 @@ export async function resultDownload(userId: string, id: string, index = 0, db: 
   return { filename: imageFileName(row.prompt, image.contentType), contentType: image.contentType, body: image.bytes };
 }
 
-/** How many completed results a download-all would hold. */
-export async function countCompleted(userId: string, db: Db = sql): Promise<{ text: number; images: number }> {
+/** What Download all takes: the Results tab's type filter and search (issue 25: the list as shown). */
+export type DownloadFilter = { type?: 'all' | 'text' | 'image'; search?: string };
+
+/** The completed results a download-all takes, as a WHERE fragment over `generation_results x`. */
+function downloadWhere(userId: string, filter: DownloadFilter, db: Db) {
+  const type = filter.type === 'text' || filter.type === 'image' ? filter.type : null;
+  const search = (filter.search ?? '').trim().slice(0, 200);
+  return db`x.user_id = ${userId} AND x.status = 'completed'
+    ${type ? db`AND x.type = ${type}` : db``}
+    ${search ? db`AND x.search_text ILIKE ${likePattern(search)}` : db``}`;
+}
+
+/** How many completed results (text) and images a download-all with this filter would hold. */
+export async function countCompleted(userId: string, filter: DownloadFilter = {}, db: Db = sql): Promise<{ text: number; images: number }> {
+  const where = downloadWhere(userId, filter, db);
   const [row] = await db<{ text: number; images: number }[]>`
-    SELECT count(*) FILTER (WHERE r.type = 'text')::int AS text,
+    SELECT count(*) FILTER (WHERE x.type = 'text')::int AS text,
       (SELECT count(*)::int FROM generation_images i JOIN generation_results x ON x.id = i.result_id
-        WHERE x.user_id = ${userId} AND x.type = 'image' AND x.status = 'completed' AND i.attempt = x.attempt) AS images
-    FROM generation_results r WHERE r.user_id = ${userId} AND r.status = 'completed'`;
+        WHERE ${where} AND x.type = 'image' AND i.attempt = x.attempt) AS images
+    FROM generation_results x WHERE ${where}`;
   return row ?? { text: 0, images: 0 };
 }
 
 /**
- * Every completed result as ONE ZIP, streamed while it is built: `text_results.txt` (each text
- * result under its prompt as a separator) and the images named `{prompt 20}_{n}.{ext}`.
- * Reads a page of rows at a time; no connection is held while the client reads.
+ * Every completed result that passes the filter as ONE ZIP, streamed while it is built:
+ * `text_results.txt` (each text result under its prompt as a separator) and the images named
+ * `{prompt 20}_{n}.{ext}`. Reads a page of rows at a time; no connection is held while the client reads.
  */
 export async function streamAllResults(
   userId: string,
+  filter: DownloadFilter = {},
   db: Db = sql,
 ): Promise<{ filename: string; stream: ReadableStream<Uint8Array>; counts: { text: number; images: number } }> {
-  const counts = await countCompleted(userId, db);
+  const counts = await countCompleted(userId, filter, db);
+  const where = downloadWhere(userId, filter, db);
   if (counts.text + counts.images === 0) throw errors.noContent('errors.noCompleted', 'No completed results to download.');
   const zip = new yazl.ZipFile();
   const out = new PassThrough();
@@ -370,10 +426,10 @@ export async function streamAllResults(
         for (;;) {
           const page: { id: string; prompt: string; title: string | null; content: string | null; createdAt: Date; position: number }[] =
             await db`
-            SELECT id, prompt, title, content, created_at AS "createdAt", position FROM generation_results
-            WHERE user_id = ${userId} AND type = 'text' AND status = 'completed'
-              ${after ? db`AND (created_at, position, id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}
-            ORDER BY created_at, position, id LIMIT 200`;
+            SELECT x.id, x.prompt, x.title, x.content, x.created_at AS "createdAt", x.position FROM generation_results x
+            WHERE ${where} AND x.type = 'text'
+              ${after ? db`AND (x.created_at, x.position, x.id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}
+            ORDER BY x.created_at, x.position, x.id LIMIT 200`;
           for (const r of page) {
             const chunk = `==================== ${r.prompt} ====================\n\n${textOf(r)}\n`;
             if (!text.write(chunk)) await new Promise((resolve) => text.once('drain', resolve));
@@ -387,7 +443,7 @@ export async function streamAllResults(
       if (counts.images > 0) {
         const list = await db<{ id: string; prompt: string }[]>`
           SELECT i.id, x.prompt FROM generation_images i JOIN generation_results x ON x.id = i.result_id
-          WHERE x.user_id = ${userId} AND x.type = 'image' AND x.status = 'completed' AND i.attempt = x.attempt
+          WHERE ${where} AND x.type = 'image' AND i.attempt = x.attempt
           ORDER BY x.created_at, x.position, i.idx`;
         let n = 0;
         for (const item of list) {
