@@ -15,7 +15,7 @@ import { readCookie } from './app/utils/cookies.server';
 import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.server';
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
-import { requestScope } from './app/utils/request-scope.server';
+import { newRequestScope, requestScope } from './app/utils/request-scope.server';
 import { stripeWebhookHandler } from './app/utils/stripe-webhook.server';
 import {
   databaseMarkedDown,
@@ -276,8 +276,9 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(databaseGate(db));
   app.use(landingFromCache);
   app.use(takeTurns(REMIX_SLOTS, REMIX_SLOT_MS));
-  // Reads: one memo scope per request (the session is looked up once for all loaders).
-  app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
+  // Reads: one memo scope per request (the session is looked up once for all loaders), which also
+  // times the request for its Server-Timing header.
+  app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
   app.all(
     '*',
     createRequestHandler({
