@@ -23,6 +23,7 @@ import {
 } from '~/services/billing.server';
 import { loadCreditHistory } from '~/services/ledger.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
+import { numberFormat } from '~/utils/intl-format';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
@@ -304,8 +305,7 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
   const number = (n: number) => n.toLocaleString(i18n.language);
   const timeZone = useTimeZone();
   const date = (iso: string | null) => (iso ? formatDate(iso, i18n.language, timeZone) : null);
-  const money = (usd: number) =>
-    new Intl.NumberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
+  const money = (usd: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
   const status = info.subscriptionStatus;
   const pro = status === 'pro' || status === 'canceled';
   const nextDate = date(info.nextBillingDate);
