@@ -216,5 +216,16 @@ describe("the app's route manifest", () => {
       expect(summary(patched.matchRoutes(tree, url)), url).toEqual(summary(expected));
       expect(summary(patched.matchRoutes(copy, url)), url).toEqual(summary(expected));
     }
+    // Again, now that each pathname's first-matching branch is remembered (per tree shape).
+    for (const url of urls) {
+      const expected = unpatched.matchRoutes(tree, url);
+      const summary = (m: Match[] | null) =>
+        m?.map((x) => ({ id: x.route.id, params: x.params, pathname: x.pathname, base: x.pathnameBase }));
+      expect(summary(patched.matchRoutes(structuredClone(tree), url)), url).toEqual(summary(expected));
+      expect(
+        patched.matchRoutes(copy, url)?.map((x) => x.route),
+        url,
+      ).toEqual(expected ? summary(expected)!.map((x) => expect.objectContaining({ id: x.id })) : null);
+    }
   });
 });
