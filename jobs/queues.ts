@@ -75,6 +75,19 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
   },
+  // A second Pro subscription (issue 24): canceled at Stripe and its payments refunded; enqueued with
+  // the row that marks it duplicate (billing_subscriptions.duplicate_of).
+  'billing-duplicate': {
+    payload: z.object({ subscriptionId: z.string().min(1).max(255) }),
+    options: {
+      retryLimit: 10,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: 120,
+      retentionDays: 14,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 5, pollingIntervalSeconds: 1 },
+  },
   // WordPress publishing, now or at publish_at (startAfter). Retries back off from 30 s and double:
   // twelve retries span about 34 hours before an item ends failed with the site's message.
   'wordpress-publish': {

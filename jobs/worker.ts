@@ -6,7 +6,7 @@ import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/led
 import { handleMaintenancePurge } from './handlers/maintenance';
 import { startGenerationLoop } from './generation-loop';
 import { handlePasswordResetRequest } from './handlers/password-reset';
-import { handleStripeEvent } from './handlers/stripe-event';
+import { handleBillingDuplicate, handleStripeEvent } from './handlers/stripe-event';
 import { handleWordPressPublish } from './handlers/wordpress-publish';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
@@ -18,6 +18,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'maintenance-purge': handleMaintenancePurge,
   'password-reset-request': handlePasswordResetRequest,
   'stripe-event': handleStripeEvent,
+  'billing-duplicate': handleBillingDuplicate,
   'wordpress-publish': handleWordPressPublish,
 };
 

@@ -6,8 +6,10 @@ import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/ut
 
 // Bulk publish (issue 10): POST { siteId, resultIds, mode: 'now' | 'schedule', startDate + startTime
 // (in timeZone, default the user's) or startAt (ISO), every, unit: 'hours' | 'days', categories,
-// tags, featured }. Pro and Pro (Ending) only; every result must be the user's completed text result
-// (another user's id: 404, nothing queued). Answers 202 { success, queued, publications }.
+// tags, featured, onExisting }. Pro and Pro (Ending) only; every result must be the user's completed
+// text result (another user's id: 404, nothing queued). Results already on the site make a 409 with
+// the list `existing` unless onExisting says 'update' (their posts), 'new' or 'skip'. Answers 202
+// { success, queued, publications }.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }

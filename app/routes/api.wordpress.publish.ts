@@ -7,7 +7,9 @@ import { apiError } from '~/utils/json-api.server';
 // SPEC §7: POST the publish payload (SPEC §3). Pro and Pro (Ending) only. The post is made by the
 // `wordpress-publish` job: at once (status publish/draft/pending) or at publishDate (future).
 // Answers { success, queued, publicationId, status, publishAt }; postId comes when the job is done
-// (GET /api/wordpress/scheduled/{publicationId}).
+// (GET /api/wordpress/scheduled/{publicationId}). A result already published to the site (or
+// waiting to be) is a 409 with `existing` unless the payload says `onExisting`: 'update' (that post)
+// or 'new' (another post).
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }

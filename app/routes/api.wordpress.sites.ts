@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { createSite, listSites } from '~/services/wordpress.server';
+import { createSite, listSites, refreshSiteTimeZone } from '~/services/wordpress.server';
 import { siteSchema } from '~/utils/wordpress-schemas';
 import { methodNotAllowed, ok, readBody, wpApiContext } from '~/utils/wordpress-api.server';
 
@@ -18,5 +18,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const body = await readBody(request, siteSchema(ctx.t));
   if (body instanceof Response) return body;
   const site = await createSite(ctx.user.id, body.value);
-  return ok(ctx, { site }, 201);
+  // The site's own time zone (scheduled times are shown in it too); best effort.
+  const timeZone = await refreshSiteTimeZone(ctx.user.id, site.id).catch(() => null);
+  return ok(ctx, { site: { ...site, timeZone } }, 201);
 }

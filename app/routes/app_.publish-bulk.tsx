@@ -15,9 +15,18 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
-import { bulkSelection, queueBulkPublications, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import {
+  bulkSelection,
+  existingPublications,
+  queueBulkPublications,
+  refreshSiteTimeZone,
+  siteCategories,
+  WordPressServiceError,
+  type Publication,
+} from '~/services/wordpress.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/utils/json-api.server';
@@ -52,11 +61,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const chosen = sites.find((s) => String(s.id) === url.searchParams.get('site')) ?? sites.find((s) => s.isDefault) ?? sites[0] ?? null;
   let categories: { id: number; name: string }[] = [];
   let categoriesFailed = false;
+  let siteZone = chosen?.timeZone ?? null;
+  let existing = new Map<string, Publication>();
   if (chosen && results.length) {
-    categories = await siteCategories(userId, chosen.id).catch(() => {
-      categoriesFailed = true;
-      return [];
-    });
+    [categories, siteZone, existing] = await Promise.all([
+      siteCategories(userId, chosen.id).catch(() => {
+        categoriesFailed = true;
+        return [];
+      }),
+      refreshSiteTimeZone(userId, chosen.id).catch(() => siteZone),
+      existingPublications(
+        userId,
+        results.map((r) => r.id),
+        chosen.id,
+      ),
+    ]);
   }
   const timeZone = requestTimeZone(request);
   return json(
@@ -67,6 +86,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
       skipped,
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
+      site: chosen ? { siteName: chosen.siteName, timeZone: siteZone } : null,
+      // Selected results already on the chosen site (published or waiting): the user chooses.
+      existing: results.flatMap((r) => {
+        const p = existing.get(r.id);
+        return p ? [{ resultId: r.id, title: r.title, status: p.status, link: p.link }] : [];
+      }),
+      nowIso: new Date().toISOString(),
       categories,
       categoriesFailed,
       timeZone,
@@ -98,8 +124,10 @@ export async function action({ request }: ActionFunctionArgs) {
           ? t('validation.pastStart')
           : error.code === 'no_content'
             ? t('publish.noContent')
-            : t('bulk.notFound');
-    const status = error.code === 'not_found' ? 404 : 400;
+            : error.code === 'already_published'
+              ? t('bulk.existing.conflict')
+              : t('bulk.notFound');
+    const status = error.code === 'not_found' ? 404 : error.code === 'already_published' ? 409 : 400;
     return json({ result: submission.reply({ formErrors: [message] }) }, { status });
   }
   return redirectWithToast('/app?tab=wordpress', {
@@ -109,7 +137,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function PublishBulk() {
-  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now } = useLoaderData<typeof loader>();
+  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now, site, nowIso, existing } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
   const navigation = useNavigation();
@@ -180,6 +209,7 @@ export default function PublishBulk() {
               ))}
               <input type="hidden" name="siteId" value={siteId ?? ''} />
               <input type="hidden" name="timeZone" value={timeZone} />
+              {existing.length > 0 ? <ExistingPosts existing={existing} siteName={site?.siteName ?? ''} /> : null}
 
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('bulk.when')}</legend>
@@ -256,7 +286,7 @@ export default function PublishBulk() {
                     </select>
                   </label>
                 </div>
-                <p className="text-xs text-slate-600">{t('publish.timeZone', { zone: timeZone })}</p>
+                <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
               </fieldset>
 
               <fieldset>
@@ -292,6 +322,63 @@ export default function PublishBulk() {
         )}
       </div>
     </AppShell>
+  );
+}
+
+/**
+ * Selected results already on the site (issue 25 §12): each linked to its post, and one choice for
+ * all of them: update their posts, publish new ones, or leave them out.
+ */
+function ExistingPosts({
+  existing,
+  siteName,
+}: {
+  existing: { resultId: string; title: string; status: string; link: string | null }[];
+  siteName: string;
+}) {
+  const { t } = useTranslation('wordpress');
+  return (
+    <div className="rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-inset ring-amber-200" data-testid="bulk-existing">
+      <p className="font-semibold">{t('bulk.existing.title', { count: existing.length, site: siteName })}</p>
+      <ul className="mt-2 list-disc pl-5">
+        {existing.map((e) => (
+          <li key={e.resultId} className="break-words">
+            {e.title}{' '}
+            {e.link ? (
+              <a href={e.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 underline">
+                {t('publish.viewPost')}
+              </a>
+            ) : (
+              <span className="text-amber-900">({t('publish.status.queued')})</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      <fieldset className="mt-3">
+        <legend className="font-medium">{t('bulk.existing.choose')}</legend>
+        {(['update', 'new', 'skip'] as const).map((value) => (
+          <div key={value} className="mt-2 flex items-start gap-2">
+            <input
+              id={`bulk-existing-${value}`}
+              type="radio"
+              name="onExisting"
+              value={value}
+              required
+              aria-describedby={`bulk-existing-${value}-help`}
+              className="mt-0.5 size-4 shrink-0"
+            />
+            <div>
+              <label htmlFor={`bulk-existing-${value}`} className="font-medium">
+                {t(`bulk.existing.${value}`)}
+              </label>
+              <p id={`bulk-existing-${value}-help`} className="text-amber-900">
+                {t(`bulk.existing.${value}Help`)}
+              </p>
+            </div>
+          </div>
+        ))}
+      </fieldset>
+    </div>
   );
 }
 

@@ -12,10 +12,18 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
-import { listSites, queuePublish, siteCategories, WordPressServiceError } from '~/services/wordpress.server';
+import {
+  existingPublication,
+  listSites,
+  queuePublish,
+  refreshSiteTimeZone,
+  siteCategories,
+  WordPressServiceError,
+} from '~/services/wordpress.server';
 import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/utils/json-api.server';
@@ -23,12 +31,15 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/utils/toast.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { requestTimeZone } from '~/utils/time-zone.server';
+import { formatDateTimeInZone } from '~/utils/time-zone';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 
 // The Publish-to-WordPress dialog of a completed result (SPEC §2/§4), as a page so it works without
 // JavaScript: site (default preselected; ?site= switches and reloads its categories), title,
 // content in the rich editor (min height 400), excerpt, categories, tags, the generated image as
-// featured image, publish now or schedule (date from today, time defaulting to now, user's zone).
+// featured image, publish now or schedule (date from today, time defaulting to now, user's zone,
+// and the site's when it differs). A result already published to the chosen site (or waiting to
+// be) is shown with a link to its post, and the user chooses: update that post or make a new one.
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
@@ -40,11 +51,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const chosen = sites.find((s) => String(s.id) === url.searchParams.get('site')) ?? sites.find((s) => s.isDefault) ?? sites[0] ?? null;
   let categories: { id: number; name: string }[] = [];
   let categoriesFailed = false;
+  let siteZone = chosen?.timeZone ?? null;
+  let existing = null;
   if (chosen) {
-    categories = await siteCategories(userId, chosen.id).catch(() => {
-      categoriesFailed = true;
-      return [];
-    });
+    [categories, siteZone, existing] = await Promise.all([
+      siteCategories(userId, chosen.id).catch(() => {
+        categoriesFailed = true;
+        return [];
+      }),
+      refreshSiteTimeZone(userId, chosen.id).catch(() => siteZone),
+      existingPublication(userId, result.id, chosen.id),
+    ]);
   }
   const timeZone = requestTimeZone(request);
   const now = instantToZoned(new Date(), timeZone);
@@ -60,6 +77,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       },
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
+      site: chosen ? { siteName: chosen.siteName, timeZone: siteZone } : null,
+      existing: existing
+        ? { status: existing.status, link: existing.link, at: existing.publishedAt ?? existing.publishAt, siteName: existing.siteName }
+        : null,
+      nowIso: new Date().toISOString(),
       categories,
       categoriesFailed,
       timeZone,
@@ -91,6 +113,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     status: schedule ? 'future' : 'publish',
     publishDate,
     featured: formData.get('featured') ?? '',
+    onExisting: formData.get('onExisting') ?? '',
   });
   if (!parsed.success) return json({ errors: parsed.error.issues.map((i) => i.message) }, { status: 400 });
   try {
@@ -98,16 +121,25 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
     const message =
-      error.code === 'not_pro' ? t('publish.proOnly') : error.code === 'no_content' ? t('publish.noContent') : t('sites.notFound');
-    return json({ errors: [message] }, { status: error.code === 'not_pro' ? 403 : 400 });
+      error.code === 'not_pro'
+        ? t('publish.proOnly')
+        : error.code === 'no_content'
+          ? t('publish.noContent')
+          : error.code === 'already_published'
+            ? t('publish.existing.conflict')
+            : t('sites.notFound');
+    const status = error.code === 'not_pro' ? 403 : error.code === 'already_published' ? 409 : 400;
+    return json({ errors: [message] }, { status });
   }
-  return redirectWithToast('/app?tab=results', { type: 'success', title: schedule ? t('publish.scheduled') : t('publish.queued') });
+  const title = parsed.data.onExisting === 'update' ? t('publish.updating') : schedule ? t('publish.scheduled') : t('publish.queued');
+  return redirectWithToast('/app?tab=results', { type: 'success', title });
 }
 
 export default function PublishResult() {
-  const { user, account, result, sites, siteId, categories, categoriesFailed, timeZone, now } = useLoaderData<typeof loader>();
+  const { user, account, result, sites, siteId, site, existing, nowIso, categories, categoriesFailed, timeZone, now } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const { t } = useTranslation('wordpress');
+  const { t, i18n } = useTranslation('wordpress');
   const [params] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting';
@@ -154,6 +186,39 @@ export default function PublishResult() {
               <input type="hidden" name="siteId" value={siteId ?? ''} />
               <input type="hidden" name="mode" value={mode} />
               <input type="hidden" name="tz" value={timeZone} />
+              {existing ? (
+                <div
+                  className="rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-inset ring-amber-200"
+                  data-testid="already-published"
+                >
+                  <p className="font-semibold">{t('publish.existing.title', { site: existing.siteName })}</p>
+                  <p className="mt-1">
+                    {t(existing.status === 'published' ? 'publish.existing.published' : 'publish.existing.queued', {
+                      date: formatDateTimeInZone(existing.at, i18n.language, timeZone),
+                    })}{' '}
+                    {existing.link ? (
+                      <a href={existing.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 underline">
+                        {t('publish.existing.view')}
+                      </a>
+                    ) : null}
+                  </p>
+                  <fieldset className="mt-3">
+                    <legend className="font-medium">{t('publish.existing.choose')}</legend>
+                    {existing.status === 'published' ? (
+                      <ExistingChoice value="update" label={t('publish.existing.update')} help={t('publish.existing.updateHelp')} />
+                    ) : null}
+                    <ExistingChoice value="new" label={t('publish.existing.new')} help={t('publish.existing.newHelp')} />
+                    {existing.status === 'queued' ? (
+                      <p className="mt-2">
+                        {t('publish.existing.queuedHelp')}{' '}
+                        <Link to="/wordpress" className="font-medium text-indigo-700 underline">
+                          {t('publish.manageSites')}
+                        </Link>
+                      </p>
+                    ) : null}
+                  </fieldset>
+                </div>
+              ) : null}
               <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
               <RichTextEditor
                 id="publish-content"
@@ -198,7 +263,7 @@ export default function PublishResult() {
                     {t('publish.time')}
                     <input type="time" name="time" defaultValue={now.time} required className={`${inputClass} w-32`} />
                   </label>
-                  <p className="basis-full text-xs text-slate-600">{t('publish.timeZone', { zone: timeZone })}</p>
+                  <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
                 </div>
               ) : null}
               <div className="flex justify-end gap-3">
@@ -214,6 +279,32 @@ export default function PublishResult() {
         )}
       </div>
     </AppShell>
+  );
+}
+
+/** One answer to "already published": a required radio, its label, and what it does (described by). */
+function ExistingChoice({ value, label, help }: { value: 'update' | 'new'; label: string; help: string }) {
+  const id = `on-existing-${value}`;
+  return (
+    <div className="mt-2 flex items-start gap-2">
+      <input
+        id={id}
+        type="radio"
+        name="onExisting"
+        value={value}
+        required
+        aria-describedby={`${id}-help`}
+        className="mt-0.5 size-4 shrink-0"
+      />
+      <div>
+        <label htmlFor={id} className="font-medium">
+          {label}
+        </label>
+        <p id={`${id}-help`} className="text-amber-900">
+          {help}
+        </p>
+      </div>
+    </div>
   );
 }
 

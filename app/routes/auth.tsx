@@ -29,11 +29,14 @@ const tabOf = (value: string | null): Tab => (value === 'register' ? 'register' 
 export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
 export const clientLoader = withNamespaces(handle.i18n);
 
+/** A payment return that arrived signed out (SPEC §4): the sign-in says why, then goes back to it. */
+const isPaymentReturn = (to: string) => /^\/subscription\?(?:[^#]*&)?(?:success|canceled)=true(?:&|$)/.test(to);
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  if (await getUser(request)) throw redirect('/app');
   const url = new URL(request.url);
   const redirectTo = safeRedirect(url.searchParams.get('redirectTo'), '') ?? '';
-  return json({ tab: tabOf(url.searchParams.get('tab')), redirectTo });
+  if (await getUser(request)) throw redirect(redirectTo || '/app');
+  return json({ tab: tabOf(url.searchParams.get('tab')), redirectTo, paymentReturn: isPaymentReturn(redirectTo) });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -107,12 +110,22 @@ const features: { key: string; icon: IconName }[] = [
 ];
 
 export default function AuthPage() {
-  const { tab, redirectTo } = useLoaderData<typeof loader>();
+  const { tab, redirectTo, paymentReturn } = useLoaderData<typeof loader>();
   const { t } = useTranslation('auth');
   const query = (next: Tab) => `?tab=${next}${redirectTo ? `&redirectTo=${encodeURIComponent(redirectTo)}` : ''}`;
   return (
     <AuthShell aside={<MarketingPanel />}>
       <BackLink to="/">{t('backToHome')}</BackLink>
+      {paymentReturn ? (
+        <div
+          role="status"
+          data-testid="payment-login-required"
+          className="mt-6 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-300"
+        >
+          <p className="font-semibold">{t('paymentReturn.title')}</p>
+          <p className="mt-1">{t('paymentReturn.body')}</p>
+        </div>
+      ) : null}
       <nav aria-label={t('tabs.label')} className="mt-6 grid grid-cols-2 rounded-lg bg-slate-100 p-1">
         {(['login', 'register'] as const).map((name) => (
           <Link

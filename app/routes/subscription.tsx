@@ -19,9 +19,11 @@ import {
   createCheckout,
   createPortalSession,
   getSubscriptionInfo,
+  recentDuplicateSubscriptions,
   syncCheckoutSession,
 } from '~/services/billing.server';
 import { loadCreditHistory } from '~/services/ledger.server';
+import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { numberFormat } from '~/utils/intl-format';
 import { requestTimeZone } from '~/utils/time-zone.server';
@@ -34,7 +36,6 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/utils/toast.server';
 
 const RETURN_KEYS = ['success', 'canceled', 'isTopUp', 'creditAmount', 'session_id'] as const;
-const STORAGE_KEY = 'postforge.paymentReturn';
 
 /** The payment-return parameters of a URL (SPEC §3), as a query string ('' when none). */
 function returnQuery(url: URL): string {
@@ -46,48 +47,74 @@ function returnQuery(url: URL): string {
   return kept.toString();
 }
 
+/**
+ * What the return page may say about a payment: only what the server verified (issue 24 §2). The
+ * URL's isTopUp and creditAmount are never read: the session is retrieved from Stripe and fulfilled
+ * by the webhook's own fulfilment (booked once), and the credits shown are the checkout's own.
+ */
+type PaymentReturn =
+  | { state: 'paid'; kind: 'subscription' | 'topup'; credits: number | null }
+  | { state: 'pending' }
+  | { state: 'unverified'; reason: string }
+  | { state: 'canceled' };
+
+async function verifyPaymentReturn(request: Request, url: URL, userId: string): Promise<PaymentReturn | null> {
+  if (url.searchParams.get('canceled') === 'true') return { state: 'canceled' };
+  if (url.searchParams.get('success') !== 'true' || !billingConfigured()) return null;
+  const sessionId = url.searchParams.get('session_id');
+  // A resumed subscription comes back without a session: what is verified is the plan itself.
+  if (!sessionId)
+    return (await getSubscriptionInfo(userId)).subscriptionStatus === 'pro' ? { state: 'paid', kind: 'subscription', credits: null } : null;
+  try {
+    const result = await syncCheckoutSession(userId, sessionId);
+    return { state: 'paid', kind: result.kind, credits: result.kind === 'topup' ? (result.credits ?? null) : null };
+  } catch (err) {
+    if (!(err instanceof BillingError)) throw err;
+    if (err.code === 'not_paid') return { state: 'pending' };
+    return { state: 'unverified', reason: await billingErrorMessage(request, err) };
+  }
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
-  const query = returnQuery(url);
-  // SPEC §4: a payment return while signed out keeps its parameters through the sign-in.
+  // SPEC §4: a payment return while signed out goes to the sign-in, which says why and comes back here.
   if (!(await getUser(request))) {
     if (url.searchParams.get('success') === 'true' || url.searchParams.get('canceled') === 'true') {
-      const back = `/subscription?${query}`;
-      return json(
-        { signedOut: true as const, authUrl: `/auth?redirectTo=${encodeURIComponent(back)}`, query },
-        { headers: privatePageHeaders },
-      );
+      throw redirect(`/auth?redirectTo=${encodeURIComponent(`/subscription?${returnQuery(url)}`)}`);
     }
     throw redirect('/');
   }
   const { userId, user, account } = await requirePageShell(request);
-  // The return page settles the payment itself (the webhook may come later): read from Stripe, never the URL.
-  let syncError: string | null = null;
-  const sessionId = url.searchParams.get('session_id');
-  if (url.searchParams.get('success') === 'true' && sessionId && billingConfigured()) {
-    try {
-      await syncCheckoutSession(userId, sessionId);
-    } catch (err) {
-      if (!(err instanceof BillingError)) throw err;
-      if (err.code !== 'not_paid') syncError = await billingErrorMessage(request, err);
-    }
-  }
+  // The return page settles the payment itself (the webhook may come later), before reading balances.
+  const payment = await verifyPaymentReturn(request, url, userId);
   const historyPage = Number(url.searchParams.get('historyPage')) || 1;
-  const [info, ledger] = await Promise.all([
+  const [info, ledger, duplicates] = await Promise.all([
     getSubscriptionInfo(userId),
     loadCreditHistory(userId, historyPage, { timeZone: requestTimeZone(request) }),
+    recentDuplicateSubscriptions(userId),
   ]);
   const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
+  // Scheduled posts due after the Pro period ends will not be published: cancelling warns of them.
+  const scheduledAfterEnd =
+    info.subscriptionStatus === 'pro' || info.subscriptionStatus === 'canceled'
+      ? await countScheduledAfter(userId, info.nextBillingDate ? new Date(info.nextBillingDate) : new Date())
+      : 0;
   return json(
     {
-      signedOut: false as const,
       user: shellUser,
-      account: { ...account, plan: info.subscriptionStatus },
+      // The header's figures come from the same read as the panel's (after the fulfilment above).
+      account: {
+        ...account,
+        plan: info.subscriptionStatus,
+        credits: { ...account.credits, totalCreditsRemaining: info.totalCreditsRemaining },
+      },
       info,
       catalogue: catalogueWithPrices(),
       configured: billingConfigured(),
-      syncError,
+      payment,
+      duplicates,
       ledger,
+      scheduledAfterEnd,
     },
     { headers: privatePageHeaders },
   );
@@ -214,18 +241,18 @@ function SubmitButton({
   );
 }
 
-/** SPEC §4 payment return with JavaScript: confirm with the server, refetch, tidy the URL. */
-function usePaymentReturn(search: string) {
+/**
+ * SPEC §4 payment return with JavaScript: confirm with the server (the loader already did; the call
+ * is the SPEC's), refetch, tidy the URL. The banner shows the loader's verified answer and stays
+ * after the query string is cleared.
+ */
+function usePaymentReturn(payment: PaymentReturn | null) {
   const navigate = useNavigate();
   const { revalidate } = useRevalidator();
-  const params = new URLSearchParams(search);
-  const [banner, setBanner] = useState<null | { kind: 'success' | 'canceled'; topUp: number | null }>(() =>
-    params.get('success') === 'true'
-      ? { kind: 'success', topUp: params.get('isTopUp') === 'true' ? Number(params.get('creditAmount')) || null : null }
-      : params.get('canceled') === 'true'
-        ? { kind: 'canceled', topUp: null }
-        : null,
-  );
+  const [banner, setBanner] = useState<PaymentReturn | null>(payment);
+  useEffect(() => {
+    if (payment) setBanner(payment);
+  }, [payment]);
   const started = useRef(false);
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
@@ -233,20 +260,8 @@ function usePaymentReturn(search: string) {
     if (started.current) return;
     started.current = true;
     const current = new URLSearchParams(window.location.search);
-    // Back from the sign-in without the parameters: restore the ones kept in session storage.
-    const stored = window.sessionStorage.getItem(STORAGE_KEY);
-    if (stored !== null) {
-      window.sessionStorage.removeItem(STORAGE_KEY);
-      if (!current.has('success') && !current.has('canceled') && stored) {
-        navigate(`/subscription?${stored}`, { replace: true });
-        return;
-      }
-    }
     if (current.get('success') === 'true') {
-      const body = JSON.stringify({
-        sessionId: current.get('session_id') ?? undefined,
-        ...(current.get('isTopUp') === 'true' ? { isTopUp: true, creditAmount: current.get('creditAmount') ?? '' } : {}),
-      });
+      const body = JSON.stringify({ sessionId: current.get('session_id') ?? undefined });
       const post = (path: string) =>
         fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body });
       void (async () => {
@@ -270,46 +285,36 @@ function usePaymentReturn(search: string) {
   return { banner, dismiss: () => setBanner(null) };
 }
 
-function SignedOut({ authUrl, query }: { authUrl: string; query: string }) {
-  const { t } = useTranslation('billing');
-  useEffect(() => {
-    window.sessionStorage.setItem(STORAGE_KEY, query);
-    const timer = window.setTimeout(() => window.location.assign(authUrl), 1000);
-    return () => window.clearTimeout(timer);
-  }, [authUrl, query]);
-  return (
-    <main id="main" className="mx-auto max-w-lg px-4 py-16 text-center">
-      <h1 className="text-2xl font-bold text-slate-900">{t('signedOut.title')}</h1>
-      <p className="mt-2 text-slate-700" data-testid="signed-out-message">
-        {t('signedOut.body')}
-      </p>
-      <a href={authUrl} className="mt-6 inline-block font-semibold text-indigo-700 underline">
-        {t('signedOut.action')}
-      </a>
-    </main>
-  );
-}
-
 export default function Subscription() {
-  const data = useLoaderData<typeof loader>();
-  if (data.signedOut) return <SignedOut authUrl={data.authUrl} query={data.query} />;
-  return <SubscriptionPanel data={data} />;
+  return <SubscriptionPanel data={useLoaderData<typeof loader>()} />;
 }
 
-function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false }> }) {
-  const { user, account, info, catalogue: prices, configured, syncError, ledger } = data;
+function SubscriptionPanel({ data }: { data: Loaded }) {
+  const { user, account, info, catalogue: prices, configured, payment, duplicates, ledger, scheduledAfterEnd } = data;
   const location = useLocation();
   const { t, i18n } = useTranslation();
   const { t: b } = useTranslation('billing');
-  const { banner, dismiss } = usePaymentReturn(location.search);
+  const { banner, dismiss } = usePaymentReturn(payment);
   const number = (n: number) => n.toLocaleString(i18n.language);
   const timeZone = useTimeZone();
   const date = (iso: string | null) => (iso ? formatDate(iso, i18n.language, timeZone) : null);
   const money = (usd: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
+  const cents = (amount: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD' }).format(amount / 100);
   const status = info.subscriptionStatus;
   const pro = status === 'pro' || status === 'canceled';
   const nextDate = date(info.nextBillingDate);
   const low = pro && info.totalCreditsRemaining < LOW_CREDIT_THRESHOLD;
+  const scheduledWarning =
+    scheduledAfterEnd > 0 ? (
+      <p className="mt-2 font-semibold text-red-700" data-testid="scheduled-loss-warning">
+        {nextDate
+          ? b('page.cancelScheduledWarning', { count: scheduledAfterEnd, date: nextDate })
+          : b('page.cancelScheduledWarningNoDate', { count: scheduledAfterEnd })}{' '}
+        <a href="/wordpress" className="underline">
+          {b('page.scheduledPostsLink')}
+        </a>
+      </p>
+    ) : null;
 
   const cancelPanel = (label: string, testId: string) => (
     <details className="mt-3 rounded-lg ring-1 ring-slate-200" data-testid={`${testId}-panel`}>
@@ -327,6 +332,7 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
             {b('page.cancelTopUpWarning', { count: info.topUpCreditsRemaining })}
           </p>
         ) : null}
+        {scheduledWarning}
         <div className="mt-3">
           <SubmitButton intent="cancel" variant="destructive" testId="confirm-cancel">
             {b('page.confirmCancel')}
@@ -342,12 +348,22 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
       <SettingsButton className="mt-3" />
       <p className="mt-1 text-sm text-slate-700">{t('subscription.subtitle')}</p>
 
-      {banner?.kind === 'success' ? (
+      {banner?.state === 'paid' ? (
         <Alert tone="success" title={b('banners.success')} testId="payment-success">
-          {banner.topUp ? b('banners.successTopUp', { count: banner.topUp }) : b('banners.successBody')}
+          {banner.kind === 'topup' && banner.credits ? b('banners.successTopUp', { count: banner.credits }) : b('banners.successBody')}
         </Alert>
       ) : null}
-      {banner?.kind === 'canceled' ? (
+      {banner?.state === 'pending' ? (
+        <Alert tone="info" title={b('banners.pendingTitle')} testId="payment-pending">
+          {b('banners.pending')}
+        </Alert>
+      ) : null}
+      {banner?.state === 'unverified' ? (
+        <Alert tone="warning" title={b('banners.unverified')} testId="payment-unverified">
+          {banner.reason}. {b('banners.unverifiedBody')}
+        </Alert>
+      ) : null}
+      {banner?.state === 'canceled' ? (
         <Alert tone="danger" title={b('banners.canceled')} testId="payment-canceled">
           {b('banners.canceledBody')}
         </Alert>
@@ -357,11 +373,18 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
           {b('banners.dismiss')}
         </button>
       ) : null}
-      {syncError ? <Alert tone="warning" title={syncError} testId="payment-sync-error" /> : null}
+      {duplicates.map((d) => (
+        <Alert key={d.startedAt} tone="info" title={b('duplicate.title')} testId="duplicate-subscription">
+          {d.resolved
+            ? b('duplicate.resolved', { date: date(d.startedAt), amount: cents(d.refundedCents ?? 0) })
+            : b('duplicate.pending', { date: date(d.startedAt) })}
+        </Alert>
+      ))}
       {!configured ? <Alert tone="info" title={b('page.notConfigured')} testId="billing-not-configured" /> : null}
       {status === 'canceled' ? (
         <Alert tone="warning" testId="canceled-alert">
           {nextDate ? b('page.canceledAlert', { date: nextDate }) : b('page.canceledAlertNoDate')}
+          {scheduledWarning}
         </Alert>
       ) : null}
       {low ? (
@@ -434,6 +457,11 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
                   ))}
                 </ul>
                 <div className="mt-6">
+                  {offerSubscribe && status === 'free' && info.creditsRemaining > 0 ? (
+                    <p className="mb-3 text-sm font-semibold text-amber-800" data-testid="free-credits-forfeit">
+                      {b('page.forfeitFree', { count: info.creditsRemaining, pro: plan.monthlyCredits })}
+                    </p>
+                  ) : null}
                   {offerSubscribe ? (
                     <SubmitButton
                       intent="checkout"
@@ -491,13 +519,7 @@ function SubscriptionPanel({ data }: { data: Extract<Loaded, { signedOut: false 
   );
 }
 
-export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.subscriptionTitle') }, ...signedOutRefresh(matches)];
-
-/** Without JavaScript a signed-out payment return still goes to the sign-in after a second. */
-function signedOutRefresh(matches: Parameters<MetaFunction>[0]['matches']) {
-  const data = matches.find((m) => m.id === 'routes/subscription')?.data as { signedOut?: boolean; authUrl?: string } | undefined;
-  return data?.signedOut && data.authUrl ? [{ httpEquiv: 'refresh', content: `1;url=${data.authUrl}` }] : [];
-}
+export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.subscriptionTitle') }];
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

@@ -23,7 +23,11 @@ import {
   deleteSite,
   listScheduled,
   listSites,
+  openTestedPassword,
+  refreshSiteTimeZone,
   reschedulePublication,
+  retryPublicationNow,
+  sealTestedPassword,
   setDefaultSite,
   siteCredentials,
   testConnection,
@@ -46,7 +50,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ user, account, sites, scheduled }, { headers: privatePageHeaders });
 }
 
-const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled']);
+const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled', 'retry-scheduled']);
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
@@ -60,32 +64,50 @@ export async function action({ request }: ActionFunctionArgs) {
 
   switch (intent.data) {
     case 'test': {
+      // A password typed and tested before (the page came back without JavaScript) is tested again.
+      const typed =
+        String(formData.get('appPassword') ?? '').trim() || openTestedPassword(user.id, String(formData.get('testedPassword') ?? ''));
       // Editing a site: a blank password field tests with the stored one.
-      if (!String(formData.get('appPassword') ?? '').trim() && siteId > 0) {
+      if (typed) formData.set('appPassword', typed);
+      else if (siteId > 0) {
         const stored = await siteCredentials(user.id, siteId).catch(() => null);
         if (stored) formData.set('appPassword', stored.appPassword);
       }
       const submission = parseWithZod(formData, { schema: testConnectionSchema(t) });
       if (submission.status !== 'success') {
-        return json({ intent: 'test' as const, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
+        return json(
+          { intent: 'test' as const, result: submission.reply({ hideFields: ['appPassword'] }), test: null, testedPassword: null },
+          { status: 400 },
+        );
       }
       const check = await testConnection(submission.value);
       return json({
         intent: 'test' as const,
         result: submission.reply({ hideFields: ['appPassword'] }),
         test: connectionMessage(t, check),
+        // The password never comes back in the field; sealed, it lets Save use it (issue 25 §13).
+        testedPassword: typed ? sealTestedPassword(user.id, typed) : null,
       });
     }
     case 'create':
     case 'update': {
+      // Save right after Test connection without JavaScript: the field is empty, the tested password sealed.
+      if (!String(formData.get('appPassword') ?? '').trim()) {
+        const tested = openTestedPassword(user.id, String(formData.get('testedPassword') ?? ''));
+        if (tested) formData.set('appPassword', tested);
+      }
       const schema = intent.data === 'create' ? siteSchema(t) : siteUpdateSchema(t);
       const submission = parseWithZod(formData, { schema });
       if (submission.status !== 'success') {
         return json({ intent: intent.data, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
       }
       try {
-        if (intent.data === 'create') await createSite(user.id, submission.value as z.infer<ReturnType<typeof siteSchema>>);
-        else await updateSite(user.id, siteId, submission.value);
+        const saved =
+          intent.data === 'create'
+            ? await createSite(user.id, submission.value as z.infer<ReturnType<typeof siteSchema>>)
+            : await updateSite(user.id, siteId, submission.value);
+        // The site's time zone, for showing scheduled times as the site sees them (best effort).
+        await refreshSiteTimeZone(user.id, saved.id).catch(() => null);
       } catch (error) {
         if (error instanceof WordPressServiceError)
           return redirectWithToast(back, { type: 'error', title: t('sites.updateFailed'), description: t('sites.notFound') });
@@ -109,12 +131,17 @@ export async function action({ request }: ActionFunctionArgs) {
       return redirectWithToast(back, { type: 'success', title: intent.data === 'delete' ? t('sites.deleted') : t('sites.defaultUpdated') });
     }
     case 'cancel-scheduled':
-    case 'move-scheduled': {
+    case 'move-scheduled':
+    case 'retry-scheduled': {
       const id = String(formData.get('publicationId') ?? '');
       try {
         if (intent.data === 'cancel-scheduled') {
           await cancelPublication(user.id, id);
           return redirectWithToast(back, { type: 'success', title: t('scheduled.canceled') });
+        }
+        if (intent.data === 'retry-scheduled') {
+          await retryPublicationNow(user.id, id);
+          return redirectWithToast(back, { type: 'success', title: t('scheduled.retrying') });
         }
         const at = zonedToInstant(
           String(formData.get('date') ?? ''),
@@ -126,7 +153,8 @@ export async function action({ request }: ActionFunctionArgs) {
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
-        return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('sites.notFound') });
+        const description = error.code === 'not_waiting' ? t('scheduled.notWaiting') : t('sites.notFound');
+        return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description });
       }
     }
   }
@@ -261,6 +289,7 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
   const busy = (intent: string) => navigation.state !== 'idle' && navigation.formData?.get('intent') === intent;
   const lastResult = actionData && 'result' in actionData ? actionData.result : undefined;
   const test = actionData && 'test' in actionData ? actionData.test : null;
+  const testedPassword = actionData && 'testedPassword' in actionData ? actionData.testedPassword : null;
   const [form, fields] = useForm({
     id: `site-${mode}`,
     lastResult,
@@ -269,9 +298,10 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
       const intent = formData.get('intent');
       const tr = t as Translate;
       // Editing: a blank password tests (and keeps) the stored one.
-      const testSchema =
-        mode === 'update' ? testConnectionSchema(tr).extend({ appPassword: z.string().optional() }) : testConnectionSchema(tr);
-      const schema = intent === 'test' ? testSchema : mode === 'create' ? siteSchema(t as Translate) : siteUpdateSchema(t as Translate);
+      // A password tested before (sealed in the form) counts as filled in.
+      const keepsPassword = mode === 'update' || Boolean(testedPassword);
+      const testSchema = keepsPassword ? testConnectionSchema(tr).extend({ appPassword: z.string().optional() }) : testConnectionSchema(tr);
+      const schema = intent === 'test' ? testSchema : keepsPassword ? siteUpdateSchema(tr) : siteSchema(tr);
       return parseWithZod(formData, { schema });
     },
     shouldValidate: 'onSubmit',
@@ -286,6 +316,7 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
         className="mt-4 flex flex-col gap-4"
       >
         {site ? <input type="hidden" name="siteId" value={site.id} /> : null}
+        {testedPassword ? <input type="hidden" name="testedPassword" value={testedPassword} /> : null}
         <FormAlert id={form.errorId} title={t('sites.addFailed')} errors={form.errors} />
         <Field
           label={t('sites.siteUrl')}
@@ -305,7 +336,7 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
           label={t('sites.appPassword')}
           inputProps={{ ...getInputProps(fields.appPassword, { type: 'password' }), autoComplete: 'new-password' }}
           errors={fields.appPassword.errors}
-          help={mode === 'update' ? t('sites.appPasswordKeep') : t('sites.appPasswordHelp')}
+          help={testedPassword ? t('sites.appPasswordTested') : mode === 'update' ? t('sites.appPasswordKeep') : t('sites.appPasswordHelp')}
         />
         <label className="flex items-center gap-2 text-sm text-slate-800">
           <input {...getInputProps(fields.isDefault, { type: 'checkbox' })} className="size-4 rounded border-slate-300 text-indigo-600" />

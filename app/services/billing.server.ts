@@ -101,7 +101,7 @@ export async function getSubscriptionInfo(userId: string, db: Db = sql): Promise
       s.current_period_end AS "periodEnd", s.cancel_at_period_end AS "cancelAtPeriodEnd",
       (SELECT stripe_customer_id FROM billing_customers c WHERE c.user_id = u.id) AS customer
     FROM users u
-    LEFT JOIN LATERAL (SELECT * FROM billing_subscriptions b WHERE b.user_id = u.id AND b.ended_at IS NULL
+    LEFT JOIN LATERAL (SELECT * FROM billing_subscriptions b WHERE b.user_id = u.id AND b.ended_at IS NULL AND b.duplicate_of IS NULL
       ORDER BY b.created_at DESC LIMIT 1) s ON true
     WHERE u.id = ${userId}`;
   const status = row?.status ?? 'free';
@@ -177,27 +177,79 @@ export async function createCheckout(user: BillingUser, priceId: string, languag
     }
   }
   const customer = await ensureCustomer(user, db);
-  const metadata = {
-    userId: user.id,
-    kind: target.kind === 'plan' ? 'subscription' : 'topup',
-    packId: target.kind === 'topup' ? target.id : '',
-  };
+  if (target.kind === 'plan') return openProCheckout(user, customer, target.priceId, stripeLocale(language), db);
+  const metadata = { userId: user.id, kind: 'topup', packId: target.id };
   const session = await client.checkout.sessions.create({
-    mode: target.kind === 'plan' ? 'subscription' : 'payment',
+    mode: 'payment',
     customer,
     client_reference_id: user.id,
     line_items: [{ price: target.priceId, quantity: 1 }],
     locale: stripeLocale(language),
     metadata,
-    ...(target.kind === 'plan' ? { subscription_data: { metadata: { userId: user.id } } } : { payment_intent_data: { metadata } }),
-    ...returnUrls(target.kind === 'plan' ? 'subscription' : 'topup', target.kind === 'topup' ? target.credits : undefined),
+    payment_intent_data: { metadata },
+    ...returnUrls('topup', target.credits),
   });
   await db`INSERT INTO billing_checkouts (session_id, user_id, kind, pack_id, credits)
-    VALUES (${session.id}, ${user.id}, ${metadata.kind}, ${target.kind === 'topup' ? target.id : null},
-      ${target.kind === 'topup' ? target.credits : null})
+    VALUES (${session.id}, ${user.id}, 'topup', ${target.id}, ${target.credits})
     ON CONFLICT (session_id) DO NOTHING`;
   if (!session.url) throw new BillingError('not_found', 'Checkout has no page');
   return { url: session.url, sessionId: session.id };
+}
+
+/**
+ * One open Pro Checkout per user (issue 24): a second request (another tab, a double click racing
+ * the first) gets the open session back. The claim row is taken first and Stripe's idempotency key
+ * names it, so racing requests create one session, and no lock is held across the call. A claimed
+ * session that was paid meanwhile is fulfilled (its webhook may be late); one that expired gives
+ * its claim up and the next try opens a new one.
+ */
+async function openProCheckout(user: BillingUser, customer: string, priceId: string, locale: string, db: Db): Promise<CheckoutResult> {
+  const client = stripe();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await db`INSERT INTO billing_pro_checkout_claims (user_id, locale) VALUES (${user.id}, ${locale}) ON CONFLICT (user_id) DO NOTHING`;
+    const [claim] = await db<{ claimId: string; locale: Stripe.Checkout.SessionCreateParams.Locale; sessionId: string | null }[]>`
+      SELECT claim_id AS "claimId", locale, session_id AS "sessionId" FROM billing_pro_checkout_claims WHERE user_id = ${user.id}`;
+    if (!claim) continue; // given up between the two statements: claim again
+    let session: Stripe.Checkout.Session;
+    if (claim.sessionId) {
+      session = await client.checkout.sessions.retrieve(claim.sessionId);
+    } else {
+      try {
+        // Every parameter comes from the claim or the user, so racing requests send the same ones.
+        session = await client.checkout.sessions.create(
+          {
+            mode: 'subscription',
+            customer,
+            client_reference_id: user.id,
+            line_items: [{ price: priceId, quantity: 1 }],
+            locale: claim.locale,
+            metadata: { userId: user.id, kind: 'subscription', packId: '' },
+            subscription_data: { metadata: { userId: user.id } },
+            ...returnUrls('subscription'),
+          },
+          { idempotencyKey: `postforge-pro-checkout-${claim.claimId}` },
+        );
+      } catch (err) {
+        await releaseProClaim(user.id, claim.claimId, db);
+        throw err;
+      }
+      await db`INSERT INTO billing_checkouts (session_id, user_id, kind) VALUES (${session.id}, ${user.id}, 'subscription')
+        ON CONFLICT (session_id) DO NOTHING`;
+      await db`UPDATE billing_pro_checkout_claims SET session_id = ${session.id}
+        WHERE user_id = ${user.id} AND claim_id = ${claim.claimId} AND session_id IS NULL`;
+    }
+    if (session.status === 'open' && session.url) return { url: session.url, sessionId: session.id };
+    if (session.status === 'complete') {
+      await fulfilCheckout(session, db);
+      if ((await currentStatus(user.id, db)) !== 'free') throw new BillingError('already_subscribed', 'Already subscribed');
+    }
+    await releaseProClaim(user.id, claim.claimId, db);
+  }
+  throw new BillingError('not_found', 'Checkout has no page');
+}
+
+async function releaseProClaim(userId: string, claimId: string, db: Db): Promise<void> {
+  await db`DELETE FROM billing_pro_checkout_claims WHERE user_id = ${userId} AND claim_id = ${claimId}`;
 }
 
 /** The Stripe customer portal (cards, invoices, receipts) for the user. */
@@ -215,7 +267,7 @@ export async function createPortalSession(user: BillingUser, language: string | 
 
 async function liveSubscription(userId: string, db: Db): Promise<string | null> {
   const [row] = await db<{ id: string }[]>`
-    SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL
+    SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL AND duplicate_of IS NULL
     ORDER BY created_at DESC LIMIT 1`;
   return row?.id ?? null;
 }
@@ -295,6 +347,55 @@ async function existingUser(id: string | null | undefined, db: Db): Promise<stri
   return row?.id ?? null;
 }
 
+type SubscriptionRow = {
+  userId: string;
+  endedAt: Date | null;
+  cancel: boolean;
+  granted: Date | null;
+  periodEnd: Date | null;
+  stateAt: Date | null;
+  duplicateOf: string | null;
+};
+
+/**
+ * The subscription's row, recorded the first time it is seen (the caller holds the user's lock).
+ * One Pro subscription per user (issue 24): a live one arriving while another is live is recorded
+ * as its duplicate, flagged for finance, and the billing-duplicate job (enqueued in this
+ * transaction) cancels it at Stripe and refunds it. One that has already ended is no duplicate.
+ */
+async function linkSubscription(
+  tx: TransactionSql,
+  subscriptionId: string,
+  userId: string,
+  customerId: string | null,
+  live = true,
+): Promise<SubscriptionRow> {
+  const select = () => tx<SubscriptionRow[]>`
+    SELECT user_id AS "userId", ended_at AS "endedAt", cancel_at_period_end AS cancel, granted_period_start AS granted,
+      current_period_end AS "periodEnd", state_at AS "stateAt", duplicate_of AS "duplicateOf"
+    FROM billing_subscriptions WHERE subscription_id = ${subscriptionId} FOR UPDATE`;
+  const [known] = await select();
+  if (known) return known;
+  const [keeper] = live
+    ? await tx<{ id: string }[]>`
+        SELECT subscription_id AS id FROM billing_subscriptions
+        WHERE user_id = ${userId} AND ended_at IS NULL AND duplicate_of IS NULL ORDER BY created_at LIMIT 1`
+    : [];
+  const inserted = await tx`
+    INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id, duplicate_of)
+    VALUES (${subscriptionId}, ${userId}, ${customerId}, ${keeper?.id ?? null})
+    ON CONFLICT (subscription_id) DO NOTHING RETURNING subscription_id`;
+  if (keeper && inserted.length > 0) {
+    await flag(tx, `duplicate_subscription:${subscriptionId}`, userId, 'duplicate_subscription', {
+      subscription: subscriptionId,
+      keptSubscription: keeper.id,
+      customer: customerId,
+    });
+    await enqueueMany('billing-duplicate', [{ payload: { subscriptionId } }], tx);
+  }
+  return (await select())[0]!;
+}
+
 /** checkout.session.completed / async_payment_succeeded: link customer and subscription, book a paid top-up. */
 export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = sql): Promise<Outcome> {
   if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return ignored('not paid yet');
@@ -318,15 +419,13 @@ export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = 
     if (session.mode === 'subscription') {
       const subscriptionId = idOf(session.subscription);
       if (!subscriptionId) return ignored('no subscription on the session');
-      await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${subscriptionId}, ${userId}, ${customerId})
-        ON CONFLICT (subscription_id) DO NOTHING`;
-      const [sub] = await tx<{ userId: string; endedAt: Date | null; cancel: boolean }[]>`
-        SELECT user_id AS "userId", ended_at AS "endedAt", cancel_at_period_end AS cancel FROM billing_subscriptions
-        WHERE subscription_id = ${subscriptionId} FOR UPDATE`;
-      if (sub!.userId !== userId) return refused('subscription belongs to another user');
+      const sub = await linkSubscription(tx, subscriptionId, userId, customerId);
+      if (sub.userId !== userId) return refused('subscription belongs to another user');
       await tx`UPDATE billing_checkouts SET fulfilled_at = coalesce(fulfilled_at, now()) WHERE session_id = ${session.id}`;
-      if (sub!.endedAt) return ignored('subscription already ended');
-      if (status === 'free') await setStatus(tx, userId, sub!.cancel ? 'canceled' : 'pro');
+      await tx`DELETE FROM billing_pro_checkout_claims WHERE user_id = ${userId} AND session_id = ${session.id}`;
+      if (sub.duplicateOf) return applied('duplicate subscription: canceled and refunded');
+      if (sub.endedAt) return ignored('subscription already ended');
+      if (status === 'free') await setStatus(tx, userId, sub.cancel ? 'canceled' : 'pro');
       return applied('subscription linked');
     }
     const packId = (row?.packId ?? session.metadata?.packId ?? '') as string;
@@ -377,22 +476,18 @@ export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql): P
   return transaction(db, async (tx) => {
     const status = await lockUser(tx, userId);
     if (!status) return refused('unknown user');
-    await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${subscriptionId}, ${userId}, ${idOf(invoice.customer)})
-      ON CONFLICT (subscription_id) DO NOTHING`;
-    const [sub] = await tx<{ userId: string; endedAt: Date | null; granted: Date | null; cancel: boolean; periodEnd: Date | null }[]>`
-      SELECT user_id AS "userId", ended_at AS "endedAt", granted_period_start AS granted, cancel_at_period_end AS cancel,
-        current_period_end AS "periodEnd"
-      FROM billing_subscriptions WHERE subscription_id = ${subscriptionId} FOR UPDATE`;
-    if (sub!.userId !== userId) return refused('subscription belongs to another user');
-    if (sub!.endedAt) return ignored('subscription already ended');
-    if (sub!.granted && sub!.granted.getTime() >= period.start.getTime()) return ignored('period already granted');
+    const sub = await linkSubscription(tx, subscriptionId, userId, idOf(invoice.customer));
+    if (sub.userId !== userId) return refused('subscription belongs to another user');
+    if (sub.duplicateOf) return ignored('duplicate subscription: refunded, grants nothing');
+    if (sub.endedAt) return ignored('subscription already ended');
+    if (sub.granted && sub.granted.getTime() >= period.start.getTime()) return ignored('period already granted');
     const label = `${subscriptionId}:${period.start.toISOString()}`;
     await expireMonthly(userId, label, tx);
     await grantMonthly(userId, label, plans.pro.monthlyCredits, tx);
-    const end = sub!.periodEnd && sub!.periodEnd > period.end ? sub!.periodEnd : period.end;
+    const end = sub.periodEnd && sub.periodEnd > period.end ? sub.periodEnd : period.end;
     await tx`UPDATE billing_subscriptions SET granted_period_start = ${period.start}, current_period_end = ${end}, updated_at = now()
       WHERE subscription_id = ${subscriptionId}`;
-    if (status === 'free') await setStatus(tx, userId, sub!.cancel ? 'canceled' : 'pro');
+    if (status === 'free') await setStatus(tx, userId, sub.cancel ? 'canceled' : 'pro');
     return applied(`granted ${label}`);
   });
 }
@@ -415,14 +510,11 @@ export async function applySubscriptionState(sub: Stripe.Subscription, at: Date,
   return transaction(db, async (tx) => {
     const status = await lockUser(tx, userId);
     if (!status) return refused('unknown user');
-    await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${sub.id}, ${userId}, ${idOf(sub.customer)})
-      ON CONFLICT (subscription_id) DO NOTHING`;
-    const [row] = await tx<{ userId: string; endedAt: Date | null; stateAt: Date | null }[]>`
-      SELECT user_id AS "userId", ended_at AS "endedAt", state_at AS "stateAt" FROM billing_subscriptions
-      WHERE subscription_id = ${sub.id} FOR UPDATE`;
-    if (row!.userId !== userId) return refused('subscription belongs to another user');
-    if (row!.endedAt) return ignored('subscription already ended');
-    if (row!.stateAt && row!.stateAt.getTime() > at.getTime()) return ignored('older state');
+    const row = await linkSubscription(tx, sub.id, userId, idOf(sub.customer));
+    if (row.userId !== userId) return refused('subscription belongs to another user');
+    if (row.duplicateOf) return ignored('duplicate subscription');
+    if (row.endedAt) return ignored('subscription already ended');
+    if (row.stateAt && row.stateAt.getTime() > at.getTime()) return ignored('older state');
     const cancel = Boolean(sub.cancel_at_period_end || sub.cancel_at);
     await tx`UPDATE billing_subscriptions SET cancel_at_period_end = ${cancel},
         current_period_end = coalesce(${periodEndOf(sub)}, current_period_end), state_at = ${at}, updated_at = now()
@@ -441,13 +533,12 @@ export async function endSubscription(sub: Stripe.Subscription, db: Db = sql): P
   return transaction(db, async (tx) => {
     const status = await lockUser(tx, userId);
     if (!status) return refused('unknown user');
-    await tx`INSERT INTO billing_subscriptions (subscription_id, user_id, customer_id) VALUES (${sub.id}, ${userId}, ${idOf(sub.customer)})
-      ON CONFLICT (subscription_id) DO NOTHING`;
-    const [row] = await tx<{ userId: string; endedAt: Date | null }[]>`
-      SELECT user_id AS "userId", ended_at AS "endedAt" FROM billing_subscriptions WHERE subscription_id = ${sub.id} FOR UPDATE`;
-    if (row!.userId !== userId) return refused('subscription belongs to another user');
+    const row = await linkSubscription(tx, sub.id, userId, idOf(sub.customer), false);
+    if (row.userId !== userId) return refused('subscription belongs to another user');
     const endedAt = fromUnix(sub.ended_at) ?? new Date();
     await tx`UPDATE billing_subscriptions SET ended_at = coalesce(ended_at, ${endedAt}), updated_at = now() WHERE subscription_id = ${sub.id}`;
+    // A duplicate never gave anything: its end takes nothing from the user either.
+    if (row.duplicateOf) return applied('duplicate subscription ended');
     const [other] = await tx<{ id: string }[]>`
       SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL AND granted_period_start IS NOT NULL`;
     if (other) return applied('ended; another subscription is live');
@@ -456,13 +547,17 @@ export async function endSubscription(sub: Stripe.Subscription, db: Db = sql): P
     await expireMonthly(userId, label, tx);
     await grantMonthly(userId, label, plans.free.monthlyCredits, tx);
     await setStatus(tx, userId, 'free');
-    return applied(row!.endedAt ? 'already ended' : 'ended');
+    return applied(row.endedAt ? 'already ended' : 'ended');
   });
 }
 
 /** charge.refunded: a refunded top-up is reversed (capped at what is left) and flagged for finance. */
 export async function refundCharge(charge: Stripe.Charge, db: Db = sql): Promise<Outcome> {
   const paymentIntent = idOf(charge.payment_intent);
+  const [duplicate] = await db<{ id: string }[]>`
+    SELECT subscription_id AS id FROM billing_subscriptions
+    WHERE refunding_payments && ${[charge.id, ...(paymentIntent ? [paymentIntent] : [])]}::text[]`;
+  if (duplicate) return ignored(`our refund of duplicate subscription ${duplicate.id} (flagged)`);
   const [row] = paymentIntent
     ? await db<{ sessionId: string; userId: string; credits: number | null }[]>`
         SELECT session_id AS "sessionId", user_id AS "userId", credits FROM billing_checkouts
@@ -498,6 +593,68 @@ export async function refundCharge(charge: Stripe.Charge, db: Db = sql): Promise
 async function flag(tx: TransactionSql, ref: string, userId: string | null, kind: string, detail: Record<string, unknown>) {
   await tx`INSERT INTO billing_finance_flags (ref, user_id, kind, detail) VALUES (${ref}, ${userId}, ${kind}, ${tx.json(detail as never)})
     ON CONFLICT (ref) DO NOTHING`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A second Pro subscription (issue 24): canceled and refunded at Stripe, shown to the user
+
+/**
+ * The billing-duplicate job: cancels a duplicate subscription now and refunds every payment of its
+ * paid invoices. Safe to run again: the cancel is skipped once Stripe says canceled, each refund
+ * has an idempotency key naming its payment, and the payments are recorded before any refund is
+ * asked for (so refundCharge knows their charge.refunded events for ours).
+ */
+export async function resolveDuplicateSubscription(subscriptionId: string, db: Db = sql): Promise<Outcome> {
+  const [row] = await db<{ userId: string; duplicateOf: string | null; resolvedAt: Date | null }[]>`
+    SELECT user_id AS "userId", duplicate_of AS "duplicateOf", duplicate_resolved_at AS "resolvedAt"
+    FROM billing_subscriptions WHERE subscription_id = ${subscriptionId}`;
+  if (!row?.duplicateOf) return ignored('not a duplicate subscription');
+  if (row.resolvedAt) return ignored('already canceled and refunded');
+  const client = stripe();
+  const sub = await client.subscriptions.retrieve(subscriptionId);
+  if (sub.status !== 'canceled' && sub.status !== 'incomplete_expired') {
+    await client.subscriptions.cancel(subscriptionId, {}, { idempotencyKey: `postforge-duplicate-cancel-${subscriptionId}` });
+  }
+  const invoices = await client.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 100, expand: ['data.payments'] });
+  const payments = invoices.data.flatMap((invoice) =>
+    (invoice.payments?.data ?? [])
+      .filter((p) => p.status === 'paid')
+      .map((p) => ({ invoice: invoice.id, paymentIntent: idOf(p.payment.payment_intent), charge: idOf(p.payment.charge) })),
+  );
+  const ids = payments.map((p) => p.paymentIntent ?? p.charge).filter((id): id is string => Boolean(id));
+  await db`UPDATE billing_subscriptions SET refunding_payments = ${ids}::text[], updated_at = now() WHERE subscription_id = ${subscriptionId}`;
+  let refundedCents = 0;
+  const refunds: string[] = [];
+  for (const p of payments) {
+    const target = p.paymentIntent ? { payment_intent: p.paymentIntent } : p.charge ? { charge: p.charge } : null;
+    if (!target) continue;
+    const refund = await client.refunds.create(
+      { ...target, reason: 'duplicate', metadata: { userId: row.userId, subscription: subscriptionId, invoice: p.invoice ?? '' } },
+      { idempotencyKey: `postforge-duplicate-refund-${p.paymentIntent ?? p.charge}` },
+    );
+    refundedCents += refund.amount;
+    refunds.push(refund.id);
+  }
+  await transaction(db, async (tx) => {
+    await tx`UPDATE billing_subscriptions SET refunded_cents = ${refundedCents}, duplicate_resolved_at = now(), updated_at = now()
+      WHERE subscription_id = ${subscriptionId}`;
+    await tx`UPDATE billing_finance_flags
+      SET detail = detail || ${tx.json({ canceled: true, refunds, refundedCents, currency: 'usd' } as never)}
+      WHERE ref = ${`duplicate_subscription:${subscriptionId}`}`;
+  });
+  return applied(`duplicate canceled, ${refundedCents} cents refunded`);
+}
+
+export type DuplicateSubscriptionView = { startedAt: string; refundedCents: number | null; resolved: boolean };
+
+/** The user's duplicate subscriptions of the last 60 days, for the subscription page. */
+export async function recentDuplicateSubscriptions(userId: string, db: Db = sql): Promise<DuplicateSubscriptionView[]> {
+  const rows = await db<{ startedAt: Date; refundedCents: number | null; resolvedAt: Date | null }[]>`
+    SELECT created_at AS "startedAt", refunded_cents AS "refundedCents", duplicate_resolved_at AS "resolvedAt"
+    FROM billing_subscriptions
+    WHERE user_id = ${userId} AND duplicate_of IS NOT NULL AND created_at > now() - interval '60 days'
+    ORDER BY created_at DESC`;
+  return rows.map((r) => ({ startedAt: r.startedAt.toISOString(), refundedCents: r.refundedCents, resolved: Boolean(r.resolvedAt) }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { type WpProblem } from '~/utils/wordpress-errors';
 import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound.server';
 
 // The WordPress REST API as Postforge uses it, over the outbound guard, with Basic auth and an
@@ -7,25 +8,7 @@ import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResp
 export type SiteCredentials = { siteUrl: string; username: string; appPassword: string };
 
 /** Why a call failed, in terms a user can act on (see `diagnosis.*` in the wordpress locale). */
-export type WpProblem =
-  | 'blocked_address'
-  | 'bad_url'
-  | 'bad_scheme'
-  | 'dns'
-  | 'refused'
-  | 'timeout'
-  | 'tls'
-  | 'network'
-  | 'too_large'
-  | 'too_many_redirects'
-  | 'not_wordpress'
-  | 'rest_disabled'
-  | 'app_passwords_unavailable'
-  | 'auth_rejected'
-  | 'wrong_password'
-  | 'wrong_username'
-  | 'forbidden'
-  | 'site_error';
+export type { WpProblem };
 
 export class WpError extends Error {
   constructor(
@@ -116,7 +99,50 @@ async function callOk<T>(...args: Parameters<typeof call>): Promise<{ data: T; r
 // ---------------------------------------------------------------------------------------------
 // Connection test with a diagnosis
 
-export type ConnectionCheck = { ok: true; userName: string } | { ok: false; problem: WpProblem; detail: string };
+export type ConnectionCheck = { ok: true; userName: string; timeZone: string | null } | { ok: false; problem: WpProblem; detail: string };
+
+type RestIndex = {
+  namespaces?: string[];
+  authentication?: Record<string, unknown>;
+  code?: string;
+  message?: string;
+  timezone_string?: string;
+  gmt_offset?: number | string;
+};
+
+/**
+ * The site's time zone as its REST index states it: the zone name when the site chose a city, else
+ * its fixed offset when whole hours (`Etc/GMT-8` is UTC+8: the sign is inverted), else null.
+ */
+export function timeZoneOfIndex(index: Pick<RestIndex, 'timezone_string' | 'gmt_offset'>): string | null {
+  const named = index.timezone_string?.trim();
+  if (named) {
+    try {
+      return new Intl.DateTimeFormat('en-US', { timeZone: named }).resolvedOptions().timeZone;
+    } catch {
+      // an unknown name: fall back to the offset
+    }
+  }
+  const offset = Number(index.gmt_offset);
+  if (!Number.isFinite(offset) || !Number.isInteger(offset) || Math.abs(offset) > 14) return null;
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
+
+/** The site's time zone from its REST index (no credentials needed); null when it does not say. */
+export async function siteTimeZone(siteUrl: string, opts: WpCallOptions = {}): Promise<string | null> {
+  try {
+    const index = await outboundRequest(restUrl(siteUrl, '/'), {
+      headers: { Accept: 'application/json' },
+      ...opts,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+    });
+    const body = index.json<RestIndex>();
+    return body && typeof body === 'object' ? timeZoneOfIndex(body) : null;
+  } catch (error) {
+    if (error instanceof OutboundError) return null;
+    throw error;
+  }
+}
 
 /** Probes the REST index without credentials, then `users/me` with them, and says what is wrong. */
 export async function checkConnection(site: SiteCredentials, opts: WpCallOptions = {}): Promise<ConnectionCheck> {
@@ -131,7 +157,7 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
     if (error instanceof OutboundError) return { ok: false, problem: error.code, detail: error.message };
     throw error;
   }
-  const body = index.json<{ namespaces?: string[]; authentication?: Record<string, unknown>; code?: string; message?: string }>();
+  const body = index.json<RestIndex>();
   if (!body || typeof body !== 'object') {
     const html = index.text();
     // A WordPress page whose REST API answers with HTML: disabled or blocked by a plugin or the host.
@@ -167,7 +193,7 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
     if (data.capabilities && data.capabilities.publish_posts === false) {
       return { ok: false, problem: 'forbidden', detail: 'This user cannot publish posts' };
     }
-    return { ok: true, userName: data.name };
+    return { ok: true, userName: data.name, timeZone: timeZoneOfIndex(body) };
   } catch (error) {
     if (error instanceof WpError) return { ok: false, problem: error.problem, detail: error.message };
     throw error;
@@ -289,10 +315,19 @@ export type NewPost = {
 };
 
 export async function createPost(site: SiteCredentials, post: NewPost, opts: WpCallOptions = {}): Promise<WpPost> {
+  return writePost(site, '/wp/v2/posts', post, opts);
+}
+
+/** Replaces an existing post's fields (publishing a result again onto its earlier post). */
+export async function updatePost(site: SiteCredentials, id: number, post: NewPost, opts: WpCallOptions = {}): Promise<WpPost> {
+  return writePost(site, `/wp/v2/posts/${id}`, post, opts);
+}
+
+async function writePost(site: SiteCredentials, route: string, post: NewPost, opts: WpCallOptions): Promise<WpPost> {
   const { data } = await callOk<WpPost>(
     site,
     'POST',
-    '/wp/v2/posts',
+    route,
     {
       json: {
         title: post.title,

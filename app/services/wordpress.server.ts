@@ -4,6 +4,7 @@ import { isPro, type SubscriptionStatus } from '~/catalogue';
 import { sql, transaction, type Db } from '../../db/client';
 import { enqueueMany, getBoss } from '../../jobs/boss';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
+import { storedErrorCode } from '~/utils/wordpress-errors';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 import { getResult, listResults, type Result } from './results.server';
 import { open, seal } from './secrets.server';
@@ -11,6 +12,8 @@ import {
   checkConnection,
   createPost,
   ensureTags,
+  siteTimeZone,
+  updatePost,
   findMediaByMarker,
   findPostByMarker,
   getPost,
@@ -37,15 +40,22 @@ export type Site = {
   siteUrl: string;
   username: string;
   isDefault: boolean;
+  /** The site's own time zone (its REST index says it), null until known. */
+  timeZone: string | null;
   createdAt: string;
 };
 
-export type WordPressErrorCode = 'not_found' | 'not_pro' | 'no_content' | 'not_publishable' | 'past_start' | 'site_unreachable';
+export type WordPressErrorCode =
+  'not_found' | 'not_pro' | 'no_content' | 'not_publishable' | 'past_start' | 'site_unreachable' | 'already_published' | 'not_waiting';
 
 export class WordPressServiceError extends Error {
   constructor(
     readonly code: WordPressErrorCode,
-    message = code,
+    message: string = code,
+    /** already_published: the earlier publication of the result to the site. */
+    readonly existing?: Publication,
+    /** already_published in bulk: the earlier publication of each such result (by result id). */
+    readonly existingMany: Publication[] = [],
   ) {
     super(message);
     this.name = 'WordPressServiceError';
@@ -60,6 +70,7 @@ type SiteRow = {
   site_name: string;
   username: string;
   is_default: boolean;
+  time_zone: string | null;
   created_at: Date;
 };
 
@@ -70,6 +81,7 @@ function toSite(r: SiteRow): Site {
     siteUrl: r.site_url,
     username: r.username,
     isDefault: r.is_default,
+    timeZone: r.time_zone,
     createdAt: r.created_at.toISOString(),
   };
 }
@@ -80,7 +92,7 @@ export function siteNameOf(siteUrl: string): string {
 
 export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
   const rows = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, created_at FROM wordpress_sites
     WHERE user_id = ${userId} ORDER BY is_default DESC, id`;
   return rows.map(toSite);
 }
@@ -88,7 +100,7 @@ export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
 export async function getSite(userId: string, siteId: number, db: Db = sql): Promise<Site> {
   if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('not_found');
   const [row] = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, created_at FROM wordpress_sites
     WHERE user_id = ${userId} AND id = ${siteId}`;
   if (!row) throw new WordPressServiceError('not_found');
   return toSite(row);
@@ -108,6 +120,23 @@ export async function siteCredentials(userId: string, siteId: number, db: Db = s
   };
 }
 
+// A tested application password, sealed into the site form when the page is rendered again without
+// JavaScript (the password field itself is never sent back), so Save after Test connection works.
+const testedContext = (userId: string) => `wordpress-tested-password:${userId}`;
+
+export function sealTestedPassword(userId: string, appPassword: string): string {
+  return seal(appPassword, testedContext(userId));
+}
+
+/** The password sealed by sealTestedPassword for this user, or null (tampered, another user's). */
+export function openTestedPassword(userId: string, sealed: string): string | null {
+  try {
+    return open(sealed, testedContext(userId));
+  } catch {
+    return null;
+  }
+}
+
 export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean };
 
 export async function createSite(userId: string, input: SiteInput & { appPassword: string }, db: Db = sql): Promise<Site> {
@@ -121,7 +150,7 @@ export async function createSite(userId: string, input: SiteInput & { appPasswor
     const [row] = await tx<SiteRow[]>`
       INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default)
       VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault})
-      RETURNING id, site_url, site_name, username, is_default, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
     return toSite(row!);
   });
 }
@@ -139,7 +168,7 @@ export async function updateSite(userId: string, siteId: number, input: SiteInpu
         app_password_sealed = ${password ? seal(password, sealContext(userId)) : sql`app_password_sealed`},
         is_default = ${input.isDefault ? true : sql`is_default`}, updated_at = now()
       WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
     return toSite(row!);
   });
 }
@@ -150,7 +179,7 @@ export async function setDefaultSite(userId: string, siteId: number, db: Db = sq
     await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
     const [row] = await tx<SiteRow[]>`
       UPDATE wordpress_sites SET is_default = true, updated_at = now() WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
     return toSite(row!);
   });
 }
@@ -180,6 +209,18 @@ async function cancelJobs(ids: string[]) {
 
 // ---------------------------------------------------------------------------------------------
 // Calls to a site on the user's behalf
+
+/**
+ * Reads the site's time zone from its REST index and keeps it (best effort: an unreachable site
+ * keeps what was known). Returns the zone now stored.
+ */
+export async function refreshSiteTimeZone(userId: string, siteId: number, opts: WpCallOptions = {}): Promise<string | null> {
+  const site = await getSite(userId, siteId);
+  const zone = await siteTimeZone(site.siteUrl, opts).catch(() => null);
+  if (!zone || zone === site.timeZone) return site.timeZone;
+  await sql`UPDATE wordpress_sites SET time_zone = ${zone} WHERE user_id = ${userId} AND id = ${siteId}`;
+  return zone;
+}
 
 export function testConnection(input: SiteCredentials, opts: WpCallOptions = {}): Promise<ConnectionCheck> {
   let siteUrl: string;
@@ -251,18 +292,26 @@ export type PublishRequest = {
   /** The post's status on the site (default publish). */
   wpStatus?: 'publish' | 'draft' | 'pending';
   featuredImage?: { data: Buffer; mimeType: string } | null;
+  /** The site's post this replaces (the user chose to update an earlier publication's post). */
+  updatePostId?: number | null;
 };
 
 export type Publication = {
   id: string;
   siteId: number | null;
   siteName: string;
+  /** The site's own time zone when known (scheduled times are also shown in it when it differs). */
+  siteTimeZone: string | null;
   resultId: string | null;
   title: string;
   status: 'queued' | 'published' | 'failed' | 'canceled';
   publishAt: string;
   attempts: number;
+  /** The site's (or our) raw text of the last failure, and its code (wordpress-errors.ts). */
   lastError: string | null;
+  lastErrorCode: string | null;
+  /** Set when this publication updates an earlier post instead of making one. */
+  updatesPost: boolean;
   postId: number | null;
   link: string | null;
   publishedAt: string | null;
@@ -272,12 +321,15 @@ type PublicationRow = {
   id: string;
   site_id: string | null;
   site_name: string;
+  site_time_zone: string | null;
   result_id: string | null;
   title: string;
   status: Publication['status'];
   publish_at: Date;
   attempts: number;
   last_error: string | null;
+  last_error_code: string | null;
+  update_post_id: string | null;
   wp_post_id: string | null;
   wp_link: string | null;
   published_at: Date | null;
@@ -288,12 +340,15 @@ function toPublication(r: PublicationRow): Publication {
     id: r.id,
     siteId: r.site_id === null ? null : Number(r.site_id),
     siteName: r.site_name,
+    siteTimeZone: r.site_time_zone,
     resultId: r.result_id,
     title: r.title,
     status: r.status,
     publishAt: r.publish_at.toISOString(),
     attempts: r.attempts,
     lastError: r.last_error,
+    lastErrorCode: r.last_error_code,
+    updatesPost: r.update_post_id !== null,
     postId: r.wp_post_id === null ? null : Number(r.wp_post_id),
     link: r.wp_link,
     publishedAt: r.published_at?.toISOString() ?? null,
@@ -303,7 +358,9 @@ function toPublication(r: PublicationRow): Publication {
 // A function of the query's own db: a fragment built at import would open the pool before the
 // database is known (the embedded one starts after the modules load).
 const publicationColumns = (db: Db) =>
-  db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, wp_post_id, wp_link, published_at`;
+  db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, last_error_code, update_post_id,
+    wp_post_id, wp_link, published_at,
+    (SELECT s.time_zone FROM wordpress_sites s WHERE s.id = site_id) AS site_time_zone`;
 
 async function requirePro(userId: string, db: Db) {
   const [u] = await db<{ subscription_status: SubscriptionStatus }[]>`SELECT subscription_status FROM users WHERE id = ${userId}`;
@@ -316,22 +373,76 @@ async function requirePro(userId: string, db: Db) {
  * published at once, or published at publishDate when its status is future; with the result's
  * generated image as its featured image when asked. Undefined when there was nothing to queue.
  */
-export async function queuePublish(userId: string, p: PublishPayload): Promise<Publication | undefined> {
-  const [publication] = await queuePublications(userId, [
-    {
-      siteId: p.siteId,
-      resultId: p.resultId,
-      title: p.title,
-      content: p.content,
-      excerpt: p.excerpt,
-      categories: p.categories,
-      tags: p.tags,
-      publishAt: p.status === 'future' && p.publishDate ? new Date(p.publishDate) : null,
-      wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
-      featuredImage: p.featured && p.resultId ? await resultImage(userId, p.resultId) : null,
-    },
-  ]);
-  return publication;
+export async function queuePublish(userId: string, p: PublishPayload, db: Db = sql): Promise<Publication | undefined> {
+  const featuredImage = p.featured && p.resultId ? await resultImage(userId, p.resultId, db) : null;
+  return transaction(db, async (tx) => {
+    let updatePostId: number | null = null;
+    if (p.resultId) {
+      // Publishing a result again to the same site is the user's choice (issue 25): update the
+      // earlier post or make a new one. Two publishes at once take turns, so the second sees the first.
+      await lockResultOnSite(tx, userId, p.resultId, p.siteId);
+      const existing = await existingPublication(userId, p.resultId, p.siteId, tx);
+      if (existing) {
+        const updatable = existing.status === 'published' && existing.postId !== null;
+        if (!p.onExisting || (p.onExisting === 'update' && !updatable)) {
+          throw new WordPressServiceError('already_published', 'already_published', existing);
+        }
+        if (p.onExisting === 'update') updatePostId = existing.postId;
+      }
+    }
+    const [publication] = await queuePublications(
+      userId,
+      [
+        {
+          siteId: p.siteId,
+          resultId: p.resultId,
+          title: p.title,
+          content: p.content,
+          excerpt: p.excerpt,
+          categories: p.categories,
+          tags: p.tags,
+          publishAt: p.status === 'future' && p.publishDate ? new Date(p.publishDate) : null,
+          wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
+          featuredImage,
+          updatePostId,
+        },
+      ],
+      tx,
+    );
+    return publication;
+  });
+}
+
+/** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
+async function lockResultOnSite(tx: Db, userId: string, resultId: string, siteId: number) {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`wordpress-publish:${userId}:${resultId}:${siteId}`}, 0))`;
+}
+
+/** existingPublication for several results at once: result id → its latest such publication. */
+export async function existingPublications(
+  userId: string,
+  resultIds: string[],
+  siteId: number,
+  db: Db = sql,
+): Promise<Map<string, Publication>> {
+  if (resultIds.length === 0) return new Map();
+  const rows = await db<PublicationRow[]>`
+    SELECT DISTINCT ON (result_id) ${publicationColumns(db)} FROM wordpress_publications
+    WHERE user_id = ${userId} AND result_id = ANY(${resultIds}::text[]) AND site_id = ${siteId} AND status IN ('published', 'queued')
+    ORDER BY result_id, created_at DESC`;
+  return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
+}
+
+/**
+ * The latest publication of a result to a site that made (or will make) a post: published, or
+ * still waiting. Null when the result was never published there (or only failed or was canceled).
+ */
+export async function existingPublication(userId: string, resultId: string, siteId: number, db: Db = sql): Promise<Publication | null> {
+  const [row] = await db<PublicationRow[]>`
+    SELECT ${publicationColumns(db)} FROM wordpress_publications
+    WHERE user_id = ${userId} AND result_id = ${resultId} AND site_id = ${siteId} AND status IN ('published', 'queued')
+    ORDER BY created_at DESC LIMIT 1`;
+  return row ? toPublication(row) : null;
 }
 
 export async function queuePublications(userId: string, requests: PublishRequest[], db: Db = sql): Promise<Publication[]> {
@@ -352,10 +463,11 @@ export async function queuePublications(userId: string, requests: PublishRequest
       const [row] = await tx<PublicationRow[]>`
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
-           featured_image, featured_image_type, publish_at, marker, job_id, wp_status)
+           featured_image, featured_image_type, publish_at, marker, job_id, wp_status, update_post_id)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${r.title.trim()},
           ${prepareContent(r.content)}, ${r.excerpt.trim()}, ${r.categories}, ${r.tags},
-          ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'})
+          ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
+          ${r.updatePostId ?? null})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -417,6 +529,11 @@ export type BulkPublishInput = {
   tags: string[];
   /** Each result's generated image (if it has one) as its featured image. */
   featured: boolean;
+  /**
+   * For results already on the site (published, or waiting to be): update their post, publish a
+   * new one, or leave them out. Unset: refused (already_published) when there is any.
+   */
+  onExisting?: 'update' | 'new' | 'skip';
 };
 
 /**
@@ -442,12 +559,31 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
       if (!isPublishable(result)) throw new WordPressServiceError('not_publishable');
       results.push(result);
     }
+    // The same rule as one publish (and the same locks, taken in a fixed order): a result already on
+    // the site is updated, published again or left out only as the user chose.
+    for (const id of [...ids].sort()) await lockResultOnSite(tx, userId, id, input.siteId);
+    const existing = await existingPublications(userId, ids, input.siteId, tx);
+    if (existing.size > 0 && !input.onExisting) {
+      const many = [...existing.values()];
+      throw new WordPressServiceError('already_published', 'already_published', many[0], many);
+    }
+    const updates = new Map<string, number>();
+    const chosen = results.filter((r) => {
+      const earlier = existing.get(r.id);
+      if (!earlier || input.onExisting === 'new') return true;
+      if (input.onExisting === 'skip') return false;
+      // update: a post to update, or (still waiting) the waiting publication will make it.
+      if (earlier.status !== 'published' || earlier.postId === null) return false;
+      updates.set(r.id, earlier.postId);
+      return true;
+    });
     const times = input.schedule
-      ? zonedSchedule(input.schedule.start, ids.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
+      ? zonedSchedule(input.schedule.start, chosen.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
       : null;
     const requests: PublishRequest[] = [];
-    for (const [i, r] of results.entries()) {
+    for (const [i, r] of chosen.entries()) {
       requests.push({
+        updatePostId: updates.get(r.id) ?? null,
         siteId: input.siteId,
         resultId: r.id,
         title: r.title?.trim() || r.prompt,
@@ -495,7 +631,16 @@ export async function publicationsForResults(userId: string, resultIds: string[]
 /** What a result's row shows of its latest publication. */
 export function publicationView(p: Publication | undefined | null) {
   return p
-    ? { status: p.status, siteName: p.siteName, publishAt: p.publishAt, attempts: p.attempts, lastError: p.lastError, link: p.link }
+    ? {
+        status: p.status,
+        siteName: p.siteName,
+        siteTimeZone: p.siteTimeZone,
+        publishAt: p.publishAt,
+        attempts: p.attempts,
+        lastError: p.lastError,
+        lastErrorCode: p.lastErrorCode,
+        link: p.link,
+      }
     : null;
 }
 
@@ -539,11 +684,13 @@ function scheduledView(p: Publication) {
   return {
     id: p.id,
     siteName: p.siteName,
+    siteTimeZone: p.siteTimeZone,
     title: p.title,
     status: p.status,
     publishAt: p.publishAt,
     attempts: p.attempts,
     lastError: p.lastError,
+    lastErrorCode: p.lastErrorCode,
     link: p.link,
   };
 }
@@ -583,6 +730,38 @@ export async function reschedulePublication(userId: string, id: string, publishA
   return pub;
 }
 
+/**
+ * "Retry now" for a publication waiting on its backoff after failures (the site was down): a new
+ * job at once, the waiting one canceled. Only a waiting publication that has failed before.
+ */
+export async function retryPublicationNow(userId: string, id: string, db: Db = sql): Promise<Publication> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
+  const { pub, oldJob } = await transaction(db, async (tx) => {
+    const [current] = await tx<{ job_id: string | null; status: string; attempts: number }[]>`
+      SELECT job_id, status, attempts FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id} FOR UPDATE`;
+    if (!current) throw new WordPressServiceError('not_found');
+    if (current.status !== 'queued' || current.attempts === 0) throw new WordPressServiceError('not_waiting');
+    const jobId = crypto.randomUUID();
+    const [row] = await tx<PublicationRow[]>`
+      UPDATE wordpress_publications SET publish_at = LEAST(publish_at, now()), job_id = ${jobId}, updated_at = now()
+      WHERE id = ${id} RETURNING ${publicationColumns(tx)}`;
+    await enqueueMany('wordpress-publish', [{ id: jobId, payload: { publicationId: id } }], tx);
+    return { pub: toPublication(row!), oldJob: current.job_id };
+  });
+  if (oldJob) await cancelJobs([oldJob]);
+  return pub;
+}
+
+/**
+ * Posts still waiting to be published after `after` (a Pro period's end): cancelling Pro warns
+ * that they will not be published then.
+ */
+export async function countScheduledAfter(userId: string, after: Date, db: Db = sql): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM wordpress_publications WHERE user_id = ${userId} AND status = 'queued' AND publish_at > ${after}`;
+  return row?.n ?? 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The job
 
@@ -603,14 +782,28 @@ type WorkRow = {
   job_id: string | null;
   wp_media_id: string | null;
   wp_post_id: string | null;
+  update_post_id: string | null;
   wp_status: 'publish' | 'draft' | 'pending';
   subscription_status: SubscriptionStatus;
 };
 
 export type RunOutcome = 'published' | 'skipped' | 'failed';
 
-/** A failure that retrying cannot fix. */
-class PermanentFailure extends Error {}
+/** A failure that retrying cannot fix; its code explains it (wordpress-errors.ts). */
+class PermanentFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function errorCodeOf(error: unknown): string | null {
+  if (error instanceof PermanentFailure) return error.code;
+  if (error instanceof WpError) return storedErrorCode(error.problem, error.wpCode);
+  return null;
+}
 
 /**
  * Carries out one publication: idempotent (a second run, or a run after a timeout, finds the post
@@ -623,25 +816,27 @@ export async function runPublication(
 ): Promise<RunOutcome> {
   const [row] = await sql<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
-           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.wp_status, u.subscription_status
+           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
   if (!row || row.status !== 'queued') return 'skipped';
   // A moved publication has a new job; the old one (if it still runs) stands down.
   if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
   if (row.publish_at.getTime() > Date.now() + 1000) return 'skipped';
   try {
-    if (!isPro(row.subscription_status)) throw new PermanentFailure('WordPress publishing requires a Pro subscription');
-    if (row.site_id === null) throw new PermanentFailure('The site was removed');
+    if (!isPro(row.subscription_status)) throw new PermanentFailure('not_pro', 'WordPress publishing requires a Pro subscription');
+    if (row.site_id === null) throw new PermanentFailure('site_removed', 'The site was removed');
     let creds: SiteCredentials;
     try {
       creds = await siteCredentials(row.user_id, Number(row.site_id));
     } catch {
-      throw new PermanentFailure('The site was removed');
+      throw new PermanentFailure('site_removed', 'The site was removed');
     }
     // Credentials first: their error says what is wrong better than the calls after it would.
     await whoAmI(creds, opts);
+    const updating = row.update_post_id === null ? null : Number(row.update_post_id);
     let postId = row.wp_post_id === null ? null : Number(row.wp_post_id);
-    if (postId === null) {
+    // An update writes the same fields again when run twice: it needs no marker lookup.
+    if (postId === null && updating === null) {
       const existing = await findPostByMarker(creds, row.marker, opts);
       if (existing) postId = existing.id;
     }
@@ -663,28 +858,39 @@ export async function runPublication(
         await sql`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
       }
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
-      const post = await createPost(
-        creds,
-        {
-          title: row.title,
-          content: `${row.content}\n${markerComment(row.marker)}`,
-          excerpt: row.excerpt,
-          status: row.wp_status,
-          categories: row.categories.map(Number),
-          tags: tagIds,
-          featuredMedia: mediaId,
-        },
-        opts,
-      );
+      const fields = {
+        title: row.title,
+        content: `${row.content}\n${markerComment(row.marker)}`,
+        excerpt: row.excerpt,
+        status: row.wp_status,
+        categories: row.categories.map(Number),
+        tags: tagIds,
+        featuredMedia: mediaId,
+      };
+      let post;
+      if (updating === null) post = await createPost(creds, fields, opts);
+      else {
+        try {
+          post = await updatePost(creds, updating, fields, opts);
+        } catch (error) {
+          // The earlier post was deleted on the site: nothing to update, and retrying will not bring it back.
+          if (error instanceof WpError && error.wpCode === 'rest_post_invalid_id') {
+            throw new PermanentFailure('rest_post_invalid_id', error.message);
+          }
+          throw error;
+        }
+      }
       postId = post.id;
       await sql`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
     }
     // Confirm by reading the post back.
     const post = await getPost(creds, postId, opts);
-    if (post.status !== row.wp_status) throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`);
+    if (post.status !== row.wp_status) {
+      throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`, undefined, 'status_mismatch');
+    }
     await sql`
       UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
-        published_at = now(), attempts = attempts + 1, last_error = NULL, updated_at = now()
+        published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
     return 'published';
   } catch (error) {
@@ -692,7 +898,7 @@ export async function runPublication(
     const final = opts.final || error instanceof PermanentFailure;
     await sql`
       UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
-        status = ${final ? 'failed' : sql`status`}, updated_at = now()
+        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : sql`status`}, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
     if (final) return 'failed';
     throw error;

@@ -45,3 +45,16 @@ export function formatDate(iso: string | Date, language: string, timeZone: strin
 export function formatTime(iso: string | Date, language: string, timeZone: string): string {
   return dateTimeFormat(language, { timeStyle: 'short', timeZone }).format(new Date(iso)) + (timeZone === 'UTC' ? ' UTC' : '');
 }
+
+/** "Nov 23, 2026, 8:01 AM GMT+8": a date and time that names its zone (scheduled publishing). */
+export function formatDateTimeInZone(iso: string | Date, language: string, timeZone: string): string {
+  return new Date(iso).toLocaleString(language, {
+    timeZone,
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
+}

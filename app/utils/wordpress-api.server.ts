@@ -49,6 +49,31 @@ export function serviceError(ctx: WpApiContext, error: unknown) {
     if (error.code === 'no_content') return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
     if (error.code === 'not_publishable') return apiError(400, ctx.t('bulk.notPublishable'), { headers: ctx.headers });
     if (error.code === 'past_start') return apiError(400, ctx.t('validation.pastStart'), { headers: ctx.headers });
+    if (error.code === 'not_waiting') return apiError(409, ctx.t('scheduled.notWaiting'), { headers: ctx.headers });
+    if (error.code === 'already_published' && error.existingMany.length > 0) {
+      // Bulk: every selected result already on the site, and the choices (onExisting).
+      return json(
+        {
+          error: ctx.t('bulk.existing.conflict'),
+          existing: error.existingMany.map(({ id, resultId, status, postId, link }) => ({
+            resultId,
+            publicationId: id,
+            status,
+            postId,
+            link,
+          })),
+        },
+        { status: 409, headers: ctx.headers },
+      );
+    }
+    if (error.code === 'already_published' && error.existing) {
+      // Publishing a result to a site again is the caller's choice: onExisting 'update' or 'new'.
+      const { id, status, postId, link, publishAt, publishedAt } = error.existing;
+      return json(
+        { error: ctx.t('publish.existing.conflict'), existing: { publicationId: id, status, postId, link, publishAt, publishedAt } },
+        { status: 409, headers: ctx.headers },
+      );
+    }
   }
   if (error instanceof WpError) {
     return json({ error: error.message, diagnosis: diagnosisOf(ctx.t, error.problem) }, { status: 502, headers: ctx.headers });

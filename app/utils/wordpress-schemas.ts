@@ -113,6 +113,12 @@ export function publishSchema(t: Translate) {
         .transform((v) => (v ? v : null))
         .refine((v) => v === null || !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
       featured: checkbox,
+      // When the result was published to the site before: update that post, or make a new one.
+      onExisting: z
+        .enum(['update', 'new'])
+        .or(z.literal(''))
+        .optional()
+        .transform((v) => (v ? v : undefined)),
     })
     .transform((v) => ({ ...v, categories: [...new Set([...v.categories, ...v.categoryIds])] }))
     .refine((v) => v.status !== 'future' || v.publishDate !== null, { message: t('wordpress:validation.date'), path: ['publishDate'] });
@@ -158,6 +164,12 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       categories: idList,
       tags: tagList,
       featured: checkbox,
+      // For selected results already on the site: update their posts, publish new ones, or leave them out.
+      onExisting: z
+        .enum(['update', 'new', 'skip'])
+        .or(z.literal(''))
+        .optional()
+        .transform((v) => (v ? v : undefined)),
     })
     .transform((v, ctx) => {
       const timeZone = validTimeZone(v.timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC';
@@ -177,6 +189,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         tags: v.tags,
         featured: v.featured,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
+        onExisting: v.onExisting,
       };
     });
 }

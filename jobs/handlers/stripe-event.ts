@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { queues } from '../queues';
-import { processEvent } from '~/services/billing.server';
+import { processEvent, resolveDuplicateSubscription } from '~/services/billing.server';
 import { getLogger } from '~/utils/logger.server';
 
 // Applies stored Stripe events (the webhook answered 200 once each was stored). A failure throws,
@@ -18,4 +18,13 @@ export async function handleStripeEvent(jobs: PgBoss.Job<unknown>[]): Promise<vo
     }
   }
   if (failures.length) throw failures[0];
+}
+
+// Cancels and refunds a duplicate Pro subscription at Stripe (idempotent; a failure retries).
+export async function handleBillingDuplicate(jobs: PgBoss.Job<unknown>[]): Promise<void> {
+  for (const job of jobs) {
+    const { subscriptionId } = queues['billing-duplicate'].payload.parse(job.data);
+    const result = await resolveDuplicateSubscription(subscriptionId);
+    getLogger().info({ subscriptionId, ...result }, 'duplicate subscription resolved');
+  }
 }

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
 import { createAccount, expect as baseExpect, logIn, test } from './fixtures';
 
 // Sign-in hashing and two payments run on a shared two-core machine: allow slow steps.
@@ -81,10 +84,10 @@ test('a canceled payment shows the canceled banner; a return while signed out go
   const account = await createAccount(page, 'billing-return');
   await page.context().clearCookies();
 
-  await test.step('signed out: the parameters survive the sign-in', async () => {
+  await test.step('signed out: the sign-in says why, and the parameters survive it', async () => {
     await page.goto('/subscription?canceled=true');
-    await expect(page.getByTestId('signed-out-message')).toHaveText('Please log in to complete your subscription process.');
     await expect(page).toHaveURL(/\/auth\?redirectTo=/);
+    await expect(page.getByTestId('payment-login-required')).toContainText('Please log in to complete your subscription process.');
     await page.getByLabel('Email').fill(account.email);
     await page.getByLabel('Password', { exact: true }).fill(account.password);
     await page.getByRole('button', { name: 'Login' }).click();
@@ -98,5 +101,81 @@ test('a canceled payment shows the canceled banner; a return while signed out go
     await page.getByRole('link', { name: 'Cancel' }).click();
     await expect(page.getByTestId('payment-canceled')).toContainText('Payment canceled');
     await expect(page.getByTestId('current-plan-badge')).toHaveText('Free');
+  });
+});
+
+// Issue 24 §2 and §4: the return page says only what the server verified. Stripe's webhooks for
+// this payment are held back (the hosted page's ?hold=webhooks), so the first render of the return
+// page (without JavaScript in the no-js project) must have fulfilled the session itself; the late
+// webhooks then book nothing more, and `ledger verify` passes.
+test('the return page shows the booked balance on first render, before any webhook; a forged one claims nothing', async ({ page }) => {
+  test.setTimeout(120_000);
+  const account = await createAccount(page, 'billing-verified');
+  await logIn(page, account.email, account.password);
+  await expect(page).toHaveURL(/\/app/);
+
+  await test.step('a forged success URL claims nothing', async () => {
+    await page.goto('/subscription?success=true&isTopUp=true&creditAmount=5000&session_id=cs_test_doesnotexist');
+    await expect(page.getByTestId('payment-unverified')).toContainText('We could not confirm this payment');
+    await expect(page.getByTestId('payment-success')).toHaveCount(0);
+    await expect(page.getByText(/5,?000 credits/)).toHaveCount(0);
+    await expect(page.getByTestId('total-credits')).toHaveText('5');
+  });
+
+  let sessionId = '';
+  await test.step('the Pro card warns about the Free credits before Subscribe', async () => {
+    await page.goto('/subscription');
+    await expect(page.getByTestId('plan-pro').getByTestId('free-credits-forfeit')).toContainText(
+      'the 5 credits you have left are forfeited when Pro starts',
+    );
+    await page.getByTestId('subscribe-pro').click();
+    await expect(page).toHaveURL(new RegExp(`^${stripeUrl()}/pay/cs_`));
+    sessionId = new URL(page.url()).pathname.split('/').pop()!;
+  });
+
+  await test.step('paid with the webhooks held back: the first render shows Pro and 45 credits', async () => {
+    await page.goto(`${stripeUrl()}/pay/${sessionId}?hold=webhooks`);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await expect(page).toHaveURL(/\/subscription/);
+    await expect(page.getByTestId('payment-success')).toContainText('Your Pro subscription is active');
+    await expect(page.getByTestId('current-plan-badge')).toHaveText('Pro');
+    await expect(page.getByTestId('monthly-credits')).toHaveText('45');
+    await expect(page.getByTestId('total-credits')).toHaveText('45');
+    await expect(page.getByRole('banner').getByTestId('credit-balance').first()).toContainText('45');
+  });
+
+  await test.step('the late webhooks book nothing more; ledger verify passes', async () => {
+    const released = await fetch(`${stripeUrl()}/_test/release`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session: sessionId }),
+    });
+    expect(((await released.json()) as { delivered: number[] }).delivered).toEqual([200, 200, 200]);
+    const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      // The stored events are applied by a worker: wait for them, then count what was booked.
+      await expect
+        .poll(async () => (await sql`SELECT count(*)::int AS n FROM billing_events WHERE processed_at IS NULL`)[0]!.n, { timeout: 30_000 })
+        .toBe(0);
+      const grants = await sql`
+        SELECT e.amount FROM ledger_entries e JOIN users u ON u.id = e.user_id
+        WHERE u.email = ${account.email} AND e.kind = 'monthly_grant' ORDER BY e.seq`;
+      expect(grants.map((g) => Number(g.amount))).toEqual([5, 45]);
+    } finally {
+      await sql.end();
+    }
+    await page.reload();
+    await expect(page.getByTestId('total-credits')).toHaveText('45');
+    const { stdout } = await promisify(execFile)(process.execPath, ['build/server/ledger.js', 'verify'], {
+      // Production settings, so the CLI generates no development secrets in the work tree.
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        DATABASE_URL: process.env.E2E_DATABASE_URL!,
+        SESSION_SECRET: 'e2e-ledger-cli-secret-0123456789',
+        ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      },
+    });
+    expect(stdout).toContain('OK: the ledger verifies');
   });
 });

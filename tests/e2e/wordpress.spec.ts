@@ -140,10 +140,12 @@ async function completedResults(email: string, titles: string[]): Promise<string
   }
 }
 
-async function failPublicationOf(resultId: string, message: string) {
+async function failPublicationOf(resultId: string, code: string, message: string) {
   const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
   try {
-    await sql`UPDATE wordpress_publications SET status = 'failed', attempts = 13, last_error = ${message} WHERE result_id = ${resultId}`;
+    await sql`
+      UPDATE wordpress_publications SET status = 'failed', attempts = 13, last_error = ${message}, last_error_code = ${code}
+      WHERE result_id = ${resultId}`;
   } finally {
     await sql.end();
   }
@@ -204,7 +206,7 @@ test('select results on the Results tab and publish them in bulk; each row shows
   await expect(page.getByText('1 post queued')).toBeVisible();
 
   // The rows: scheduled, published with a link to the post, and (forced here) failed with the site's message.
-  await failPublicationOf(beta!, 'Sorry, you are not allowed to create posts as this user.');
+  await failPublicationOf(beta!, 'rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
   await expect(async () => {
     await page.goto('/app?tab=results');
     await expect(row(titles[2]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'published', {
@@ -216,7 +218,8 @@ test('select results on the Results tab and publish them in bulk; each row shows
   await expect(row(titles[0]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'scheduled');
   await expect(row(titles[0]!).getByTestId('result-publication')).toContainText('Scheduled');
   await expect(row(titles[1]!).getByTestId('result-publication')).toContainText(
-    /Publishing to .+ failed: Sorry, you are not allowed to create posts as this user\./,
+    // Explained in the reader's words (from WordPress's error code), the site's own text as detail.
+    /Publishing to .+ failed: This WordPress user may not create posts\..*\(WordPress said: “Sorry, you are not allowed to create posts as this user\.”\)/,
   );
 });
 

@@ -429,7 +429,10 @@ describe('bulk publishing', () => {
     // A retry first (the row says it is being retried, with the message), then the last attempt.
     await expect(runPublication(failed!.id)).rejects.toThrow();
     let html = await (await pro.client.get('/app?tab=results')).text();
-    expect(html).toMatch(/data-publication-status="queued"[^>]*>.*Retrying after 1 failed attempt: [^<]*not currently logged in/s);
+    // Explained in the reader's language (from WordPress's error code), the site's own words as detail.
+    expect(html).toMatch(
+      /data-publication-status="queued"[^>]*>.*Retrying after 1 failed attempt:.*data-error-code="rest_not_logged_in"[^>]*>WordPress did not accept.*WordPress said: “You are not currently logged in\.”/s,
+    );
     expect(await runPublication(failed!.id, { final: true })).toBe('failed');
 
     html = await (await pro.client.get('/app?tab=results')).text();

@@ -42,6 +42,8 @@ export type TestStripe = {
   /** The subscription ends now (customer.subscription.deleted). */
   endSubscription(subscriptionId: string): Promise<Obj>;
   refund(paymentIntentId: string): Promise<Obj>;
+  /** A subscription made outside the app's Checkout (the dashboard): created, invoiced and paid. */
+  subscribe(customerId: string, metadata?: Record<string, string>): Promise<Obj>;
   objects: Map<string, Obj>;
   close(): Promise<void>;
 };
@@ -53,7 +55,11 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
   const secretKey = `sk_test_${crypto.randomBytes(12).toString('hex')}`;
   const webhookSecret = `whsec_${crypto.randomBytes(16).toString('hex')}`;
   const objects = new Map<string, Obj>();
-  const idempotent = new Map<string, Obj>();
+  // Stripe's idempotency: the first answer for a key is replayed; the same key with other
+  // parameters is a 400, and while the first request runs a second one gets a 409 (retried by
+  // the client, like Stripe's idempotency_key_in_use).
+  const idempotent = new Map<string, { params: string; answer: Obj }>();
+  const inFlight = new Set<string>();
   const events: StripeEvent[] = [];
   let webhookUrl = opts.webhookUrl ?? null;
   let autoDeliver = true;
@@ -95,7 +101,10 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     });
   };
 
-  const emit = async (type: string, object: Obj) => {
+  // Events of payments made with ?hold=webhooks on the hosted page, by session, until released.
+  const held = new Map<string, StripeEvent[]>();
+
+  const emit = async (type: string, object: Obj, holdFor?: string) => {
     const event: StripeEvent = {
       id: newId('evt'),
       object: 'event',
@@ -106,7 +115,8 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       livemode: false,
     };
     events.push(event);
-    if (autoDeliver && webhookUrl) {
+    if (holdFor) held.set(holdFor, [...(held.get(holdFor) ?? []), event]);
+    else if (autoDeliver && webhookUrl) {
       // Like Stripe: retried until a 2xx (a few quick tries is enough here).
       for (let i = 0; i < 5; i++) {
         try {
@@ -160,41 +170,76 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     });
   }
 
-  async function paySession(id: string): Promise<string> {
+  function newSubscription(customer: unknown, metadata: object): Obj {
+    const t = now();
+    return save({
+      id: newId('sub'),
+      object: 'subscription',
+      customer,
+      status: 'active',
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      ended_at: null,
+      created: t,
+      metadata,
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: newId('si'),
+            object: 'subscription_item',
+            price: { id: prices.pro },
+            current_period_start: t,
+            current_period_end: t + MONTH,
+          },
+        ],
+      },
+    });
+  }
+
+  async function subscribe(customerId: string, metadata: Record<string, string> = {}): Promise<Obj> {
+    const sub = newSubscription(customerId, metadata);
+    const t = now();
+    const invoice = makeInvoice(sub, t, t + MONTH, 'subscription_create');
+    await emit('customer.subscription.created', sub);
+    await emit('invoice.paid', invoice);
+    return sub;
+  }
+
+  /** An invoice as the API returns it; `payments` only when expanded (as Stripe does). */
+  function invoiceView(inv: Obj, expandPayments: boolean): Obj {
+    if (!expandPayments) return inv;
+    const charge = objects.get(String(inv.charge));
+    const payments = charge
+      ? [
+          {
+            id: `inpay_${charge.id}`,
+            object: 'invoice_payment',
+            invoice: inv.id,
+            amount_paid: charge.amount,
+            currency: 'usd',
+            status: 'paid',
+            payment: { type: 'payment_intent', payment_intent: charge.payment_intent },
+          },
+        ]
+      : [];
+    return { ...inv, payments: { object: 'list', data: payments, has_more: false } };
+  }
+
+  async function paySession(id: string, holdWebhooks = false): Promise<string> {
     const session = objects.get(id);
     if (!session || session.object !== 'checkout.session') throw new Error(`No session ${id}`);
     if (session.status !== 'complete') {
       const t = now();
+      const hold = holdWebhooks ? id : undefined;
       if (session.mode === 'subscription') {
-        const sub = save({
-          id: newId('sub'),
-          object: 'subscription',
-          customer: session.customer,
-          status: 'active',
-          cancel_at_period_end: false,
-          cancel_at: null,
-          canceled_at: null,
-          ended_at: null,
-          created: t,
-          metadata: (session.subscription_data as { metadata?: object } | undefined)?.metadata ?? {},
-          items: {
-            object: 'list',
-            data: [
-              {
-                id: newId('si'),
-                object: 'subscription_item',
-                price: { id: prices.pro },
-                current_period_start: t,
-                current_period_end: t + MONTH,
-              },
-            ],
-          },
-        });
+        const sub = newSubscription(session.customer, (session.subscription_data as { metadata?: object } | undefined)?.metadata ?? {});
         const invoice = makeInvoice(sub, t, t + MONTH, 'subscription_create');
         Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: sub.id, invoice: invoice.id });
-        await emit('customer.subscription.created', sub);
-        await emit('checkout.session.completed', session);
-        await emit('invoice.paid', invoice);
+        await emit('customer.subscription.created', sub, hold);
+        await emit('checkout.session.completed', session, hold);
+        await emit('invoice.paid', invoice, hold);
       } else {
         const pi = newId('pi');
         const amount = priceAmounts[(session.line_items as { price: string }[])[0]!.price]?.amount ?? 0;
@@ -208,7 +253,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           customer: session.customer,
         });
         Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: pi });
-        await emit('checkout.session.completed', session);
+        await emit('checkout.session.completed', session, hold);
       }
     }
     return String(session.success_url).replace('{CHECKOUT_SESSION_ID}', id);
@@ -231,16 +276,18 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     return sub;
   }
 
-  async function refund(piId: string): Promise<Obj> {
-    const charge = [...objects.values()].find((o) => o.object === 'charge' && o.payment_intent === piId);
-    if (!charge) throw new Error(`No charge for ${piId}`);
+  async function refund(piId: string, chargeId?: string): Promise<Obj> {
+    const charge = [...objects.values()].find((o) => o.object === 'charge' && (chargeId ? o.id === chargeId : o.payment_intent === piId));
+    if (!charge) throw new Error(`No charge for ${chargeId ?? piId}`);
+    if (charge.refunded)
+      throw Object.assign(new Error(`Charge ${charge.id} has already been refunded.`), { code: 'charge_already_refunded' });
     Object.assign(charge, { amount_refunded: charge.amount, refunded: true });
     const r = save({
       id: newId('re'),
       object: 'refund',
       amount: charge.amount,
       charge: charge.id,
-      payment_intent: piId,
+      payment_intent: charge.payment_intent,
       status: 'succeeded',
     });
     await emit('charge.refunded', charge);
@@ -281,15 +328,18 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       if ((r = m(/^\/pay\/([\w]+)$/))) {
         const session = objects.get(r[1]!);
         if (!session) return notFound(res, r[1]!);
+        // ?hold=webhooks (end-to-end tests, whose server is shared): this payment's events wait
+        // for POST /_test/release, so the return page is seen before any webhook.
+        const hold = url.searchParams.get('hold') === 'webhooks';
         if (req.method === 'POST') {
-          const to = await paySession(session.id);
+          const to = await paySession(session.id, hold);
           res.writeHead(303, { location: to });
           return res.end();
         }
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(`<!doctype html><html lang="${session.locale ?? 'en'}"><head><title>Test checkout</title></head><body>
 <h1>Test checkout</h1><p data-testid="locale">${session.locale}</p><p data-testid="mode">${session.mode}</p>
-<form method="post" action="/pay/${session.id}"><button type="submit">Pay</button></form>
+<form method="post" action="/pay/${session.id}${hold ? '?hold=webhooks' : ''}"><button type="submit">Pay</button></form>
 <a href="${String(session.cancel_url).replace(/"/g, '&quot;')}">Cancel</a></body></html>`);
       }
       if ((r = m(/^\/portal\/([\w]+)$/))) {
@@ -307,6 +357,13 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           return send(res, 200, { webhookUrl, autoDeliver });
         }
         if (path === '/_test/events') return send(res, 200, events);
+        if (path === '/_test/release' && req.method === 'POST') {
+          const released = held.get(String(body.session)) ?? [];
+          held.delete(String(body.session));
+          const statuses = [];
+          for (const event of released) statuses.push((await deliver(event)).status);
+          return send(res, 200, { delivered: statuses });
+        }
         return notFound(res, path);
       }
 
@@ -314,9 +371,36 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       if (req.headers.authorization !== `Bearer ${secretKey}`) {
         return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
       }
-      const key = req.method === 'POST' ? (req.headers['idempotency-key'] as string | undefined) : undefined;
-      if (key && idempotent.has(`${path}:${key}`)) return send(res, 200, idempotent.get(`${path}:${key}`));
-      const remember = (o: Obj) => (key ? idempotent.set(`${path}:${key}`, structuredClone(o)) : null, o);
+      const key = req.method !== 'GET' ? (req.headers['idempotency-key'] as string | undefined) : undefined;
+      const keyed = `${path}:${key}`;
+      if (key && idempotent.has(keyed)) {
+        const first = idempotent.get(keyed)!;
+        if (first.params !== raw) {
+          return send(res, 400, {
+            error: {
+              type: 'idempotency_error',
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with.`,
+            },
+          });
+        }
+        return send(res, 200, first.answer);
+      }
+      if (key && inFlight.has(keyed)) {
+        return send(res, 409, {
+          error: {
+            type: 'idempotency_error',
+            code: 'idempotency_key_in_use',
+            message: 'There is currently another in-progress request using this Stripe-Idempotency-Key.',
+          },
+        });
+      }
+      if (key) {
+        inFlight.add(keyed);
+        res.on('close', () => inFlight.delete(keyed));
+        // A short window in which a racing request with the same key meets the 409 above.
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const remember = (o: Obj) => (key ? idempotent.set(keyed, { params: raw, answer: structuredClone(o) }) : null, o);
       const expandList = ((body.expand ?? query.expand ?? []) as string[]).map(String);
 
       if (path === '/v1/customers' && req.method === 'POST') {
@@ -372,11 +456,26 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
         const { subscription_data: _omit, ...visible } = expand(s, expandList);
         return send(res, 200, visible);
       }
+      if ((r = m(/^\/v1\/checkout\/sessions\/([\w]+)\/expire$/)) && req.method === 'POST') {
+        const s = objects.get(r[1]!);
+        if (!s || s.object !== 'checkout.session') return notFound(res, r[1]!);
+        if (s.status !== 'open') {
+          return send(res, 400, { error: { type: 'invalid_request_error', message: `Only open sessions can be expired (${s.status}).` } });
+        }
+        Object.assign(s, { status: 'expired', url: null });
+        const { subscription_data: _omit, ...visible } = s;
+        return send(res, 200, remember(visible as Obj));
+      }
       if ((r = m(/^\/v1\/subscriptions\/([\w]+)$/))) {
         const sub = objects.get(r[1]!);
         if (!sub || sub.object !== 'subscription') return notFound(res, r[1]!);
         if (req.method === 'GET') return send(res, 200, sub);
-        if (req.method === 'DELETE') return send(res, 200, await endSubscription(sub.id));
+        if (req.method === 'DELETE') {
+          if (sub.status === 'canceled') {
+            return send(res, 400, { error: { type: 'invalid_request_error', message: 'This subscription has already been canceled.' } });
+          }
+          return send(res, 200, remember(await endSubscription(sub.id)));
+        }
         if (req.method === 'POST') {
           if ('cancel_at_period_end' in body) {
             const cancel = body.cancel_at_period_end === 'true' || body.cancel_at_period_end === true;
@@ -388,10 +487,32 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       }
       if ((r = m(/^\/v1\/invoices\/([\w]+)$/)) && req.method === 'GET') {
         const inv = objects.get(r[1]!);
-        return inv ? send(res, 200, inv) : notFound(res, r[1]!);
+        return inv ? send(res, 200, invoiceView(inv, expandList.includes('payments'))) : notFound(res, r[1]!);
+      }
+      if (path === '/v1/invoices' && req.method === 'GET') {
+        const data = [...objects.values()].filter(
+          (o) =>
+            o.object === 'invoice' &&
+            (!query.subscription ||
+              (o.parent as { subscription_details?: { subscription?: string } }).subscription_details?.subscription ===
+                query.subscription) &&
+            (!query.customer || o.customer === query.customer) &&
+            (!query.status || o.status === query.status),
+        );
+        const views = data.reverse().map((inv) => invoiceView(inv, expandList.includes('data.payments')));
+        return send(res, 200, { object: 'list', url: '/v1/invoices', has_more: false, data: views });
       }
       if (path === '/v1/refunds' && req.method === 'POST') {
-        return send(res, 200, remember(await refund(String(body.payment_intent))));
+        try {
+          const made = await refund(String(body.payment_intent ?? ''), body.charge ? String(body.charge) : undefined);
+          Object.assign(made, { reason: body.reason ?? null, metadata: body.metadata ?? {} });
+          return send(res, 200, remember(made));
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          return send(res, 400, {
+            error: { type: 'invalid_request_error', code: code ?? 'resource_missing', message: (err as Error).message },
+          });
+        }
       }
       if (path === '/v1/billing_portal/sessions' && req.method === 'POST') {
         if (!objects.has(String(body.customer))) return notFound(res, String(body.customer));
@@ -433,7 +554,8 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     pay: paySession,
     renew,
     endSubscription,
-    refund,
+    refund: (pi) => refund(pi),
+    subscribe,
     objects,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,14 +1,17 @@
 import { useTranslation } from 'react-i18next';
 import { Badge } from '~/components/ui/badge';
-import { formatDateTime } from '~/utils/time-zone';
+import { PublicationError } from './publication-error';
+import { ZonedTime } from './zoned-time';
 
 /** The latest publication of a result, as the results list shows it. */
 export type PublicationView = {
   status: 'queued' | 'published' | 'failed' | 'canceled';
   siteName: string;
+  siteTimeZone: string | null;
   publishAt: string;
   attempts: number;
   lastError: string | null;
+  lastErrorCode: string | null;
   link: string | null;
 };
 
@@ -17,8 +20,7 @@ export type PublicationView = {
  * zone), publishing or being retried (the site's last message), or failed with the site's message.
  */
 export function PublicationStatus({ publication: p, timeZone }: { publication: PublicationView; timeZone: string }) {
-  const { t, i18n } = useTranslation('wordpress');
-  const when = formatDateTime(p.publishAt, i18n.language, timeZone);
+  const { t } = useTranslation('wordpress');
   const scheduled = p.status === 'queued' && new Date(p.publishAt).getTime() > Date.now() + 60_000 && !p.lastError;
   return (
     <p
@@ -40,7 +42,7 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
         <>
           <Badge tone="warning">{t('publish.status.failed')}</Badge>
           <span>
-            <strong>{t('row.failed', { site: p.siteName })}</strong> {p.lastError ?? t('publish.failed')}
+            <strong>{t('row.failed', { site: p.siteName })}</strong> <PublicationError code={p.lastErrorCode} raw={p.lastError} />
           </span>
         </>
       ) : p.status === 'canceled' ? (
@@ -52,14 +54,18 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
         <>
           <Badge tone="brand">{t('row.scheduledBadge')}</Badge>
           <span>
-            {t('row.scheduled', { site: p.siteName })} <time dateTime={p.publishAt}>{when}</time>
+            {t('row.scheduled', { site: p.siteName })} <ZonedTime iso={p.publishAt} timeZone={timeZone} siteTimeZone={p.siteTimeZone} />
           </span>
         </>
       ) : (
         <>
           <Badge tone="brand">{t('publish.status.queued')}</Badge>
           <span>{t('row.publishing', { site: p.siteName })}</span>
-          {p.lastError ? <span className="text-amber-800">{t('row.retrying', { count: p.attempts, error: p.lastError })}</span> : null}
+          {p.lastError ? (
+            <span className="text-amber-800">
+              {t('row.retryingAfter', { count: p.attempts })} <PublicationError code={p.lastErrorCode} raw={p.lastError} />
+            </span>
+          ) : null}
         </>
       )}
     </p>

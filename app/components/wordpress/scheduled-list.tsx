@@ -4,22 +4,29 @@ import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { instantToZoned } from '~/utils/zoned-time';
-import { formatDateTime } from '~/utils/time-zone';
+import { PublicationError } from './publication-error';
+import { ZonedTime } from './zoned-time';
 
 export type ScheduledItem = {
   id: string;
   siteName: string;
+  siteTimeZone: string | null;
   title: string;
   status: 'queued' | 'published' | 'failed' | 'canceled';
   publishAt: string;
   attempts: number;
   lastError: string | null;
+  lastErrorCode: string | null;
   link: string | null;
 };
 
 const tone = { queued: 'brand', published: 'success', failed: 'warning', canceled: 'neutral' } as const;
 
-/** What waits to be published (cancel or move each, as plain forms) and what recently finished. */
+/**
+ * What waits to be published (cancel, move, or retry now one waiting on its backoff after
+ * failures: plain forms) and what recently finished. Times name their zone, and the site's when it
+ * differs; failures are explained in the reader's language with the site's own words as detail.
+ */
 export function ScheduledList({
   scheduled,
   timeZone,
@@ -27,7 +34,7 @@ export function ScheduledList({
   scheduled: { waiting: ScheduledItem[]; recent: ScheduledItem[] };
   timeZone: string;
 }) {
-  const { t, i18n } = useTranslation('wordpress');
+  const { t } = useTranslation('wordpress');
   return (
     <section
       aria-labelledby="scheduled-title"
@@ -50,12 +57,13 @@ export function ScheduledList({
               <div className="min-w-0">
                 <p className="truncate font-medium text-slate-900">{item.title}</p>
                 <p className="text-sm text-slate-600">
-                  {item.siteName} · <time dateTime={item.publishAt}>{formatDateTime(item.publishAt, i18n.language, timeZone)}</time>{' '}
+                  {item.siteName} · <ZonedTime iso={item.publishAt} timeZone={timeZone} siteTimeZone={item.siteTimeZone} />{' '}
                   <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
                 </p>
                 {item.lastError ? (
                   <p className="text-sm text-red-700">
-                    {t('scheduled.attempts', { count: item.attempts })} · {t('scheduled.lastError', { error: item.lastError })}
+                    {t('scheduled.attempts', { count: item.attempts })} · {t('scheduled.lastErrorLabel')}{' '}
+                    <PublicationError code={item.lastErrorCode} raw={item.lastError} />
                   </p>
                 ) : null}
               </div>
@@ -75,6 +83,14 @@ export function ScheduledList({
                     {t('scheduled.move')}
                   </Button>
                 </Form>
+                {item.attempts > 0 ? (
+                  <Form method="post" action="/wordpress">
+                    <input type="hidden" name="publicationId" value={item.id} />
+                    <Button type="submit" name="intent" value="retry-scheduled" size="sm">
+                      {t('scheduled.retryNow')}
+                    </Button>
+                  </Form>
+                ) : null}
                 <Form method="post" action="/wordpress">
                   <input type="hidden" name="publicationId" value={item.id} />
                   <Button type="submit" name="intent" value="cancel-scheduled" variant="ghost" size="sm" className="text-red-700">
@@ -97,7 +113,11 @@ export function ScheduledList({
                 </span>
                 <span className="flex items-center gap-2">
                   <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
-                  {item.status === 'failed' && item.lastError ? <span className="text-red-700">{item.lastError}</span> : null}
+                  {item.status === 'failed' ? (
+                    <span className="text-red-700">
+                      <PublicationError code={item.lastErrorCode} raw={item.lastError} />
+                    </span>
+                  ) : null}
                   {item.link ? (
                     <a href={item.link} className="font-medium text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
                       {t('publish.viewPost')}

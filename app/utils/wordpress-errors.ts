@@ -1,0 +1,67 @@
+// Why a call to a WordPress site failed, as codes the pages explain in the user's language: our
+// own diagnosis of the connection (`wordpress:diagnosis.<problem>`) and the WordPress REST API's
+// error codes we know (`wordpress:errors.<code>`). WordPress's own text (English, whatever the
+// user's language) is kept next to the explanation as its detail, never shown alone.
+
+export const WP_PROBLEMS = [
+  'blocked_address',
+  'bad_url',
+  'bad_scheme',
+  'dns',
+  'refused',
+  'timeout',
+  'tls',
+  'network',
+  'too_large',
+  'too_many_redirects',
+  'not_wordpress',
+  'rest_disabled',
+  'app_passwords_unavailable',
+  'auth_rejected',
+  'wrong_password',
+  'wrong_username',
+  'forbidden',
+  'site_error',
+] as const;
+
+export type WpProblem = (typeof WP_PROBLEMS)[number];
+
+/** WordPress REST error codes with a message of ours, and our own reasons a publication ends. */
+export const WP_ERROR_CODES = [
+  'rest_not_logged_in',
+  'rest_cannot_create',
+  'rest_cannot_publish',
+  'rest_cannot_edit',
+  'rest_cannot_assign_term',
+  'rest_forbidden',
+  'rest_post_invalid_id',
+  'rest_invalid_param',
+  'rest_invalid_featured_media',
+  'rest_upload_sideload_error',
+  'rest_upload_unknown_error',
+  'rest_upload_file_too_big',
+  'rest_no_route',
+  'rest_login_required',
+  'internal_server_error',
+  'db_insert_error',
+  'not_pro',
+  'site_removed',
+  'status_mismatch',
+] as const;
+
+export type WpErrorCode = (typeof WP_ERROR_CODES)[number];
+
+const problems = new Set<string>(WP_PROBLEMS);
+const codes = new Set<string>(WP_ERROR_CODES);
+
+/** The code worth storing for a failure: WordPress's own when we explain it, else our diagnosis. */
+export function storedErrorCode(problem: WpProblem, wpCode?: string): string {
+  return wpCode && codes.has(wpCode) ? wpCode : problem;
+}
+
+/** The catalogue key (namespace `wordpress`) that explains a stored code; a generic one when unknown. */
+export function errorExplanationKey(code: string | null | undefined): string {
+  if (code && codes.has(code)) return `errors.${code}`;
+  if (code && problems.has(code)) return `diagnosis.${code}`;
+  return 'errors.unknown';
+}
