@@ -48,7 +48,7 @@ export function formatTime(iso: string | Date, language: string, timeZone: strin
 
 /** "Nov 23, 2026, 8:01 AM GMT+8": a date and time that names its zone (scheduled publishing). */
 export function formatDateTimeInZone(iso: string | Date, language: string, timeZone: string): string {
-  return new Date(iso).toLocaleString(language, {
+  return dateTimeFormat(language, {
     timeZone,
     year: 'numeric',
     month: 'short',
@@ -56,5 +56,5 @@ export function formatDateTimeInZone(iso: string | Date, language: string, timeZ
     hour: 'numeric',
     minute: '2-digit',
     timeZoneName: 'short',
-  });
+  }).format(new Date(iso));
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dateTimeFormat, numberFormat } from '~/utils/intl-format';
-import { formatDate, formatDateTime, formatTime, validTimeZone } from '~/utils/time-zone';
+import { formatDate, formatDateTime, formatDateTimeInZone, formatTime, validTimeZone } from '~/utils/time-zone';
 
 const instants = ['2026-03-05T17:04:00Z', '2026-11-01T00:30:00Z', '2026-06-30T23:59:59Z'];
 const languages = ['en', 'zh-HK'];
@@ -23,6 +23,17 @@ describe('cached Intl formatters', () => {
           expect(formatDate(iso, language, timeZone)).toBe(d.toLocaleDateString(language, { dateStyle: 'medium', timeZone }));
           expect(formatTime(iso, language, timeZone)).toBe(
             d.toLocaleTimeString(language, { timeStyle: 'short', timeZone }) + (timeZone === 'UTC' ? ' UTC' : ''),
+          );
+          expect(formatDateTimeInZone(iso, language, timeZone)).toBe(
+            d.toLocaleString(language, {
+              timeZone,
+              year: 'numeric',
+              month: 'short',
+              day: 'numeric',
+              hour: 'numeric',
+              minute: '2-digit',
+              timeZoneName: 'short',
+            }),
           );
           const short = { month: 'short', day: 'numeric', timeZone } as const;
           expect(dateTimeFormat(language, short).format(d)).toBe(d.toLocaleDateString(language, short));
