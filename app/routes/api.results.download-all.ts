@@ -1,14 +1,21 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { streamAllResults } from '~/services/results.server';
+import { resultsQuerySchema } from '~/utils/generation-schema';
 import { contentDisposition, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
 
-// GET /api/results/download-all: every completed result as ONE ZIP streamed while it is built
-// (text_results.txt with each prompt as a separator, images named by SPEC §9).
+// GET /api/results/download-all[?type=text|image&search=…]: the completed results the Results tab
+// shows for that filter and search, as ONE ZIP streamed while it is built (text_results.txt with
+// each prompt as a separator, images named by SPEC §9).
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireApiUser(request);
   if (user instanceof Response) return user;
   return withGenerationErrors(request, user, async () => {
-    const zip = await streamAllResults(user.userId);
+    const url = new URL(request.url);
+    const { type, search } = resultsQuerySchema.parse({
+      type: url.searchParams.get('type') ?? undefined,
+      search: url.searchParams.get('search') ?? undefined,
+    });
+    const zip = await streamAllResults(user.userId, { type, search });
     return new Response(zip.stream, {
       headers: {
         'Content-Type': 'application/zip',

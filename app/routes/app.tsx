@@ -8,7 +8,8 @@ import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { defaultGenerationValues } from '~/components/generation/defaults';
 import { GenerationForm } from '~/components/generation/generation-form';
-import { ResultsPanel, resultsHref, type ResultsFilter } from '~/components/generation/results-panel';
+import { ResultsPanel, resultsHref, type ResultsFilter, type ResultsView } from '~/components/generation/results-panel';
+import { runEndedToast } from '~/components/generation/progress-bar';
 import { Badge } from '~/components/ui/badge';
 import { WordPressIntegrationTab, WordPressUpgrade } from '~/components/wordpress/integration-tab';
 import { showToast } from '~/components/ui/toast';
@@ -60,7 +61,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // The run just started (?run=) stays in view after it ends; otherwise only a running one shows.
     let run = latest && (latest.status === 'processing' || latest.id === watched) ? latest : null;
     if (!run && watched) run = await getRunProgress(userId, watched).catch(() => null);
-    const [page, completed, sites] = await Promise.all([listResults(userId, query), countCompleted(userId), listSites(userId)]);
+    const [page, completed, sites] = await Promise.all([
+      listResults(userId, query),
+      countCompleted(userId, { type: query.type, search: query.search }),
+      listSites(userId),
+    ]);
     // WordPress: each result's latest publication, publish links and bulk selection.
     const publications = await publicationsForResults(
       userId,
@@ -79,6 +84,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
           pagination: { page: page.pagination.page, totalPages: page.pagination.totalPages, total: page.pagination.total },
           filter: query.type as ResultsFilter,
           search: query.search,
+          view: (url.searchParams.get('view') === 'grid' ? 'grid' : 'list') as ResultsView,
           run,
           completed,
         },
@@ -158,7 +164,10 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!(error instanceof GenerationError)) throw error;
     const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
     return json(
-      { result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: { title, message: tg(error.key, error.params) } },
+      {
+        result: submission.reply({ hideFields: ['replicateApiKey'] }),
+        serviceError: { title, message: tg(error.key, error.params), code: error.code },
+      },
       { status: error.status },
     );
   }
@@ -190,13 +199,9 @@ function useRunPolling(data: ResultsData | null) {
     const ended = before?.id === run.id && before.status === 'processing';
     if (!ended && !(before === null && watched === run.id)) return;
     if (!firstTime(`postforge:run-ended:${run.id}`)) return;
-    showToast({
-      type: run.completedPrompts > 0 ? 'success' : 'error',
-      title: run.status === 'canceled' ? t('toasts.generationCanceled') : t('toasts.generationComplete'),
-      description: t('toasts.generationCompleteBody', { completed: run.completedPrompts, total: run.totalPrompts }),
-    });
+    showToast(runEndedToast(t, run));
     if (data && data.pagination.page !== 1)
-      navigate(resultsHref({ filter: data.filter, search: data.search }), { replace: true, preventScrollReset: true });
+      navigate(resultsHref({ filter: data.filter, search: data.search, view: data.view }), { replace: true, preventScrollReset: true });
   }, [run, data, watched, t, navigate]);
 }
 
@@ -221,9 +226,12 @@ export default function Workspace() {
   useRunPolling(data.results);
 
   // A refusal of the service also shows as a toast with the page's script (it is in the form anyway).
+  // Not a shortage of credits: its alert sits above Start with the upgrade / top-up link, and a
+  // toast in the corner would cover Start (issue 25).
   useEffect(() => {
-    if (actionData?.serviceError)
-      showToast({ type: 'error', title: actionData.serviceError.title, description: actionData.serviceError.message });
+    const refusal = actionData?.serviceError;
+    if (refusal && refusal.code !== 'insufficient_credits')
+      showToast({ type: 'error', title: refusal.title, description: refusal.message });
   }, [actionData]);
 
   const hrefOf = (name: Tab) =>
@@ -237,7 +245,9 @@ export default function Workspace() {
       </div>
 
       <nav aria-label={t('workspace.tabs.label')} className="mt-8 border-b border-slate-200">
-        <ul className="-mb-px flex gap-2 overflow-x-auto">
+        {/* At 390 px every tab fits (a shorter WordPress label); narrower, the strip scrolls and its
+            edge shadow says so (issue 25: the last tab was cut off with no sign). */}
+        <ul className="scroll-hint-x -mb-px flex gap-1 overflow-x-auto sm:gap-2" data-testid="workspace-tabs">
           {tabs.map((name) => {
             const active = name === tab;
             return (
@@ -246,13 +256,20 @@ export default function Workspace() {
                   to={hrefOf(name)}
                   aria-current={active ? 'page' : undefined}
                   preventScrollReset
-                  className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-4 py-3 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                  className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-3 py-3 text-sm font-medium sm:px-4 focus-visible:outline-2 focus-visible:outline-indigo-600 ${
                     active
                       ? 'border-indigo-600 text-indigo-700'
                       : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900'
                   }`}
                 >
-                  {t(`workspace.tabs.${name}`)}
+                  {name === 'wordpress' ? (
+                    <>
+                      <span className="sm:hidden">{t('workspace.tabs.wordpressShort')}</span>
+                      <span className="hidden sm:inline">{t('workspace.tabs.wordpress')}</span>
+                    </>
+                  ) : (
+                    t(`workspace.tabs.${name}`)
+                  )}
                   {name === 'wordpress' && !canUseWordPress ? <Badge tone="brand">{t('plan.pro')}</Badge> : null}
                 </Link>
               </li>

@@ -5,7 +5,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
-import { RunProgressBar } from '~/components/generation/progress-bar';
+import { cancelToast, RunProgressBar, runEndedToast } from '~/components/generation/progress-bar';
 import { runUrl } from '~/components/generation/urls';
 import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
@@ -38,11 +38,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const watching = new URL(request.url).searchParams.get('watch') === '1';
   if (watching && run.status !== 'processing') {
     const t = await getT(request, 'workspace');
-    return redirectWithToast(`/app?tab=results&run=${run.id}`, {
-      type: run.completedPrompts > 0 ? 'success' : 'error',
-      title: run.status === 'canceled' ? t('toasts.generationCanceled') : t('toasts.generationComplete'),
-      description: t('toasts.generationCompleteBody', { completed: run.completedPrompts, total: run.totalPrompts }),
-    });
+    return redirectWithToast(`/app?tab=results&run=${run.id}`, runEndedToast(t, run));
   }
   return json({ user, account, run }, { headers: privatePageHeaders });
 }
@@ -52,11 +48,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const t = await getT(request, 'workspace');
   try {
     const run = await cancelRun(user.id, params.id ?? '');
-    return redirectWithToast(runUrl(run.id), {
-      type: 'info',
-      title: t('toasts.generationCanceled'),
-      description: t('toasts.generationCanceledBody'),
-    });
+    return redirectWithToast(runUrl(run.id), cancelToast(t, run));
   } catch (error) {
     if (error instanceof GenerationError && error.code === 'not_found') throw new Response('Not Found', { status: 404 });
     throw error;
@@ -75,11 +67,7 @@ export default function RunProgressPage() {
 
   useEffect(() => {
     if (previous.current === 'processing' && run.status !== 'processing') {
-      showToast({
-        type: run.completedPrompts > 0 ? 'success' : 'error',
-        title: run.status === 'canceled' ? t('toasts.generationCanceled') : t('toasts.generationComplete'),
-        description: t('toasts.generationCompleteBody', { completed: run.completedPrompts, total: run.totalPrompts }),
-      });
+      showToast(runEndedToast(t, run));
     }
     previous.current = run.status;
   }, [run, t]);

@@ -248,7 +248,12 @@ export type RunProgress = {
   failedPrompts: number;
   canceledPrompts: number;
   processingPrompts: number;
-  /** completed when nothing is processing any more (canceled when the run was stopped). */
+  /** Credits given back: the holds of the failed and canceled items, voided (issue 25). */
+  refundedCredits: number;
+  /**
+   * completed when nothing is processing any more; canceled when the run was stopped and the stop
+   * canceled something (a cancel that came after every item had started ends completed).
+   */
   status: RunStatus;
   createdAt: string;
 };
@@ -268,6 +273,7 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
       failed: number;
       canceled: number;
       processing: number;
+      refunded: number;
     }[]
   >`
     SELECT r.id, r.type, r.model, r.canceled_at AS "canceledAt", r.created_at AS "createdAt",
@@ -275,7 +281,8 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
       count(x.id) FILTER (WHERE x.status = 'completed')::int AS completed,
       count(x.id) FILTER (WHERE x.status = 'failed')::int AS failed,
       count(x.id) FILTER (WHERE x.status = 'canceled')::int AS canceled,
-      count(x.id) FILTER (WHERE x.status = 'processing')::int AS processing
+      count(x.id) FILTER (WHERE x.status = 'processing')::int AS processing,
+      coalesce(sum(x.credits) FILTER (WHERE x.status IN ('failed', 'canceled')), 0)::int AS refunded
     FROM generation_runs r LEFT JOIN generation_results x ON x.run_id = r.id
     WHERE r.id = ${runId} AND r.user_id = ${userId}
     GROUP BY r.id`;
@@ -289,7 +296,8 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
     failedPrompts: row.failed,
     canceledPrompts: row.canceled,
     processingPrompts: row.processing,
-    status: row.processing > 0 ? 'processing' : row.canceledAt ? 'canceled' : 'completed',
+    refundedCredits: row.refunded,
+    status: row.processing > 0 ? 'processing' : row.canceledAt && row.canceled > 0 ? 'canceled' : 'completed',
     createdAt: row.createdAt.toISOString(),
   };
 }

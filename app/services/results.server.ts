@@ -126,7 +126,7 @@ const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}
 export const RESULTS_COUNT_CAP = 10_000;
 export const SEARCH_COUNT_CAP = 1_000;
 
-/** The owner's results, newest first (a run in topic order), filtered by type and search. */
+/** The owner's results, newest run first and each run in topic order, filtered by type and search. */
 export async function listResults(userId: string, query: Partial<ResultsQuery> = {}, db: Db = sql): Promise<ResultsPage> {
   const limit = Math.min(100, Math.max(1, Math.floor(query.limit ?? RESULTS_PAGE_SIZE)));
   const type = query.type === 'text' || query.type === 'image' ? query.type : null;
@@ -155,7 +155,7 @@ type PageIds = { ids: string[]; total: number };
 
 /**
  * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
- * index only (a deep offset skips index entries, not rows), and the count stopped at `cap`.
+ * index only (migration 015; a deep offset skips index entries, not rows), and the count stopped at `cap`.
  */
 async function listPage(userId: string, type: string | null, offset: number, limit: number, cap: number, db: Db): Promise<PageIds> {
   const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
@@ -163,7 +163,7 @@ async function listPage(userId: string, type: string | null, offset: number, lim
     SELECT (SELECT count(*)::int FROM (SELECT 1 FROM generation_results r WHERE ${where} LIMIT ${cap}) c) AS total, p.id
     FROM (SELECT 1) one LEFT JOIN (
       SELECT r.id FROM generation_results r WHERE ${where}
-      ORDER BY r.created_at DESC, r.position DESC LIMIT ${limit} OFFSET ${offset}
+      ORDER BY r.created_at DESC, r.position ASC LIMIT ${limit} OFFSET ${offset}
     ) p ON true`;
   return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total: rows[0]?.total ?? 0 };
 }
@@ -191,7 +191,7 @@ async function searchPage(
       LIMIT ${cap}
     ), n AS (SELECT count(*)::int AS total FROM m)
     SELECT n.total, p.id FROM n LEFT JOIN (
-      SELECT id FROM m WHERE (SELECT total FROM n) < ${cap} ORDER BY created_at DESC, position DESC LIMIT ${limit} OFFSET ${offset}
+      SELECT id FROM m WHERE (SELECT total FROM n) < ${cap} ORDER BY created_at DESC, position ASC LIMIT ${limit} OFFSET ${offset}
     ) p ON true`;
   const total = rows[0]?.total ?? 0;
   if (total < cap) return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total };
@@ -202,7 +202,7 @@ async function searchPage(
     SELECT w.id FROM (
       SELECT r.id, r.search_text FROM generation_results r
       WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}
-      ORDER BY r.created_at DESC, r.position DESC OFFSET 0
+      ORDER BY r.created_at DESC, r.position ASC OFFSET 0
     ) w
     WHERE w.search_text ILIKE ${pattern} LIMIT ${limit} OFFSET ${offset}`;
   return { ids: page.map((r) => r.id), total };
@@ -337,26 +337,41 @@ export async function resultDownload(userId: string, id: string, index = 0, db: 
   return { filename: imageFileName(row.prompt, image.contentType), contentType: image.contentType, body: image.bytes };
 }
 
-/** How many completed results a download-all would hold. */
-export async function countCompleted(userId: string, db: Db = sql): Promise<{ text: number; images: number }> {
+/** What Download all takes: the Results tab's type filter and search (issue 25: the list as shown). */
+export type DownloadFilter = { type?: 'all' | 'text' | 'image'; search?: string };
+
+/** The completed results a download-all takes, as a WHERE fragment over `generation_results x`. */
+function downloadWhere(userId: string, filter: DownloadFilter, db: Db) {
+  const type = filter.type === 'text' || filter.type === 'image' ? filter.type : null;
+  const search = (filter.search ?? '').trim().slice(0, 200);
+  return db`x.user_id = ${userId} AND x.status = 'completed'
+    ${type ? db`AND x.type = ${type}` : db``}
+    ${search ? db`AND x.search_text ILIKE ${likePattern(search)}` : db``}`;
+}
+
+/** How many completed results (text) and images a download-all with this filter would hold. */
+export async function countCompleted(userId: string, filter: DownloadFilter = {}, db: Db = sql): Promise<{ text: number; images: number }> {
+  const where = downloadWhere(userId, filter, db);
   const [row] = await db<{ text: number; images: number }[]>`
-    SELECT count(*) FILTER (WHERE r.type = 'text')::int AS text,
+    SELECT count(*) FILTER (WHERE x.type = 'text')::int AS text,
       (SELECT count(*)::int FROM generation_images i JOIN generation_results x ON x.id = i.result_id
-        WHERE x.user_id = ${userId} AND x.type = 'image' AND x.status = 'completed' AND i.attempt = x.attempt) AS images
-    FROM generation_results r WHERE r.user_id = ${userId} AND r.status = 'completed'`;
+        WHERE ${where} AND x.type = 'image' AND i.attempt = x.attempt) AS images
+    FROM generation_results x WHERE ${where}`;
   return row ?? { text: 0, images: 0 };
 }
 
 /**
- * Every completed result as ONE ZIP, streamed while it is built: `text_results.txt` (each text
- * result under its prompt as a separator) and the images named `{prompt 20}_{n}.{ext}`.
- * Reads a page of rows at a time; no connection is held while the client reads.
+ * Every completed result that passes the filter as ONE ZIP, streamed while it is built:
+ * `text_results.txt` (each text result under its prompt as a separator) and the images named
+ * `{prompt 20}_{n}.{ext}`. Reads a page of rows at a time; no connection is held while the client reads.
  */
 export async function streamAllResults(
   userId: string,
+  filter: DownloadFilter = {},
   db: Db = sql,
 ): Promise<{ filename: string; stream: ReadableStream<Uint8Array>; counts: { text: number; images: number } }> {
-  const counts = await countCompleted(userId, db);
+  const counts = await countCompleted(userId, filter, db);
+  const where = downloadWhere(userId, filter, db);
   if (counts.text + counts.images === 0) throw errors.noContent('errors.noCompleted', 'No completed results to download.');
   const zip = new yazl.ZipFile();
   const out = new PassThrough();
@@ -370,10 +385,10 @@ export async function streamAllResults(
         for (;;) {
           const page: { id: string; prompt: string; title: string | null; content: string | null; createdAt: Date; position: number }[] =
             await db`
-            SELECT id, prompt, title, content, created_at AS "createdAt", position FROM generation_results
-            WHERE user_id = ${userId} AND type = 'text' AND status = 'completed'
-              ${after ? db`AND (created_at, position, id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}
-            ORDER BY created_at, position, id LIMIT 200`;
+            SELECT x.id, x.prompt, x.title, x.content, x.created_at AS "createdAt", x.position FROM generation_results x
+            WHERE ${where} AND x.type = 'text'
+              ${after ? db`AND (x.created_at, x.position, x.id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}
+            ORDER BY x.created_at, x.position, x.id LIMIT 200`;
           for (const r of page) {
             const chunk = `==================== ${r.prompt} ====================\n\n${textOf(r)}\n`;
             if (!text.write(chunk)) await new Promise((resolve) => text.once('drain', resolve));
@@ -387,7 +402,7 @@ export async function streamAllResults(
       if (counts.images > 0) {
         const list = await db<{ id: string; prompt: string }[]>`
           SELECT i.id, x.prompt FROM generation_images i JOIN generation_results x ON x.id = i.result_id
-          WHERE x.user_id = ${userId} AND x.type = 'image' AND x.status = 'completed' AND i.attempt = x.attempt
+          WHERE ${where} AND x.type = 'image' AND i.attempt = x.attempt
           ORDER BY x.created_at, x.position, i.idx`;
         let n = 0;
         for (const item of list) {

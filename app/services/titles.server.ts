@@ -60,15 +60,50 @@ function promptFor(keywords: string[], options: TitleOptions): string {
   ].join('\n');
 }
 
+/** Longest title kept: a longer one is cut at a word boundary (issue 25: junk answers). */
+export const TITLE_MAX_LENGTH = 150;
+/** A "title" longer than this is prose (an article, a paragraph), not a title: the answer is refused. */
+const TITLE_PROSE_LENGTH = 300;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+
+/**
+ * A model's text without markup: block ends become line breaks, tags go, entities are decoded and
+ * whatever markup the decoding revealed goes too, so no HTML ever reaches a form field.
+ */
+export function stripMarkup(text: string): string {
+  const once = (value: string) =>
+    value
+      .replace(/<\s*(script|style)[^>]*>[\s\S]*?<\s*\/\s*\1\s*>/gi, ' ')
+      .replace(/<\s*br\s*\/?\s*>|<\s*\/\s*(p|li|h[1-6]|div|tr)\s*>/gi, '\n')
+      .replace(/<!--[\s\S]*?-->|<\/?[a-z!][^>]*>/gi, ' ');
+  const decoded = once(text).replace(/&(#\d+|#x[0-9a-f]+|[a-z]+\d*);/gi, (whole, name: string) => {
+    if (ENTITIES[name.toLowerCase()] !== undefined) return ENTITIES[name.toLowerCase()]!;
+    const code =
+      name.startsWith('#x') || name.startsWith('#X') ? parseInt(name.slice(2), 16) : name.startsWith('#') ? Number(name.slice(1)) : NaN;
+    return Number.isFinite(code) && code > 31 && code < 0x110000 ? String.fromCodePoint(code) : whole;
+  });
+  return once(decoded).replace(/[<>]/g, ' ');
+}
+
+/** Cuts a title to TITLE_MAX_LENGTH characters at the last word boundary (an ellipsis marks the cut). */
+function capTitle(title: string): string {
+  const chars = [...title];
+  if (chars.length <= TITLE_MAX_LENGTH) return title;
+  const cut = chars.slice(0, TITLE_MAX_LENGTH - 1).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > TITLE_MAX_LENGTH / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
 const cleanTitle = (t: string) =>
-  t
+  stripMarkup(t)
     .replace(/^\s*(?:[-*•]|\d+[.)]|#+)\s*/, '')
     .replace(/^\s*(?:title\s*\d*\s*:)\s*/i, '')
+    .replace(/\*\*|__|`/g, '')
     .trim()
     .replace(/^["'“”‘’«]+|["'“”‘’»]+$/g, '')
     .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 300);
+    .trim();
 
 function fromJson(value: unknown): string[] | null {
   if (Array.isArray(value)) {
@@ -89,9 +124,18 @@ function fromJson(value: unknown): string[] | null {
   return null;
 }
 
+/** Exactly `count` titles, each non-empty and short enough to be a title (capped), or null. */
+function oneTitlePerKeyword(titles: string[], count: number): string[] | null {
+  const cleaned = titles.map(cleanTitle);
+  if (cleaned.length !== count) return null;
+  if (!cleaned.every((t) => t && [...t].length <= TITLE_PROSE_LENGTH)) return null;
+  return cleaned.map(capTitle);
+}
+
 /**
  * The titles in a model's answer: JSON (bare, fenced, or inside prose), else one per line
- * (numbered or bulleted). Null when fewer than `count` non-empty titles come out.
+ * (numbered or bulleted), markup stripped. Null unless it is exactly one title per keyword, each
+ * short enough to be a title: an article, an HTML page or a list of the wrong length is refused.
  */
 export function parseTitles(answer: string, count: number): string[] | null {
   const text = answer.replace(/```(?:json)?/gi, '').trim();
@@ -101,23 +145,21 @@ export function parseTitles(answer: string, count: number): string[] | null {
   const array = text.match(/\[[\s\S]*\]/);
   if (array) candidates.push(array[0]);
   for (const candidate of candidates) {
+    let parsed: unknown;
     try {
-      const titles = fromJson(JSON.parse(candidate));
-      if (titles) {
-        const cleaned = titles.map(cleanTitle);
-        if (cleaned.length >= count && cleaned.slice(0, count).every(Boolean)) return cleaned.slice(0, count);
-      }
+      parsed = JSON.parse(candidate);
     } catch {
-      // not JSON: try the next reading
+      continue; // not JSON: try the next reading
     }
+    const titles = fromJson(parsed);
+    // JSON that names its titles is the answer: the wrong number of them is refused, not re-read.
+    if (titles) return oneTitlePerKeyword(titles, count);
   }
-  const lines = text
+  const lines = stripMarkup(text)
     .split(/\r?\n/)
     .map(cleanTitle)
-    .filter((l) => l && !/^[[\]{}]$/.test(l) && !/^(here (are|is)|keywords?:|titles?:)/i.test(l));
-  if (count === 1 && lines.length >= 1) return [lines[0]!];
-  if (lines.length >= count) return lines.slice(0, count);
-  return null;
+    .filter((l) => l && !/^[[\]{}]$/.test(l) && !/^(here (are|is)|sure\b|keywords?:|titles?:)/i.test(l));
+  return oneTitlePerKeyword(lines, count);
 }
 
 export async function generateTitles(

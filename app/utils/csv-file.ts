@@ -5,23 +5,16 @@ export const CSV_TEMPLATE_HEADER = 'topic_or_keyword';
 /** The template's contents: the header row and two example topics. */
 export const CSV_TEMPLATE_CONTENT = `${CSV_TEMPLATE_HEADER}\r\nHow to start a vegetable garden\r\nBest budget travel tips\r\n`;
 
-const ACCEPTED_TYPES = new Set([
-  'text/csv',
-  'application/csv',
-  'text/x-csv',
-  'application/vnd.ms-excel',
-  'text/tab-separated-values',
-  'text/plain',
-]);
-const ACCEPTED_EXTENSIONS = ['.csv', '.tsv', '.txt'];
+// Browsers label a .csv file text/csv, or application/vnd.ms-excel on Windows with Excel installed.
+const ACCEPTED_TYPES = new Set(['text/csv', 'application/csv', 'text/x-csv', 'application/vnd.ms-excel']);
 
 /**
- * SPEC §5: a CSV by type or a name ending .csv. Excel's "Unicode text" saves tab-separated `.txt`
- * files, which we accept as well (the parser detects the delimiter and the encoding).
+ * SPEC §5: a CSV by type or a name ending .csv; anything else (a `.txt` of notes, a text/plain
+ * file) is refused with 'Invalid File' / 'Please upload a CSV file.' (issue 25). The parser still
+ * reads semicolon- and tab-separated content and UTF-16 inside a .csv.
  */
 export function isCsvFile(file: { name: string; type: string }): boolean {
-  const name = file.name.toLowerCase();
-  if (ACCEPTED_EXTENSIONS.some((ext) => name.endsWith(ext))) return true;
+  if (file.name.toLowerCase().endsWith('.csv')) return true;
   return ACCEPTED_TYPES.has(file.type.split(';')[0]!.trim().toLowerCase());
 }
 

@@ -56,19 +56,22 @@ export function estimateCredits(modelId: string, topics: number, embedImage = fa
 
 const trimmed = (v: unknown) => (typeof v === 'string' ? v.trim() : v);
 
-function prompts(t: Translate, maxTopics: number) {
+function prompts(t: Translate, maxTopics: number, kind: ModelKind = 'text') {
+  // Image prompts are not blog topics: image mode has its own words (issue 25).
+  const required = kind === 'image' ? 'validation.imagePromptsRequired' : 'validation.promptsRequired';
+  const noneValid = kind === 'image' ? 'validation.noValidImagePrompts' : 'validation.noValidTopics';
   return z
     .union([z.string(), z.array(z.string())], {
-      errorMap: () => ({ message: t('validation.promptsRequired') }),
+      errorMap: () => ({ message: t(required) }),
     })
     .superRefine((value, ctx) => {
       if (value === '' || (Array.isArray(value) && value.length === 0)) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.promptsRequired') });
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t(required) });
         return z.NEVER;
       }
       const topics = typeof value === 'string' ? splitTopics(value) : value.flatMap(splitTopics);
       if (topics.length === 0) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.noValidTopics') });
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: t(noneValid) });
       } else if (topics.length > maxTopics) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: t('validation.tooManyTopics', { max: maxTopics, count: topics.length }) });
       } else {
@@ -193,7 +196,7 @@ export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSc
 export function imageGenerationSchema(t: Translate = keysOnly, opts: GenerationSchemaOptions = {}) {
   return z.object({
     type: z.literal('image').default('image'),
-    prompts: prompts(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
+    prompts: prompts(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN, 'image'),
     model: model(t, 'image'),
     // Accepted for payload compatibility (SPEC §3); images do not use them.
     temperature: number(t, 'validation.temperature', 0, 2, undefined),

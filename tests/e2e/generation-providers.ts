@@ -6,8 +6,10 @@ import { startReplicateServer, type PredictionStep, type ReplicateServer } from 
 //   "[fail]"  → the text provider refuses it every time (the row ends failed with the message)
 //   "[flaky]" → refused on the first request only (a retry then succeeds)
 //   "[slow]"  → answers after 1.5 s (progress can be seen)
+//   "[stalled]" → answers after 20 s (a run is still going when a test cancels it)
 // Anything else answers after 200 ms with the server's default article / a PNG.
-// A title request (POST /api/generate-blog-title) is answered with `Title for <keyword>` per keyword.
+// A title request (POST /api/generate-blog-title) is answered with `Title for <keyword>` per keyword,
+// or with an HTML article when a keyword has "[junk]".
 export const PROVIDER_FAILURE = 'The model refused this topic';
 export const titleFor = (keyword: string) => `Title for ${keyword}`;
 
@@ -18,11 +20,19 @@ function chat(topic: string, attempt: number): ChatStep | undefined {
       .split('\n')
       .map((line) => line.replace(/^\d+\.\s*/, '').trim())
       .filter(Boolean);
+    // A keyword with "[junk]" gets what a confused model sends: an HTML article instead of titles.
+    if (keywords.some((k) => k.includes('[junk]')))
+      return {
+        kind: 'ok',
+        latencyMs: 200,
+        content: `<article><h1>Gardening</h1>${'<p>Gardening is <b>great</b>. </p>'.repeat(200)}</article>`,
+      };
     return { kind: 'ok', latencyMs: 200, content: JSON.stringify({ titles: keywords.map(titleFor) }) };
   }
   if (topic.includes('[fail]')) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[flaky]') && attempt === 1) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[slow]')) return { kind: 'ok', latencyMs: 1500 };
+  if (topic.includes('[stalled]')) return { kind: 'ok', latencyMs: 20_000 };
   return { kind: 'ok', latencyMs: 200 };
 }
 

@@ -36,7 +36,9 @@ describe('parseTitles', () => {
   it('reads JSON, fenced JSON, JSON in prose, arrays of objects and numbered lines', () => {
     expect(parseTitles('{"titles": ["A", "B"]}', 2)).toEqual(['A', 'B']);
     expect(parseTitles('```json\n{"titles": ["“A”", "B"]}\n```', 2)).toEqual(['A', 'B']);
-    expect(parseTitles('Sure! Here they are: ["A","B","C"] Enjoy.', 2)).toEqual(['A', 'B']);
+    expect(parseTitles('Sure! Here they are: ["A","B"] Enjoy.', 2)).toEqual(['A', 'B']);
+    // Not one title per keyword (issue 25): refused, not cut to size.
+    expect(parseTitles('Sure! Here they are: ["A","B","C"] Enjoy.', 2)).toBeNull();
     expect(parseTitles('[{"keyword":"x","title":"A"},{"keyword":"y","title":"B"}]', 2)).toEqual(['A', 'B']);
     expect(parseTitles('Here are your titles:\n1. "First title"\n2) Second title\n', 2)).toEqual(['First title', 'Second title']);
     expect(parseTitles('Just One Title', 1)).toEqual(['Just One Title']);

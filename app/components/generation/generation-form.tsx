@@ -79,7 +79,7 @@ export type GenerationFormProps = {
   savedImageKey: string | null;
   lastResult?: SubmissionResult<string[]> | null;
   /** A message from the service (insufficient credits, Pro-only, no API key), shown above Start. */
-  serviceError?: { title: string; message: string } | null;
+  serviceError?: { title: string; message: string; code?: string } | null;
   slots?: GenerationFormSlots;
 };
 
@@ -132,6 +132,11 @@ export function GenerationForm({
   const topics = splitTopics(String(fields.prompts.value ?? ''));
   const embedImage = type === 'text' && checked(fields.embedImage.value);
   const cost = runCost(model, topics.length, embedImage);
+  // The cost against the balance before Start (issue 25): with the page's script, a run the balance
+  // cannot pay keeps Start disabled and says why, with the way to more credits. Without it the
+  // topics are counted by the server, whose refusal carries the same link.
+  const short = hydrated && topics.length > 0 && cost > credits;
+  const shortId = `${GENERATION_FORM_ID}-short`;
   const guidance = Number(fields.guidanceScale.value ?? initialValues.guidanceScale);
 
   const option = (group: string, values: readonly string[]): Option[] =>
@@ -348,8 +353,27 @@ export function GenerationForm({
           </p>
         </div>
 
-        {serviceError ? <FormAlert title={serviceError.title} errors={[serviceError.message]} /> : null}
+        {serviceError ? (
+          <div className="flex flex-col gap-2" data-testid="service-error">
+            <FormAlert title={serviceError.title} errors={[serviceError.message]} />
+            {serviceError.code === 'insufficient_credits' && !short ? <MoreCredits isPro={isPro} /> : null}
+          </div>
+        ) : null}
         {!serviceError && formErrors.length ? <FormAlert id={form.errorId} title={t('form.errorTitle')} errors={formErrors} /> : null}
+
+        {short ? (
+          <div
+            id={shortId}
+            data-testid="credits-short"
+            className="flex flex-col gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200 sm:flex-row sm:items-center sm:justify-between"
+          >
+            <p className="flex items-start gap-2">
+              <Icon name="alert" className="mt-0.5 size-4 shrink-0" />
+              {t('form.short', { cost: t('form.usageCredits', { count: cost }), credits: t('form.usageCredits', { count: credits }) })}
+            </p>
+            <MoreCredits isPro={isPro} />
+          </div>
+        ) : null}
 
         <div className="flex flex-col gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:items-center sm:justify-between">
           <p className="text-sm text-slate-700" data-testid="usage-line" aria-live="polite">
@@ -359,13 +383,23 @@ export function GenerationForm({
               : t('form.usageStatic')}{' '}
             <span className="text-slate-600">{t('form.balance', { credits: t('form.usageCredits', { count: credits }) })}</span>
           </p>
-          <Button type="submit" size="lg" pending={submitting}>
+          <Button type="submit" size="lg" pending={submitting} disabled={short} aria-describedby={short ? shortId : undefined}>
             <Icon name="sparkles" className="size-5" />
             {submitting ? t('form.starting') : t('form.start')}
           </Button>
         </div>
       </Form>
     </div>
+  );
+}
+
+/** The way to more credits: the upgrade for a Free account, top-up packs for Pro (both on /subscription). */
+function MoreCredits({ isPro }: { isPro: boolean }) {
+  const { t } = useTranslation('workspace');
+  return (
+    <ButtonLink to="/subscription" variant="secondary" size="sm" className="self-start sm:self-auto">
+      {isPro ? t('form.buyCredits') : t('form.model.upgrade')}
+    </ButtonLink>
   );
 }
 

@@ -93,6 +93,20 @@ export function ResultItem({
       <details className="group">
         <summary className="flex cursor-pointer list-none items-start gap-3 p-4 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
           <span aria-hidden="true" className={`mt-1.5 size-2.5 shrink-0 rounded-full ${dots[result.status]}`} />
+          {completed && images[0] ? (
+            // The first image as a thumbnail in the row (issue 25), from our image route, loaded
+            // only when it scrolls into view; the full images are in the expanded card.
+            <img
+              src={images[0]}
+              alt=""
+              loading="lazy"
+              decoding="async"
+              width={56}
+              height={56}
+              data-testid="result-thumbnail"
+              className="size-14 shrink-0 rounded-lg bg-slate-100 object-cover ring-1 ring-slate-200"
+            />
+          ) : null}
           <span className="min-w-0 flex-1">
             <span className="block break-words font-medium text-slate-900" data-testid="result-title">
               {title}

@@ -10,38 +10,44 @@ import { Pagination } from './pagination';
 import { RunProgressBar, type RunProgressView } from './progress-bar';
 import { BulkPublishBar } from '~/components/wordpress/bulk-select';
 import { ResultItem, type ResultView, type WordPressView } from './result-item';
-import { DOWNLOAD_ALL_URL, RESULTS_ACTION, runUrl } from './urls';
+import { downloadAllUrl, RESULTS_ACTION, runUrl } from './urls';
+import { ImageGrid } from './image-grid';
 
 export type ResultsFilter = 'all' | 'text' | 'image';
+/** How image results are laid out: the list of rows, or a grid of thumbnails (Images filter only). */
+export type ResultsView = 'list' | 'grid';
 
 export type ResultsPanelProps = {
   results: ResultView[];
   pagination: { page: number; totalPages: number; total: number };
   filter: ResultsFilter;
   search: string;
+  view: ResultsView;
   /** The run being watched (the latest one), with its live counts. */
   run: RunProgressView | null;
-  /** Completed items, for Download all. */
+  /** Completed items of the filter and search, for Download all. */
   completed: { text: number; images: number };
   /** WordPress publishing (feat/wp): publish links, selection for bulk publishing, publication states. */
   wordpress?: WordPressView;
 };
 
-/** The /app URL of the results tab for a filter, search and page (page 1 is left out). */
-export function resultsHref({ filter, search, page }: { filter: ResultsFilter; search: string; page?: number }) {
+/** The /app URL of the results tab for a filter, search, view and page (defaults are left out). */
+export function resultsHref({ filter, search, page, view }: { filter: ResultsFilter; search: string; page?: number; view?: ResultsView }) {
   const params = new URLSearchParams({ tab: 'results' });
   if (filter !== 'all') params.set('type', filter);
   if (search) params.set('search', search);
+  if (filter === 'image' && view === 'grid') params.set('view', 'grid');
   if (page && page > 1) params.set('page', String(page));
   return `/app?${params}`;
 }
 
-export function ResultsPanel({ results, pagination, filter, search, run, completed, wordpress }: ResultsPanelProps) {
+export function ResultsPanel({ results, pagination, filter, search, view, run, completed, wordpress }: ResultsPanelProps) {
   const { t } = useTranslation('workspace');
   const navigation = useNavigation();
   const [viewed, setViewed] = useState<ViewedImage | null>(null);
   const closeViewer = useCallback(() => setViewed(null), []);
-  const returnTo = resultsHref({ filter, search, page: pagination.page });
+  const grid = filter === 'image' && view === 'grid';
+  const returnTo = resultsHref({ filter, search, view, page: pagination.page });
   const clearing = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'clear';
   const hasCompleted = completed.text + completed.images > 0;
   const bulk =
@@ -72,6 +78,7 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
         <Form method="get" action="/app" role="search" className="flex gap-2">
           <input type="hidden" name="tab" value="results" />
           {filter !== 'all' ? <input type="hidden" name="type" value={filter} /> : null}
+          {grid ? <input type="hidden" name="view" value="grid" /> : null}
           <label htmlFor="results-search" className="sr-only">
             {t('results.search.label')}
           </label>
@@ -115,9 +122,30 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
           {t('results.summary', { count: pagination.total })}
         </p>
         <div className="flex flex-wrap items-start gap-2">
+          {filter === 'image' ? (
+            <nav aria-label={t('results.view.label')}>
+              <ul className="inline-flex rounded-lg bg-slate-100 p-0.5">
+                {(['list', 'grid'] as const).map((v) => (
+                  <li key={v}>
+                    <Link
+                      to={resultsHref({ filter, search, view: v })}
+                      preventScrollReset
+                      aria-current={(grid ? 'grid' : 'list') === v ? 'page' : undefined}
+                      className={`inline-flex items-center gap-1.5 rounded-md px-3 py-1 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                        (grid ? 'grid' : 'list') === v ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-700 hover:text-slate-900'
+                      }`}
+                    >
+                      <Icon name={v} className="size-4" />
+                      {t(`results.view.${v}`)}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : null}
           {hasCompleted ? (
             <a
-              href={DOWNLOAD_ALL_URL}
+              href={downloadAllUrl({ filter, search })}
               download
               className={buttonClass('secondary', 'sm')}
               onClick={() =>
@@ -130,6 +158,11 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
             >
               {t('results.actions.downloadAll')}
             </a>
+          ) : pagination.total > 0 || filter !== 'all' || search ? (
+            // Download all takes what the list shows: say so when none of it is completed.
+            <p className="self-center text-sm text-slate-600" data-testid="download-none">
+              {filter !== 'all' || search ? t('results.actions.downloadNoneMatch') : t('results.actions.downloadNone')}
+            </p>
           ) : null}
           {pagination.total > 0 ? (
             <details className="relative">
@@ -155,7 +188,9 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
 
       {bulk ? <BulkPublishBar /> : null}
 
-      {results.length ? (
+      {results.length && grid ? (
+        <ImageGrid results={results} onView={setViewed} />
+      ) : results.length ? (
         <ul className="flex flex-col gap-3" data-testid="results-list">
           {results.map((r) => (
             <ResultItem key={r.id} result={r} returnTo={returnTo} onView={setViewed} wordpress={wordpress} />
@@ -171,7 +206,11 @@ export function ResultsPanel({ results, pagination, filter, search, run, complet
         </div>
       )}
 
-      <Pagination page={pagination.page} totalPages={pagination.totalPages} hrefFor={(page) => resultsHref({ filter, search, page })} />
+      <Pagination
+        page={pagination.page}
+        totalPages={pagination.totalPages}
+        hrefFor={(page) => resultsHref({ filter, search, view, page })}
+      />
       {viewed ? <ImageViewer image={viewed} onClose={closeViewer} /> : null}
     </div>
   );

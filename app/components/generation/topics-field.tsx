@@ -34,7 +34,7 @@ export function TopicsField({
         </label>
         <div className="flex flex-wrap items-center gap-2">
           <span className="text-xs text-slate-600" data-testid="topic-count">
-            {t('form.topics.count', { count })}
+            {t(kind === 'image' ? 'form.topics.imageCount' : 'form.topics.count', { count })}
           </span>
           {toolbar}
         </div>
@@ -44,7 +44,7 @@ export function TopicsField({
           key={key ?? undefined}
           {...props}
           rows={8}
-          placeholder={t('form.topics.placeholder')}
+          placeholder={t(kind === 'image' ? 'form.topics.imagePlaceholder' : 'form.topics.placeholder')}
           aria-invalid={errorId ? true : undefined}
           aria-describedby={[errorId, helpId].filter(Boolean).join(' ')}
           className="block w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600 aria-[invalid=true]:ring-red-500"

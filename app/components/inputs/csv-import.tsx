@@ -122,7 +122,7 @@ export function CsvImport({
               id={inputId}
               name="file"
               type="file"
-              accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values,text/plain"
+              accept=".csv,text/csv"
               aria-describedby={hintId}
               onChange={(event) => {
                 const file = event.currentTarget.files?.[0];

@@ -73,7 +73,19 @@ export function TemplateList({
             <Icon name={template.type === 'image' ? 'image' : 'file'} className="size-5" />
           </span>
           <div className="min-w-0 flex-1">
-            <p className="truncate text-sm font-semibold text-slate-900">{template.name}</p>
+            {/* The name loads the template too, as Load does (issue 25: clicking it did nothing). */}
+            <Link
+              to={templateHref(template.id)}
+              onClick={(event) => {
+                if (!onLoad) return;
+                event.preventDefault();
+                onLoad(template);
+              }}
+              data-testid="template-name"
+              className="block truncate text-sm font-semibold text-slate-900 hover:text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+            >
+              {template.name}
+            </Link>
             <p className="truncate text-xs text-slate-600">
               {t('templates.created', { date: date.format(new Date(template.createdAt)) })} · {detailOf(template)}
             </p>
@@ -217,11 +229,14 @@ export function TemplatesDialog({
   type,
   onClose,
   onLoad,
+  onDeleted,
   currentSettings,
 }: {
   type: TemplateType;
   onClose: () => void;
   onLoad: (template: TemplateItem) => void;
+  /** A template was deleted (the workspace clears its banner when it was the active one). */
+  onDeleted?: (template: TemplateItem) => void;
   currentSettings: () => Record<string, unknown>;
 }) {
   const { t } = useTranslation('inputs');
@@ -277,6 +292,7 @@ export function TemplatesDialog({
         return;
       }
       notify({ type: 'success', title: t('templates.deletedTitle') });
+      onDeleted?.(template);
       await refresh();
     } finally {
       setBusyId(null);

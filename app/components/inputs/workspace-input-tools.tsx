@@ -132,7 +132,8 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
             {t('csv.switchToCsv')}
           </a>
         ) : null}
-        {method === 'manual' ? (
+        {/* Titles are for blog posts: image prompts get no title tool (issue 25). */}
+        {method === 'manual' && type === 'text' ? (
           <GenerateTitlesButton keywords={keywords} options={currentFormValues} onTitles={(titles) => setPrompts(titles.join('\n'))} />
         ) : null}
       </>
@@ -168,6 +169,10 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
       onClose={() => setDialogOpen(false)}
       currentSettings={currentFormValues}
       onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
+      // Deleting the active template clears it, as Clear does (issue 25: its banner stayed).
+      onDeleted={(deleted) => {
+        if (deleted.id === template?.id) goWithPrompts(base);
+      }}
     />
   ) : null;
 
