@@ -137,6 +137,12 @@ describe('patched @remix-run/router', () => {
     expect(mb[2]!.route).toBe(b[0]!.children![1]!.children![0]);
     expect(ma[2]!.route).toBe(a[0]!.children![1]!.children![0]);
     expect(mb[2]!.params).toEqual({ id: '2' });
+    // A pathname another tree of this shape matched before (the remembered branch, rebound alone).
+    const c1 = make();
+    const mc = patched.matchRoutes(c1, '/app/runs/1')!;
+    expect(mc[2]!.route).toBe(c1[0]!.children![1]!.children![0]);
+    expect(mc[1]!.route).toBe(c1[0]!.children![1]);
+    expect(patched.rankedForTest(c1).every((branch) => branch.routesMeta[0]!.route === c1[0])).toBe(true);
     // A differently shaped tree is ranked on its own.
     const c: Route[] = [{ id: 'only', path: 'app/runs/:id' }];
     expect(ids(patched.matchRoutes(c, '/app/runs/3'))).toEqual(['only']);
