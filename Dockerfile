@@ -42,10 +42,10 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node
 EXPOSE 3000
-# A worker-only copy serves no HTTP: it is healthy while it runs. (Start-up takes seconds; three
-# failures 30 s apart are needed before a copy is marked unhealthy.)
+# Every role answers /healthz on PORT (a worker-only copy serves its health checks alone). (Start-up
+# takes seconds; three failures 30 s apart are needed before a copy is marked unhealthy.)
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
-  CMD ["node", "-e", "if (process.env.ROLE === 'worker') process.exit(0); fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The compiled server in one node process: SIGTERM (docker stop) reaches the app's graceful
 # shutdown directly. It applies pending migrations, then serves and/or runs the workers.
 # A small young generation keeps peak RSS under load well below 250 MB at the same throughput

@@ -209,17 +209,35 @@ function landingFromCache(req: Request, res: Response, next: NextFunction) {
   res.end(hit.body);
 }
 
+/** The request line's bounds: beyond them a request is refused at once instead of waiting. */
+export type LineLimits = {
+  /** Requests that may wait for a turn; one more is refused. */
+  maxWaiting: number;
+  /** The longest a request waits for its turn before it is refused. */
+  maxWaitMs: number;
+  /** Answers a refused request (a 503 with Retry-After). */
+  refuse: (req: Request, res: Response) => void;
+};
+
 /**
  * Requests take turns into Remix: at most `slots` at once, the rest wait first come, first served.
  * Fifty renders interleaved each finish late (the signed-in page at 50 connections: p99 5.7 s, p50
  * 0.8 s); taking turns keeps the same throughput and a p99 of ~1 s. A request holds its turn until
  * it ends or for `slotMs` at most, so one waiting on the network (a WordPress site, a provider)
- * never holds up the others.
+ * never holds up the others. The line is bounded (`limits`): an overloaded process says so with a
+ * 503 and Retry-After, so a load balancer or client tries elsewhere or later, rather than queueing
+ * without end.
  */
-export function takeTurns(slots: number, slotMs: number) {
+export function takeTurns(slots: number, slotMs: number, limits?: LineLimits) {
   let active = 0;
-  const waiting: (() => void)[] = [];
-  return (_req: Request, res: Response, next: NextFunction) => {
+  const waiting: { start: () => void; timer?: NodeJS.Timeout }[] = [];
+  const leaveLine = (turn: (typeof waiting)[number]) => {
+    const at = waiting.indexOf(turn);
+    if (at >= 0) waiting.splice(at, 1);
+    clearTimeout(turn.timer);
+    return at >= 0;
+  };
+  return (req: Request, res: Response, next: NextFunction) => {
     const start = () => {
       active++;
       let held = true;
@@ -228,7 +246,7 @@ export function takeTurns(slots: number, slotMs: number) {
         held = false;
         clearTimeout(timer);
         active--;
-        waiting.shift()?.();
+        waiting.shift()?.start();
       };
       const timer = setTimeout(release, slotMs);
       // A client gone while it waited gives its turn on at once.
@@ -236,22 +254,52 @@ export function takeTurns(slots: number, slotMs: number) {
       res.once('close', release);
       next();
     };
-    if (active < slots) start();
+    if (active < slots) return start();
+    if (limits && waiting.length >= limits.maxWaiting) return limits.refuse(req, res);
     // Bound: a turn given by another request's end runs in this request's own async context.
-    else waiting.push(AsyncResource.bind(start));
+    const turn: (typeof waiting)[number] = {
+      start: AsyncResource.bind(() => {
+        clearTimeout(turn.timer);
+        start();
+      }),
+    };
+    if (limits) {
+      turn.timer = setTimeout(() => leaveLine(turn) && limits.refuse(req, res), limits.maxWaitMs);
+      // A client gone while waiting leaves the line (it no longer counts against its length).
+      res.once('close', () => leaveLine(turn));
+    }
+    waiting.push(turn);
   };
 }
+
+/**
+ * SIGTERM ends the process within this (Docker's default stop timeout): requests in flight and
+ * generation items at their provider get REQUEST_DRAIN_MS (the items are then handed back to be
+ * taken over by another worker), pg-boss's running jobs what is left.
+ */
+const SHUTDOWN_GRACE_MS = 10_000;
+const REQUEST_DRAIN_MS = 5_000;
 
 /** Turns into Remix: enough to overlap database round trips, few enough to finish in order. */
 const REMIX_SLOTS = 4;
 const REMIX_SLOT_MS = 100;
 
-export function createApp({ env, db, build, logger }: AppOptions): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // A hop count, addresses/subnets or true, already typed by the env contract.
-  if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
+/** The translated 503 of a full request line: JSON for the API and data requests, a page otherwise. */
+export function refuseBusy(req: Request, res: Response) {
+  res.status(503).set({ 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' });
+  const cookie = req.get('cookie');
+  const accept = req.get('accept-language');
+  const json = req.path.startsWith('/api/') || '_data' in req.query || req.accepts(['html', 'json']) === 'json';
+  void (json
+    ? unavailableJson(cookie, accept, 'busy').then((body) => res.json(body))
+    : unavailableHtml(cookie, accept, 'busy').then((html) => res.type('html').send(html)));
+}
 
+/**
+ * `/healthz`: the process runs. `/readyz`: it can do its work: the database answers and every
+ * migration is applied (a process listens only once its start-up, workers included, is done).
+ */
+function healthChecks(app: Express, db: OpenDatabase) {
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/readyz', async (_req, res) => {
     try {
@@ -262,6 +310,24 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
       res.status(503).type('text/plain').send('database unreachable');
     }
   });
+}
+
+/** A ROLE=worker process serves its health checks only, for the orchestrator's probes. */
+export function createWorkerApp(db: OpenDatabase): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  healthChecks(app, db);
+  app.use((_req, res) => void res.status(404).type('text/plain').send('Not found: this process runs workers only'));
+  return app;
+}
+
+export function createApp({ env, db, build, logger }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // A hop count, addresses/subnets or true, already typed by the env contract.
+  if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
+
+  healthChecks(app, db);
 
   app.use(requestLog(logger));
   app.use(compression());
@@ -275,7 +341,13 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.post('/webhooks/stripe', ...stripeWebhookHandler);
   app.use(databaseGate(db));
   app.use(landingFromCache);
-  app.use(takeTurns(REMIX_SLOTS, REMIX_SLOT_MS));
+  app.use(
+    takeTurns(REMIX_SLOTS, REMIX_SLOT_MS, {
+      maxWaiting: env.REQUEST_QUEUE_MAX,
+      maxWaitMs: env.REQUEST_QUEUE_WAIT_SECONDS * 1000,
+      refuse: refuseBusy,
+    }),
+  );
   // Reads: one memo scope per request (the session is looked up once for all loaders), which also
   // times the request for its Server-Timing header.
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
@@ -324,38 +396,67 @@ export async function main() {
   if (env.ROLE !== 'web') await startWorkers();
   else await startBoss('web');
 
-  let server: http.Server | undefined;
-  if (env.ROLE !== 'worker') {
-    const app = createApp({ env, db, build: await loadBuild(), logger });
-    server = http.createServer(app);
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve) => server!.listen(env.PORT, resolve));
-    logger.info({ url: env.APP_URL, role: env.ROLE, embeddedDatabase: db.embedded }, 'Postforge is listening');
-  } else {
-    logger.info({ role: env.ROLE }, 'Postforge workers started');
+  // Every role listens on PORT: web and all serve the app, a worker its health checks alone.
+  const server = http.createServer(env.ROLE === 'worker' ? createWorkerApp(db) : createApp({ env, db, build: await loadBuild(), logger }));
+  server.keepAliveTimeout = 65_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(env.PORT, () => (server.off('error', reject), resolve()));
+    });
+  } catch (err) {
+    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    logger.fatal(
+      inUse ? `PORT ${env.PORT} is in use: every process (workers too, for /readyz) needs its own PORT on one host` : String(err),
+    );
+    await stopGenerationLoop().catch(() => {});
+    await stopBoss().catch(() => {});
+    await db.close();
+    process.exit(1);
   }
+  if (env.ROLE === 'worker') logger.info({ role: env.ROLE, port: env.PORT }, 'Postforge workers started');
+  else logger.info({ url: env.APP_URL, role: env.ROLE, embeddedDatabase: db.embedded }, 'Postforge is listening');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const began = Date.now();
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 25_000);
+    // The process ends within SHUTDOWN_GRACE_MS of the signal (Docker's default stop timeout);
+    // every phase below is bounded to fit, this is the last resort.
+    const force = setTimeout(() => {
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took longer than its grace period: exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
     force.unref();
-    if (server) {
-      // close() waits for every connection; a keep-alive connection busy now turns idle once its
-      // response is sent and would then linger for keepAliveTimeout, so keep closing idle ones.
-      const sweep = setInterval(() => server!.closeIdleConnections(), 100);
-      await new Promise<void>((resolve) => {
-        server!.close(() => resolve());
-        server!.closeIdleConnections();
-      });
-      clearInterval(sweep);
+    // The generation loop stops claiming at once and gives its items REQUEST_DRAIN_MS at most to
+    // finish, then hands them back; meanwhile the requests in flight finish.
+    const generation = stopGenerationLoop().catch((err) => logger.error({ err: (err as Error).message }, 'generation loop stop failed'));
+    // close() waits for every connection; a keep-alive connection busy now turns idle once its
+    // response is sent and would then linger for keepAliveTimeout, so keep closing idle ones.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      closed.then(() => true),
+      new Promise<false>((resolve) => (drainTimer = setTimeout(() => resolve(false), REQUEST_DRAIN_MS))),
+    ]);
+    clearTimeout(drainTimer);
+    if (!drained) {
+      // A request waiting on a provider or a WordPress site must not hold the process past its grace.
+      logger.warn({ afterMs: REQUEST_DRAIN_MS }, 'requests still running at shutdown: their connections are closed');
+      server.closeAllConnections();
+      await closed;
     }
-    await stopGenerationLoop().catch((err) => logger.error({ err: (err as Error).message }, 'generation loop stop failed'));
-    await stopBoss().catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
+    clearInterval(sweep);
+    await generation;
+    // What is left of the grace, less a moment for the pools, goes to pg-boss's running jobs.
+    const bossMs = Math.max(1000, SHUTDOWN_GRACE_MS - (Date.now() - began) - 2000);
+    await stopBoss(bossMs).catch((err) => logger.error({ err: (err as Error).message }, 'pg-boss stop failed'));
     await db.close();
-    logger.info('stopped');
+    logger.info({ ms: Date.now() - began }, 'stopped');
     process.exit(0);
   };
   // Ours alone: it stops everything in order, embedded Postgres last (a library's handler that exits

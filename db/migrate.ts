@@ -3,11 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plans } from '../app/catalogue';
 import type { Sql } from './client';
+import { withSchemaLock, type Conn } from './schema-lock';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const FUNCTIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'functions');
-// Any constant works; it only has to be the same for every instance of the app.
-const MIGRATION_LOCK = 727_001;
 
 export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
   return fs
@@ -22,8 +21,6 @@ export function functionFiles(dir = FUNCTIONS_DIR): string[] {
     .filter((f) => /^[\w-]+\.sql$/.test(f))
     .sort();
 }
-
-type Conn = Awaited<ReturnType<Sql['reserve']>>;
 
 /**
  * The code that lives in the database, applied after the migrations on every migrate: the
@@ -53,7 +50,7 @@ async function applyCode(conn: Conn, dir: string): Promise<void> {
 }
 
 /**
- * Applies pending migrations, each in its own transaction, under a session advisory lock so that
+ * Applies pending migrations, each in its own transaction, under the schema lock so that
  * instances starting together apply each file exactly once; then, under the same lock, the
  * database code (applyCode). Returns the migration names applied now. A custom migrations folder
  * (tests) skips the app's database code unless functionsDir is given.
@@ -63,36 +60,30 @@ export async function migrate(
   dir = MIGRATIONS_DIR,
   functionsDir: string | null = dir === MIGRATIONS_DIR ? FUNCTIONS_DIR : null,
 ): Promise<string[]> {
-  const applied: string[] = [];
-  await sql.reserve().then(async (conn) => {
-    try {
-      await conn`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
-      await conn`CREATE TABLE IF NOT EXISTS schema_migrations (
-        name text PRIMARY KEY,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )`;
-      const done = new Set((await conn<{ name: string }[]>`SELECT name FROM schema_migrations`).map((r) => r.name));
-      for (const file of migrationFiles(dir)) {
-        if (done.has(file)) continue;
-        const body = fs.readFileSync(path.join(dir, file), 'utf8');
-        await conn.unsafe('BEGIN');
-        try {
-          await conn.unsafe(body);
-          await conn`INSERT INTO schema_migrations (name) VALUES (${file})`;
-          await conn.unsafe('COMMIT');
-        } catch (err) {
-          await conn.unsafe('ROLLBACK');
-          throw new Error(`Migration ${file} failed: ${(err as Error).message}`);
-        }
-        applied.push(file);
+  return withSchemaLock(sql, async (conn) => {
+    const applied: string[] = [];
+    await conn`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+    const done = new Set((await conn<{ name: string }[]>`SELECT name FROM schema_migrations`).map((r) => r.name));
+    for (const file of migrationFiles(dir)) {
+      if (done.has(file)) continue;
+      const body = fs.readFileSync(path.join(dir, file), 'utf8');
+      await conn.unsafe('BEGIN');
+      try {
+        await conn.unsafe(body);
+        await conn`INSERT INTO schema_migrations (name) VALUES (${file})`;
+        await conn.unsafe('COMMIT');
+      } catch (err) {
+        await conn.unsafe('ROLLBACK');
+        throw new Error(`Migration ${file} failed: ${(err as Error).message}`);
       }
-      if (functionsDir) await applyCode(conn, functionsDir);
-    } finally {
-      await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
-      conn.release();
+      applied.push(file);
     }
+    if (functionsDir) await applyCode(conn, functionsDir);
+    return applied;
   });
-  return applied;
 }
 
 /** True when every migration file on disk is recorded as applied. */

@@ -1,7 +1,8 @@
 import PgBoss from 'pg-boss';
 import { getLogger } from '../app/utils/logger.server';
 import { dropSingleton, singleton } from '../app/utils/singleton.server';
-import { sql, type Db } from '../db/client';
+import { getSql, sql, type Db } from '../db/client';
+import { withSchemaLock } from '../db/schema-lock';
 import { queues, type QueueName, type QueuePayload } from './queues';
 
 // One pg-boss per process, shared by server.ts and the Remix build (singleton()).
@@ -29,10 +30,14 @@ export function startBoss(mode: BossMode = 'web'): Promise<PgBoss> {
       migrate: true,
     });
     boss.on('error', (err) => getLogger().error({ err: err.message }, 'pg-boss error'));
-    await boss.start();
-    for (const [name, q] of Object.entries(queues)) {
-      await boss.createQueue(name, { name, ...q.options });
-    }
+    // pg-boss's install and queue creation are schema work: under the same lock as our
+    // migrations, one process at a time (two processes creating queues at once deadlock).
+    await withSchemaLock(getSql(), async () => {
+      await boss.start();
+      for (const [name, q] of Object.entries(queues)) {
+        await boss.createQueue(name, { name, ...q.options });
+      }
+    });
     return boss;
   });
 }
@@ -41,9 +46,10 @@ export function getBoss(): Promise<PgBoss> {
   return startBoss('web');
 }
 
-export async function stopBoss(): Promise<void> {
+/** Stops pg-boss, giving its running jobs `timeoutMs` to finish. */
+export async function stopBoss(timeoutMs = 10_000): Promise<void> {
   const pending = dropSingleton<Promise<PgBoss>>(BOSS);
-  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: 10_000 });
+  if (pending) await (await pending).stop({ graceful: true, wait: true, timeout: timeoutMs });
 }
 
 /** pg-boss's Db adapter over the caller's Db: a transaction makes the job commit or roll back with it. */

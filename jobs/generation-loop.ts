@@ -248,7 +248,9 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
         if (inFlight.delete(item.jobId)) grantSlots();
         booking.delete(item.jobId);
         released.delete(item.jobId);
-        flushing ??= flush().finally(() => (flushing = null));
+        // Once stopping, stop() flushes what ended in time; an item that ends after it (its answer
+        // came late) is left to be revived and found done, rather than restarting pg-boss.
+        if (!stopping) flushing ??= flush().finally(() => (flushing = null));
         wake();
       }
     })();

@@ -228,6 +228,11 @@ const allowedTags = [
   'div',
 ];
 
+/** Our own image route: the only images an article keeps (no broken `src=x`, no tracking pixels). */
+const OWN_IMAGE = /^\/images\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Links kept: absolute http(s) only (a relative `/api/logout` would act on our own site). */
+const ABSOLUTE_LINK = /^https?:\/\/[^/\s]/i;
+
 /** The allow-list sanitizer for every HTML we store (provider output and user edits). */
 export function sanitizeArticle(html: string): string {
   return sanitizeHtml(html, {
@@ -239,13 +244,28 @@ export function sanitizeArticle(html: string): string {
       td: ['align', 'colspan', 'rowspan'],
       code: ['class'],
     },
-    allowedSchemes: ['http', 'https', 'mailto'],
-    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+    allowedSchemes: ['http', 'https'],
+    allowedSchemesByTag: {},
     allowProtocolRelative: false,
     allowedClasses: { code: [/^language-[\w-]+$/] },
-    transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow' }) },
+    // Any other link keeps its text in an <a> without href (inert, not a link).
+    transformTags: {
+      a: (tagName, attribs) =>
+        ABSOLUTE_LINK.test(attribs.href?.trim() ?? '')
+          ? { tagName, attribs: { ...attribs, href: attribs.href!.trim(), rel: 'noopener noreferrer nofollow' } }
+          : { tagName, attribs: {} },
+    },
+    exclusiveFilter: (frame) => frame.tag === 'img' && !OWN_IMAGE.test(frame.attribs.src ?? ''),
     disallowedTagsMode: 'discard',
   });
+}
+
+/**
+ * A title or excerpt as plain text on one line (markup dropped, entities decoded): what a provider
+ * or a form sends is text, never HTML for WordPress or our pages to render.
+ */
+export function plainText(html: string): string {
+  return htmlToText(html).replace(/\s+/g, ' ').trim();
 }
 
 /** Plain text of stored HTML (downloads, search), blocks on their own lines. */
@@ -264,7 +284,14 @@ export function htmlToText(html: string): string {
 
 export type Article = { title: string; html: string; markdown: string };
 
-/** Markdown from the provider → title (its first H1) and sanitized HTML of the rest. */
+const sameText = (a: string, b: string) =>
+  a.toLocaleLowerCase().replace(/\s+/g, ' ').trim() === b.toLocaleLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * Markdown from the provider → title (its first H1) and sanitized HTML of the rest. The post's
+ * title is its page's only h1: a leading <h1> the Markdown title rule missed (HTML, setext) is the
+ * title when there is none and dropped when it repeats it; any other h1 becomes an h2.
+ */
 export function markdownToArticle(markdown: string, fallbackTitle: string): Article {
   let md = markdown.replace(/^\uFEFF/, '').trim();
   // Some models wrap the whole answer in a ```markdown fence.
@@ -276,9 +303,16 @@ export function markdownToArticle(markdown: string, fallbackTitle: string): Arti
     title = h1[1]!;
     md = md.slice(h1[0].length).trim();
   }
-  const html = sanitizeArticle(marked.parse(md, { async: false, gfm: true }) as string);
-  const plainTitle = htmlToText(sanitizeArticle(marked.parseInline(title || fallbackTitle, { async: false }) as string));
-  return { title: plainTitle.slice(0, 300) || fallbackTitle.slice(0, 300), html, markdown: md };
+  let html = sanitizeArticle(marked.parse(md, { async: false, gfm: true }) as string);
+  const lead = html.match(/^\s*<h1>([\s\S]*?)<\/h1>\s*/);
+  if (lead) {
+    const heading = plainText(lead[1]!);
+    if (!title) title = heading;
+    if (sameText(heading, plainText(marked.parseInline(title, { async: false }) as string))) html = html.slice(lead[0].length);
+  }
+  html = html.replace(/<(\/?)h1>/g, '<$1h2>');
+  const plainTitle = plainText(marked.parseInline(title || fallbackTitle, { async: false }) as string);
+  return { title: plainTitle.slice(0, 300) || plainText(fallbackTitle).slice(0, 300), html, markdown: md };
 }
 
 /**

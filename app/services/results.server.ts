@@ -6,7 +6,17 @@ import { RESULTS_PAGE_SIZE } from '~/catalogue';
 import { imageFileName, TEXT_RESULTS_FILE, ALL_RESULTS_ZIP, textFileName } from '~/utils/download-names';
 import type { ResultsQuery } from '~/utils/generation-schema';
 import { LedgerError, reserve, type ReserveItem } from './ledger.server';
-import { cancelItems, checkModelAllowed, errors, GENERATE_QUEUE, holdExpiry, holdKey, isUuid, WAKE_CHANNEL } from './generation.server';
+import {
+  CANCELED_SIGNAL,
+  checkModelAllowed,
+  errors,
+  GENERATE_QUEUE,
+  holdExpiry,
+  holdKey,
+  isUuid,
+  voidHolds,
+  WAKE_CHANNEL,
+} from './generation.server';
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
@@ -252,7 +262,9 @@ export async function updateResultContent(userId: string, id: string, html: stri
 
 /**
  * Generates a failed or canceled result again: a new attempt with a new hold (402 when short) and
- * a new job, in one transaction.
+ * a new job, in one transaction. The UPDATE locks the row, so a delete or clear racing the retry
+ * is serialized with it: a delete that committed first leaves nothing to update (404, nothing
+ * reserved); one that comes later waits and voids the new hold (deleteRows).
  */
 export async function retryResult(userId: string, id: string, db: Db = sql): Promise<Result> {
   const row = await findRow(userId, id, db);
@@ -261,13 +273,17 @@ export async function retryResult(userId: string, id: string, db: Db = sql): Pro
   const embed = row.type === 'text' && Boolean(row.settings?.embedImage);
   if (row.type === 'text' && !(await providerKey(userId, 'openrouter', db))) throw errors.noApiKey('text');
   if ((row.type === 'image' || embed) && !(await providerKey(userId, 'replicate', db))) throw errors.noApiKey(row.type);
-  await transaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     const [next] = await tx<{ attempt: number; credits: number }[]>`
       UPDATE generation_results SET attempt = attempt + 1, status = 'processing', error = NULL, deliveries = 0,
         lease_until = NULL, updated_at = now(), completed_at = NULL
       WHERE id = ${id} AND user_id = ${userId} AND status IN ('failed', 'canceled')
       RETURNING attempt, credits`;
-    if (!next) throw errors.notRetryable();
+    if (!next) {
+      // Deleted meanwhile (the delete won the race) or retried by another request.
+      const [still] = await tx`SELECT 1 FROM generation_results WHERE id = ${id} AND user_id = ${userId}`;
+      throw still ? errors.notRetryable() : errors.notFound();
+    }
     const item: ReserveItem = { key: holdKey(id, next.attempt), amount: next.credits, expiresAt: holdExpiry(1) };
     try {
       await reserve(userId, [item], tx);
@@ -277,27 +293,52 @@ export async function retryResult(userId: string, id: string, db: Db = sql): Pro
     }
     await enqueueMany(GENERATE_QUEUE, [{ payload: { resultId: id, userId, attempt: next.attempt }, priority: 0 }], tx);
     await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${id})`;
+    // Read in the transaction: a delete committed right after must not turn a done retry into a 404.
+    return getResult(userId, id, tx);
   });
-  return getResult(userId, id, db);
 }
 
-/** Removes one result (a processing one is canceled and refunded first). */
+/**
+ * Deletes results and, in the same statement's transaction, voids the hold of every one that was
+ * still processing. The DELETE locks each row and deletes its latest version (a retry or a
+ * worker that committed first is seen), so no hold can outlive its row; workers drop deleted
+ * items they keep next in line.
+ */
+async function deleteRows(userId: string, resultId: string | null, tx: Db): Promise<{ deleted: number; canceled: number }> {
+  const rows = await tx<{ id: string; attempt: number; status: ResultStatus }[]>`
+    DELETE FROM generation_results WHERE user_id = ${userId} ${resultId ? tx`AND id = ${resultId}` : tx``}
+    RETURNING id, attempt, status`;
+  const held = rows.filter((r) => r.status === 'processing');
+  if (held.length > 0) {
+    await voidHolds(
+      held.map((r) => holdKey(r.id, r.attempt)),
+      tx,
+    );
+    await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
+  }
+  return { deleted: rows.length, canceled: held.length };
+}
+
+/** Removes one result (a processing one is canceled and refunded in the same transaction). */
 export async function deleteResult(userId: string, id: string, db: Db = sql): Promise<void> {
   if (!isUuid(id)) throw errors.notFound();
   await transaction(db, async (tx) => {
-    await cancelItems(userId, { resultId: id }, true, tx);
-    const rows = await tx`DELETE FROM generation_results WHERE id = ${id} AND user_id = ${userId} RETURNING id`;
-    if (rows.count === 0) throw errors.notFound();
+    if ((await deleteRows(userId, id, tx)).deleted === 0) throw errors.notFound();
   });
 }
 
-/** Removes every result of the owner; running items are canceled and refunded first. */
+/** Removes every result of the owner; running items are canceled and refunded in the same transaction. */
 export async function clearResults(userId: string, db: Db = sql): Promise<{ deleted: number; canceled: number }> {
   return transaction(db, async (tx) => {
-    const canceled = await cancelItems(userId, { all: true }, true, tx);
-    const deleted = await tx`DELETE FROM generation_results WHERE user_id = ${userId}`;
-    await tx`DELETE FROM generation_runs WHERE user_id = ${userId}`;
-    return { deleted: deleted.count, canceled };
+    // Lock in one order first, so two clears (or a clear and a multi-row cancel) cannot deadlock.
+    await tx`SELECT 1 FROM generation_results WHERE user_id = ${userId} ORDER BY id FOR UPDATE`;
+    const removed = await deleteRows(userId, null, tx);
+    // Only runs left empty: a run started after the DELETE's snapshot keeps its rows (and holds)
+    // rather than losing them to the cascade.
+    await tx`
+      DELETE FROM generation_runs g WHERE g.user_id = ${userId}
+        AND NOT EXISTS (SELECT 1 FROM generation_results r WHERE r.run_id = g.id)`;
+    return removed;
   });
 }
 

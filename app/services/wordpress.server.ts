@@ -7,6 +7,7 @@ import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { storedErrorCode } from '~/utils/wordpress-errors';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 import { getResult, listResults, type Result } from './results.server';
+import { plainText } from './providers.server';
 import { open, seal } from './secrets.server';
 import {
   checkConnection,
@@ -272,6 +273,14 @@ export function prepareContent(html: string): string {
   }).trim();
 }
 
+/**
+ * A title or excerpt for WordPress: plain text, escaped. WordPress renders both as HTML and keeps
+ * them unfiltered for a user with unfiltered_html (an admin), so markup in them would run on the blog.
+ */
+export function wordPressText(text: string): string {
+  return plainText(text).replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+}
+
 function markerComment(marker: string): string {
   return `<!-- ${marker} -->`;
 }
@@ -464,8 +473,8 @@ export async function queuePublications(userId: string, requests: PublishRequest
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
            featured_image, featured_image_type, publish_at, marker, job_id, wp_status, update_post_id)
-        VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${r.title.trim()},
-          ${prepareContent(r.content)}, ${r.excerpt.trim()}, ${r.categories}, ${r.tags},
+        VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
+          ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
           ${r.updatePostId ?? null})
         RETURNING ${publicationColumns(tx)}`;
@@ -859,9 +868,9 @@ export async function runPublication(
       }
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
       const fields = {
-        title: row.title,
+        title: wordPressText(row.title),
         content: `${row.content}\n${markerComment(row.marker)}`,
-        excerpt: row.excerpt,
+        excerpt: wordPressText(row.excerpt),
         status: row.wp_status,
         categories: row.categories.map(Number),
         tags: tagIds,

@@ -50,18 +50,30 @@ export const markDatabaseUp = () => void (state().down = false);
 
 export const RETRY_AFTER_SECONDS = 5;
 
+/** Why a 503: the database is unreachable, or the web process's request line is full. */
+export type UnavailableReason = 'database' | 'busy';
+const MESSAGE_KEY = { database: 'errors.unavailable', busy: 'errors.busy' } as const;
+
 /** A self-contained page (no scripts, no styles to load) in the visitor's language. */
-export async function unavailableHtml(cookie: string | null | undefined, acceptLanguage: string | null | undefined): Promise<string> {
+export async function unavailableHtml(
+  cookie: string | null | undefined,
+  acceptLanguage: string | null | undefined,
+  reason: UnavailableReason = 'database',
+): Promise<string> {
   const language = languageFromHeaders(cookie, acceptLanguage);
   const t = await getT(language, 'common');
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
   const title = esc(t('errors.unavailableTitle'));
   return `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><meta http-equiv="refresh" content="${RETRY_AFTER_SECONDS * 2}"></head>
-<body style="font-family:system-ui,sans-serif;background:#f8fafc;color:#0f172a;display:flex;min-height:100vh;align-items:center;justify-content:center;margin:0;text-align:center"><main style="max-width:28rem;padding:1.5rem"><p style="color:#4338ca;font-weight:600">503</p><h1>${title}</h1><p>${esc(t('errors.unavailable'))}</p></main></body></html>`;
+<body style="font-family:system-ui,sans-serif;background:#f8fafc;color:#0f172a;display:flex;min-height:100vh;align-items:center;justify-content:center;margin:0;text-align:center"><main style="max-width:28rem;padding:1.5rem"><p style="color:#4338ca;font-weight:600">503</p><h1>${title}</h1><p>${esc(t(MESSAGE_KEY[reason]))}</p></main></body></html>`;
 }
 
 /** The JSON body of a 503 for API and data requests. */
-export async function unavailableJson(cookie: string | null | undefined, acceptLanguage: string | null | undefined) {
+export async function unavailableJson(
+  cookie: string | null | undefined,
+  acceptLanguage: string | null | undefined,
+  reason: UnavailableReason = 'database',
+) {
   const t = await getT(languageFromHeaders(cookie, acceptLanguage), 'common');
-  return { error: t('errors.unavailable') };
+  return { error: t(MESSAGE_KEY[reason]) };
 }

@@ -97,6 +97,10 @@ const schema = z.object({
   GENERATION_PROVIDER_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).default(120),
   GENERATION_PROVIDER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   GENERATION_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  // The web process's request line (server.ts takeTurns): requests waiting for a turn into Remix
+  // beyond this many, or longer than this, are answered 503 with Retry-After (overload says so).
+  REQUEST_QUEUE_MAX: int(0, 100_000).default(200),
+  REQUEST_QUEUE_WAIT_SECONDS: int(1, 600).default(10),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -7,9 +7,10 @@
 //      against the ideal ceil(1000/50) × 2 s = 40 s; the app's CPU per item and its peak RSS.
 //   2. GET /api/results p50/p99 for a user with 100,000 results: first page, a deep page, a type
 //      filter, a rare and a common search term.
+//   3. The same run with 1 and 2 worker processes side by side (generation-workers.ts).
 // Its own embedded Postgres (or DATABASE_URL's cluster), a fresh database either way.
-// BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes; BENCH_PART=generation
-// or BENCH_PART=results runs only that part.
+// BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes; BENCH_PART=generation,
+// BENCH_PART=results or BENCH_PART=workers runs only that part.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { freePort } from '../../db/embedded';
 import { freshDatabase, startTestCluster } from '../support/database';
 import { startOpenAiServer } from '../support/openai-server';
 import { createGenUser } from '../support/generation';
+import { benchWorkers } from './generation-workers';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 2000);
@@ -236,5 +238,13 @@ async function main() {
   }
 }
 
-await main();
+if (PART !== 'workers') await main();
+if (PART === 'all' || PART === 'workers') {
+  const cluster = await startTestCluster();
+  try {
+    await benchWorkers(cluster);
+  } finally {
+    await cluster.stop();
+  }
+}
 process.exit(0);

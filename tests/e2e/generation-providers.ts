@@ -7,11 +7,16 @@ import { startReplicateServer, type PredictionStep, type ReplicateServer } from 
 //   "[flaky]" → refused on the first request only (a retry then succeeds)
 //   "[slow]"  → answers after 1.5 s (progress can be seen)
 //   "[stalled]" → answers after 20 s (a run is still going when a test cancels it)
+//   "[html]"   → an article in raw HTML: its own <h1>, a broken <img src=x>, a tracking pixel and
+//                a relative link (what sanitizing must take out)
 // Anything else answers after 200 ms with the server's default article / a PNG.
 // A title request (POST /api/generate-blog-title) is answered with `Title for <keyword>` per keyword,
 // or with an HTML article when a keyword has "[junk]".
 export const PROVIDER_FAILURE = 'The model refused this topic';
 export const titleFor = (keyword: string) => `Title for ${keyword}`;
+export const HTML_ARTICLE =
+  '<h1>Growing basil indoors</h1>\n<p>Light matters.<img src=x> <img src="https://tracker.invalid/pixel.gif" width="1" height="1"> ' +
+  '<a href="/api/logout">Sign out here</a> and <a href="https://example.com/basil">a basil guide</a>.</p>';
 
 function chat(topic: string, attempt: number): ChatStep | undefined {
   if (topic.startsWith('Write one engaging') && topic.includes('\nKeywords:\n')) {
@@ -33,6 +38,7 @@ function chat(topic: string, attempt: number): ChatStep | undefined {
   if (topic.includes('[flaky]') && attempt === 1) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[slow]')) return { kind: 'ok', latencyMs: 1500 };
   if (topic.includes('[stalled]')) return { kind: 'ok', latencyMs: 20_000 };
+  if (topic.includes('[html]')) return { kind: 'ok', latencyMs: 200, content: HTML_ARTICLE };
   return { kind: 'ok', latencyMs: 200 };
 }
 

@@ -295,13 +295,16 @@ describe('cancel, retry and scripts', () => {
     const html = `${r.title} ${r.content}`;
     expect(html).not.toMatch(/<script|onerror|onclick|javascript:|<iframe/i);
     expect(r.content).toContain('link');
+    // No broken image from `<img src="x">` (every view would request /x; issue 25 item 11).
+    expect(r.content).not.toMatch(/<img|src=/i);
     // An edit is sanitized again.
     const edited = await s.results.updateResultContent(
       u.id,
       r.id,
       '<p onclick="x()">ok</p><script>bad()</script><a href="javascript:x">y</a>',
     );
-    expect(edited.content).toBe('<p>ok</p><a rel="noopener noreferrer nofollow">y</a>');
+    // A link that is not absolute http(s) keeps its text in an inert <a> (issue 22 §5).
+    expect(edited.content).toBe('<p>ok</p><a>y</a>');
   });
 
   it('image run: a non-English prompt is translated free of charge, bytes are kept in our table', async () => {

@@ -143,6 +143,31 @@ describe('publishing to a real WordPress through the queue', () => {
     expect(done.link).toContain('/now-post/');
   });
 
+  it('title and excerpt reach WordPress as plain text, even for an admin with unfiltered_html (issue 22 §5)', async () => {
+    await startWorker();
+    // The premise: WordPress keeps this user's markup as given, so only our side can strip it.
+    const me = (await wp.rest<{ capabilities: Record<string, boolean> }>('/wp/v2/users/me?context=edit')).body;
+    expect(me.capabilities.unfiltered_html).toBe(true);
+    const [pub] = await queuePublications(userId, [
+      request('Plain <b>title</b> &amp; more<script>alert(1)</script><img src=x onerror=alert(2)>', {
+        excerpt: '<a href="/api/logout">Read</a> & <em>learn</em><script>alert(3)</script>',
+      }),
+    ]);
+    expect(pub!.title).toBe('Plain title & more');
+    const done = await waitFor(async () => {
+      const p = await getPublication(userId, pub!.id);
+      return p.status === 'published' ? p : null;
+    });
+    const post = (
+      await wp.rest<WpPost & { excerpt: { raw: string }; title: { raw: string; rendered: string } }>(
+        `/wp/v2/posts/${done.postId}?context=edit`,
+      )
+    ).body;
+    expect(post.title.raw).toBe('Plain title &amp; more');
+    expect(post.excerpt.raw).toBe('Read &amp; learn');
+    expect(`${post.title.rendered} ${post.excerpt.raw}`).not.toMatch(/<|onerror|alert/);
+  });
+
   it('a scheduled post waits in our queue and goes live at its time (not before), once', async () => {
     await startWorker();
     const at = new Date(Date.now() + 4000);

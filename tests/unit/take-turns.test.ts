@@ -3,17 +3,23 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { takeTurns } from '../../server';
+import { refuseBusy, takeTurns, type LineLimits } from '../../server';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-async function serve(slots: number, slotMs: number, handler: RequestHandler, before?: RequestHandler): Promise<string> {
+async function serve(
+  slots: number,
+  slotMs: number,
+  handler: RequestHandler,
+  before?: RequestHandler,
+  limits?: LineLimits,
+): Promise<string> {
   const app = express();
   if (before) app.use(before);
-  app.use(takeTurns(slots, slotMs));
+  app.use(takeTurns(slots, slotMs, limits));
   app.get('/:id', handler);
   const server = http.createServer(app);
   servers.push(server);
@@ -137,5 +143,131 @@ describe('takeTurns', () => {
     await Promise.all(['a', 'b', 'c', 'd'].map((id) => fetch(`${url}/${id}`).then((r) => r.text())));
     expect(seen).toHaveLength(4);
     for (const [id, store] of seen) expect(store).toBe(id);
+  });
+
+  it('refuses at once with a translated 503 and Retry-After when the line is full, without running the request', async () => {
+    const hold = gate();
+    const firstStarted = gate();
+    const waiterArrived = gate();
+    const ran: string[] = [];
+    const url = await serve(
+      1,
+      60_000,
+      async (req, res) => {
+        ran.push(req.params.id!);
+        if (req.params.id === 'first') {
+          firstStarted.open();
+          await hold.opened;
+        }
+        res.send(req.params.id);
+      },
+      (req, _res, next) => {
+        if (req.path === '/waiter') waiterArrived.open();
+        next();
+      },
+      { maxWaiting: 1, maxWaitMs: 600_000, refuse: refuseBusy },
+    );
+    const first = fetch(`${url}/first`).then((r) => r.text());
+    await firstStarted.opened;
+    const waiter = fetch(`${url}/waiter`).then((r) => r.text());
+    await waiterArrived.opened;
+    // One holds the turn, one waits: the line (1) is full, so these two are refused at once.
+    const page = await fetch(`${url}/page`, { headers: { 'accept-language': 'zh-HK', accept: 'text/html' } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    expect(html).toContain('Postforge 目前太繁忙，請過幾秒再試。');
+    expect(html).not.toMatch(/<script/i);
+    const api = await fetch(`${url}/api`, { headers: { 'accept-language': 'en', accept: 'application/json' } });
+    expect(api.status).toBe(503);
+    expect(api.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await api.json()).toEqual({ error: 'Postforge is busy right now. Please try again in a few seconds.' });
+    hold.open();
+    expect(await first).toBe('first');
+    expect(await waiter).toBe('waiter');
+    expect(ran).toEqual(['first', 'waiter']);
+    // The line has room again.
+    expect(await (await fetch(`${url}/after`)).text()).toBe('after');
+  });
+
+  it('refuses a request that waited longer than the wait limit, and gives its place to the next', async () => {
+    const hold = gate();
+    const firstStarted = gate();
+    const ran: string[] = [];
+    const refused: string[] = [];
+    const url = await serve(
+      1,
+      60_000,
+      async (req, res) => {
+        ran.push(req.params.id!);
+        if (req.params.id === 'first') {
+          firstStarted.open();
+          await hold.opened;
+        }
+        res.send(req.params.id);
+      },
+      undefined,
+      {
+        maxWaiting: 1,
+        maxWaitMs: 50,
+        refuse: (req, res) => {
+          refused.push(req.params.id ?? req.path.slice(1));
+          res.status(503).set('Retry-After', '5').send('busy');
+        },
+      },
+    );
+    const first = fetch(`${url}/first`).then((r) => r.text());
+    await firstStarted.opened;
+    // The only turn is held for as long as the test likes: this one waits out its limit.
+    const late = await fetch(`${url}/late`);
+    expect(late.status).toBe(503);
+    expect(late.headers.get('retry-after')).toBe('5');
+    // It left the line: the next one may wait there (and is refused the same way, not at once).
+    const next = await fetch(`${url}/next`);
+    expect(next.status).toBe(503);
+    hold.open();
+    expect(await first).toBe('first');
+    expect(refused).toEqual(['late', 'next']);
+    expect(ran).toEqual(['first']);
+  });
+
+  it('lets a client that left while waiting leave the line (it no longer counts against its length)', async () => {
+    const hold = gate();
+    const firstStarted = gate();
+    const leftArrived = gate();
+    const leftClosed = gate();
+    const url = await serve(
+      1,
+      60_000,
+      async (req, res) => {
+        if (req.params.id === 'first') {
+          firstStarted.open();
+          await hold.opened;
+        }
+        res.send(req.params.id);
+      },
+      (req, res, next) => {
+        if (req.path === '/left') {
+          res.once('close', leftClosed.open);
+          leftArrived.open();
+        }
+        next();
+      },
+      { maxWaiting: 1, maxWaitMs: 600_000, refuse: (_req, res) => void res.status(503).send('busy') },
+    );
+    const first = fetch(`${url}/first`).then((r) => r.text());
+    await firstStarted.opened;
+    const leaving = new AbortController();
+    const left = fetch(`${url}/left`, { signal: leaving.signal }).catch(() => 'aborted');
+    await leftArrived.opened;
+    leaving.abort();
+    expect(await left).toBe('aborted');
+    await leftClosed.opened;
+    // Its place is free: this one waits instead of being refused.
+    const waiter = fetch(`${url}/waiter`).then((r) => r.status);
+    hold.open();
+    expect(await first).toBe('first');
+    expect(await waiter).toBe(200);
   });
 });
