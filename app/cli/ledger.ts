@@ -1,8 +1,5 @@
-// `npm run ledger -- <command>`: finance and operator tools for the credit ledger.
-//   export [--from DATE] [--to DATE] [--user EMAIL] [--manifest FILE]   CSV to stdout, manifest to stderr or FILE
-//   verify                                                              replay and check everything; exit 1 on a problem
-//   adjust --user EMAIL --amount N --reason TEXT [--bucket monthly|topup] [--key KEY]
-//   role --user EMAIL --role admin|user
+// `npm run ledger -- <command>`: finance and operator tools for the credit ledger (USAGE below;
+// `--help`, `-h` or no command prints it).
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -12,14 +9,29 @@ import { openDatabase } from '../../db/open';
 import type { Sql } from '../../db/client';
 import { adjust, LedgerError } from '../services/ledger.server';
 import { exportRows } from '../services/ledger-export.server';
+import { reconcile, reconcileCsv, reconcileSummary } from '../services/ledger-reconcile.server';
 import { formatReport, verifyLedger } from '../services/ledger-verify.server';
 import { ConfigError, loadEnv } from '../utils/env.server';
 
 const USAGE = `Usage: npm run ledger -- <command> [options]
+
+Commands:
   export [--from DATE] [--to DATE] [--user EMAIL] [--manifest FILE]
+      CSV of the ledger rows to stdout; the manifest (rows, sums per kind, last hash) to stderr or FILE
   verify
+      replays every row and checks hashes, chains, balances and holds; exit 1 on any problem
+  reconcile [--from DATE] [--to DATE]
+      every Stripe payment and refund received against its ledger rows, 1:1: CSV to stdout,
+      matched / flagged / unmatched / double counts to stderr; exit 1 on any unmatched or double
   adjust --user EMAIL --amount N --reason TEXT [--bucket monthly|topup] [--key KEY]
-  role --user EMAIL --role admin|user`;
+      books a correction (negative N takes credits back)
+  role --user EMAIL --role admin|user
+      admins see /admin/ledger
+
+Dates are ISO 8601 (2026-01-31 is midnight UTC); --to is exclusive.
+  --help, -h    this text`;
+
+const HELP = new Set(['--help', '-h', 'help']);
 
 class UsageError extends Error {}
 
@@ -37,7 +49,16 @@ function dateOption(value: string | undefined, name: string): Date | undefined {
   return date;
 }
 
+/** True when the arguments ask for the usage (no command, --help, -h): answered without a database. */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.length === 0 || HELP.has(argv[0]!) || argv.some((a) => a === '--help' || a === '-h');
+}
+
 export async function run(argv: string[], sql: Sql): Promise<number> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
   const [command, ...raw] = argv;
   // `--amount -5` is what an operator types; parseArgs wants `--amount=-5`.
   const rest = raw.flatMap((arg, i) =>
@@ -81,6 +102,12 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       for (const line of formatReport(report)) (report.ok ? process.stdout : process.stderr).write(line + '\n');
       return report.ok ? 0 : 1;
     }
+    case 'reconcile': {
+      const report = await reconcile({ from: dateOption(values.from, 'from'), to: dateOption(values.to, 'to') }, sql);
+      process.stdout.write(reconcileCsv(report));
+      for (const line of reconcileSummary(report)) process.stderr.write(line + '\n');
+      return report.ok ? 0 : 1;
+    }
     case 'adjust': {
       const userId = await userIdOf(sql, values.user);
       const amount = Number(values.amount);
@@ -109,6 +136,11 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
 }
 
 async function main() {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(USAGE + '\n');
+    process.exitCode = 0;
+    return;
+  }
   // Opens the database the way server.ts does (DATABASE_URL or the embedded one; the running app's
   // embedded cluster when it runs) and migrates it.
   let db: Awaited<ReturnType<typeof openDatabase>>;

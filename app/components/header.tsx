@@ -5,6 +5,7 @@ import { LanguageSwitcher } from '~/components/language-switcher';
 import { CreditBalance, PlanBadge, type SubscriptionStatus } from '~/components/plan-badge';
 import { SettingsDialog, useSettingsLinks } from '~/components/settings-dialog';
 import { DetailsMenu, menuItemClass } from '~/components/ui/menu';
+import { useRootData } from '~/root';
 
 export type HeaderUser = { name: string; email: string; subscriptionStatus: SubscriptionStatus };
 
@@ -47,6 +48,8 @@ function LogoutButton() {
 
 function AccountItems({ user, withSubscription = true }: { user: HeaderUser; withSubscription?: boolean }) {
   const { t } = useTranslation();
+  // Admins find the ledger and the finance flags here (the page is a 404 for everyone else).
+  const isAdmin = useRootData()?.user?.role === 'admin';
   return (
     <>
       <div className="px-3 py-2">
@@ -59,6 +62,12 @@ function AccountItems({ user, withSubscription = true }: { user: HeaderUser; wit
         <Link to="/subscription" className={menuItemClass}>
           <Icon name="coins" className="size-4" />
           {t('header.account.subscription')}
+        </Link>
+      ) : null}
+      {isAdmin ? (
+        <Link to="/admin/ledger" className={menuItemClass}>
+          <Icon name="coins" className="size-4" />
+          {t('header.account.adminLedger')}
         </Link>
       ) : null}
       <LogoutButton />

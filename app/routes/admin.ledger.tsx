@@ -1,25 +1,35 @@
-import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { Form, useLoaderData } from '@remix-run/react';
+import { Form, Link, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Button } from '~/components/ui/button';
 import { Field } from '~/components/ui/field';
+import { getT } from '~/i18n.server';
+import { acknowledgeFlag, listFinanceFlags, type FlagState } from '~/services/billing-flags.server';
 import { getCreditSummary } from '~/services/ledger.server';
-import { parseExportForm } from '~/services/ledger-admin.server';
+import { parseExportForm, recentStripeRows } from '~/services/ledger-admin.server';
 import { currentSeq } from '~/services/ledger-export.server';
 import { verifyLedger, type VerifyReport } from '~/services/ledger-verify.server';
 import { exportFormOf, requireAdmin } from '~/utils/admin.server';
 import { rootT } from '~/utils/meta';
+import { redirectWithToast } from '~/utils/toast.server';
 
-// Admin only (404 for anyone else): the finance export as downloads and the verify report.
-// Both are reads, so both are GET forms; verify runs only when asked (?verify=1).
+// Admin only (404 for anyone else): the finance flags (open ones to acknowledge), the latest
+// payment rows with their money, the finance export as downloads and the verify report. The
+// export and verify are reads, so GET forms; verify runs only when asked (?verify=1).
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const params = new URL(request.url).searchParams;
+  const flagState: FlagState = params.get('flags') === 'acknowledged' ? 'acknowledged' : 'open';
   const { errors } = await parseExportForm(exportFormOf(request));
-  const [credits, until] = await Promise.all([getCreditSummary(admin.id), currentSeq()]);
+  const [credits, until, flags, payments] = await Promise.all([
+    getCreditSummary(admin.id),
+    currentSeq(),
+    listFinanceFlags(flagState),
+    recentStripeRows(),
+  ]);
   let report: VerifyReport | null = null;
   if (params.get('verify') === '1') {
     report = await verifyLedger();
@@ -32,20 +42,189 @@ export async function loader({ request }: LoaderFunctionArgs) {
       errors,
       until,
       report,
+      flagState,
+      flags,
+      payments,
     },
     { headers: { 'Cache-Control': 'private, no-store' } },
   );
 }
 
+/** Acknowledges a finance flag (a POST form: works without JavaScript), then back to the open list. */
+export async function action({ request }: ActionFunctionArgs) {
+  const admin = await requireAdmin(request);
+  const t = await getT(request, 'ledger');
+  const form = await request.formData();
+  const back = '/admin/ledger#finance-flags';
+  if (form.get('intent') !== 'acknowledge') return redirectWithToast(back, { type: 'error', title: t('admin.flags.failed') });
+  const done = await acknowledgeFlag(Number(form.get('flagId')), admin.id);
+  return redirectWithToast(
+    back,
+    done ? { type: 'success', title: t('admin.flags.done') } : { type: 'error', title: t('admin.flags.failed') },
+  );
+}
+
 export default function AdminLedger() {
-  const { user, credits, form, errors, until, report } = useLoaderData<typeof loader>();
+  const { user, credits, form, errors, until, report, flagState, flags, payments } = useLoaderData<typeof loader>();
   const { t, i18n } = useTranslation('ledger');
   const err = (name: 'from' | 'to' | 'user') => (errors[name] ? [t(`admin.${errors[name]}`)] : null);
+  const time = (iso: string) => new Date(iso).toLocaleString(i18n.language, { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' });
+  // Minor units as the currency's money (cents → dollars), the raw figure beside it for finance.
+  const money = (currency: string | null, minor: number | null) => {
+    if (minor === null) return '—';
+    if (!currency) return String(minor);
+    try {
+      const format = new Intl.NumberFormat(i18n.language, { style: 'currency', currency: currency.toUpperCase() });
+      const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+      return `${format.format(minor / 10 ** digits)} (${minor})`;
+    } catch {
+      return `${minor} ${currency}`;
+    }
+  };
+  const th = 'py-2 pr-4 font-medium';
 
   return (
     <AppShell user={user} credits={credits}>
       <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('admin.title')}</h1>
       <p className="mt-1 text-sm text-slate-700">{t('admin.description')}</p>
+
+      <section aria-labelledby="finance-flags" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <h2 id="finance-flags" className="text-lg font-semibold text-slate-900">
+          {t('admin.flags.title')}
+        </h2>
+        <p className="mt-1 text-sm text-slate-700">{t('admin.flags.help')}</p>
+        <nav aria-label={t('admin.flags.title')} className="mt-4 flex gap-2 text-sm">
+          {(['open', 'acknowledged'] as const).map((state) => (
+            <Link
+              key={state}
+              to={`?flags=${state}#finance-flags`}
+              aria-current={flagState === state ? 'page' : undefined}
+              className={`rounded-lg px-3 py-1.5 font-medium ${
+                flagState === state ? 'bg-indigo-50 text-indigo-700' : 'text-slate-700 hover:bg-slate-100'
+              }`}
+            >
+              {t(state === 'open' ? 'admin.flags.openTab' : 'admin.flags.acknowledgedTab', { count: flags.counts[state] })}
+            </Link>
+          ))}
+        </nav>
+        {flags.flags.length === 0 ? (
+          <p className="mt-4 text-sm text-slate-700" data-testid="finance-flags-empty">
+            {t(flagState === 'open' ? 'admin.flags.noneOpen' : 'admin.flags.noneAcknowledged')}
+          </p>
+        ) : (
+          <div className="mt-4 overflow-x-auto">
+            <table className="min-w-full text-left text-sm" data-testid="finance-flags">
+              <thead className="border-b border-slate-200 text-slate-700">
+                <tr>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.when')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.kind')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.user')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.amount')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.shortfall')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.reference')}
+                  </th>
+                  <th scope="col" className="py-2 font-medium">
+                    <span className="sr-only">{t('admin.flags.state')}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {flags.flags.map((f) => (
+                  <tr key={f.id} data-flag-id={f.id}>
+                    <td className="py-2 pr-4 whitespace-nowrap">{time(f.createdAt)}</td>
+                    <td className="py-2 pr-4">{t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind })}</td>
+                    <td className="py-2 pr-4">{f.userEmail ?? '—'}</td>
+                    <td className="py-2 pr-4 tabular-nums">{money(f.currency, f.amountMinor)}</td>
+                    <td className="py-2 pr-4 tabular-nums">{f.shortfall ?? '—'}</td>
+                    <td className="py-2 pr-4 font-mono text-xs break-all">{f.ref}</td>
+                    <td className="py-2">
+                      {f.acknowledgedAt ? (
+                        <span className="text-xs text-slate-700">
+                          {t('admin.flags.acknowledgedBy', { who: f.acknowledgedBy ?? '—', when: time(f.acknowledgedAt) })}
+                        </span>
+                      ) : (
+                        <Form method="post">
+                          <input type="hidden" name="intent" value="acknowledge" />
+                          <input type="hidden" name="flagId" value={f.id} />
+                          <Button type="submit" variant="secondary" aria-label={t('admin.flags.acknowledgeLabel', { ref: f.ref })}>
+                            {t('admin.flags.acknowledge')}
+                          </Button>
+                        </Form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="stripe-payments" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <h2 id="stripe-payments" className="text-lg font-semibold text-slate-900">
+          {t('admin.payments.title')}
+        </h2>
+        <p className="mt-1 text-sm text-slate-700">{t('admin.payments.help')}</p>
+        {payments.length === 0 ? (
+          <p className="mt-4 text-sm text-slate-700">{t('admin.payments.none')}</p>
+        ) : (
+          <div className="mt-4 overflow-x-auto">
+            <table className="min-w-full text-left text-sm" data-testid="stripe-payments">
+              <thead className="border-b border-slate-200 text-slate-700">
+                <tr>
+                  <th scope="col" className={th}>
+                    {t('admin.row')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.when')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.kind')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.user')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.payments.credits')}
+                  </th>
+                  <th scope="col" className={th}>
+                    {t('admin.flags.amount')}
+                  </th>
+                  <th scope="col" className="py-2 font-medium">
+                    {t('admin.payments.stripe')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {payments.map((p) => (
+                  <tr key={p.seq}>
+                    <td className="py-2 pr-4 tabular-nums">{p.seq}</td>
+                    <td className="py-2 pr-4 whitespace-nowrap">{time(p.createdAt)}</td>
+                    <td className="py-2 pr-4">{t(`history.kinds.${p.kind}`, { defaultValue: p.kind })}</td>
+                    <td className="py-2 pr-4">{p.userEmail}</td>
+                    <td className="py-2 pr-4 tabular-nums">{p.credits}</td>
+                    <td className="py-2 pr-4 tabular-nums" data-currency={p.currency ?? ''} data-amount-minor={p.amountMinor ?? ''}>
+                      {money(p.currency, p.amountMinor)}
+                    </td>
+                    <td className="py-2 font-mono text-xs break-all">{p.stripeIds.join(' ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
 
       <section aria-labelledby="ledger-export" className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
         <h2 id="ledger-export" className="text-lg font-semibold text-slate-900">

@@ -2,7 +2,18 @@ import type Stripe from 'stripe';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
 import { enqueueMany } from '../../jobs/boss';
 import { plans, topUpPacks, type SubscriptionStatus, type TopUpId } from '~/catalogue';
-import { expireMonthly, forfeitTopUp, getCurrentCreditSummary, grantMonthly, purchaseTopUp, reverseTopUp } from '~/services/ledger.server';
+import {
+  expireMonthly,
+  findPaymentEntry,
+  forfeitTopUp,
+  getCurrentCreditSummary,
+  grantMonthly,
+  purchaseTopUp,
+  refundReversalsOf,
+  reverseRefund,
+  type LedgerEntry,
+  type StripeOrigin,
+} from '~/services/ledger.server';
 import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
 import { loadEnv } from '~/utils/env.server';
 
@@ -397,7 +408,7 @@ async function linkSubscription(
 }
 
 /** checkout.session.completed / async_payment_succeeded: link customer and subscription, book a paid top-up. */
-export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = sql): Promise<Outcome> {
+export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = sql, eventId: string | null = null): Promise<Outcome> {
   if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return ignored('not paid yet');
   const [row] = await db<{ userId: string; credits: number | null; packId: string | null }[]>`
     SELECT user_id AS "userId", credits, pack_id AS "packId" FROM billing_checkouts WHERE session_id = ${session.id}`;
@@ -431,12 +442,21 @@ export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = 
     const packId = (row?.packId ?? session.metadata?.packId ?? '') as string;
     const credits = row?.credits ?? topUpPacks.find((p) => p.id === packId)?.credits;
     if (!credits) return refused('unknown top-up pack');
-    await purchaseTopUp(userId, session.id, credits, tx);
+    const paymentIntent = idOf(session.payment_intent);
+    const purchase = await purchaseTopUp(userId, session.id, credits, tx, {
+      event: eventId,
+      checkoutSession: session.id,
+      paymentIntent,
+      currency: session.currency ?? null,
+      amountMinor: session.amount_total ?? null,
+    });
     await tx`INSERT INTO billing_checkouts (session_id, user_id, kind, pack_id, credits, payment_intent, fulfilled_at)
-      VALUES (${session.id}, ${userId}, 'topup', ${packId || null}, ${credits}, ${idOf(session.payment_intent)}, now())
+      VALUES (${session.id}, ${userId}, 'topup', ${packId || null}, ${credits}, ${paymentIntent}, now())
       ON CONFLICT (session_id) DO UPDATE SET payment_intent = coalesce(billing_checkouts.payment_intent, excluded.payment_intent),
         fulfilled_at = coalesce(billing_checkouts.fulfilled_at, now())`;
-    return applied(`top-up ${credits}`);
+    // A refund that arrived first waits in the inbox: applied now, in the booking's transaction.
+    const reversed = await settleRefunds(tx, purchase);
+    return applied(`top-up ${credits}${reversed ? `; refund reversed ${reversed}` : ''}`);
   });
 }
 
@@ -458,7 +478,21 @@ function invoicePeriod(invoice: Stripe.Invoice): { start: Date; end: Date } | nu
  * grants the Pro amount, keyed by subscription and period start; an older period arriving after a
  * newer one, or any period of an ended subscription, books nothing.
  */
-export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql): Promise<Outcome> {
+function invoicePayment(invoice: Stripe.Invoice): { paymentIntent: string | null; charge: string | null } {
+  // Older API versions name them on the invoice; newer ones list the invoice's payments.
+  const legacy = invoice as unknown as { charge?: string | { id: string } | null; payment_intent?: string | { id: string } | null };
+  const payment = (
+    invoice as unknown as {
+      payments?: { data?: { payment?: { payment_intent?: string | { id: string } | null; charge?: string | { id: string } | null } }[] };
+    }
+  ).payments?.data?.[0]?.payment;
+  return {
+    paymentIntent: idOf(legacy.payment_intent ?? payment?.payment_intent ?? null),
+    charge: idOf(legacy.charge ?? payment?.charge ?? null),
+  };
+}
+
+export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql, eventId: string | null = null): Promise<Outcome> {
   if (invoice.status && invoice.status !== 'paid') return ignored(`invoice ${invoice.status}`);
   const subscriptionId = subscriptionOfInvoice(invoice);
   if (!subscriptionId) return ignored('not a subscription invoice');
@@ -479,16 +513,45 @@ export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql): P
     const sub = await linkSubscription(tx, subscriptionId, userId, idOf(invoice.customer));
     if (sub.userId !== userId) return refused('subscription belongs to another user');
     if (sub.duplicateOf) return ignored('duplicate subscription: refunded, grants nothing');
-    if (sub.endedAt) return ignored('subscription already ended');
-    if (sub.granted && sub.granted.getTime() >= period.start.getTime()) return ignored('period already granted');
     const label = `${subscriptionId}:${period.start.toISOString()}`;
-    await expireMonthly(userId, label, tx);
-    await grantMonthly(userId, label, plans.pro.monthlyCredits, tx);
+    const payment = invoicePayment(invoice);
+    const notGranted = async (why: string) => {
+      // Paid but no credits for it (Stripe's order, or a period already over): finance decides, once.
+      if ((invoice.amount_paid ?? 0) > 0) {
+        await flag(tx, `invoice:${invoice.id}`, userId, 'invoice_not_granted', {
+          invoice: invoice.id,
+          subscription: subscriptionId,
+          periodStart: period.start.toISOString(),
+          amountPaid: invoice.amount_paid,
+          currency: invoice.currency,
+          // A refund of it later has nothing to reverse: reconcile finds this flag by its charge.
+          charge: payment.charge,
+          reason: why,
+        });
+      }
+      return ignored(why);
+    };
+    // A repeat of an invoice already granted (delivered again after a later one, or after the end) is no news.
+    const [granted] = await tx`SELECT 1 FROM ledger_entries WHERE idempotency_key = ${`grant:${userId}:${label}`}`;
+    if (granted) return ignored('period already granted');
+    if (sub.endedAt) return notGranted('subscription already ended');
+    if (sub.granted && sub.granted.getTime() > period.start.getTime()) return notGranted('a later period is granted');
+    if (sub.granted && sub.granted.getTime() === period.start.getTime()) return ignored('period already granted');
+    await expireMonthly(userId, label, tx, { event: eventId, invoice: invoice.id });
+    const grant = await grantMonthly(userId, label, plans.pro.monthlyCredits, tx, {
+      event: eventId,
+      invoice: invoice.id,
+      paymentIntent: payment.paymentIntent,
+      charge: payment.charge,
+      currency: invoice.currency ?? null,
+      amountMinor: invoice.amount_paid ?? null,
+    });
     const end = sub.periodEnd && sub.periodEnd > period.end ? sub.periodEnd : period.end;
     await tx`UPDATE billing_subscriptions SET granted_period_start = ${period.start}, current_period_end = ${end}, updated_at = now()
       WHERE subscription_id = ${subscriptionId}`;
     if (status === 'free') await setStatus(tx, userId, sub.cancel ? 'canceled' : 'pro');
-    return applied(`granted ${label}`);
+    const reversed = await settleRefunds(tx, grant);
+    return applied(`granted ${label}${reversed ? `; refund reversed ${reversed}` : ''}`);
   });
 }
 
@@ -502,8 +565,13 @@ function periodEndOf(sub: Stripe.Subscription): Date | null {
  * customer.subscription.updated (and our own cancel/resume): cancel at period end → canceled with
  * the benefits kept; resumed → pro. A state older than the one applied is skipped.
  */
-export async function applySubscriptionState(sub: Stripe.Subscription, at: Date, db: Db = sql): Promise<Outcome> {
-  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return endSubscription(sub, db);
+export async function applySubscriptionState(
+  sub: Stripe.Subscription,
+  at: Date,
+  db: Db = sql,
+  eventId: string | null = null,
+): Promise<Outcome> {
+  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return endSubscription(sub, db, eventId);
   const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${sub.id}`;
   const userId = known?.userId ?? (await userOfCustomer(idOf(sub.customer), db)) ?? (await existingUser(sub.metadata?.userId, db));
   if (!userId) return refused('unknown customer');
@@ -526,7 +594,7 @@ export async function applySubscriptionState(sub: Stripe.Subscription, at: Date,
 }
 
 /** customer.subscription.deleted: back to Free; top-ups forfeited, monthly expired, the Free grant. */
-export async function endSubscription(sub: Stripe.Subscription, db: Db = sql): Promise<Outcome> {
+export async function endSubscription(sub: Stripe.Subscription, db: Db = sql, eventId: string | null = null): Promise<Outcome> {
   const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${sub.id}`;
   const userId = known?.userId ?? (await userOfCustomer(idOf(sub.customer), db)) ?? (await existingUser(sub.metadata?.userId, db));
   if (!userId) return refused('unknown customer');
@@ -543,51 +611,147 @@ export async function endSubscription(sub: Stripe.Subscription, db: Db = sql): P
       SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL AND granted_period_start IS NOT NULL`;
     if (other) return applied('ended; another subscription is live');
     const label = `${sub.id}:ended`;
-    await forfeitTopUp(userId, label, tx);
-    await expireMonthly(userId, label, tx);
-    await grantMonthly(userId, label, plans.free.monthlyCredits, tx);
+    const origin: StripeOrigin = { event: eventId };
+    await forfeitTopUp(userId, label, tx, origin);
+    await expireMonthly(userId, label, tx, origin);
+    await grantMonthly(userId, label, plans.free.monthlyCredits, tx, origin);
     await setStatus(tx, userId, 'free');
     return applied(row.endedAt ? 'already ended' : 'ended');
   });
 }
 
-/** charge.refunded: a refunded top-up is reversed (capped at what is left) and flagged for finance. */
+/**
+ * charge.refunded, for a top-up or a Pro invoice, whichever arrives first. Under the user's lock
+ * (the one the booking takes): a payment already booked is settled now; one not booked yet is
+ * settled by its booking, which reads the refunds waiting in the inbox. Status stays as Stripe's
+ * subscription events set it (a refund alone does not end a subscription).
+ */
 export async function refundCharge(charge: Stripe.Charge, db: Db = sql): Promise<Outcome> {
   const paymentIntent = idOf(charge.payment_intent);
   const [duplicate] = await db<{ id: string }[]>`
     SELECT subscription_id AS id FROM billing_subscriptions
     WHERE refunding_payments && ${[charge.id, ...(paymentIntent ? [paymentIntent] : [])]}::text[]`;
   if (duplicate) return ignored(`our refund of duplicate subscription ${duplicate.id} (flagged)`);
-  const [row] = paymentIntent
-    ? await db<{ sessionId: string; userId: string; credits: number | null }[]>`
-        SELECT session_id AS "sessionId", user_id AS "userId", credits FROM billing_checkouts
-        WHERE payment_intent = ${paymentIntent} AND kind = 'topup'`
-    : [];
+  const userId =
+    (await userOfCustomer(idOf(charge.customer), db)) ?? (await existingUser((charge.metadata as { userId?: string } | null)?.userId, db));
+  if (!userId) return ignored('refund of an unknown customer');
   return transaction(db, async (tx) => {
-    if (!row) {
-      await flag(tx, `refund:${charge.id}`, null, 'refund_not_topup', { charge: charge.id, amountRefunded: charge.amount_refunded });
-      return ignored('not a top-up charge');
-    }
-    if (!charge.refunded) {
-      await flag(tx, `refund:${charge.id}:${charge.amount_refunded}`, row.userId, 'partial_refund', {
-        charge: charge.id,
-        session: row.sessionId,
-        amount: charge.amount,
-        amountRefunded: charge.amount_refunded,
-      });
-      return ignored('partial refund flagged');
-    }
-    await lockUser(tx, row.userId);
-    const entry = await reverseTopUp(row.userId, row.sessionId, tx);
-    await flag(tx, `refund:${charge.id}`, row.userId, 'topup_refund', {
-      charge: charge.id,
-      session: row.sessionId,
-      purchased: row.credits,
-      reversed: entry.amount,
-      shortfall: (row.credits ?? 0) - entry.amount,
-    });
-    return applied(`reversed ${entry.amount}`);
+    if (!(await lockUser(tx, userId))) return refused('unknown user');
+    const [legacy] = paymentIntent
+      ? await tx<{ sessionId: string }[]>`
+          SELECT session_id AS "sessionId" FROM billing_checkouts WHERE payment_intent = ${paymentIntent} AND kind = 'topup' AND user_id = ${userId}`
+      : [];
+    const payment = await findPaymentEntry(userId, { paymentIntent, charge: charge.id, checkoutSession: legacy?.sessionId }, tx);
+    if (!payment) return ignored('payment not booked yet: its booking applies the refund');
+    const reversed = await settleRefunds(tx, payment, charge);
+    return applied(`reversed ${reversed}`);
   });
+}
+
+type StoredRefund = {
+  eventId: string | null;
+  charge: string;
+  paymentIntent: string | null;
+  amount: number;
+  refunded: number;
+  currency: string | null;
+};
+
+/** The refunds Stripe reported for a payment (each charge's latest cumulative amount), from the inbox and the event at hand. */
+async function refundsOf(
+  tx: TransactionSql,
+  paymentIntent: string | null,
+  charge: string | null,
+  current?: Stripe.Charge,
+): Promise<StoredRefund[]> {
+  const list = await tx<{ eventId: string; charge: Stripe.Charge }[]>`
+    SELECT id AS "eventId", payload -> 'data' -> 'object' AS charge FROM billing_events
+    WHERE type = 'charge.refunded' AND ((payload -> 'data' -> 'object' ->> 'payment_intent') = ${paymentIntent}
+      OR (payload -> 'data' -> 'object' ->> 'id') = ${charge})`;
+  const seen = [
+    ...list.map((r) => ({ eventId: r.eventId as string | null, charge: r.charge })),
+    ...(current ? [{ eventId: null, charge: current }] : []),
+  ];
+  const byCharge = new Map<string, StoredRefund>();
+  for (const { eventId, charge: c } of seen) {
+    const refunded = Math.min(Number(c.amount_refunded) || 0, Number(c.amount) || 0);
+    const prior = byCharge.get(c.id);
+    if (prior && (prior.refunded > refunded || (prior.refunded === refunded && prior.eventId))) continue;
+    byCharge.set(c.id, {
+      eventId,
+      charge: c.id,
+      paymentIntent: idOf(c.payment_intent),
+      amount: Number(c.amount) || 0,
+      refunded,
+      currency: c.currency ?? null,
+    });
+  }
+  return [...byCharge.values()].filter((r) => r.refunded > 0 && r.amount > 0);
+}
+
+/**
+ * Settles a booked payment's refunds (caller holds the user's lock): for each refund level not yet
+ * booked, takes back the credits the refunded money bought by the catalogue (the customer keeps
+ * what the money kept pays for, rounded down), capped at the unspent part, and flags it for finance
+ * once with what was taken back and the shortfall. Returns the credits taken back now.
+ */
+async function settleRefunds(tx: TransactionSql, payment: LedgerEntry, current?: Stripe.Charge): Promise<number> {
+  const kind = payment.kind === 'topup_purchase' ? 'topup' : 'grant';
+  const refunds = await refundsOf(tx, payment.stripe?.paymentIntent ?? null, payment.stripe?.charge ?? null, current);
+  let total = 0;
+  for (const refund of refunds) {
+    const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
+    const before = Math.min(refund.amount, Math.max(0, ...done.map((d) => d.level)));
+    if (before >= refund.refunded) continue;
+    const credits = payment.amount;
+    const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
+    const intended = kept(before) - kept(refund.refunded);
+    // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
+    const takeNothing = kind === 'grant' && !(await isCurrentGrant(tx, payment));
+    const entry = await reverseRefund(
+      {
+        kind,
+        userId: payment.userId,
+        ref: payment.externalRef!,
+        refundedMinor: refund.refunded,
+        credits: intended,
+        takeNothing,
+        origin: {
+          event: refund.eventId,
+          checkoutSession: payment.stripe?.checkoutSession ?? (kind === 'topup' ? payment.externalRef : null),
+          invoice: payment.stripe?.invoice ?? null,
+          paymentIntent: refund.paymentIntent,
+          charge: refund.charge,
+          currency: refund.currency,
+          amountMinor: refund.refunded - before,
+        },
+      },
+      tx,
+    );
+    await flag(tx, `refund:${refund.charge}@${refund.refunded}`, payment.userId, kind === 'topup' ? 'topup_refund' : 'invoice_refund', {
+      charge: refund.charge,
+      ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
+      amount: refund.amount,
+      amountRefunded: refund.refunded,
+      currency: refund.currency,
+      purchased: credits,
+      intended,
+      reversed: entry.amount,
+      shortfall: intended - entry.amount,
+    });
+    total += entry.amount;
+  }
+  return total;
+}
+
+async function isCurrentGrant(tx: TransactionSql, grant: LedgerEntry): Promise<boolean> {
+  const ref = grant.externalRef ?? '';
+  const at = ref.indexOf(':');
+  if (at < 0) return false;
+  const [row] = await tx<{ current: boolean }[]>`
+    SELECT ended_at IS NULL AND granted_period_start = ${ref.slice(at + 1)}::timestamptz AS current
+    FROM billing_subscriptions WHERE subscription_id = ${ref.slice(0, at)}`;
+  return Boolean(row?.current);
 }
 
 async function flag(tx: TransactionSql, ref: string, userId: string | null, kind: string, detail: Record<string, unknown>) {
@@ -707,7 +871,8 @@ export async function processEvent(eventId: string, db: Db = sql): Promise<Outco
   const at = fromUnix(row.payload?.created) ?? new Date();
   let result: Outcome;
   try {
-    result = object && typeof object.id === 'string' ? await applyEvent(row.type, object, at, db) : ignored('event without an object');
+    result =
+      object && typeof object.id === 'string' ? await applyEvent(row.type, object, at, db, eventId) : ignored('event without an object');
   } catch (err) {
     // Left unprocessed for the job's retry; the reason is kept for whoever looks.
     await db`UPDATE billing_events SET detail = ${String((err as Error).message ?? err).slice(0, 500)} WHERE id = ${eventId}`;
@@ -718,21 +883,21 @@ export async function processEvent(eventId: string, db: Db = sql): Promise<Outco
   return result;
 }
 
-async function applyEvent(type: string, object: unknown, at: Date, db: Db): Promise<Outcome> {
+async function applyEvent(type: string, object: unknown, at: Date, db: Db, eventId: string): Promise<Outcome> {
   let result: Outcome;
   switch (type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
-      result = await fulfilCheckout(object as Stripe.Checkout.Session, db);
+      result = await fulfilCheckout(object as Stripe.Checkout.Session, db, eventId);
       break;
     case 'invoice.paid':
-      result = await applyPaidInvoice(object as Stripe.Invoice, db);
+      result = await applyPaidInvoice(object as Stripe.Invoice, db, eventId);
       break;
     case 'customer.subscription.updated':
-      result = await applySubscriptionState(object as Stripe.Subscription, at, db);
+      result = await applySubscriptionState(object as Stripe.Subscription, at, db, eventId);
       break;
     case 'customer.subscription.deleted':
-      result = await endSubscription(object as Stripe.Subscription, db);
+      result = await endSubscription(object as Stripe.Subscription, db, eventId);
       break;
     case 'charge.refunded':
       result = await refundCharge(object as Stripe.Charge, db);

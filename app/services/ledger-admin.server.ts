@@ -31,3 +31,48 @@ export async function parseExportForm(form: ExportForm, db: Db = sql): Promise<P
   if (form.until && Number.isSafeInteger(until) && until >= 0) filter.untilSeq = until;
   return { filter, errors };
 }
+
+export type StripeRow = {
+  seq: number;
+  createdAt: string;
+  kind: string;
+  userEmail: string;
+  credits: number;
+  currency: string | null;
+  amountMinor: number | null;
+  /** The Stripe objects the row came from: checkout session or invoice, payment intent, charge, event. */
+  stripeIds: string[];
+};
+
+/** The latest ledger rows that carry Stripe money (purchases, Pro grants, refund reversals), newest first. */
+export async function recentStripeRows(limit = 20, db: Db = sql): Promise<StripeRow[]> {
+  const rows = await db<
+    {
+      seq: string;
+      createdAt: Date;
+      kind: string;
+      userEmail: string;
+      credits: string;
+      currency: string | null;
+      amountMinor: string | null;
+      ids: string[];
+    }[]
+  >`
+    SELECT e.seq, e.created_at AS "createdAt", e.kind, u.email AS "userEmail", e.amount AS credits, e.currency,
+      e.amount_minor AS "amountMinor",
+      array_remove(ARRAY[e.stripe_checkout_session_id, e.stripe_invoice_id, e.stripe_payment_intent_id, e.stripe_charge_id,
+        e.stripe_event_id], NULL) AS ids
+    FROM ledger_entries e JOIN users u ON u.id = e.user_id
+    WHERE e.amount_minor IS NOT NULL
+    ORDER BY e.seq DESC LIMIT ${limit}`;
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    createdAt: r.createdAt.toISOString(),
+    kind: r.kind,
+    userEmail: r.userEmail,
+    credits: Number(r.credits),
+    currency: r.currency,
+    amountMinor: r.amountMinor === null ? null : Number(r.amountMinor),
+    stripeIds: r.ids,
+  }));
+}

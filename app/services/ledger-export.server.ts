@@ -33,6 +33,15 @@ export const EXPORT_COLUMNS = [
   'external_ref',
   'idempotency_key',
   'hash',
+  // Rows booked from Stripe (after the hash, so readers of the older 14 columns keep working):
+  // the money of payment rows, and the Stripe objects the row came from.
+  'currency',
+  'amount_minor',
+  'stripe_event_id',
+  'stripe_checkout_session_id',
+  'stripe_invoice_id',
+  'stripe_payment_intent_id',
+  'stripe_charge_id',
 ] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -63,7 +72,9 @@ function copyStatement(f: ExportFilter): string {
     SELECT e.seq, e.id, to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), e.user_id, u.email, e.kind,
            CASE WHEN fa.user_id IS NULL THEN 'system:' ELSE 'user:' END || fa.code,
            CASE WHEN ta.user_id IS NULL THEN 'system:' ELSE 'user:' END || ta.code,
-           e.amount, e.balance_after, e.pending_seq, e.external_ref, e.idempotency_key, encode(e.hash, 'hex')
+           e.amount, e.balance_after, e.pending_seq, e.external_ref, e.idempotency_key, encode(e.hash, 'hex'),
+           e.currency, e.amount_minor, e.stripe_event_id, e.stripe_checkout_session_id, e.stripe_invoice_id,
+           e.stripe_payment_intent_id, e.stripe_charge_id
     FROM ledger_entries e
     JOIN ledger_accounts fa ON fa.id = e.from_account
     JOIN ledger_accounts ta ON ta.id = e.to_account

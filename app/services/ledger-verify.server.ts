@@ -47,14 +47,16 @@ async function verifyIn(opts: VerifyOptions, db: Db): Promise<VerifyReport> {
     { rows: number; users: number },
   ];
 
-  // 1. Each row's hash is sha256(prev_hash || canonical row): a changed field breaks it.
+  // 1. Each row's hash is sha256(prev_hash || canonical row): a changed field breaks it (Stripe ids included).
   add(
     'hash',
     await db`
       SELECT seq, user_id AS "userId", 'row ' || seq || ': hash does not match its contents' AS message
       FROM ledger_entries
       WHERE hash <> sha256(prev_hash || ledger_canonical(seq, id, created_at, user_id, kind, from_account, to_account,
-              amount, balance_after, pending_seq, external_ref, idempotency_key, reason, actor)) ${onlyUser('user_id')}
+              amount, balance_after, pending_seq, external_ref, idempotency_key, reason, actor, stripe_event_id,
+              stripe_checkout_session_id, stripe_invoice_id, stripe_payment_intent_id, stripe_charge_id, currency, amount_minor))
+        ${onlyUser('user_id')}
       ORDER BY seq LIMIT ${limit}`,
   );
 

@@ -12,7 +12,50 @@ export type { Db };
 export const PAGE_SIZE = 20;
 
 export type EntryKind =
-  'monthly_grant' | 'monthly_expire' | 'topup_purchase' | 'topup_forfeit' | 'reserve' | 'post' | 'void' | 'adjustment' | 'topup_reversal';
+  | 'monthly_grant'
+  | 'monthly_expire'
+  | 'topup_purchase'
+  | 'topup_forfeit'
+  | 'reserve'
+  | 'post'
+  | 'void'
+  | 'adjustment'
+  | 'topup_reversal'
+  | 'grant_reversal';
+
+/**
+ * The Stripe objects a billing booking came from, stored in the row's own columns (and covered by
+ * its hash). Payment rows (a purchase, a paid invoice's grant, a refund's reversal) also carry the
+ * money: currency and amount in minor units (cents).
+ */
+export type StripeOrigin = {
+  event?: string | null;
+  checkoutSession?: string | null;
+  invoice?: string | null;
+  paymentIntent?: string | null;
+  charge?: string | null;
+  currency?: string | null;
+  amountMinor?: number | null;
+};
+
+/** The jsonb the ledger functions take (NULL when there is no origin: the row hashes as before). */
+function originJson(db: Db, o: StripeOrigin | undefined) {
+  if (!o) return null;
+  const fields = {
+    event: o.event ?? null,
+    checkout_session: o.checkoutSession ?? null,
+    invoice: o.invoice ?? null,
+    payment_intent: o.paymentIntent ?? null,
+    charge: o.charge ?? null,
+    currency: o.currency ?? null,
+    amount_minor: o.amountMinor ?? null,
+  };
+  if (fields.amount_minor !== null && (!Number.isSafeInteger(fields.amount_minor) || fields.amount_minor < 0)) {
+    throw new LedgerError('amountMinor must be a non-negative integer', 'invalid');
+  }
+  // db.json: a plain string would be sent as a JSON string scalar, not an object.
+  return Object.values(fields).some((v) => v !== null) ? db.json(fields) : null;
+}
 
 export type LedgerEntry = {
   seq: number;
@@ -30,6 +73,7 @@ export type LedgerEntry = {
   reason: string | null;
   actor: string | null;
   hash: string;
+  stripe: StripeOrigin | null;
 };
 
 export type CreditSummary = {
@@ -86,6 +130,13 @@ type RawEntry = {
   actor: string | null;
   prev_hash: Buffer;
   hash: Buffer;
+  stripe_event_id?: string | null;
+  stripe_checkout_session_id?: string | null;
+  stripe_invoice_id?: string | null;
+  stripe_payment_intent_id?: string | null;
+  stripe_charge_id?: string | null;
+  currency?: string | null;
+  amount_minor?: string | null;
 };
 
 function toEntry(r: RawEntry): LedgerEntry {
@@ -105,6 +156,18 @@ function toEntry(r: RawEntry): LedgerEntry {
     reason: r.reason,
     actor: r.actor,
     hash: r.hash.toString('hex'),
+    stripe:
+      r.stripe_event_id || r.stripe_checkout_session_id || r.stripe_invoice_id || r.stripe_payment_intent_id || r.stripe_charge_id
+        ? {
+            event: r.stripe_event_id ?? null,
+            checkoutSession: r.stripe_checkout_session_id ?? null,
+            invoice: r.stripe_invoice_id ?? null,
+            paymentIntent: r.stripe_payment_intent_id ?? null,
+            charge: r.stripe_charge_id ?? null,
+            currency: r.currency ?? null,
+            amountMinor: r.amount_minor == null ? null : Number(r.amount_minor),
+          }
+        : null,
   };
 }
 
@@ -165,27 +228,39 @@ export async function ensureCurrentPeriod(userId: string, db: Db = sql, now?: Da
  * grant's key. A replay of the same key books nothing; the same key with another amount fails
  * (`key_conflict`).
  */
-export async function grantMonthly(userId: string, period: string, amount: number, db: Db = sql): Promise<LedgerEntry> {
+export async function grantMonthly(
+  userId: string,
+  period: string,
+  amount: number,
+  db: Db = sql,
+  origin?: StripeOrigin,
+): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_grant', ${`grant:${userId}:${period}`},
-    ${positiveInt(amount)}, ${period}, NULL, NULL)`);
+    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0); billing keys it by the invoice like grantMonthly. */
-export async function expireMonthly(userId: string, period: string, db: Db = sql): Promise<LedgerEntry> {
+export async function expireMonthly(userId: string, period: string, db: Db = sql, origin?: StripeOrigin): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_expire', ${`expire:${userId}:${period}`},
-    NULL, ${period}, NULL, NULL)`);
+    NULL, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Credits a purchased pack to the top-up bucket, once per checkout session. */
-export async function purchaseTopUp(userId: string, checkoutSessionId: string, amount: number, db: Db = sql): Promise<LedgerEntry> {
+export async function purchaseTopUp(
+  userId: string,
+  checkoutSessionId: string,
+  amount: number,
+  db: Db = sql,
+  origin?: StripeOrigin,
+): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_purchase', ${`topup:${checkoutSessionId}`},
-    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL)`);
+    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Moves the whole top-up bucket to expired as one row (downgrade); `ref` names the event. */
-export async function forfeitTopUp(userId: string, ref: string, db: Db = sql): Promise<LedgerEntry> {
+export async function forfeitTopUp(userId: string, ref: string, db: Db = sql, origin?: StripeOrigin): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_forfeit', ${`forfeit:${ref}`},
-    NULL, ${ref}, NULL, NULL)`);
+    NULL, ${ref}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
 }
 
 /** Reverses a refunded purchase: takes back its amount, capped at what the top-up bucket still holds. */
@@ -195,6 +270,63 @@ export async function reverseTopUp(userId: string, checkoutSessionId: string, db
   if (!purchase) throw new LedgerError(`No top-up ${checkoutSessionId} for this user`, 'invalid');
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_reversal', ${`topup-reversal:${checkoutSessionId}`},
     ${Number(purchase.amount)}, ${checkoutSessionId}, NULL, NULL)`);
+}
+
+/** What a refund takes back of one booked payment (a top-up purchase or a Pro invoice's grant). */
+export type RefundReversal = {
+  kind: 'topup' | 'grant';
+  userId: string;
+  /** The booked payment row's ref: the checkout session (top-up) or the invoice period label (grant). */
+  ref: string;
+  /** The refund's level: Stripe's cumulative amount refunded on the charge, in minor units. */
+  refundedMinor: number;
+  /** Credits to take back at this level (beyond the earlier levels), before the cap. */
+  credits: number;
+  /** Cap at what the bucket holds (the unspent part), or take nothing (the period is over). */
+  takeNothing?: boolean;
+  origin: StripeOrigin;
+};
+
+/** The reversal rows already booked for a payment, with the refund level (minor units) each was booked at. */
+export async function refundReversalsOf(kind: 'topup' | 'grant', userId: string, ref: string, db: Db = sql) {
+  const prefix = kind === 'topup' ? `topup-reversal:${ref}` : `grant-reversal:${userId}:${ref}`;
+  const list = await db<{ key: string; amount: string; minor: string | null }[]>`
+    SELECT idempotency_key AS key, amount, amount_minor AS minor FROM ledger_entries
+    WHERE user_id = ${userId} AND kind = ${kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}
+      AND (idempotency_key = ${prefix} OR idempotency_key LIKE ${prefix.replace(/[\\%_]/g, '\\$&') + '@%'})`;
+  return list.map((r) => ({
+    // Rows keyed without a level are the full refunds booked before levels existed.
+    level: r.key.includes('@') ? Number(r.key.slice(r.key.lastIndexOf('@') + 1)) : Number.POSITIVE_INFINITY,
+    amount: Number(r.amount),
+  }));
+}
+
+/**
+ * Takes back credits for one refund level of a payment, once (the key names the payment and the
+ * level), capped at what the bucket still holds: the row says what was actually taken back.
+ */
+export async function reverseRefund(r: RefundReversal, db: Db = sql): Promise<LedgerEntry> {
+  const key = r.kind === 'topup' ? `topup-reversal:${r.ref}@${r.refundedMinor}` : `grant-reversal:${r.userId}:${r.ref}@${r.refundedMinor}`;
+  if (!Number.isSafeInteger(r.credits) || r.credits < 0) throw new LedgerError('credits must be a non-negative integer', 'invalid');
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}, ${key},
+    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(db, r.origin)}::jsonb)`);
+}
+
+/**
+ * The booked payment a Stripe payment intent or charge paid for (a top-up purchase or a Pro
+ * invoice's grant), or a legacy top-up purchase named by its checkout session; null when not booked.
+ */
+export async function findPaymentEntry(
+  userId: string,
+  ids: { paymentIntent?: string | null; charge?: string | null; checkoutSession?: string | null },
+  db: Db = sql,
+): Promise<LedgerEntry | null> {
+  const [found] = await rows(db<RawEntry[]>`
+    SELECT * FROM ledger_entries WHERE user_id = ${userId} AND kind IN ('topup_purchase', 'monthly_grant')
+      AND (stripe_payment_intent_id = ${ids.paymentIntent ?? null} OR stripe_charge_id = ${ids.charge ?? null}
+        OR (kind = 'topup_purchase' AND idempotency_key = ${ids.checkoutSession ? `topup:${ids.checkoutSession}` : null}))
+    ORDER BY seq LIMIT 1`);
+  return found ?? null;
 }
 
 export type AdjustInput = {

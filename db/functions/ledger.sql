@@ -10,6 +10,10 @@
 -- and a leftover overload would make calls ambiguous).
 DROP FUNCTION IF EXISTS ledger_write_row(uuid, text, bigint, bigint, bigint, bigint, text, text, text, text, bytea, bigint);
 DROP FUNCTION IF EXISTS ledger_reserve(uuid, text[], bigint[]);
+-- Migration 013: rows booked from Stripe carry their origin (p_origin).
+DROP FUNCTION IF EXISTS ledger_write_row(uuid, text, bigint, bigint, bigint, bigint, text, text, text, text, bytea, bigint, timestamptz);
+DROP FUNCTION IF EXISTS ledger_append(uuid, text, bigint, bigint, bigint, bigint, text, text, text, text);
+DROP FUNCTION IF EXISTS ledger_transfer(uuid, text, text, bigint, text, text, text, text);
 
 -- Rows cannot be changed: corrections are new rows. Statement-level, so even a no-op UPDATE fails.
 CREATE OR REPLACE FUNCTION ledger_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -24,6 +28,21 @@ CREATE OR REPLACE FUNCTION ledger_canonical(p_seq bigint, p_id uuid, p_at timest
   p_reason text, p_actor text) RETURNS bytea LANGUAGE sql STABLE AS $$
   SELECT convert_to(json_build_array(p_seq, p_id, to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key, p_reason, p_actor)::text, 'UTF8')
+$$;
+
+-- The canonical form of a row with its Stripe origin (migration 013): the same array followed by
+-- the origin's fields. A row without any (every row written before 013, and every row not booked
+-- from Stripe) hashes exactly as before, so old chains still verify.
+CREATE OR REPLACE FUNCTION ledger_canonical(p_seq bigint, p_id uuid, p_at timestamptz, p_user uuid, p_kind text,
+  p_from bigint, p_to bigint, p_amount bigint, p_balance bigint, p_pending bigint, p_ref text, p_key text,
+  p_reason text, p_actor text, p_event text, p_session text, p_invoice text, p_payment_intent text, p_charge text,
+  p_currency text, p_amount_minor bigint) RETURNS bytea LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN num_nonnulls(p_event, p_session, p_invoice, p_payment_intent, p_charge, p_currency, p_amount_minor) = 0
+    THEN ledger_canonical(p_seq, p_id, p_at, p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key,
+      p_reason, p_actor)
+    ELSE convert_to(json_build_array(p_seq, p_id, to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+      p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key, p_reason, p_actor,
+      p_event, p_session, p_invoice, p_payment_intent, p_charge, p_currency, p_amount_minor)::text, 'UTF8') END
 $$;
 
 -- Small lookups in PL/pgSQL rather than SQL functions: PL/pgSQL caches their plans per session.
@@ -66,21 +85,32 @@ END $$;
 
 -- Writes one row with its hash (caller holds the user's lock and has moved the projection).
 -- A reserve row also opens its hold in ledger_open_holds, expiring at p_expires (an hour by default).
+-- p_origin names the Stripe objects a billing booking came from (keys event, checkout_session,
+-- invoice, payment_intent, charge, currency, amount_minor); they go to columns of their own.
 CREATE OR REPLACE FUNCTION ledger_write_row(p_user uuid, p_kind text, p_from bigint, p_to bigint, p_amount bigint,
   p_pending bigint, p_key text, p_ref text, p_reason text, p_actor text, p_prev bytea, p_balance bigint,
-  p_expires timestamptz DEFAULT NULL)
+  p_expires timestamptz DEFAULT NULL, p_origin jsonb DEFAULT NULL)
 RETURNS ledger_entries LANGUAGE plpgsql AS $$
 DECLARE
   v_seq bigint := nextval('ledger_entries_seq');
   v_id uuid := gen_random_uuid();
   v_at timestamptz := clock_timestamp();
+  v_event text := p_origin ->> 'event';
+  v_session text := p_origin ->> 'checkout_session';
+  v_invoice text := p_origin ->> 'invoice';
+  v_intent text := p_origin ->> 'payment_intent';
+  v_charge text := p_origin ->> 'charge';
+  v_currency text := p_origin ->> 'currency';
+  v_minor bigint := (p_origin ->> 'amount_minor')::bigint;
   e ledger_entries;
 BEGIN
   INSERT INTO ledger_entries (seq, id, created_at, user_id, kind, from_account, to_account, amount, balance_after,
-    pending_seq, external_ref, idempotency_key, reason, actor, prev_hash, hash)
+    pending_seq, external_ref, idempotency_key, reason, actor, prev_hash, hash, stripe_event_id, stripe_checkout_session_id,
+    stripe_invoice_id, stripe_payment_intent_id, stripe_charge_id, currency, amount_minor)
   VALUES (v_seq, v_id, v_at, p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key, p_reason, p_actor,
     p_prev, sha256(p_prev || ledger_canonical(v_seq, v_id, v_at, p_user, p_kind, p_from, p_to, p_amount, p_balance,
-      p_pending, p_ref, p_key, p_reason, p_actor)))
+      p_pending, p_ref, p_key, p_reason, p_actor, v_event, v_session, v_invoice, v_intent, v_charge, v_currency, v_minor)),
+    v_event, v_session, v_invoice, v_intent, v_charge, v_currency, v_minor)
   RETURNING * INTO e;
   IF p_kind = 'reserve' THEN
     INSERT INTO ledger_open_holds (seq, user_id, item, created_at, expires_at)
@@ -93,7 +123,7 @@ END $$;
 
 -- Books one row (caller holds the user's lock): moves the projection, chains the hash, appends.
 CREATE OR REPLACE FUNCTION ledger_append(p_user uuid, p_kind text, p_from bigint, p_to bigint, p_amount bigint,
-  p_pending bigint, p_key text, p_ref text, p_reason text, p_actor text) RETURNS ledger_entries
+  p_pending bigint, p_key text, p_ref text, p_reason text, p_actor text, p_origin jsonb DEFAULT NULL) RETURNS ledger_entries
 LANGUAGE plpgsql AS $$
 DECLARE
   v_prev bytea;
@@ -114,16 +144,17 @@ BEGIN
   SELECT (SELECT sum(credits_posted - debits_posted - debits_pending) FROM ledger_accounts WHERE user_id = p_user),
          (SELECT last_hash FROM ledger_users WHERE user_id = p_user)
     INTO v_balance, v_prev;
-  e := ledger_write_row(p_user, p_kind, p_from, p_to, p_amount, p_pending, p_key, p_ref, p_reason, p_actor, v_prev, v_balance);
+  e := ledger_write_row(p_user, p_kind, p_from, p_to, p_amount, p_pending, p_key, p_ref, p_reason, p_actor, v_prev, v_balance,
+    NULL, p_origin);
   UPDATE ledger_users SET last_seq = e.seq, last_hash = e.hash WHERE user_id = p_user;
   RETURN e;
 END $$;
 
 -- A one-phase transfer between a user bucket and a system account, booked once per key.
--- p_amount NULL means "all that is available in the bucket" (expire, forfeit); for a reversal the
+-- p_amount NULL means "all that is available in the bucket" (expire, forfeit); for a reversal (top-up or grant) the
 -- amount is capped at what the bucket still holds.
 CREATE OR REPLACE FUNCTION ledger_transfer(p_user uuid, p_kind text, p_key text, p_amount bigint, p_ref text,
-  p_reason text, p_actor text, p_bucket text DEFAULT NULL) RETURNS ledger_entries
+  p_reason text, p_actor text, p_bucket text DEFAULT NULL, p_origin jsonb DEFAULT NULL) RETURNS ledger_entries
 LANGUAGE plpgsql AS $$
 DECLARE
   e ledger_entries;
@@ -152,6 +183,7 @@ BEGIN
     WHEN 'topup_purchase' THEN v_bucket := 'topup'; v_system := 'sales'; v_incoming := true;
     WHEN 'topup_forfeit' THEN v_bucket := 'topup'; v_system := 'expired'; v_incoming := false;
     WHEN 'topup_reversal' THEN v_bucket := 'topup'; v_system := 'sales'; v_incoming := false;
+    WHEN 'grant_reversal' THEN v_bucket := 'monthly'; v_system := 'issuance'; v_incoming := false;
     WHEN 'adjustment' THEN v_bucket := coalesce(p_bucket, 'monthly'); v_system := 'adjustments'; v_incoming := p_amount > 0;
       v_amount := abs(p_amount);
     ELSE RAISE EXCEPTION 'Unknown transfer kind %', p_kind USING ERRCODE = 'LG005';
@@ -163,19 +195,21 @@ BEGIN
   v_available := ledger_available(v_account);
   IF v_amount IS NULL THEN
     v_amount := v_available;
-  ELSIF p_kind = 'topup_reversal' THEN
+  ELSIF p_kind IN ('topup_reversal', 'grant_reversal') THEN
     v_amount := least(v_amount, v_available);
   END IF;
-  IF v_amount < 0 OR (v_amount = 0 AND p_kind NOT IN ('monthly_expire', 'topup_forfeit', 'topup_reversal')) THEN
+  IF v_amount < 0 OR (v_amount = 0 AND p_kind NOT IN ('monthly_expire', 'topup_forfeit', 'topup_reversal', 'grant_reversal')) THEN
     RAISE EXCEPTION 'Amount must be positive' USING ERRCODE = 'LG005';
   END IF;
   IF NOT v_incoming AND v_amount > v_available THEN
     RAISE EXCEPTION 'Insufficient credits' USING ERRCODE = 'LG001';
   END IF;
   IF v_incoming THEN
-    RETURN ledger_append(p_user, p_kind, ledger_system_account(v_system), v_account, v_amount, NULL, p_key, p_ref, p_reason, p_actor);
+    RETURN ledger_append(p_user, p_kind, ledger_system_account(v_system), v_account, v_amount, NULL, p_key, p_ref, p_reason, p_actor,
+      p_origin);
   END IF;
-  RETURN ledger_append(p_user, p_kind, v_account, ledger_system_account(v_system), v_amount, NULL, p_key, p_ref, p_reason, p_actor);
+  RETURN ledger_append(p_user, p_kind, v_account, ledger_system_account(v_system), v_amount, NULL, p_key, p_ref, p_reason, p_actor,
+    p_origin);
 END $$;
 
 -- Holds for N items, all or nothing, monthly credits first, then top-up. An item that straddles the

@@ -65,12 +65,13 @@ describe('npm run ledger', () => {
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
     expect(lines[0]).toBe(
-      'seq,id,time,user_id,user_email,kind,from_account,to_account,amount,balance_after,pending_seq,external_ref,idempotency_key,hash',
+      'seq,id,time,user_id,user_email,kind,from_account,to_account,amount,balance_after,pending_seq,external_ref,idempotency_key,hash,' +
+        'currency,amount_minor,stripe_event_id,stripe_checkout_session_id,stripe_invoice_id,stripe_payment_intent_id,stripe_charge_id',
     );
     expect(lines.slice(1).map((l) => l.split(',')[5])).toEqual(['monthly_grant', 'topup_purchase', 'adjustment']);
     const manifest = JSON.parse(res.stderr);
     expect(manifest).toMatchObject({ rows: 3, sumsByKind: { monthly_grant: 5, topup_purchase: 99, adjustment: 7 } });
-    expect(manifest.lastHash).toBe(lines.at(-1)!.split(',').at(-1));
+    expect(manifest.lastHash).toBe(lines.at(-1)!.split(',')[13]);
     expect((await cli('export', '--from', 'yesterday-ish')).code).toBe(2);
   });
 

@@ -172,9 +172,67 @@ describe('/admin/ledger', () => {
       await client.get(`/admin/ledger/manifest.json?user=${encodeURIComponent(subject.email)}&until=${until}`)
     ).json();
     expect(manifest).toMatchObject({ rows: 2, sumsByKind: { monthly_grant: 5, topup_purchase: 360 } });
-    expect(manifest.lastHash).toBe(lines[2]!.split(',').at(-1));
+    expect(manifest.lastHash).toBe(lines[2]!.split(',')[13]);
     expect((await client.get('/admin/ledger/export.csv?from=not-a-date')).status).toBe(400);
     const verify = await (await client.get('/admin/ledger?verify=1')).text();
     expect(verify).toContain('data-testid="ledger-verify-report"');
+  });
+
+  it('shows the finance flags, open and acknowledged, and the latest payments with their money (issue 24)', async () => {
+    const admin = await createUser(sql, 'flags-admin');
+    await sql`UPDATE users SET role = 'admin' WHERE id = ${admin.id}`;
+    const buyer = await createUser(sql, 'flags-buyer');
+    await grantSignupCredits(buyer.id, sql);
+    const session = `cs_flags_${buyer.id}`;
+    const row = await purchaseTopUp(buyer.id, session, 360, sql, {
+      event: `evt_flags_${buyer.id}`,
+      checkoutSession: session,
+      paymentIntent: `pi_flags_${buyer.id}`,
+      currency: 'usd',
+      amountMinor: 10000,
+    });
+    const [flag] = await sql<{ id: string }[]>`
+      INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
+      VALUES (${`refund:ch_flags_${buyer.id}@10000`}, ${buyer.id}, 'topup_refund',
+        ${sql.json({ charge: `ch_flags_${buyer.id}`, amountRefunded: 10000, currency: 'usd', intended: 360, reversed: 300, shortfall: 60 } as never)})
+      RETURNING id`;
+    const client = await signedIn(admin, { 'accept-language': 'en' });
+
+    // An admin finds the page from the account menu; a user does not see the link.
+    const home = await (await client.get('/subscription')).text();
+    expect(home).toContain('href="/admin/ledger"');
+    const user = await signedIn(buyer, { 'accept-language': 'en' });
+    expect(await (await user.get('/subscription')).text()).not.toContain('href="/admin/ledger"');
+
+    const html = await (await client.get('/admin/ledger')).text();
+    const flagRow = new RegExp(`<tr data-flag-id="${flag!.id}">.*?</tr>`, 's').exec(html)![0];
+    expect(flagRow).toContain('Top-up refunded');
+    expect(flagRow).toContain(buyer.email);
+    expect(flagRow).toContain('$100.00 (10000)');
+    expect(flagRow).toContain('>60<');
+    expect(flagRow).toContain('name="flagId"');
+    expect(html).toContain(`data-currency="usd" data-amount-minor="10000"`);
+    expect(html).toContain(`${session} pi_flags_${buyer.id} evt_flags_${buyer.id}`);
+    // The CSV carries the same money and ids.
+    const csv = (await (await client.get(`/admin/ledger/export.csv?user=${encodeURIComponent(buyer.email)}`)).text()).trim().split('\n');
+    expect(csv.at(-1)).toContain(`,${row.hash},usd,10000,evt_flags_${buyer.id},${session},,pi_flags_${buyer.id},`);
+
+    // Acknowledge (a plain form post, no JavaScript): it moves to the acknowledged list, with who.
+    const ack = await client.postForm('/admin/ledger', { intent: 'acknowledge', flagId: flag!.id });
+    expect(ack.status).toBe(302);
+    expect(ack.headers.get('location')).toBe('/admin/ledger#finance-flags');
+    const open = await (await client.get('/admin/ledger')).text();
+    expect(open).not.toContain(`data-flag-id="${flag!.id}"`);
+    const done = await (await client.get('/admin/ledger?flags=acknowledged')).text();
+    const doneRow = new RegExp(`<tr data-flag-id="${flag!.id}">.*?</tr>`, 's').exec(done)![0];
+    expect(doneRow).toContain(`Acknowledged by ${admin.email}`);
+    expect(doneRow).not.toContain('name="flagId"');
+    const [stored] = await sql<{ by: string }[]>`SELECT acknowledged_by AS by FROM billing_finance_flags WHERE id = ${flag!.id}`;
+    expect(stored!.by).toBe(admin.id);
+    // An unknown flag: a clear message, nothing changed; a non-admin gets a 404.
+    const bad = await client.postForm('/admin/ledger', { intent: 'acknowledge', flagId: '999999999' });
+    expect(bad.status).toBe(302);
+    expect(await (await client.get('/admin/ledger')).text()).toContain('That flag could not be acknowledged');
+    expect((await user.postForm('/admin/ledger', { intent: 'acknowledge', flagId: flag!.id })).status).toBe(404);
   });
 });

@@ -41,7 +41,8 @@ export type TestStripe = {
   renew(subscriptionId: string): Promise<Obj>;
   /** The subscription ends now (customer.subscription.deleted). */
   endSubscription(subscriptionId: string): Promise<Obj>;
-  refund(paymentIntentId: string): Promise<Obj>;
+  /** Refunds a charge in full, or `amount` (minor units) more of it; emits charge.refunded with the running total. */
+  refund(paymentIntentId: string, amount?: number): Promise<Obj>;
   /** A subscription made outside the app's Checkout (the dashboard): created, invoiced and paid. */
   subscribe(customerId: string, metadata?: Record<string, string>): Promise<Obj>;
   objects: Map<string, Obj>;
@@ -144,6 +145,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       id: newId('ch'),
       object: 'charge',
       amount: 1500,
+      currency: 'usd',
       amount_refunded: 0,
       refunded: false,
       payment_intent: newId('pi'),
@@ -247,6 +249,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
           id: newId('ch'),
           object: 'charge',
           amount,
+          currency: 'usd',
           amount_refunded: 0,
           refunded: false,
           payment_intent: pi,
@@ -276,16 +279,19 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     return sub;
   }
 
-  async function refund(piId: string, chargeId?: string): Promise<Obj> {
+  async function refund(piId: string, chargeId?: string, amount?: number): Promise<Obj> {
     const charge = [...objects.values()].find((o) => o.object === 'charge' && (chargeId ? o.id === chargeId : o.payment_intent === piId));
     if (!charge) throw new Error(`No charge for ${chargeId ?? piId}`);
     if (charge.refunded)
       throw Object.assign(new Error(`Charge ${charge.id} has already been refunded.`), { code: 'charge_already_refunded' });
-    Object.assign(charge, { amount_refunded: charge.amount, refunded: true });
+    const total = charge.amount as number;
+    const before = charge.amount_refunded as number;
+    const now = Math.min(total, before + (amount ?? total - before));
+    Object.assign(charge, { amount_refunded: now, refunded: now >= total });
     const r = save({
       id: newId('re'),
       object: 'refund',
-      amount: charge.amount,
+      amount: now - before,
       charge: charge.id,
       payment_intent: charge.payment_intent,
       status: 'succeeded',
@@ -504,7 +510,8 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       }
       if (path === '/v1/refunds' && req.method === 'POST') {
         try {
-          const made = await refund(String(body.payment_intent ?? ''), body.charge ? String(body.charge) : undefined);
+          const amount = body.amount === undefined ? undefined : Number(body.amount);
+          const made = await refund(String(body.payment_intent ?? ''), body.charge ? String(body.charge) : undefined, amount);
           Object.assign(made, { reason: body.reason ?? null, metadata: body.metadata ?? {} });
           return send(res, 200, remember(made));
         } catch (err) {
@@ -554,7 +561,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     pay: paySession,
     renew,
     endSubscription,
-    refund: (pi) => refund(pi),
+    refund: (pi, amount) => refund(pi, undefined, amount),
     subscribe,
     objects,
     close: () =>

@@ -1,0 +1,269 @@
+import { sql } from '../../db/client';
+import { csvField } from './ledger-csv.server';
+import type { Db } from './ledger.server';
+
+// `reconcile`: every Stripe payment and refund we received (the verified webhook events stored in
+// billing_events) against the ledger rows booked for it, 1:1, and every ledger row that carries
+// Stripe money against its event. `verify` proves the rows are well-formed; this proves they are
+// the right rows. Read in one snapshot, so bookings made meanwhile cannot look like mismatches.
+
+export type ReconcileStatus =
+  /** exactly the booking the money calls for */
+  | 'matched'
+  /** booked short or not at all, and finance has a flag for it (a refund's shortfall, an invoice not granted) */
+  | 'flagged'
+  /** no booking (or less than the money), and no flag: a mismatch */
+  | 'unmatched'
+  /** booked more than once (or more than the money): a mismatch */
+  | 'double';
+
+export type ReconcileLine = {
+  /** payment: a paid top-up Checkout Session or a paid invoice; refund: a refunded charge; ledger: a row with Stripe money but no event. */
+  kind: 'payment' | 'refund' | 'ledger';
+  status: ReconcileStatus;
+  stripeId: string;
+  userId: string | null;
+  currency: string | null;
+  /** Paid, refunded (cumulative) or booked, in minor units. */
+  amountMinor: number | null;
+  /** What the ledger rows booked for it: credits and money (minor units). */
+  credits: number;
+  bookedMinor: number | null;
+  ledgerSeqs: number[];
+  events: string[];
+  flags: string[];
+  note: string;
+};
+
+export type ReconcileReport = {
+  lines: ReconcileLine[];
+  counts: Record<ReconcileStatus, number>;
+  ok: boolean;
+};
+
+export type ReconcileFilter = { from?: Date; to?: Date };
+
+export const RECONCILE_COLUMNS = [
+  'kind',
+  'status',
+  'stripe_id',
+  'user_id',
+  'currency',
+  'amount_minor',
+  'credits',
+  'booked_minor',
+  'ledger_seqs',
+  'events',
+  'flags',
+  'note',
+] as const;
+
+type Raw = {
+  stripeId: string;
+  kind: string;
+  currency: string | null;
+  amountMinor: string | null;
+  events: string[];
+  rows: number;
+  seqs: string[] | null;
+  credits: string | null;
+  userId: string | null;
+  bookedMinor: string | null;
+  flags: string[] | null;
+  shortfall: boolean | null;
+};
+
+export async function reconcile(filter: ReconcileFilter = {}, db: Db = sql): Promise<ReconcileReport> {
+  if (typeof (db as { begin?: unknown }).begin === 'function') {
+    return (db as typeof sql).begin('isolation level repeatable read read only', (tx) => reconcileIn(filter, tx));
+  }
+  return reconcileIn(filter, db);
+}
+
+async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileReport> {
+  const from = filter.from ?? new Date(0);
+  const to = filter.to ?? new Date('9999-12-31T00:00:00Z');
+
+  // Payments: a paid payment-mode Checkout Session (a top-up) or a paid invoice, each once
+  // whatever the number of events that named it.
+  const payments = await db<Raw[]>`
+    WITH ev AS (
+      SELECT id, type, received_at, payload -> 'data' -> 'object' AS o FROM billing_events
+      WHERE type IN ('checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid')
+        AND received_at >= ${from} AND received_at < ${to}
+    ), pay AS (
+      SELECT CASE WHEN type = 'invoice.paid' THEN 'invoice' ELSE 'topup' END AS kind, o ->> 'id' AS "stripeId",
+        array_agg(id ORDER BY received_at, id) AS events, max(o ->> 'currency') AS currency,
+        max(o -> 'parent' -> 'subscription_details' ->> 'subscription') AS subscription,
+        max(CASE WHEN type = 'invoice.paid' THEN (o ->> 'amount_paid')::bigint ELSE (o ->> 'amount_total')::bigint END) AS "amountMinor"
+      FROM ev
+      WHERE (type = 'invoice.paid' AND coalesce((o ->> 'amount_paid')::bigint, 0) > 0)
+         OR (type <> 'invoice.paid' AND o ->> 'mode' = 'payment' AND o ->> 'payment_status' = 'paid')
+      GROUP BY 1, 2
+    )
+    SELECT p."stripeId", p.kind, p.events, p.currency, p."amountMinor",
+      r.rows, r.seqs, r.credits, r."userId", r."bookedMinor", f.flags, f.shortfall
+    FROM pay p
+    LEFT JOIN LATERAL (
+      SELECT count(*)::int AS rows, array_agg(seq ORDER BY seq) AS seqs, sum(amount) AS credits, min(user_id::text) AS "userId",
+        sum(amount_minor) AS "bookedMinor"
+      FROM (
+        SELECT seq, amount, user_id, amount_minor FROM ledger_entries
+          WHERE p.kind = 'topup' AND stripe_checkout_session_id = p."stripeId" AND kind = 'topup_purchase'
+        UNION
+        -- Purchases booked before the Stripe columns (migration 013) are found by their key.
+        SELECT seq, amount, user_id, amount_minor FROM ledger_entries
+          WHERE p.kind = 'topup' AND idempotency_key = 'topup:' || p."stripeId"
+        UNION
+        SELECT seq, amount, user_id, amount_minor FROM ledger_entries
+          WHERE p.kind = 'invoice' AND stripe_invoice_id = p."stripeId" AND kind = 'monthly_grant'
+      ) x
+    ) r ON true
+    LEFT JOIN LATERAL (
+      -- An invoice not granted (Stripe's order, a period over) or of a duplicate subscription (canceled
+      -- and refunded, grants nothing) is booked by no row on purpose: finance has its flag.
+      SELECT array_agg(kind || ':' || ref ORDER BY id) AS flags, false AS shortfall FROM billing_finance_flags
+      WHERE ref = 'invoice:' || p."stripeId" OR ref = 'duplicate_subscription:' || p.subscription
+    ) f ON true
+    ORDER BY p.kind, p."stripeId"`;
+
+  // Refunds: each charge once, at the latest cumulative amount Stripe reported.
+  const refunds = await db<(Raw & { paymentIntent: string | null })[]>`
+    WITH ev AS (
+      SELECT id, received_at, payload -> 'data' -> 'object' AS o FROM billing_events
+      WHERE type = 'charge.refunded' AND received_at >= ${from} AND received_at < ${to}
+    ), ref AS (
+      SELECT o ->> 'id' AS "stripeId", 'refund' AS kind, max(o ->> 'payment_intent') AS "paymentIntent",
+        array_agg(id ORDER BY received_at, id) AS events, max(o ->> 'currency') AS currency,
+        max(least((o ->> 'amount_refunded')::bigint, (o ->> 'amount')::bigint)) AS "amountMinor"
+      FROM ev GROUP BY 1
+    )
+    SELECT p.*, r.rows, r.seqs, r.credits, r."userId", r."bookedMinor", f.flags, f.shortfall
+    FROM ref p
+    LEFT JOIN LATERAL (
+      SELECT count(*)::int AS rows, array_agg(seq ORDER BY seq) AS seqs, sum(amount) AS credits, min(user_id::text) AS "userId",
+        sum(amount_minor) AS "bookedMinor"
+      FROM (
+        SELECT seq, amount, user_id, amount_minor FROM ledger_entries
+          WHERE stripe_charge_id = p."stripeId" AND kind IN ('topup_reversal', 'grant_reversal')
+        UNION
+        SELECT e.seq, e.amount, e.user_id, e.amount_minor FROM billing_checkouts c
+          JOIN ledger_entries e ON e.idempotency_key = 'topup-reversal:' || c.session_id
+          WHERE c.payment_intent = p."paymentIntent"
+      ) x
+    ) r ON true
+    LEFT JOIN LATERAL (
+      SELECT array_agg(kind || ':' || ref ORDER BY id) AS flags, bool_or(coalesce((detail ->> 'shortfall')::numeric, 0) > 0) AS shortfall
+      FROM billing_finance_flags
+      WHERE detail ->> 'charge' = p."stripeId"
+         OR ref IN (SELECT 'duplicate_subscription:' || subscription_id FROM billing_subscriptions
+                    WHERE refunding_payments && ARRAY[p."stripeId", coalesce(p."paymentIntent", p."stripeId")])
+    ) f ON true
+    ORDER BY p."stripeId"`;
+
+  // The other way round: ledger rows that carry Stripe money, whose payment or refund no event names.
+  const orphans = await db<Raw[]>`
+    SELECT 'ledger' AS kind, coalesce(e.stripe_checkout_session_id, e.stripe_invoice_id, e.stripe_charge_id) AS "stripeId",
+      e.currency, NULL AS "amountMinor", '{}'::text[] AS events, 1 AS rows, ARRAY[e.seq] AS seqs, e.amount AS credits,
+      e.user_id::text AS "userId", e.amount_minor AS "bookedMinor", NULL AS flags, NULL AS shortfall
+    FROM ledger_entries e
+    WHERE e.amount_minor IS NOT NULL AND e.created_at >= ${from} AND e.created_at < ${to}
+      AND e.kind IN ('topup_purchase', 'monthly_grant', 'topup_reversal', 'grant_reversal')
+      AND NOT EXISTS (
+        SELECT 1 FROM billing_events b
+        WHERE (b.payload -> 'data' -> 'object' ->> 'id') =
+          CASE WHEN e.kind IN ('topup_reversal', 'grant_reversal') THEN e.stripe_charge_id
+               ELSE coalesce(e.stripe_checkout_session_id, e.stripe_invoice_id) END)
+    ORDER BY e.seq`;
+
+  const lines: ReconcileLine[] = [
+    ...payments.map((r) => line('payment', r)),
+    ...refunds.map((r) => line('refund', r)),
+    ...orphans.map((r) => line('ledger', r)),
+  ];
+  const counts: Record<ReconcileStatus, number> = { matched: 0, flagged: 0, unmatched: 0, double: 0 };
+  for (const l of lines) counts[l.status]++;
+  return { lines, counts, ok: counts.unmatched === 0 && counts.double === 0 };
+}
+
+function line(kind: ReconcileLine['kind'], r: Raw): ReconcileLine {
+  const amount = r.amountMinor === null ? null : Number(r.amountMinor);
+  const booked = r.bookedMinor === null ? null : Number(r.bookedMinor);
+  const flags = r.flags ?? [];
+  let status: ReconcileStatus;
+  let note = '';
+  if (kind === 'ledger') {
+    status = 'unmatched';
+    note = 'ledger row with Stripe money but no stored event';
+  } else if (r.rows === 0) {
+    status = flags.length > 0 ? 'flagged' : 'unmatched';
+    note = 'no ledger row';
+  } else if (kind === 'payment' && r.rows > 1) {
+    status = 'double';
+    note = `${r.rows} ledger rows`;
+  } else if (booked !== null && amount !== null && booked > amount) {
+    status = 'double';
+    note = `booked ${booked} of ${amount}`;
+  } else if (booked !== null && amount !== null && booked < amount) {
+    status = 'unmatched';
+    note = `booked ${booked} of ${amount}`;
+  } else {
+    status = r.shortfall ? 'flagged' : 'matched';
+    if (r.shortfall) note = 'credits already spent: shortfall flagged';
+  }
+  return {
+    kind,
+    status,
+    stripeId: r.stripeId,
+    userId: r.userId,
+    currency: r.currency,
+    amountMinor: amount,
+    credits: Number(r.credits ?? 0),
+    bookedMinor: booked,
+    ledgerSeqs: (r.seqs ?? []).map(Number),
+    events: r.events ?? [],
+    flags,
+    note,
+  };
+}
+
+/** One CSV line (RFC 4180, formula-safe) per reconcile line, header first. */
+export function reconcileCsv(report: ReconcileReport): string {
+  const out = [RECONCILE_COLUMNS.join(',')];
+  for (const l of report.lines) {
+    out.push(
+      [
+        l.kind,
+        l.status,
+        l.stripeId,
+        l.userId,
+        l.currency,
+        l.amountMinor,
+        l.credits,
+        l.bookedMinor,
+        l.ledgerSeqs.join(' '),
+        l.events.join(' '),
+        l.flags.join(' '),
+        l.note,
+      ]
+        .map(csvField)
+        .join(','),
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+/** The summary lines (the CLI writes them to standard error). */
+export function reconcileSummary(report: ReconcileReport): string[] {
+  const by = (kind: ReconcileLine['kind']) => {
+    const lines = report.lines.filter((l) => l.kind === kind);
+    const n = (s: ReconcileStatus) => lines.filter((l) => l.status === s).length;
+    return `${n('matched')} matched, ${n('flagged')} flagged, ${n('unmatched')} unmatched, ${n('double')} double`;
+  };
+  return [
+    `payments: ${by('payment')}`,
+    `refunds: ${by('refund')}`,
+    `ledger rows without an event: ${report.lines.filter((l) => l.kind === 'ledger').length}`,
+    report.ok ? 'OK: every payment and refund is booked once' : 'MISMATCH: see the unmatched and double lines',
+  ];
+}

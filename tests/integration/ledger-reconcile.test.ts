@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../db/client';
+import { grantSignupCredits, purchaseTopUp, reverseRefund } from '../../app/services/ledger.server';
+import { reconcile } from '../../app/services/ledger-reconcile.server';
+import { createUser, ownDatabase } from '../support/ledger';
+
+// `npm run ledger -- reconcile` (issue 22 §4) as an operator runs it, against a database of its
+// own holding stored webhook events and the rows booked for them: one of each outcome planted.
+const root = path.resolve(__dirname, '../..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+let url: string;
+let db: Sql;
+let user: { id: string; email: string };
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(tsx, ['app/cli/ledger.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: url },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** A verified webhook event as the intake stores it, already processed. */
+async function storeEvent(id: string, type: string, object: Record<string, unknown>, receivedAt = new Date()) {
+  await db`INSERT INTO billing_events (id, type, payload, received_at, processed_at, outcome)
+    VALUES (${id}, ${type}, ${db.json({ id, object: 'event', type, data: { object } } as never)}, ${receivedAt}, now(), 'applied')`;
+}
+
+const session = (id: string, pi: string) => ({
+  id,
+  object: 'checkout.session',
+  mode: 'payment',
+  payment_status: 'paid',
+  payment_intent: pi,
+  amount_total: 3000,
+  currency: 'usd',
+});
+const money = (id: string, pi: string, event: string) => ({
+  event,
+  checkoutSession: id,
+  paymentIntent: pi,
+  currency: 'usd',
+  amountMinor: 3000,
+});
+
+beforeAll(async () => {
+  ({ url, db } = await ownDatabase(2));
+  user = await createUser(db, 'reconcile');
+  await grantSignupCredits(user.id, db);
+
+  // Matched: paid, booked once, then refunded in full and reversed once (the two events of the
+  // purchase, a repeat delivery included, count once).
+  await storeEvent('evt_ok', 'checkout.session.completed', session('cs_ok', 'pi_ok'));
+  await storeEvent('evt_ok_async', 'checkout.session.async_payment_succeeded', session('cs_ok', 'pi_ok'));
+  await purchaseTopUp(user.id, 'cs_ok', 100, db, money('cs_ok', 'pi_ok', 'evt_ok'));
+  const charge = { id: 'ch_ok', object: 'charge', payment_intent: 'pi_ok', amount: 3000, amount_refunded: 3000, currency: 'usd' };
+  await storeEvent('evt_ok_refund', 'charge.refunded', charge);
+  await reverseRefund(
+    {
+      kind: 'topup',
+      userId: user.id,
+      ref: 'cs_ok',
+      refundedMinor: 3000,
+      credits: 100,
+      origin: {
+        event: 'evt_ok_refund',
+        checkoutSession: 'cs_ok',
+        paymentIntent: 'pi_ok',
+        charge: 'ch_ok',
+        currency: 'usd',
+        amountMinor: 3000,
+      },
+    },
+    db,
+  );
+
+  // Unmatched: Stripe says paid, nothing booked, no flag.
+  await storeEvent('evt_lost', 'checkout.session.completed', session('cs_lost', 'pi_lost'));
+
+  // Double: one payment, two purchase rows naming its session.
+  await storeEvent('evt_dbl', 'checkout.session.completed', session('cs_dbl', 'pi_dbl'));
+  await purchaseTopUp(user.id, 'cs_dbl', 100, db, money('cs_dbl', 'pi_dbl', 'evt_dbl'));
+  await purchaseTopUp(user.id, 'cs_dbl-again', 100, db, money('cs_dbl', 'pi_dbl', 'evt_dbl'));
+
+  // Flagged: a paid invoice booked by no row on purpose (its period was over), with its flag.
+  await storeEvent('evt_inv', 'invoice.paid', { id: 'in_late', object: 'invoice', amount_paid: 1500, currency: 'usd' });
+  await db`INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
+    VALUES ('invoice:in_late', ${user.id}, 'invoice_not_granted', ${db.json({ invoice: 'in_late' } as never)})`;
+
+  // Outside the window below: an old unmatched payment.
+  await storeEvent('evt_old', 'checkout.session.completed', session('cs_old', 'pi_old'), new Date('2020-01-02T00:00:00Z'));
+});
+afterAll(() => db.end());
+
+describe('npm run ledger -- reconcile', () => {
+  it('finds the unmatched payment and the double booking, prints the CSV and exits 1', async () => {
+    const res = await cli('reconcile');
+    expect(res.code).toBe(1);
+    const [header, ...lines] = res.stdout.trim().split('\n');
+    expect(header).toBe('kind,status,stripe_id,user_id,currency,amount_minor,credits,booked_minor,ledger_seqs,events,flags,note');
+    const byId = new Map(lines.map((l) => [l.split(',')[2], l.split(',')]));
+    expect(byId.get('cs_ok')!.slice(0, 8)).toEqual(['payment', 'matched', 'cs_ok', user.id, 'usd', '3000', '100', '3000']);
+    expect(byId.get('cs_ok')![9]).toBe('evt_ok evt_ok_async');
+    expect(byId.get('ch_ok')!.slice(0, 8)).toEqual(['refund', 'matched', 'ch_ok', user.id, 'usd', '3000', '100', '3000']);
+    expect(byId.get('cs_lost')!.slice(0, 2)).toEqual(['payment', 'unmatched']);
+    expect(byId.get('cs_dbl')!.slice(0, 2)).toEqual(['payment', 'double']);
+    expect(byId.get('cs_dbl')![8]!.split(' ')).toHaveLength(2);
+    expect(byId.get('in_late')!.slice(0, 2)).toEqual(['payment', 'flagged']);
+    expect(byId.get('in_late')![10]).toBe('invoice_not_granted:invoice:in_late');
+    expect(byId.get('cs_old')!.slice(0, 2)).toEqual(['payment', 'unmatched']);
+    expect(res.stderr).toContain('payments: 1 matched, 1 flagged, 2 unmatched, 1 double');
+    expect(res.stderr).toContain('refunds: 1 matched, 0 flagged, 0 unmatched, 0 double');
+    expect(res.stderr).toContain('MISMATCH');
+  });
+
+  it('--from/--to choose the events by their arrival; a window with only the old payment', async () => {
+    const old = await cli('reconcile', '--from', '2020-01-01', '--to', '2020-02-01');
+    expect(old.code).toBe(1);
+    expect(
+      old.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(',')[2]),
+    ).toEqual(['cs_old']);
+    const none = await cli('reconcile', '--from', '2019-01-01', '--to', '2019-02-01');
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain('OK');
+    expect((await cli('reconcile', '--from', 'last tuesday')).code).toBe(2);
+  });
+
+  it('a ledger row with Stripe money that no stored event names is reported too', async () => {
+    const ghost = await purchaseTopUp(user.id, 'cs_ghost', 100, db, money('cs_ghost', 'pi_ghost', 'evt_ghost'));
+    const report = await reconcile({}, db);
+    const line = report.lines.find((l) => l.kind === 'ledger')!;
+    expect(line).toMatchObject({ status: 'unmatched', stripeId: 'cs_ghost', ledgerSeqs: [ghost.seq] });
+    expect(report.ok).toBe(false);
+  });
+});
+
+describe('npm run ledger -- --help', () => {
+  it('prints the commands and exits 0, without a database', async () => {
+    for (const args of [['--help'], ['-h'], []]) {
+      const res = await cli(...args);
+      expect(res.code).toBe(0);
+      for (const command of ['export', 'verify', 'reconcile', 'adjust', 'role']) expect(res.stdout).toContain(`  ${command}`);
+      expect(res.stderr).toBe('');
+    }
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Usage');
+  });
+});

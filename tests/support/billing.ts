@@ -1,0 +1,71 @@
+import { expect } from 'vitest';
+import { sql } from '../../db/client';
+import { grantSignupCredits } from '../../app/services/ledger.server';
+import { verifyLedger } from '../../app/services/ledger-verify.server';
+import { reconcile } from '../../app/services/ledger-reconcile.server';
+import { createSession } from '../../app/services/sessions.server';
+import { TestClient } from './app-server';
+import { createUser } from './ledger';
+import type { StripeEvent, TestStripe } from './stripe-server';
+
+// Billing test helpers over the real app, the worker and the Stripe test server.
+
+export type BillingUser = { user: { id: string; email: string }; client: TestClient };
+
+/** A signed-in user with the signup grant. */
+export async function newBillingUser(appUrl: string, label: string): Promise<BillingUser> {
+  const user = await createUser(sql, label);
+  await grantSignupCredits(user.id, sql);
+  const client = new TestClient(appUrl, { 'accept-language': 'en' });
+  const { setCookie } = await createSession(user.id);
+  const pair = setCookie.split(';')[0]!;
+  client.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+  return { user, client };
+}
+
+/** Waits until every stored event has been applied by the worker. */
+export async function settled(timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM billing_events WHERE processed_at IS NULL`;
+    if (row!.n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${row!.n} events not processed`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function expectVerified() {
+  const report = await verifyLedger();
+  expect(report.problems).toEqual([]);
+  expect(report.ok).toBe(true);
+  // Every Stripe payment and refund received is booked once, or flagged (issue 22 §4).
+  const reconciled = await reconcile();
+  expect(reconciled.lines.filter((l) => l.status === 'unmatched' || l.status === 'double')).toEqual([]);
+}
+
+export async function startCheckout(client: TestClient, priceId: string) {
+  const res = await client.postJson('/api/subscription/checkout', { priceId, language: 'en' });
+  const body = (await res.json()) as { url?: string; sessionId?: string; error?: string };
+  expect(res.status, body.error).toBe(200);
+  return body.sessionId!;
+}
+
+/** Runs `act` with delivery held: returns the events it made, none delivered. */
+export async function held(stripe: TestStripe, act: () => Promise<unknown>): Promise<StripeEvent[]> {
+  stripe.setAutoDeliver(false);
+  const before = stripe.events.length;
+  try {
+    await act();
+  } finally {
+    stripe.setAutoDeliver(true);
+  }
+  return stripe.events.slice(before);
+}
+
+/** Delivers events one by one, each applied before the next. */
+export async function deliverInOrder(stripe: TestStripe, events: StripeEvent[]) {
+  for (const e of events) {
+    expect((await stripe.deliver(e)).status).toBe(200);
+    await settled();
+  }
+}
