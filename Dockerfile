@@ -7,7 +7,9 @@
 # server, ledger CLI and migration CLI (build/server/) ----
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
+# patches/ before npm ci: its postinstall applies them (patch-package, README "Patched packages").
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
@@ -15,7 +17,10 @@ RUN npm run build
 # ---- deps: production dependencies only (no tsx, no build tools) ----
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
+# The runtime loads the patched packages from here: patch-package is a production dependency so
+# that this install applies the patches too.
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # ---- runtime ----

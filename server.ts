@@ -15,7 +15,7 @@ import { readCookie } from './app/utils/cookies.server';
 import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.server';
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
-import { requestScope } from './app/utils/request-scope.server';
+import { newRequestScope, requestScope } from './app/utils/request-scope.server';
 import { stripeWebhookHandler } from './app/utils/stripe-webhook.server';
 import {
   databaseMarkedDown,
@@ -348,8 +348,9 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
       refuse: refuseBusy,
     }),
   );
-  // Reads: one memo scope per request (the session is looked up once for all loaders).
-  app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(new Map(), next) : next()));
+  // Reads: one memo scope per request (the session is looked up once for all loaders), which also
+  // times the request for its Server-Timing header.
+  app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
   app.all(
     '*',
     createRequestHandler({

@@ -7,6 +7,7 @@ import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
 import { NonceProvider } from './utils/nonce';
 import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './utils/landing-cache.server';
+import { setDataTiming, startRenderTiming } from './utils/server-timing.server';
 import { failedForDatabase, noteDatabaseError, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './utils/db-unavailable.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
@@ -49,13 +50,15 @@ export const handleError: HandleErrorFunction = (error, { request }) => {
 
 const unavailableHeaders = { 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' };
 
-export const handleDataRequest: HandleDataRequestFunction = async (response, { request }) =>
-  failedForDatabase(request)
-    ? json(await unavailableJson(request.headers.get('cookie'), request.headers.get('accept-language')), {
-        status: 503,
-        headers: unavailableHeaders,
-      })
-    : response;
+export const handleDataRequest: HandleDataRequestFunction = async (response, { request }) => {
+  if (failedForDatabase(request))
+    return json(await unavailableJson(request.headers.get('cookie'), request.headers.get('accept-language')), {
+      status: 503,
+      headers: unavailableHeaders,
+    });
+  setDataTiming(response.headers);
+  return response;
+};
 
 export default async function handleRequest(
   request: Request,
@@ -68,6 +71,7 @@ export default async function handleRequest(
     const html = await unavailableHtml(request.headers.get('cookie'), request.headers.get('accept-language'));
     return new Response(html, { status: 503, headers: { ...unavailableHeaders, 'Content-Type': 'text/html; charset=utf-8' } });
   }
+  const finishTiming = startRenderTiming();
   const nonce = loadContext.cspNonce ?? '';
   const key = nonce ? landingCacheKey(request, responseStatusCode, responseHeaders, remixContext) : null;
   responseHeaders.set('Content-Type', 'text/html; charset=utf-8');
@@ -83,6 +87,8 @@ export default async function handleRequest(
         clearTimeout(timer);
         const body = Buffer.concat(chunks);
         if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
+        // After storing: a cached landing page never replays this request's timing.
+        finishTiming(responseHeaders);
         resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
         done();
       },

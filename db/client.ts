@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { loadEnv } from '../app/utils/env.server';
 import { dropSingleton, singleton } from '../app/utils/singleton.server';
+import { timeDatabaseWork, timeQuery } from '../app/utils/server-timing.server';
 
 // THE TRANSACTION RULE. A service function that reads or writes takes `db: Db = sql` as its LAST
 // parameter: the caller's transaction, or the pool when given none. Writes that must be atomic
@@ -73,13 +74,19 @@ export function getJobSql(): Sql {
 }
 
 /** A tagged template like postgres() itself that opens its pool on first use. */
+// Inside a page request, each awaited query and transaction adds its time to the request's
+// Server-Timing (app/utils/server-timing.server.ts); elsewhere they pass through untouched.
 function lazy(get: () => Sql): Sql {
   return new Proxy(function () {} as unknown as Sql, {
-    apply: (_t, _this, args) => (get() as unknown as (...a: unknown[]) => unknown)(...args),
+    apply: (_t, _this, args) => timeQuery((get() as unknown as (...a: unknown[]) => PromiseLike<unknown>)(...args)),
     get: (_t, key) => {
       const target = get() as unknown as Record<string | symbol, unknown>;
       const value = target[key];
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...a: unknown[]) => unknown).bind(target);
+      if (key === 'begin') return (...a: unknown[]) => timeDatabaseWork(bound(...a) as Promise<unknown>);
+      if (key === 'unsafe') return (...a: unknown[]) => timeQuery(bound(...a) as PromiseLike<unknown>);
+      return bound;
     },
   });
 }

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { dateTimeFormat } from '~/utils/intl-format';
 
 // The balance from the account's first ledger day (at most 90 days back) to today, drawn in the
 // server render (no script needed): a step line of each day's closing balance with a light area
@@ -15,7 +16,7 @@ export function BalanceChart({ points }: { points: BalancePoint[] }) {
   const number = (n: number) => n.toLocaleString(i18n.language);
   // Days are calendar days of the reader's time zone already: format them as such.
   const date = (day: string) =>
-    new Date(`${day}T00:00:00Z`).toLocaleDateString(i18n.language, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    dateTimeFormat(i18n.language, { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
   const balances = points.map((p) => p.balance);
   const max = Math.max(...balances);
   const min = Math.min(...balances);

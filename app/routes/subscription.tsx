@@ -25,6 +25,7 @@ import {
 import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
+import { numberFormat } from '~/utils/intl-format';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
@@ -297,9 +298,8 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
   const number = (n: number) => n.toLocaleString(i18n.language);
   const timeZone = useTimeZone();
   const date = (iso: string | null) => (iso ? formatDate(iso, i18n.language, timeZone) : null);
-  const money = (usd: number) =>
-    new Intl.NumberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
-  const cents = (amount: number) => new Intl.NumberFormat(i18n.language, { style: 'currency', currency: 'USD' }).format(amount / 100);
+  const money = (usd: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
+  const cents = (amount: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD' }).format(amount / 100);
   const status = info.subscriptionStatus;
   const pro = status === 'pro' || status === 'canceled';
   const nextDate = date(info.nextBillingDate);

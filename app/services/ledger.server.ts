@@ -1,5 +1,6 @@
 import { sql, type Db } from '../../db/client';
 import { loadEnv } from '../utils/env.server';
+import { dateTimeFormat } from '../utils/intl-format';
 
 // The credit ledger's API. Each write is one call to a function of db/functions/ledger.sql, so it
 // is atomic on its own and joins the caller's transaction when one is passed as `db` (registration,
@@ -587,7 +588,7 @@ export async function loadCreditHistory(userId: string, page = 1, opts: { timeZo
 
 /** The calendar day ('YYYY-MM-DD') of an instant in a time zone. */
 function dayIn(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  return dateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { useRouteLoaderData } from '@remix-run/react';
+import { dateTimeFormat } from '~/utils/intl-format';
 
 // Times are shown in the reader's time zone. The browser names it (Intl), a small inline script in
 // the document keeps it in the `tz` cookie, and the server renders with it; UTC until known.
@@ -9,7 +10,8 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 export function validTimeZone(value: string | null | undefined): string | null {
   if (!value || value.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(value)) return null;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+    // Cached per zone (a request reads its cookie's zone): an unknown zone throws and is not kept.
+    return dateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
   } catch {
     return null;
   }
@@ -31,22 +33,22 @@ export const timeZoneScript =
 
 /** "Nov 23, 2026, 8:01 AM" in the zone. */
 export function formatDateTime(iso: string | Date, language: string, timeZone: string): string {
-  return new Date(iso).toLocaleString(language, { timeZone, dateStyle: 'medium', timeStyle: 'short' });
+  return dateTimeFormat(language, { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 }
 
 /** "Nov 23, 2026" in the zone. */
 export function formatDate(iso: string | Date, language: string, timeZone: string): string {
-  return new Date(iso).toLocaleDateString(language, { dateStyle: 'medium', timeZone });
+  return dateTimeFormat(language, { dateStyle: 'medium', timeZone }).format(new Date(iso));
 }
 
 /** "8:01 AM" in the zone, with the zone's short name when it is UTC (so it never passes for local time). */
 export function formatTime(iso: string | Date, language: string, timeZone: string): string {
-  return new Date(iso).toLocaleTimeString(language, { timeStyle: 'short', timeZone }) + (timeZone === 'UTC' ? ' UTC' : '');
+  return dateTimeFormat(language, { timeStyle: 'short', timeZone }).format(new Date(iso)) + (timeZone === 'UTC' ? ' UTC' : '');
 }
 
 /** "Nov 23, 2026, 8:01 AM GMT+8": a date and time that names its zone (scheduled publishing). */
 export function formatDateTimeInZone(iso: string | Date, language: string, timeZone: string): string {
-  return new Date(iso).toLocaleString(language, {
+  return dateTimeFormat(language, {
     timeZone,
     year: 'numeric',
     month: 'short',
@@ -54,5 +56,5 @@ export function formatDateTimeInZone(iso: string | Date, language: string, timeZ
     hour: 'numeric',
     minute: '2-digit',
     timeZoneName: 'short',
-  });
+  }).format(new Date(iso));
 }

@@ -1,6 +1,7 @@
 // Wall-clock times in a user's time zone (the date and time pickers) to instants and back.
 // Shared by server and browser; only Intl.
 
+import { dateTimeFormat } from '~/utils/intl-format';
 import { DEFAULT_TIME_ZONE, validTimeZone } from '~/utils/time-zone';
 
 const validZone = (tz: string | null | undefined): string => validTimeZone(tz) ?? DEFAULT_TIME_ZONE;
@@ -8,7 +9,7 @@ const validZone = (tz: string | null | undefined): string => validTimeZone(tz) ?
 /** The zone's offset from UTC, in minutes, at this instant. */
 function offsetMinutes(instant: Date, tz: string): number {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+    dateTimeFormat('en-US', {
       timeZone: tz,
       hourCycle: 'h23',
       year: 'numeric',
@@ -50,7 +51,7 @@ export function zonedToInstant(date: string, time: string, tz: string | null | u
 export function instantToZoned(instant: Date, tz: string | null | undefined): { date: string; time: string } {
   const zone = validZone(tz);
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+    dateTimeFormat('en-US', {
       timeZone: zone,
       hourCycle: 'h23',
       year: 'numeric',

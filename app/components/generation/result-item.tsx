@@ -7,6 +7,7 @@ import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
 import type { Result } from '~/services/results.server';
 import { imageFileName, textFileName } from '~/utils/download-names';
+import { dateTimeFormat } from '~/utils/intl-format';
 import { BulkCheckbox } from '~/components/wordpress/bulk-select';
 import { PublicationStatus, type PublicationView } from '~/components/wordpress/publication-status';
 import type { ViewedImage } from './image-viewer';
@@ -61,7 +62,9 @@ export function ResultItem({
   const failed = result.status === 'failed';
   const completed = result.status === 'completed';
   const title = result.title || result.prompt || t('results.untitled');
-  const created = new Date(result.createdAt).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+  const created = dateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(
+    new Date(result.createdAt),
+  );
   const images = result.type === 'image' ? (result.metadata.imageUrls ?? []) : [];
   const original = result.metadata.originalPrompt ?? result.prompt;
   const translated = result.metadata.translatedPrompt;

@@ -7,6 +7,7 @@ import { Badge } from '~/components/ui/badge';
 import { Button, buttonClass } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { TEMPLATE_NAME_MAX, type TemplateSettings, type TemplateType } from '~/utils/input-settings';
+import { dateTimeFormat } from '~/utils/intl-format';
 import { Modal } from './modal';
 import { errorOf, notify } from './notify';
 
@@ -47,7 +48,7 @@ export function TemplateList({
   busyId?: string | null;
 }) {
   const { t, i18n } = useTranslation('inputs');
-  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' });
+  const date = dateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' });
   if (!templates.length) {
     return (
       <div
