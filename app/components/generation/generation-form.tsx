@@ -88,6 +88,64 @@ export const GENERATION_FORM_ID = 'generation';
 /** 'on' / true / 'true' → true (Conform serialises checkboxes as 'on'). */
 const checked = (v: unknown) => v === true || v === 'on' || v === 'true';
 
+// Option lists whose labels are their values never change: built once, not per render.
+const untranslated = (values: readonly string[]): Option[] => values.map((value) => ({ value, label: value }));
+const languageOptions = untranslated(contentLanguages);
+const aspectRatioOptions = untranslated(aspectRatios);
+const outputOptions = untranslated(Array.from({ length: OUTPUTS.max - OUTPUTS.min + 1 }, (_, i) => String(OUTPUTS.min + i)));
+const freeText = findModel(DEFAULT_TEXT_MODEL)!.label;
+const freeImage = findModel(DEFAULT_IMAGE_MODEL)!.label;
+
+type TranslatedOptions = Record<
+  'tone' | 'pointOfView' | 'articleType' | 'readingLevel' | 'contentLength' | 'writingStyle' | 'stylePreset',
+  Option[]
+> & {
+  /** Per `${type}:${isPro}`: the model lists, labelled with credits and the Pro-only mark. */
+  models: Map<string, Option[]>;
+};
+
+/**
+ * The translated option lists of a language, built on its first render and kept while the
+ * translator's workspace catalogue is the same object (adding a namespace's texts replaces it).
+ */
+const translatedOptions = new WeakMap<object, { bundle: unknown; options: TranslatedOptions }>();
+function optionsOf(i18n: { language: string; getResourceBundle: (lng: string, ns: string) => unknown }, t: Translate): TranslatedOptions {
+  const bundle = i18n.getResourceBundle(i18n.language, 'workspace');
+  const cached = translatedOptions.get(i18n);
+  if (cached && cached.bundle === bundle) return cached.options;
+  const option = (group: string, values: readonly string[]): Option[] =>
+    values.map((value) => ({ value, label: t(`options.${group}.${value}`, { defaultValue: value }) }));
+  const options: TranslatedOptions = {
+    tone: option('toneOfVoice', tones),
+    pointOfView: option('pointOfView', pointsOfView),
+    articleType: option('articleType', articleTypes),
+    readingLevel: option('readingLevel', readingLevels),
+    contentLength: option('contentLength', contentLengths),
+    writingStyle: option('writingStyle', writingStyles),
+    stylePreset: option('stylePreset', stylePresets),
+    models: new Map(),
+  };
+  translatedOptions.set(i18n, { bundle, options });
+  return options;
+}
+
+function modelOptionsOf(options: TranslatedOptions, t: Translate, type: ModelKind, isPro: boolean): Option[] {
+  const key = `${type}:${isPro}`;
+  let list = options.models.get(key);
+  if (!list) {
+    list = modelsOfKind(type).map((m) => {
+      const locked = m.proOnly && !isPro;
+      return {
+        value: m.id,
+        label: `${m.label} · ${t('form.model.credits', { count: m.credits })}${locked ? ` ${t('form.model.proOnly')}` : ''}`,
+        disabled: locked,
+      };
+    });
+    options.models.set(key, list);
+  }
+  return list;
+}
+
 export function GenerationForm({
   type,
   isPro,
@@ -99,7 +157,7 @@ export function GenerationForm({
   serviceError,
   slots,
 }: GenerationFormProps) {
-  const { t } = useTranslation('workspace');
+  const { t, i18n } = useTranslation('workspace');
   const { t: tg } = useTranslation('generation');
   const hydrated = useHydrated();
   const navigation = useNavigation();
@@ -122,7 +180,6 @@ export function GenerationForm({
   });
 
   // The model resets with the generation type (SPEC §4): an initial value of the other kind is ignored.
-  const models = modelsOfKind(type);
   const defaultModel = type === 'text' ? DEFAULT_TEXT_MODEL : DEFAULT_IMAGE_MODEL;
   const initialModel = findModel(String(fields.model.initialValue ?? ''));
   const modelDefault = initialModel?.kind === type && (isPro || !initialModel.proOnly) ? initialModel.id : defaultModel;
@@ -139,21 +196,10 @@ export function GenerationForm({
   const shortId = `${GENERATION_FORM_ID}-short`;
   const guidance = Number(fields.guidanceScale.value ?? initialValues.guidanceScale);
 
-  const option = (group: string, values: readonly string[]): Option[] =>
-    values.map((value) => ({ value, label: t(`options.${group}.${value}`, { defaultValue: value }) }));
-
-  const modelOptions: Option[] = models.map((m) => {
-    const locked = m.proOnly && !isPro;
-    return {
-      value: m.id,
-      label: `${m.label} · ${t('form.model.credits', { count: m.credits })}${locked ? ` ${t('form.model.proOnly')}` : ''}`,
-      disabled: locked,
-    };
-  });
+  const options = optionsOf(i18n, t as Translate);
+  const modelOptions = modelOptionsOf(options, t as Translate, type, isPro);
 
   const formErrors = [...(form.errors ?? [])];
-  const freeText = findModel(DEFAULT_TEXT_MODEL)!.label;
-  const freeImage = findModel(DEFAULT_IMAGE_MODEL)!.label;
 
   return (
     <div className="flex flex-col gap-6">
@@ -236,43 +282,43 @@ export function GenerationForm({
             <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
               <SelectField
                 label={t('form.language')}
-                options={contentLanguages.map((value) => ({ value, label: value }))}
+                options={languageOptions}
                 errors={fields.language.errors}
                 selectProps={getSelectProps(fields.language)}
               />
               <SelectField
                 label={t('form.toneOfVoice')}
-                options={option('toneOfVoice', tones)}
+                options={options.tone}
                 errors={fields.toneOfVoice.errors}
                 selectProps={getSelectProps(fields.toneOfVoice)}
               />
               <SelectField
                 label={t('form.pointOfView')}
-                options={option('pointOfView', pointsOfView)}
+                options={options.pointOfView}
                 errors={fields.pointOfView.errors}
                 selectProps={getSelectProps(fields.pointOfView)}
               />
               <SelectField
                 label={t('form.articleType')}
-                options={option('articleType', articleTypes)}
+                options={options.articleType}
                 errors={fields.articleType.errors}
                 selectProps={getSelectProps(fields.articleType)}
               />
               <SelectField
                 label={t('form.readingLevel')}
-                options={option('readingLevel', readingLevels)}
+                options={options.readingLevel}
                 errors={fields.readingLevel.errors}
                 selectProps={getSelectProps(fields.readingLevel)}
               />
               <SelectField
                 label={t('form.contentLength')}
-                options={option('contentLength', contentLengths)}
+                options={options.contentLength}
                 errors={fields.contentLength.errors}
                 selectProps={getSelectProps(fields.contentLength)}
               />
               <SelectField
                 label={t('form.writingStyle')}
-                options={option('writingStyle', writingStyles)}
+                options={options.writingStyle}
                 errors={fields.writingStyle.errors}
                 selectProps={getSelectProps(fields.writingStyle)}
               />
@@ -292,23 +338,20 @@ export function GenerationForm({
           <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
             <SelectField
               label={t('form.aspectRatio')}
-              options={aspectRatios.map((value) => ({ value, label: value }))}
+              options={aspectRatioOptions}
               errors={fields.aspectRatio.errors}
               selectProps={getSelectProps(fields.aspectRatio)}
             />
             <SelectField
               label={t('form.stylePreset')}
-              options={option('stylePreset', stylePresets)}
+              options={options.stylePreset}
               errors={fields.stylePreset.errors}
               selectProps={getSelectProps(fields.stylePreset)}
             />
             {type === 'image' ? (
               <SelectField
                 label={t('form.numOutputs')}
-                options={Array.from({ length: OUTPUTS.max - OUTPUTS.min + 1 }, (_, i) => String(OUTPUTS.min + i)).map((value) => ({
-                  value,
-                  label: value,
-                }))}
+                options={outputOptions}
                 errors={fields.numOutputs.errors}
                 selectProps={getSelectProps(fields.numOutputs)}
               />
