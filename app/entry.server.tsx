@@ -78,6 +78,9 @@ export default async function handleRequest(
   return new Promise<Response>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const sink = new Writable({
+      // React aborts a render whose destination closes; this one closes only after the whole page is
+      // in, and that late abort ended the sink a second time (an error object with its stack per request).
+      emitClose: false,
       write(chunk: Buffer, _encoding, done) {
         chunks.push(chunk);
         done();
