@@ -78,6 +78,7 @@ function lookup(tree: unknown, key: string): unknown {
 const INTERPOLATION = /{{(.+?)}}/g;
 
 function interpolate(text: string, data: Options): string {
+  if (!text.includes('{{')) return text;
   return text.replace(INTERPOLATION, (match, name: string) => {
     const variable = name.trim();
     const value = variable.indexOf('.') < 0 ? data[variable] : deepFind(data, variable);
@@ -128,6 +129,7 @@ export function createTranslator(language: string, catalogue: Catalogue, options
   // namespace is added. Keys come from code (some with a catalogue value inside), so the map stays
   // small; the cap is a guard.
   const lookups = new Map<string, unknown>();
+  const plainTexts = new Map<string, string>();
   function cachedLookup(ns: string, key: string): unknown {
     const id = `${ns}:${key}`;
     if (lookups.has(id)) return lookups.get(id);
@@ -174,6 +176,17 @@ export function createTranslator(language: string, catalogue: Catalogue, options
     translate,
     getFixedT(_lng: string | null, ns?: string | readonly string[], keyPrefix?: string) {
       return (key: string | string[], second?: string | Options, third?: Options) => {
+        // A plain t('key') depends on the catalogue alone: its text is kept (most of a page's calls).
+        if (second === undefined && typeof key === 'string') {
+          const id = `${String(ns)}\u0000${keyPrefix ?? ''}\u0000${key}`;
+          let text = plainTexts.get(id);
+          if (text === undefined) {
+            if (plainTexts.size >= 10_000) plainTexts.clear();
+            text = instance.t(keyPrefix ? `${keyPrefix}.${key}` : key, ns === undefined ? {} : { ns });
+            plainTexts.set(id, text);
+          }
+          return text;
+        }
         const opts: Options = typeof second === 'string' ? { defaultValue: second, ...third } : { ...second };
         opts.ns ??= ns;
         const prefix = opts.keyPrefix === '' ? '' : ((opts.keyPrefix as string | undefined) ?? keyPrefix);
@@ -191,6 +204,7 @@ export function createTranslator(language: string, catalogue: Catalogue, options
       const current = (data[ns] ?? {}) as Catalogue;
       data[ns] = deep ? merge(current, texts, overwrite ?? false) : { ...current, ...texts };
       lookups.clear();
+      plainTexts.clear();
       store.emit('added', language, ns);
       return instance;
     },
