@@ -3,10 +3,10 @@ import { sql } from '../../db/client';
 import { startWorkers } from '../../jobs/worker';
 import { entriesOf, getCreditSummary, grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
-import { reconcile } from '../../app/services/ledger-reconcile.server';
 import { createSession } from '../../app/services/sessions.server';
 import { getStripe } from '../../app/services/stripe.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
+import { expectReconciled } from '../support/billing';
 import { createUser } from '../support/ledger';
 import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from '../support/stripe-server';
 
@@ -58,8 +58,7 @@ async function verified() {
   expect(report.problems).toEqual([]);
   expect(report.ok).toBe(true);
   // Every payment booked once; a duplicate's invoice and refund are flagged, not mismatches (issue 22 §4).
-  const reconciled = await reconcile();
-  expect(reconciled.lines.filter((l) => l.status === 'unmatched' || l.status === 'double')).toEqual([]);
+  await expectReconciled(stripe);
 }
 
 const checkout = async (client: TestClient, language = 'en') => {

@@ -166,7 +166,7 @@ describe('refunds in any order (issue 22 §3)', () => {
       }),
       { numRuns: 30, seed: 20261124, endOnFailure: true },
     );
-    await expectVerified();
+    await expectVerified(stripe);
   }, 600_000);
 });
 
@@ -285,6 +285,6 @@ describe('Pro invoices refunded in any order (issue 22 §3, issue 24 §3)', () =
       }),
       { numRuns: 20, seed: 20261125, endOnFailure: true },
     );
-    await expectVerified();
+    await expectVerified(stripe);
   }, 600_000);
 });

@@ -77,7 +77,7 @@ describe('a refund that arrives before the top-up is booked (issue 22 §1)', () 
     ]);
     const page = await (await client.get('/subscription')).text();
     expect(page).toContain('Top-up refunded');
-    await expectVerified();
+    await expectVerified(stripe);
   });
 
   it('refund first, then the return page: the page books nothing the refund took back; the late webhook adds nothing', async () => {
@@ -91,7 +91,7 @@ describe('a refund that arrives before the top-up is booked (issue 22 §1)', () 
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45, topUpCreditsRemaining: 0 });
     expect((await kindsOf(user.id, ['topup_purchase', 'topup_reversal'])).map((r) => r.amount)).toEqual([100, 100]);
     expect((await flagsOf(user.id)).map((f) => f.kind)).toEqual(['topup_refund']);
-    await expectVerified();
+    await expectVerified(stripe);
   });
 
   it('checkout first, then the refund: the same end state', async () => {
@@ -101,7 +101,7 @@ describe('a refund that arrives before the top-up is booked (issue 22 §1)', () 
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45, topUpCreditsRemaining: 0 });
     expect((await kindsOf(user.id, ['topup_purchase', 'topup_reversal'])).map((r) => r.amount)).toEqual([100, 100]);
     expect((await flagsOf(user.id)).map((f) => [f.kind, f.detail.shortfall])).toEqual([['topup_refund', 0]]);
-    await expectVerified();
+    await expectVerified(stripe);
   });
 
   it('a partial refund takes back what the refunded money bought; the rest of it later, in any order', async () => {
@@ -119,7 +119,7 @@ describe('a refund that arrives before the top-up is booked (issue 22 §1)', () 
       [66, 2000],
     ]);
     expect((await flagsOf(user.id)).map((f) => f.detail.amountRefunded)).toEqual([1000, 3000]);
-    await expectVerified();
+    await expectVerified(stripe);
   });
 });
 
@@ -160,7 +160,7 @@ describe('a refunded Pro invoice (issue 24 §3)', () => {
     await stripe.endSubscription(subscriptionId);
     await settled();
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 5 });
-    await expectVerified();
+    await expectVerified(stripe);
   });
 
   it('a refund of a period already over takes nothing back and flags all of it', async () => {
@@ -173,7 +173,7 @@ describe('a refunded Pro invoice (issue 24 §3)', () => {
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45 });
     expect((await kindsOf(user.id, ['grant_reversal'])).map((r) => r.amount)).toEqual([0]);
     expect((await flagsOf(user.id)).map((f) => [f.kind, f.detail.shortfall])).toEqual([['invoice_refund', 45]]);
-    await expectVerified();
+    await expectVerified(stripe);
   });
 
   it('the refund arriving before its invoice.paid: granted, then the unspent part reversed at once', async () => {
@@ -190,7 +190,7 @@ describe('a refunded Pro invoice (issue 24 §3)', () => {
       ['monthly_grant', 45],
       ['grant_reversal', 45],
     ]);
-    await expectVerified();
+    await expectVerified(stripe);
   });
 });
 

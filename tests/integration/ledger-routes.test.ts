@@ -184,6 +184,26 @@ describe('/admin/ledger', () => {
     const buyer = await createUser(sql, 'flags-buyer');
     await grantSignupCredits(buyer.id, sql);
     const session = `cs_flags_${buyer.id}`;
+    // The stored webhook event the booking came from: the run's database is shared, and the
+    // billing files reconcile all of it (a row with Stripe money and no event is unmatched).
+    await sql`INSERT INTO billing_events (id, type, payload, received_at, processed_at, outcome)
+      VALUES (${`evt_flags_${buyer.id}`}, 'checkout.session.completed',
+        ${sql.json({
+          id: `evt_flags_${buyer.id}`,
+          object: 'event',
+          type: 'checkout.session.completed',
+          data: {
+            object: {
+              id: session,
+              object: 'checkout.session',
+              mode: 'payment',
+              payment_status: 'paid',
+              payment_intent: `pi_flags_${buyer.id}`,
+              amount_total: 10000,
+              currency: 'usd',
+            },
+          },
+        } as never)}, now(), now(), 'applied')`;
     const row = await purchaseTopUp(buyer.id, session, 360, sql, {
       event: `evt_flags_${buyer.id}`,
       checkoutSession: session,

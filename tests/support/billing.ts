@@ -34,13 +34,21 @@ export async function settled(timeout = 30_000) {
   }
 }
 
-export async function expectVerified() {
+export async function expectVerified(stripe: TestStripe) {
   const report = await verifyLedger();
   expect(report.problems).toEqual([]);
   expect(report.ok).toBe(true);
-  // Every Stripe payment and refund received is booked once, or flagged (issue 22 §4).
+  await expectReconciled(stripe);
+}
+
+/**
+ * Every Stripe payment and refund of this file's Stripe server is booked once, or flagged (issue 22
+ * §4). Only its own: the run's database is shared by files whose payments are mid-delivery now.
+ */
+export async function expectReconciled(stripe: TestStripe) {
   const reconciled = await reconcile();
-  expect(reconciled.lines.filter((l) => l.status === 'unmatched' || l.status === 'double')).toEqual([]);
+  const ours = reconciled.lines.filter((l) => stripe.objects.has(l.stripeId));
+  expect(ours.filter((l) => l.status === 'unmatched' || l.status === 'double')).toEqual([]);
 }
 
 export async function startCheckout(client: TestClient, priceId: string) {
