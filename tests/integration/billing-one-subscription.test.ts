@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { startWorkers } from '../../jobs/worker';
 import { entriesOf, getCreditSummary, grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { createSession } from '../../app/services/sessions.server';
 import { getStripe } from '../../app/services/stripe.server';
-import { startTestApp, TestClient, type TestApp } from '../support/app-server';
-import { expectReconciled } from '../support/billing';
+import { TestClient, type TestApp } from '../support/app-server';
+import { closeBillingApp, expectReconciled, startBillingApp } from '../support/billing';
 import { createUser } from '../support/ledger';
-import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from '../support/stripe-server';
+import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
 // Issue 24 §1: one Pro subscription per user. One open Pro Checkout at a time (a second tab or a
 // racing request gets the open session), and a second subscription that still arrives (the
@@ -18,17 +17,8 @@ import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from 
 let stripe: TestStripe;
 let app: TestApp;
 
-beforeAll(async () => {
-  stripe = await startStripeServer();
-  Object.assign(process.env, stripeEnv(stripe));
-  app = await startTestApp();
-  stripe.setWebhookUrl(`${app.url}/webhooks/stripe`);
-  await startWorkers();
-});
-afterAll(async () => {
-  await app?.close();
-  await stripe?.close();
-});
+beforeAll(async () => ({ stripe, app } = await startBillingApp()));
+afterAll(() => closeBillingApp(app, stripe));
 
 async function newUser(label: string) {
   const user = await createUser(sql, label);

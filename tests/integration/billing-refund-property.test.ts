@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { startWorkers } from '../../jobs/worker';
 import { entriesOf, getCreditSummary } from '../../app/services/ledger.server';
-import { startTestApp, type TestApp } from '../support/app-server';
-import { expectVerified, held, newBillingUser, settled, startCheckout } from '../support/billing';
-import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from '../support/stripe-server';
+import type { TestApp } from '../support/app-server';
+import { closeBillingApp, expectVerified, held, newBillingUser, settled, startBillingApp, startCheckout } from '../support/billing';
+import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
 // Issue 22 §3: purchase lifecycles (a paid top-up, refunds in full or in parts, credits spent
 // meanwhile) whose events arrive in every order, duplicated, one after another or all together,
@@ -18,17 +17,8 @@ import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from 
 let stripe: TestStripe;
 let app: TestApp;
 
-beforeAll(async () => {
-  stripe = await startStripeServer();
-  Object.assign(process.env, stripeEnv(stripe));
-  app = await startTestApp();
-  stripe.setWebhookUrl(`${app.url}/webhooks/stripe`);
-  await startWorkers();
-});
-afterAll(async () => {
-  await app?.close();
-  await stripe?.close();
-});
+beforeAll(async () => ({ stripe, app } = await startBillingApp()));
+afterAll(() => closeBillingApp(app, stripe));
 
 type Pack = 'topup100' | 'topup360';
 type Purchase = { pack: Pack; refunds: number[] };

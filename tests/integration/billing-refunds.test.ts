@@ -1,27 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { startWorkers } from '../../jobs/worker';
 import { entriesOf, getCreditSummary, listHistory } from '../../app/services/ledger.server';
-import { startTestApp, type TestApp } from '../support/app-server';
-import { deliverInOrder, expectVerified, held, newBillingUser, settled, startCheckout } from '../support/billing';
-import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from '../support/stripe-server';
+import type { TestApp } from '../support/app-server';
+import {
+  closeBillingApp,
+  deliverInOrder,
+  expectVerified,
+  held,
+  newBillingUser,
+  settled,
+  startBillingApp,
+  startCheckout,
+} from '../support/billing';
+import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
 // Issue 22 §1 and issue 24 §3: refunds in any order against the booking of what they refund, and
 // the Stripe ids and money on the rows (issue 24, "every dollar traceable").
 let stripe: TestStripe;
 let app: TestApp;
 
-beforeAll(async () => {
-  stripe = await startStripeServer();
-  Object.assign(process.env, stripeEnv(stripe));
-  app = await startTestApp();
-  stripe.setWebhookUrl(`${app.url}/webhooks/stripe`);
-  await startWorkers();
-});
-afterAll(async () => {
-  await app?.close();
-  await stripe?.close();
-});
+beforeAll(async () => ({ stripe, app } = await startBillingApp()));
+afterAll(() => closeBillingApp(app, stripe));
 
 type Flag = { kind: string; ref: string; detail: Record<string, unknown> };
 const flagsOf = (userId: string) => sql<Flag[]>`SELECT kind, ref, detail FROM billing_finance_flags WHERE user_id = ${userId} ORDER BY id`;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { startWorkers } from '../../jobs/worker';
 import { entriesOf, getCreditSummary, grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { hashPassword } from '../../app/services/auth.server';
 import { createSession } from '../../app/services/sessions.server';
-import { startTestApp, TestClient, type TestApp } from '../support/app-server';
+import { TestClient, type TestApp } from '../support/app-server';
+import { closeBillingApp, startBillingApp } from '../support/billing';
 import { createUser } from '../support/ledger';
-import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from '../support/stripe-server';
+import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
 // Issue 24 §2, §4, §5: the return page says only what the server verified (the session read from
 // Stripe and fulfilled like the webhook, booked once; the balance read after that, in the panel
@@ -17,17 +17,8 @@ import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from 
 let stripe: TestStripe;
 let app: TestApp;
 
-beforeAll(async () => {
-  stripe = await startStripeServer();
-  Object.assign(process.env, stripeEnv(stripe));
-  app = await startTestApp();
-  stripe.setWebhookUrl(`${app.url}/webhooks/stripe`);
-  await startWorkers();
-});
-afterAll(async () => {
-  await app?.close();
-  await stripe?.close();
-});
+beforeAll(async () => ({ stripe, app } = await startBillingApp()));
+afterAll(() => closeBillingApp(app, stripe));
 
 const PASSWORD = 'return-page-secret-1';
 

@@ -1,27 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { startWorkers } from '../../jobs/worker';
 import { getCreditSummary, grantSignupCredits, entriesOf } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { createSession } from '../../app/services/sessions.server';
-import { startTestApp, TestClient, type TestApp } from '../support/app-server';
+import { TestClient, type TestApp } from '../support/app-server';
+import { closeBillingApp, startBillingApp } from '../support/billing';
 import { createUser } from '../support/ledger';
-import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from '../support/stripe-server';
+import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
 let stripe: TestStripe;
 let app: TestApp;
 
-beforeAll(async () => {
-  stripe = await startStripeServer();
-  Object.assign(process.env, stripeEnv(stripe));
-  app = await startTestApp();
-  stripe.setWebhookUrl(`${app.url}/webhooks/stripe`);
-  await startWorkers();
-});
-afterAll(async () => {
-  await app?.close();
-  await stripe?.close();
-});
+beforeAll(async () => ({ stripe, app } = await startBillingApp()));
+afterAll(() => closeBillingApp(app, stripe));
 
 type User = { id: string; email: string };
 

@@ -4,11 +4,27 @@ import { grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { reconcile } from '../../app/services/ledger-reconcile.server';
 import { createSession } from '../../app/services/sessions.server';
-import { TestClient } from './app-server';
+import { startWorkers } from '../../jobs/worker';
+import { startTestApp, TestClient, type TestApp } from './app-server';
 import { createUser } from './ledger';
-import type { StripeEvent, TestStripe } from './stripe-server';
+import { startStripeServer, stripeEnv, type StripeEvent, type TestStripe } from './stripe-server';
 
 // Billing test helpers over the real app, the worker and the Stripe test server.
+
+/** For one test file: a Stripe test server, the app configured for it and its webhooks, the worker. */
+export async function startBillingApp(): Promise<{ stripe: TestStripe; app: TestApp }> {
+  const stripe = await startStripeServer();
+  Object.assign(process.env, stripeEnv(stripe));
+  const app = await startTestApp();
+  stripe.setWebhookUrl(`${app.url}/webhooks/stripe`);
+  await startWorkers();
+  return { stripe, app };
+}
+
+export async function closeBillingApp(app: TestApp | undefined, stripe: TestStripe | undefined) {
+  await app?.close();
+  await stripe?.close();
+}
 
 export type BillingUser = { user: { id: string; email: string }; client: TestClient };
 
