@@ -116,24 +116,18 @@ export default function AdminLedger() {
             <table className="min-w-full text-left text-sm" data-testid="finance-flags">
               <thead className="border-b border-slate-200 text-slate-700">
                 <tr>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.when')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.kind')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.user')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.amount')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.shortfall')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.reference')}
-                  </th>
+                  {[
+                    'admin.flags.when',
+                    'admin.flags.kind',
+                    'admin.user',
+                    'admin.flags.amount',
+                    'admin.flags.shortfall',
+                    'admin.flags.reference',
+                  ].map((key) => (
+                    <th key={key} scope="col" className={th}>
+                      {t(key)}
+                    </th>
+                  ))}
                   <th scope="col" className="py-2 font-medium">
                     <span className="sr-only">{t('admin.flags.state')}</span>
                   </th>
@@ -183,24 +177,13 @@ export default function AdminLedger() {
             <table className="min-w-full text-left text-sm" data-testid="stripe-payments">
               <thead className="border-b border-slate-200 text-slate-700">
                 <tr>
-                  <th scope="col" className={th}>
-                    {t('admin.row')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.when')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.kind')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.user')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.payments.credits')}
-                  </th>
-                  <th scope="col" className={th}>
-                    {t('admin.flags.amount')}
-                  </th>
+                  {['admin.row', 'admin.flags.when', 'admin.flags.kind', 'admin.user', 'admin.payments.credits', 'admin.flags.amount'].map(
+                    (key) => (
+                      <th key={key} scope="col" className={th}>
+                        {t(key)}
+                      </th>
+                    ),
+                  )}
                   <th scope="col" className="py-2 font-medium">
                     {t('admin.payments.stripe')}
                   </th>
