@@ -6,6 +6,65 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// Each floor as the import paths that reach it: the `~/` alias (app/) or a relative path.
+const floor = {
+  routes: '^(~/|(\\.{1,2}/)+(app/)?)routes(/|$)',
+  components: '^(~/|(\\.{1,2}/)+(app/)?)components(/|$)',
+  http: '^(~/|(\\.{1,2}/)+(app/)?)http(/|$)',
+  services: '^(~/|(\\.{1,2}/)+(app/)?)services(/|$)',
+  queue: '^(~/|(\\.{1,2}/)+(app/)?)queue(/|$)',
+  db: '^(\\.{1,2}/)+db(/|$)',
+  jobs: '^(\\.{1,2}/)+jobs(/|$)',
+  utils: '^(~/|(\\.{1,2}/)+(app/)?)utils(/|$)',
+  server: '\\.server(\\.tsx?)?$',
+};
+
+const why = {
+  routes: 'Nothing imports a route module: move what is shared into app/http, a service or app/utils.',
+  components: 'Only routes and components import components: move shared types or helpers into app/utils.',
+  http: 'app/http is route glue: only routes (and server.ts) import it. Move what lower floors need down.',
+  services: 'Services sit above this floor: pass the data in, or move the rule into a service.',
+  queue: 'app/queue is reached through services: routes, components and the HTTP glue call a service that enqueues.',
+  db: 'Only services, the queue and the worker touch the database: call a service.',
+  jobs: 'jobs/ is the worker, a door beside app/routes: nothing in app/ or db/ imports it. Shared queue code lives in app/queue.',
+  utils: 'The ground floor (catalogue, i18n) imports nothing of ours but the catalogues.',
+  server: 'Components run in the browser too: load the data in a route loader and pass it as props.',
+};
+
+/** One ESLint config object forbidding, for `files`, imports of each named floor (types too unless allowed). */
+function fence(files, forbidden, { allowTypeImports = [] } = {}) {
+  return {
+    files,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: forbidden.map((name) => ({
+            regex: floor[name],
+            allowTypeImports: allowTypeImports.includes(name),
+            message: why[name],
+          })),
+        },
+      ],
+    },
+  };
+}
+
+export function floorFences() {
+  return [
+    fence(['app/routes/**'], ['db', 'queue', 'jobs']),
+    // A type-only import is erased by the compiler, so a component may name a server module's data shape.
+    fence(['app/components/**'], ['routes', 'http', 'db', 'queue', 'jobs', 'server'], { allowTypeImports: ['http', 'server'] }),
+    fence(['app/http/**'], ['routes', 'components', 'db', 'queue', 'jobs']),
+    fence(['app/services/**'], ['routes', 'components', 'http', 'jobs']),
+    fence(['app/queue/**'], ['routes', 'components', 'http', 'services', 'jobs']),
+    fence(['db/**'], ['routes', 'components', 'http', 'services', 'queue', 'jobs']),
+    fence(['app/utils/**', 'app/i18n.server.ts'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs']),
+    fence(['app/catalogue.ts', 'app/i18n.ts'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs', 'utils']),
+    fence(['jobs/**', 'app/cli/**'], ['routes', 'components', 'http']),
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['build/**', 'public/build/**', '.cache/**', '.data/**', 'node_modules/**', 'test-results/**', 'playwright-report/**'] },
   js.configs.recommended,
@@ -26,40 +85,8 @@ export default tseslint.config(
     files: ['tests/e2e/**'],
     rules: { 'no-empty-pattern': 'off', 'react-hooks/rules-of-hooks': 'off' },
   },
-  {
-    // Services hold the rules: they never reach up into the HTTP or UI layers.
-    files: ['app/services/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(~|\\.{1,2})/(.*/)?(routes|components)(/|$)',
-              message: 'Services never import routes or components: move the shared code to a service or app/utils.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Components run in the browser too: server modules stay out of them (pass data through loaders).
-    // A type-only import is erased by the compiler, so it may name a service's data shape.
-    files: ['app/components/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '\\.server(\\.tsx?)?$',
-              allowTypeImports: true,
-              message: 'Components never import *.server modules: load the data in a route loader and pass it as props.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // The floors of ARCHITECTURE.md, top down: routes (and components) > http > services > queue > db
+  // > utils (with i18n.server) > catalogue and i18n. A module imports only floors below its own; jobs/
+  // is a second door beside routes (it may call services, the queue and db, never the HTTP glue).
+  ...floorFences(),
 );

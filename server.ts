@@ -16,7 +16,7 @@ import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.serv
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
-import { stripeWebhookHandler } from './app/utils/stripe-webhook.server';
+import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import {
   databaseMarkedDown,
   markDatabaseUp,
@@ -27,7 +27,7 @@ import {
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
-import { startBoss, stopBoss } from './jobs/boss';
+import { startBoss, stopBoss } from './app/queue/boss';
 import { startWorkers } from './jobs/worker';
 import { stopGenerationLoop } from './jobs/generation-loop';
 

@@ -28,7 +28,7 @@ import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-clie
 import { useNonce } from '~/utils/nonce';
 import { timeZoneScript } from '~/utils/time-zone';
 import { requestTimeZone } from '~/utils/time-zone.server';
-import { getToast } from '~/utils/toast.server';
+import { getToast } from '~/http/toast.server';
 
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: tailwind },

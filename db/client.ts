@@ -6,7 +6,7 @@ import { timeDatabaseWork, timeQuery } from '../app/utils/server-timing.server';
 // THE TRANSACTION RULE. A service function that reads or writes takes `db: Db = sql` as its LAST
 // parameter: the caller's transaction, or the pool when given none. Writes that must be atomic
 // together go through `transaction(db, tx => ...)`, which joins the caller's transaction when `db`
-// already is one and opens its own otherwise. Jobs are enqueued with the same `db` (jobs/boss.ts
+// already is one and opens its own otherwise. Jobs are enqueued with the same `db` (app/queue/boss.ts
 // `enqueue`, `enqueueMany`), so they commit or roll back with the rows they act on. No pooled
 // connection or row lock is held across network I/O: commit first, then call the provider.
 
@@ -31,7 +31,7 @@ export async function transaction<T>(db: Db, fn: (tx: TransactionSql) => Promise
 // - `jobSql` (getJobSql): the job workers' pool, JOBS_POOL_MAX connections, application_name
 //   postforge-jobs. A job handler passes it as the `db` of the services it calls, e.g.
 //   `resetDueUsers(jobSql)`, or `transaction(jobSql, tx => ...)`.
-// pg-boss keeps a third, small pool of its own (jobs/boss.ts, BOSS_POOL_MAX). A ROLE=web process
+// pg-boss keeps a third, small pool of its own (app/queue/boss.ts, BOSS_POOL_MAX). A ROLE=web process
 // never opens the jobs pool. Both are created on first use, after server.ts has settled
 // DATABASE_URL (an embedded Postgres sets it at start), and live in singleton() because server.ts
 // and the Remix build are two module graphs.

@@ -8,7 +8,7 @@ export type Conn = Awaited<ReturnType<Sql['reserve']>>;
 /**
  * Runs fn on one reserved connection while it holds the schema lock: a session advisory lock that
  * every instance of the app takes around schema work (our migrations and database code in
- * db/migrate.ts, pg-boss's install and queue creation in jobs/boss.ts), so processes starting
+ * db/migrate.ts, pg-boss's install and queue creation in app/queue/boss.ts), so processes starting
  * together do it one at a time and the ones that waited find nothing left to do. Without it, two
  * processes creating pg-boss's queues at once deadlock (issue 18).
  */

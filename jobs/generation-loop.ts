@@ -1,5 +1,5 @@
 import { getSql, sql, type Db } from '../db/client';
-import { getBoss } from './boss';
+import { getBoss } from '~/queue/boss';
 import { CANCELED_SIGNAL, GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
 import { providerKey, type Provider } from '~/services/api-keys.server';
 import { processItem, SlotWithdrawn, WORKER_ID, type ClaimedItem, type ItemRow, type KeyLookup } from '~/services/generation-worker.server';

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
-import { startBoss } from './boss';
-import { queues, type QueueName } from './queues';
+import { startBoss } from '~/queue/boss';
+import { queues, type QueueName } from '~/queue/queues';
 import { handleSendEmail } from './handlers/send-email';
 import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/ledger';
 import { handleMaintenancePurge } from './handlers/maintenance';

@@ -1,20 +1,10 @@
-import type { MetaFunction } from '@remix-run/node';
+import type { MetaFunction, TypedResponse } from '@remix-run/node';
 import { Link, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Logo } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { LegalLinks } from '~/components/legal-links';
-import type { legalDocument } from '~/utils/legal.server';
-
-export type LegalSection = { heading: string; body: string[] };
-export type LegalDocument = {
-  title: string;
-  intro: string;
-  updated: string;
-  backHome: string;
-  sections: LegalSection[];
-  contactEmail: string;
-};
+import type { LegalAnswer, LegalDocument } from '~/utils/legal-document';
 
 /** The frame and text of /terms, /privacy and /contact (texts come translated from the loader). */
 export function LegalPage({ doc, children }: { doc: LegalDocument; children?: React.ReactNode }) {
@@ -66,7 +56,7 @@ export function LegalPage({ doc, children }: { doc: LegalDocument; children?: Re
 }
 
 /** The meta and page of the routes /terms, /privacy and /contact, whose loaders call legalDocument. */
-type LegalLoader = () => ReturnType<typeof legalDocument>;
+type LegalLoader = () => Promise<TypedResponse<LegalAnswer>>;
 
 export const legalMeta: MetaFunction<LegalLoader> = ({ data }) => [{ title: data ? `${data.doc.title} · Postforge` : 'Postforge' }];
 

@@ -12,9 +12,9 @@ import { getCreditSummary } from '~/services/ledger.server';
 import { parseExportForm, recentStripeRows } from '~/services/ledger-admin.server';
 import { currentSeq } from '~/services/ledger-export.server';
 import { verifyLedger, type VerifyReport } from '~/services/ledger-verify.server';
-import { exportFormOf, requireAdmin } from '~/utils/admin.server';
+import { exportFormOf, requireAdmin } from '~/http/admin.server';
 import { rootT } from '~/utils/meta';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // Admin only (404 for anyone else): the finance flags (open ones to acknowledge), the latest
 // payment rows with their money, the finance export as downloads and the verify report. The

@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { parseExportForm } from '~/services/ledger-admin.server';
-import { exportFormOf, requireAdmin } from '~/utils/admin.server';
+import { exportFormOf, requireAdmin } from '~/http/admin.server';
 import { EXPORT_COLUMNS, exportRows } from '~/services/ledger-export.server';
 import { getLogger } from '~/utils/logger.server';
 

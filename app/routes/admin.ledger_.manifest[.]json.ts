@@ -1,6 +1,6 @@
 import { json, type LoaderFunctionArgs } from '@remix-run/node';
 import { parseExportForm } from '~/services/ledger-admin.server';
-import { exportFormOf, requireAdmin } from '~/utils/admin.server';
+import { exportFormOf, requireAdmin } from '~/http/admin.server';
 import { exportManifest } from '~/services/ledger-export.server';
 
 // The export's manifest (row count, sums per kind, last hash) for the same filter and `until`.

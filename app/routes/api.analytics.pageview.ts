@@ -3,7 +3,7 @@ import { json } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { cleanPath, cleanReferrer, MAX_PAGE_VIEW_BODY, pageViewSchema, recordPageView } from '~/services/analytics.server';
 import { hit } from '~/services/rate-limit.server';
-import { clientKeyOf, retryAfterHeaders } from '~/utils/rate-limit-response.server';
+import { clientKeyOf, retryAfterHeaders } from '~/http/rate-limit-response.server';
 import { getSession } from '~/services/sessions.server';
 
 export async function loader() {

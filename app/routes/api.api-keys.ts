@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { maskedApiKeys, saveApiKeys } from '~/services/api-keys.server';
-import { apiUser, noStore } from '~/utils/input-api.server';
-import { methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { apiUser, noStore } from '~/http/input-api.server';
+import { methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 import { apiKeysSchema } from '~/utils/settings-request';
 
 // SPEC §7 POST /api/api-keys: blank keys are not saved, null removes one; the answer holds masks only.

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { getT } from '~/i18n.server';
 import { listHistory, PAGE_SIZE } from '~/services/ledger.server';
 import { getSession } from '~/services/sessions.server';
-import { apiError, methodNotAllowed } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed } from '~/http/json-api.server';
 
 const query = z.object({ page: z.coerce.number().int().min(1).max(1_000_000).catch(1) });
 

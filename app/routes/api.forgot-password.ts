@@ -1,10 +1,10 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { attemptPasswordResetRequest } from '~/services/auth.server';
-import { clientKeyOf, tooManyJson } from '~/utils/rate-limit-response.server';
+import { clientKeyOf, tooManyJson } from '~/http/rate-limit-response.server';
 import { forgotPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
+import { methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {email}. The same answer whether or not the address has an account.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);

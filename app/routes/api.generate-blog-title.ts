@@ -1,9 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getSession } from '~/services/sessions.server';
 import { generateTitles } from '~/services/titles.server';
-import { tooManyJson } from '~/utils/rate-limit-response.server';
-import { inputsT, noStore } from '~/utils/input-api.server';
-import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { tooManyJson } from '~/http/rate-limit-response.server';
+import { inputsT, noStore } from '~/http/input-api.server';
+import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { titleRequestSchema } from '~/utils/title-request';
 import { getT } from '~/i18n.server';

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { startGeneration } from '~/utils/generation-start.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { startGeneration } from '~/http/generation-start.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: POST /api/generate/image (image payload) → { jobId }.
 export async function action({ request }: ActionFunctionArgs) {

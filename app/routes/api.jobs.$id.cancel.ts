@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { cancelRun } from '~/services/generation.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // POST /api/jobs/{id}/cancel: items not yet started end canceled, their credits released.
 export async function action({ request, params }: ActionFunctionArgs) {

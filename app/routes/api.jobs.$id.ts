@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getRunProgress } from '~/services/generation.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: GET /api/jobs/{id} → { totalPrompts, completedPrompts, failedPrompts, status } (owner only).
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -2,10 +2,10 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-r
 import { toApiUser } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
 import { destroySession } from '~/services/sessions.server';
-import { clientKeyOf, tooManyJson } from '~/utils/rate-limit-response.server';
+import { clientKeyOf, tooManyJson } from '~/http/rate-limit-response.server';
 import { loginSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {email, password} → the user object, with the session cookie.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);

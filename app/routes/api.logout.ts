@@ -1,7 +1,7 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { destroySession } from '~/services/sessions.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: POST with no body; deletes the session row and clears the cookie.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);

@@ -1,10 +1,10 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
-import { clientKeyOf, tooManyJson } from '~/utils/rate-limit-response.server';
+import { clientKeyOf, tooManyJson } from '~/http/rate-limit-response.server';
 import { registerSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {name, email}. Creates the account and e-mails the set-password link; does not sign in.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);

@@ -2,7 +2,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-r
 import { resetPassword } from '~/services/auth.server';
 import { resetPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {password, confirmPassword, token, email}. Uses the token up, ends the user's other
 // sessions and signs this client in.

@@ -2,8 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { updateResultContent } from '~/services/results.server';
 import { resultContentSchema } from '~/utils/generation-schema';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
-import { methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 
 // SPEC §7: PUT /api/results/{id}/content { content } → the result (its content sanitized again).
 export async function action({ request, params }: ActionFunctionArgs) {

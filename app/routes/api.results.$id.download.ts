@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { resultDownload } from '~/services/results.server';
-import { contentDisposition, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
+import { contentDisposition, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
 
 // GET /api/results/{id}/download[?index=n]: a text result as `{prompt 30}.txt`, an image as its file.
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { retryResult } from '~/services/results.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: POST /api/results/{id}/retry (empty body): a new attempt with a new credit hold.
 export async function action({ request, params }: ActionFunctionArgs) {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { deleteResult, getResult } from '~/services/results.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // GET /api/results/{id} → the result; DELETE removes it (a processing one is canceled and refunded).
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { streamAllResults } from '~/services/results.server';
 import { resultsQuerySchema } from '~/utils/generation-schema';
-import { contentDisposition, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
+import { contentDisposition, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
 
 // GET /api/results/download-all[?type=text|image&search=…]: the completed results the Results tab
 // shows for that filter and search, as ONE ZIP streamed while it is built (text_results.txt with

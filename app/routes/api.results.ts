@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { clearResults, listResults } from '~/services/results.server';
 import { resultsQuerySchema } from '~/utils/generation-schema';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: GET /api/results?page&limit&type&search → { results, pagination }; DELETE clears all
 // (running items are canceled and refunded first).

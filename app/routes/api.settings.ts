@@ -1,10 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { transaction, sql } from '../../db/client';
-import { saveApiKeys } from '~/services/api-keys.server';
-import { saveSettings, settingsView } from '~/services/user-settings.server';
-import { apiUser, inputsT, noStore } from '~/utils/input-api.server';
-import { methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { saveSettingsAndKeys, settingsView } from '~/services/user-settings.server';
+import { apiUser, inputsT, noStore } from '~/http/input-api.server';
+import { methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 import { settingsRequestSchema } from '~/utils/settings-request';
 import { themeCookieHeader } from '~/utils/theme.server';
 
@@ -23,11 +21,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (body instanceof Response) return body;
   const parsed = settingsRequestSchema.safeParse(body);
   if (!parsed.success) return validationError(parsed.error);
-  const { openRouterApiKey, replicateApiKey, ...values } = parsed.data;
-  await transaction(sql, async (tx) => {
-    await saveSettings(user.id, values, tx);
-    await saveApiKeys(user.id, { openRouterApiKey, replicateApiKey }, tx);
-  });
+  await saveSettingsAndKeys(user.id, parsed.data);
   const settings = await settingsView(user.id);
   const headers = new Headers({ 'Cache-Control': 'no-store' });
   headers.append('Set-Cookie', themeCookieHeader(settings.darkMode));

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getSubscriptionInfo } from '~/services/billing.server';
-import { apiSession, noStore } from '~/utils/billing.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { apiSession, noStore } from '~/http/billing.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §3 "Subscription info": the real status, the balances (text and image credits are the one
 // shared balance) and the next billing date (the Pro period's end, else the next monthly reset).

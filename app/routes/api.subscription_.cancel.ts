@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { cancelSubscription } from '~/services/billing.server';
-import { apiSession, billingApiError, noStore } from '~/utils/billing.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { apiSession, billingApiError, noStore } from '~/http/billing.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: POST, no body. Cancels at the period end; 'No active subscription' otherwise (SPEC §8).
 export async function action({ request }: ActionFunctionArgs) {

@@ -2,8 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { z } from 'zod';
 import { languages } from '~/i18n';
 import { createCheckout } from '~/services/billing.server';
-import { apiSession, billingApiError, noStore } from '~/utils/billing.server';
-import { methodNotAllowed, readApiInput, validationError } from '~/utils/json-api.server';
+import { apiSession, billingApiError, noStore } from '~/http/billing.server';
+import { methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
 
 const schema = () =>
   z.object({

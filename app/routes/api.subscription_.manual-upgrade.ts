@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { syncAction } from '~/utils/billing-sync.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { syncAction } from '~/http/billing-sync.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7 (the return page calls it; see app/utils/billing-sync.server.ts).
+// SPEC §7 (the return page calls it; see app/http/billing-sync.server.ts).
 export async function action({ request }: ActionFunctionArgs) {
   return syncAction(request);
 }

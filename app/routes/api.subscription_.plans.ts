@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { catalogueWithPrices } from '~/services/billing.server';
-import { methodNotAllowed } from '~/utils/json-api.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §3 Plan and Top-up plan, from the catalogue; price ids from STRIPE_PRICE_* (null when unset).
 export async function loader({ request }: LoaderFunctionArgs) {

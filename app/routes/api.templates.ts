@@ -2,8 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { MAX_TEMPLATES_PER_USER } from '~/catalogue';
 import { createTemplate, listTemplates } from '~/services/templates.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { apiUser, inputsT, noStore } from '~/utils/input-api.server';
-import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { apiUser, inputsT, noStore } from '~/http/input-api.server';
+import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 import { parseNewTemplate } from '~/utils/template-request';
 
 // SPEC §7 GET /api/templates[?type=text|image] → { templates }; POST → the new template.

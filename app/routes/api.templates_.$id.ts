@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { deleteTemplate, getTemplate, updateTemplate } from '~/services/templates.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { apiUser, inputsT, noStore } from '~/utils/input-api.server';
-import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { apiUser, inputsT, noStore } from '~/http/input-api.server';
+import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 import { parseTemplatePatch } from '~/utils/template-request';
 
 // SPEC §7 PUT /api/templates/{id} (changed fields), DELETE /api/templates/{id}; GET for one.

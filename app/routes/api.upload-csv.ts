@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
 import { saveTopicDraft } from '~/services/topic-drafts.server';
 import { briefOf } from '~/utils/csv-file';
-import { csvErrorStatus, readCsvUpload } from '~/utils/csv-upload.server';
-import { apiUser, inputsT, noStore } from '~/utils/input-api.server';
-import { apiError, methodNotAllowed } from '~/utils/json-api.server';
+import { csvErrorStatus, readCsvUpload } from '~/http/csv-upload.server';
+import { apiUser, inputsT, noStore } from '~/http/input-api.server';
+import { apiError, methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7 POST /api/upload-csv: multipart with a csv file → { prompts }, plus the optional per-row
 // columns (title, keywords, instructions) under `rows` and what was dropped. When some row has them,

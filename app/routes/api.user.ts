@@ -2,7 +2,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-r
 import { getT } from '~/i18n.server';
 import { toApiUser } from '~/services/auth.server';
 import { getSession } from '~/services/sessions.server';
-import { apiError, methodNotAllowed } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: the current user; 401 means "not signed in".
 export async function loader({ request }: LoaderFunctionArgs) {

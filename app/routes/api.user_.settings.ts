@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getLastUsed, saveLastUsed } from '~/services/user-settings.server';
-import { apiUser, noStore } from '~/utils/input-api.server';
-import { methodNotAllowed, readJsonObject } from '~/utils/json-api.server';
+import { apiUser, noStore } from '~/http/input-api.server';
+import { methodNotAllowed, readJsonObject } from '~/http/json-api.server';
 
 // SPEC §7 PATCH /api/user/settings: the last-used values (SPEC §3 User settings). Invalid fields are
 // left out rather than failing (the client only logs a failure); GET reads them back.

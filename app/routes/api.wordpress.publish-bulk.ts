@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { queueBulkPublications } from '~/services/wordpress.server';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { bulkPublishSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/http/wordpress-api.server';
 
 // Bulk publish (issue 10): POST { siteId, resultIds, mode: 'now' | 'schedule', startDate + startTime
 // (in timeZone, default the user's) or startAt (ISO), every, unit: 'hours' | 'days', categories,

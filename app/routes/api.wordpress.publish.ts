@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { queuePublish } from '~/services/wordpress.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/utils/wordpress-api.server';
-import { apiError } from '~/utils/json-api.server';
+import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/http/wordpress-api.server';
+import { apiError } from '~/http/json-api.server';
 
 // SPEC §7: POST the publish payload (SPEC §3). Pro and Pro (Ending) only. The post is made by the
 // `wordpress-publish` job: at once (status publish/draft/pending) or at publishDate (future).

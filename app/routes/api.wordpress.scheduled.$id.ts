@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { cancelPublication, getPublication, reschedulePublication } from '~/services/wordpress.server';
 import { rescheduleSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/http/wordpress-api.server';
 
 // One publication: GET it, PUT { publishAt } moves a waiting one, DELETE cancels it.
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { listScheduled } from '~/services/wordpress.server';
-import { methodNotAllowed, ok, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, ok, wpApiContext } from '~/http/wordpress-api.server';
 
 // What is waiting to be published (soonest first) and what recently finished or failed.
 export async function loader({ request }: LoaderFunctionArgs) {

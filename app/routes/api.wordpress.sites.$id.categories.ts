@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { siteCategories } from '~/services/wordpress.server';
-import { methodNotAllowed, notFound, ok, serviceError, siteIdParam, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, notFound, ok, serviceError, siteIdParam, wpApiContext } from '~/http/wordpress-api.server';
 
 // SPEC §7: the site's categories { categories: [{ id, name }] }, read from the site itself.
 export async function loader({ request, params }: LoaderFunctionArgs) {

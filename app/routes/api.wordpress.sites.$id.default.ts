@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from '@remix-run/node';
 import { setDefaultSite } from '~/services/wordpress.server';
-import { methodNotAllowed, notFound, ok, serviceError, siteIdParam, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, notFound, ok, serviceError, siteIdParam, wpApiContext } from '~/http/wordpress-api.server';
 
 // SPEC §7: PUT /api/wordpress/sites/{id}/default, empty body.
 export async function loader({ request }: ActionFunctionArgs) {

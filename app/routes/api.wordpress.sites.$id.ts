@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { deleteSite, getSite, updateSite } from '~/services/wordpress.server';
 import { siteUpdateSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, notFound, ok, readBody, serviceError, siteIdParam, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, notFound, ok, readBody, serviceError, siteIdParam, wpApiContext } from '~/http/wordpress-api.server';
 
 // SPEC §7: PUT /api/wordpress/sites/{id} (same fields; a blank appPassword keeps the stored one),
 // DELETE /api/wordpress/sites/{id}. Another user's site is 404.

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { createSite, listSites, refreshSiteTimeZone } from '~/services/wordpress.server';
 import { siteSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, ok, readBody, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, ok, readBody, wpApiContext } from '~/http/wordpress-api.server';
 
 // SPEC §7: GET the user's sites; POST { siteUrl, username, appPassword, isDefault, siteName } adds
 // one (siteName is always the URL's host). The application password is never sent back.

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { testConnection } from '~/services/wordpress.server';
 import { testConnectionSchema } from '~/utils/wordpress-schemas';
-import { connectionMessage, methodNotAllowed, ok, readBody, wpApiContext } from '~/utils/wordpress-api.server';
+import { connectionMessage, methodNotAllowed, ok, readBody, wpApiContext } from '~/http/wordpress-api.server';
 
 // SPEC §7: POST { siteUrl, username, appPassword } → { success, message } plus a diagnosis
 // { code, hint, detail } when it failed.

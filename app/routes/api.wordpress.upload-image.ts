@@ -2,10 +2,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { isPro } from '~/catalogue';
 import { uploadImageToSite } from '~/services/wordpress.server';
 import { uploadImageSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, ok, readBody, wpApiContext } from '~/utils/wordpress-api.server';
+import { methodNotAllowed, ok, readBody, wpApiContext } from '~/http/wordpress-api.server';
 import { WpError } from '~/services/wordpress-client.server';
 import { WordPressServiceError } from '~/services/wordpress.server';
-import { apiError } from '~/utils/json-api.server';
+import { apiError } from '~/http/json-api.server';
 
 // SPEC §7: the editor's image upload { siteId, imageBase64, filename, mimeType } → { success, url }.
 // Without a site, or when the site refuses, the answer carries the image inline as a data URL

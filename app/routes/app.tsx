@@ -23,15 +23,15 @@ import { saveLastUsed } from '~/services/user-settings.server';
 import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
 import { briefsByTopic } from '~/utils/csv-file';
 import { lastUsedFromForm } from '~/utils/input-settings';
-import { inputInitialValues, loadInputTools } from '~/utils/input-tools.server';
+import { inputInitialValues, loadInputTools } from '~/http/input-tools.server';
 import { getLogger } from '~/utils/logger.server';
 import { countCompleted, listResults } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { integrationOverview, listSites, publicationsForResults, publicationView } from '~/services/wordpress.server';
 import { requestTimeZone } from '~/utils/time-zone.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
 
 const tabs = ['input', 'results', 'wordpress'] as const;

@@ -3,8 +3,8 @@ import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { saveTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
-import { readCsvUpload } from '~/utils/csv-upload.server';
-import { redirectWithToast } from '~/utils/toast.server';
+import { readCsvUpload } from '~/http/csv-upload.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // The CSV upload without JavaScript: the drop zone is a plain file input in a form posting here.
 // Success stores the topics and returns to the workspace in manual mode with them in the text area

@@ -27,12 +27,12 @@ import {
   WordPressServiceError,
   type Publication,
 } from '~/services/wordpress.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
 import { requestTimeZone } from '~/utils/time-zone.server';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';
 

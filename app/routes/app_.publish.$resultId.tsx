@@ -24,11 +24,11 @@ import {
   siteCategories,
   WordPressServiceError,
 } from '~/services/wordpress.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { formatDateTimeInZone } from '~/utils/time-zone';

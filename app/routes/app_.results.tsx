@@ -6,9 +6,9 @@ import { GenerationError } from '~/services/generation.server';
 import { clearResults, deleteResult, retryResult, updateResultContent } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { resultContentSchema, type Translate } from '~/utils/generation-schema';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { safeRedirect } from '~/utils/safe-redirect';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // The Results tab's mutations as plain form posts (SPEC §4 actions by state): retry, remove, save an
 // edit, clear all. Each answers with a redirect back to the tab and a toast (SPEC §8), so they work

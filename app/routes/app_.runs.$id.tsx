@@ -14,9 +14,9 @@ import { useRevalidateWhile } from '~/components/generation/use-revalidate-while
 import { getT } from '~/i18n.server';
 import { cancelRun, GenerationError, getRunProgress } from '~/services/generation.server';
 import { requireUser } from '~/services/sessions.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { rootT } from '~/utils/meta';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // A run's progress page (/app/runs/{id}): where the browser lands after Start without JavaScript.
 // While the run goes on it refreshes itself (a meta refresh inside <noscript>, to ?watch=1); when a

@@ -12,13 +12,13 @@ import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { createTemplate, deleteTemplate, listTemplates } from '~/services/templates.server';
 import { getLastUsed, getSettings } from '~/services/user-settings.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { initialFormValues, templateSettingsFor, type TemplateType } from '~/utils/input-settings';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
 import { parseNewTemplate } from '~/utils/template-request';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // SPEC §2 Templates dialog as a page: what the dialog is without JavaScript (every button a form or
 // a link). The generation form's "Save Current" can GET here with its fields (?save=1&model=...).

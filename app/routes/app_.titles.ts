@@ -3,11 +3,11 @@ import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { generateTitles } from '~/services/titles.server';
 import { saveTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
-import { tooManyMessage } from '~/utils/rate-limit-response.server';
+import { tooManyMessage } from '~/http/rate-limit-response.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { titleRequestSchema } from '~/utils/title-request';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // The generate-titles button without JavaScript: it submits the generation form here (formAction).
 // The titles replace the topics in the text area (a topic draft), with the SPEC's toasts.

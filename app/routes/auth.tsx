@@ -11,14 +11,14 @@ import { Field } from '~/components/ui/field';
 import { detectLanguage, getT } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
-import { clientKeyOf, retryAfterHeaders, tooManyMessage } from '~/utils/rate-limit-response.server';
+import { clientKeyOf, retryAfterHeaders, tooManyMessage } from '~/http/rate-limit-response.server';
 import { destroySession, getUser } from '~/services/sessions.server';
 import { loginSchema, registerSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
 import { safeRedirect } from '~/utils/safe-redirect';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 import type { ClientNamespace } from '~/i18n';
 import { withNamespaces } from '~/utils/i18n-client';
 

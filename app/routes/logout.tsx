@@ -1,7 +1,7 @@
 import { redirect, type ActionFunctionArgs } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { destroySession } from '~/services/sessions.server';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // Signing out changes state, so it is a POST (a form button in the account menu); a GET only goes home.
 export async function loader() {

@@ -13,9 +13,9 @@ import { getT } from '~/i18n.server';
 import { inspectPasswordToken, resetPassword, type TokenPurpose } from '~/services/auth.server';
 import { resetPasswordSchema, type Translate } from '~/utils/auth-schemas';
 import { HoneypotInputs, isHoneypotFilled } from '~/utils/honeypot';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 import type { ClientNamespace } from '~/i18n';
 import { withNamespaces } from '~/utils/i18n-client';
 

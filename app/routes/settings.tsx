@@ -1,14 +1,12 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/node';
-import { sql, transaction } from '../../db/client';
 import { getT } from '~/i18n.server';
-import { saveApiKeys } from '~/services/api-keys.server';
 import { requireUser } from '~/services/sessions.server';
-import { saveSettings } from '~/services/user-settings.server';
-import { readFormData } from '~/utils/json-api.server';
+import { saveSettingsAndKeys } from '~/services/user-settings.server';
+import { readFormData } from '~/http/json-api.server';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { settingsFromForm } from '~/utils/settings-request';
 import { themeCookieHeader } from '~/utils/theme.server';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 // The settings dialog's form post (with or without JavaScript): saves, mirrors dark mode into the
 // theme cookie, and returns to the page it came from with 'Settings Updated' or 'Update Failed'.
@@ -28,11 +26,7 @@ export async function action({ request }: ActionFunctionArgs) {
       description: t('settings.failedBody'),
     });
   }
-  const { openRouterApiKey, replicateApiKey, ...values } = parsed.data;
-  const saved = await transaction(sql, async (tx) => {
-    await saveApiKeys(user.id, { openRouterApiKey, replicateApiKey }, tx);
-    return saveSettings(user.id, values, tx);
-  });
+  const saved = await saveSettingsAndKeys(user.id, parsed.data);
   return redirectWithToast(
     back,
     { type: 'success', title: t('settings.updated'), description: t('settings.updatedBody') },

@@ -29,11 +29,11 @@ import { numberFormat } from '~/utils/intl-format';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
-import { billingErrorMessage } from '~/utils/billing.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
+import { billingErrorMessage } from '~/http/billing.server';
 import { loadEnv } from '~/utils/env.server';
 import { rootT } from '~/utils/meta';
-import { redirectWithToast } from '~/utils/toast.server';
+import { redirectWithToast } from '~/http/toast.server';
 
 const RETURN_KEYS = ['success', 'canceled', 'isTopUp', 'creditAmount', 'session_id'] as const;
 

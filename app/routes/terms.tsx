@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
-import { legalDocument } from '~/utils/legal.server';
+import { legalDocument } from '~/http/legal.server';
 
 export { legalMeta as meta, LegalRoute as default } from '~/components/legal-page';
 

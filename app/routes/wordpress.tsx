@@ -34,12 +34,12 @@ import {
   updateSite,
   WordPressServiceError,
 } from '~/services/wordpress.server';
-import { privatePageHeaders, requirePageShell } from '~/utils/account.server';
+import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { readFormData } from '~/utils/json-api.server';
+import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
-import { redirectWithToast } from '~/utils/toast.server';
-import { connectionMessage } from '~/utils/wordpress-api.server';
+import { redirectWithToast } from '~/http/toast.server';
+import { connectionMessage } from '~/http/wordpress-api.server';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
 import { useTimeZone } from '~/utils/time-zone';
 import { zonedToInstant } from '~/utils/zoned-time';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
-import { enqueue } from '../../jobs/boss';
+import { enqueue } from '~/queue/boss';
 import type { Language } from '~/i18n';
 import { getCurrentCreditSummary, grantSignupCredits } from '~/services/ledger.server';
 import { queueEmail } from '~/services/mail.server';

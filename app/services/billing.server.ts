@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
-import { enqueueMany } from '../../jobs/boss';
+import { enqueueMany } from '~/queue/boss';
 import { plans, topUpPacks, type SubscriptionStatus, type TopUpId } from '~/catalogue';
 import {
   expireMonthly,

@@ -1,5 +1,5 @@
 import { sql, transaction, type Db } from '../../db/client';
-import { enqueueMany } from '../../jobs/boss';
+import { enqueueMany } from '~/queue/boss';
 import {
   canUseModel,
   DEFAULT_IMAGE_MODEL,

@@ -2,7 +2,7 @@ import { sql, type Db } from '../../db/client';
 import type { ExportFilter } from './ledger-export.server';
 
 // The admin side of the ledger: how the export form's fields become a filter. The routes read the
-// request (app/utils/admin.server.ts); this takes plain values and returns a filter or field errors.
+// request (app/http/admin.server.ts); this takes plain values and returns a filter or field errors.
 
 export type ExportForm = { from?: string | null; to?: string | null; user?: string | null; until?: string | null };
 export type ExportFieldError = 'invalidDate' | 'unknownUser';

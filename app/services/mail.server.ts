@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { sql, type TransactionSql } from '../../db/client';
-import { enqueue } from '../../jobs/boss';
-import type { QueuePayload } from '../../jobs/queues';
+import { enqueue } from '~/queue/boss';
+import type { QueuePayload } from '~/queue/queues';
 import { getT } from '~/i18n.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';

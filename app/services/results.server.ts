@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import yazl from 'yazl';
 import { sql, transaction, type Db } from '../../db/client';
-import { enqueueMany } from '../../jobs/boss';
+import { enqueueMany } from '~/queue/boss';
 import { RESULTS_PAGE_SIZE } from '~/catalogue';
 import { imageFileName, TEXT_RESULTS_FILE, ALL_RESULTS_ZIP, textFileName } from '~/utils/download-names';
 import type { ResultsQuery } from '~/utils/generation-schema';

@@ -1,5 +1,5 @@
-import { sql, type Db } from '../../db/client';
-import { maskedApiKeys, saveApiKeys } from './api-keys.server';
+import { sql, transaction, type Db } from '../../db/client';
+import { maskedApiKeys, saveApiKeys, type ApiKeyField } from './api-keys.server';
 import { appSettings, lastUsed, type AppSettings, type LastUsed } from '~/utils/input-settings';
 import { memoPerRequest } from '~/utils/request-scope.server';
 
@@ -57,6 +57,19 @@ export async function saveLastUsed(userId: string, values: Record<string, unknow
     ON CONFLICT (user_id) DO UPDATE SET last_used = user_settings.last_used || EXCLUDED.last_used, updated_at = now()
     RETURNING last_used AS "lastUsed"`;
   return lastUsed.stored.parse(row!.lastUsed);
+}
+
+/** The settings form's save (dialog and POST /api/settings): values and provider keys, all or nothing. */
+export async function saveSettingsAndKeys(
+  userId: string,
+  values: Partial<AppSettings> & Partial<Record<ApiKeyField, string | null>>,
+  db: Db = sql,
+): Promise<AppSettings> {
+  const { openRouterApiKey, replicateApiKey, ...settings } = values;
+  return transaction(db, async (tx) => {
+    await saveApiKeys(userId, { openRouterApiKey, replicateApiKey }, tx);
+    return saveSettings(userId, settings, tx);
+  });
 }
 
 /** Settings and keys together, as GET /api/settings and the settings dialog show them (keys masked). */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import sanitizeHtml from 'sanitize-html';
 import { isPro, type SubscriptionStatus } from '~/catalogue';
 import { sql, transaction, type Db } from '../../db/client';
-import { enqueueMany, getBoss } from '../../jobs/boss';
+import { enqueueMany, getBoss } from '~/queue/boss';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { storedErrorCode } from '~/utils/wordpress-errors';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';

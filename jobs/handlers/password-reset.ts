@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { requestPasswordReset } from '~/services/auth.server';
-import { queues } from '../queues';
+import { queues } from '~/queue/queues';
 
 /** Issues the token and queues the reset e-mail when the address has an account; nothing otherwise. */
 export async function handlePasswordResetRequest(jobs: PgBoss.Job<unknown>[]): Promise<void> {

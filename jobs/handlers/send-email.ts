@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { deliverEmail, EMAIL_CONCURRENCY } from '~/services/mail.server';
-import { getBoss } from '../boss';
-import { queues } from '../queues';
+import { getBoss } from '~/queue/boss';
+import { queues } from '~/queue/queues';
 
 /**
  * Sends a fetched batch EMAIL_CONCURRENCY at a time. A message that fails is failed on its own (its

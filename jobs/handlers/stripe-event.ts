@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { queues } from '../queues';
+import { queues } from '~/queue/queues';
 import { processEvent, resolveDuplicateSubscription } from '~/services/billing.server';
 import { getLogger } from '~/utils/logger.server';
 

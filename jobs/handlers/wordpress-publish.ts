@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { runPublication } from '~/services/wordpress.server';
-import { getBoss } from '../boss';
-import { queues } from '../queues';
+import { getBoss } from '~/queue/boss';
+import { queues } from '~/queue/queues';
 
 // Each job of a batch stands alone: a failing one is failed (and retried with backoff by pg-boss)
 // without failing the others; its last attempt marks the publication failed with the site's message.

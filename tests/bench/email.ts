@@ -18,7 +18,7 @@ process.env.SESSION_SECRET ??= 'bench-session-secret-0123456789abcdef';
 process.env.ENCRYPTION_KEY ??= Buffer.alloc(32, 9).toString('base64');
 
 const { sql, closeSql } = await import('../../db/client');
-const { enqueueMany, stopBoss } = await import('../../jobs/boss');
+const { enqueueMany, stopBoss } = await import('../../app/queue/boss');
 const { queueEmail } = await import('../../app/services/mail.server');
 const { startWorkers } = await import('../../jobs/worker');
 

@@ -27,7 +27,7 @@ async function serve() {
   const { getLogger } = await import('../../app/utils/logger.server');
   const { getSql } = await import('../../db/client');
   const { migrate } = await import('../../db/migrate');
-  const { startBoss } = await import('../../jobs/boss');
+  const { startBoss } = await import('../../app/queue/boss');
   const env = loadEnv();
   await migrate(getSql());
   await startBoss('web');

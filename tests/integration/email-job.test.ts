@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import { enqueue } from '../../jobs/boss';
+import { enqueue } from '../../app/queue/boss';
 import { startWorkers } from '../../jobs/worker';
 import { deliverEmail, queueEmail, renderEmail, type EmailMessage } from '../../app/services/mail.server';
 import { loadEnv } from '../../app/utils/env.server';

@@ -128,7 +128,7 @@ describe('a run of text items', () => {
     const before = await available(getSql(), u.id);
     const run = await s.gen.startRun(u.id, textInput('twice topic'));
     // A second delivery of the same item's job (pg-boss may redeliver).
-    const { enqueueMany } = await import('../../jobs/boss');
+    const { enqueueMany } = await import('../../app/queue/boss');
     await enqueueMany('generate-item', [{ payload: { resultId: run.resultIds[0]!, userId: u.id, attempt: 1 } }]);
     loop.wake();
     await waitForRun(getSql(), run.runId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { enqueue, enqueueMany, getBoss } from '../../jobs/boss';
+import { enqueue, enqueueMany, getBoss } from '../../app/queue/boss';
 
 describe('pg-boss inside a postgres.js transaction', () => {
   it('a rolled-back transaction leaves no job, a committed one leaves exactly one', async () => {

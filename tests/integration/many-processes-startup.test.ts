@@ -2,7 +2,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { connect, type Sql } from '../../db/client';
 import { createDatabase } from '../../db/embedded';
 import { migrationFiles } from '../../db/migrate';
-import { queues } from '../../jobs/queues';
+import { queues } from '../../app/queue/queues';
 import { startAppProcess, type AppProcess, type Role } from '../support/app-processes';
 
 // Issue 18 §1: copies of the compiled server started at the same moment on a fresh database all

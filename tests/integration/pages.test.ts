@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
-import { toastHeader } from '../../app/utils/toast.server';
+import { toastHeader } from '../../app/http/toast.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 
 let app: TestApp;

@@ -4,7 +4,7 @@ import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
 import { LIMITS, maxFor } from '../../app/services/rate-limit.server';
 import { MAX_PAGE_VIEW_BODY, PAGE_VIEW_RETENTION_DAYS } from '../../app/services/analytics.server';
-import { toastHeader } from '../../app/utils/toast.server';
+import { toastHeader } from '../../app/http/toast.server';
 import { handleMaintenancePurge } from '../../jobs/handlers/maintenance';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 

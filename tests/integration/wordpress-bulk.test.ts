@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
-import { getBoss } from '../../jobs/boss';
-import { queues } from '../../jobs/queues';
+import { getBoss } from '../../app/queue/boss';
+import { queues } from '../../app/queue/queues';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { createSession } from '../../app/services/sessions.server';
 import { createSite, queueBulkPublications, queuePublications, runPublication, zonedSchedule } from '../../app/services/wordpress.server';

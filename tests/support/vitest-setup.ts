@@ -1,6 +1,6 @@
 import { afterAll, inject } from 'vitest';
 import { closeSql } from '../../db/client';
-import { stopBoss } from '../../jobs/boss';
+import { stopBoss } from '../../app/queue/boss';
 import { installConsoleGuard } from './console-guard';
 
 // Each worker talks to the run's fresh database through the app's own pools.

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// The import boundaries of eslint.config.js, checked on snippets placed where they would live.
+// The floors of eslint.config.js (ARCHITECTURE.md's layout), checked on snippets placed where they
+// would live: every fence refuses a planted upward import, and a downward one passes.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const eslint = new ESLint({ cwd: root });
 
@@ -12,31 +13,130 @@ async function restricted(code: string, file: string): Promise<string[]> {
   return result!.messages.filter((m) => m.ruleId?.endsWith('no-restricted-imports')).map((m) => m.message);
 }
 
-describe('import boundaries', () => {
-  it('a service may not import a route or a component', async () => {
-    for (const source of ['~/routes/subscription', '../routes/app', '~/components/header', '../components/ui/button']) {
-      expect(await restricted(`import x from '${source}';\nexport default x;\n`, 'app/services/example.server.ts')).toEqual([
-        expect.stringMatching(/Services never import routes or components/),
-      ]);
-    }
-    expect(await restricted(`import { sql } from '../../db/client';\nexport default sql;\n`, 'app/services/example.server.ts')).toEqual([]);
-    expect(
-      await restricted(`import { getLogger } from '~/utils/logger.server';\nexport default getLogger;\n`, 'app/services/example.server.ts'),
-    ).toEqual([]);
+const importOf = (source: string) => `import x from '${source}';\nexport default x;\n`;
+const typeImportOf = (source: string) => `import type { X } from '${source}';\nexport type Y = X;\n`;
+
+// Each fence: a file on that floor, imports it must refuse (with the message's gist), imports it may make.
+const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[] = [
+  {
+    file: 'app/routes/example.tsx',
+    refused: [
+      ['../../db/client', /Only services, the queue and the worker touch the database/],
+      ['~/queue/boss', /app\/queue is reached through services/],
+      ['../../jobs/worker', /jobs\/ is the worker/],
+    ],
+    allowed: ['~/http/json-api.server', '~/services/ledger.server', '~/components/header', '~/utils/safe-redirect', '~/catalogue'],
+  },
+  {
+    file: 'app/components/example.tsx',
+    refused: [
+      ['~/routes/app', /Nothing imports a route module/],
+      ['~/http/json-api.server', /app\/http is route glue/],
+      ['~/services/ledger.server', /Components run in the browser too/],
+      ['~/utils/env.server', /Components run in the browser too/],
+      ['../../db/client', /touch the database/],
+      ['~/queue/queues', /app\/queue is reached through services/],
+    ],
+    allowed: ['~/components/ui/button', '~/utils/page-numbers', '~/catalogue', '~/i18n'],
+  },
+  {
+    file: 'app/http/example.server.ts',
+    refused: [
+      ['~/routes/app', /Nothing imports a route module/],
+      ['~/components/header', /Only routes and components import components/],
+      ['../../db/client', /touch the database/],
+      ['~/queue/boss', /app\/queue is reached through services/],
+      ['../../jobs/worker', /jobs\/ is the worker/],
+    ],
+    allowed: ['~/services/sessions.server', '~/utils/env.server', '~/i18n.server', '~/http/json-api.server'],
+  },
+  {
+    file: 'app/services/example.server.ts',
+    refused: [
+      ['~/routes/subscription', /Nothing imports a route module/],
+      ['../routes/app', /Nothing imports a route module/],
+      ['~/components/header', /Only routes and components import components/],
+      ['~/http/json-api.server', /app\/http is route glue/],
+      ['../http/toast.server', /app\/http is route glue/],
+      ['../../jobs/worker', /jobs\/ is the worker/],
+    ],
+    allowed: ['../../db/client', '~/queue/boss', './ledger.server', '~/utils/logger.server', '~/catalogue'],
+  },
+  {
+    file: 'app/queue/example.ts',
+    refused: [
+      ['~/services/mail.server', /Services sit above this floor/],
+      ['../services/mail.server', /Services sit above this floor/],
+      ['~/http/json-api.server', /app\/http is route glue/],
+      ['../../jobs/worker', /jobs\/ is the worker/],
+    ],
+    allowed: ['../../db/client', './queues', '~/utils/logger.server'],
+  },
+  {
+    file: 'db/example.ts',
+    refused: [
+      ['../app/services/ledger.server', /Services sit above this floor/],
+      ['../app/queue/boss', /app\/queue is reached through services/],
+      ['../app/http/json-api.server', /app\/http is route glue/],
+      ['../jobs/worker', /jobs\/ is the worker/],
+    ],
+    allowed: ['./client', '../app/utils/env.server', '../app/catalogue'],
+  },
+  {
+    file: 'app/utils/example.ts',
+    refused: [
+      ['~/services/ledger.server', /Services sit above this floor/],
+      ['~/http/toast.server', /app\/http is route glue/],
+      ['~/queue/boss', /app\/queue is reached through services/],
+      ['../../db/client', /touch the database/],
+      ['~/components/header', /Only routes and components import components/],
+    ],
+    allowed: ['~/utils/time-zone', './intl-format', '~/catalogue', '~/i18n'],
+  },
+  {
+    file: 'app/catalogue.ts',
+    refused: [
+      ['~/utils/env.server', /The ground floor/],
+      ['./utils/intl-format', /The ground floor/],
+      ['./services/ledger.server', /Services sit above this floor/],
+    ],
+    allowed: ['./locales/en/common.json', 'zod'],
+  },
+  {
+    file: 'jobs/handlers/example.ts',
+    refused: [
+      ['~/http/json-api.server', /app\/http is route glue/],
+      ['~/routes/app', /Nothing imports a route module/],
+    ],
+    allowed: ['~/services/mail.server', '~/queue/boss', '../../db/client'],
+  },
+];
+
+describe('the floors: each fence fails on a planted upward import', () => {
+  for (const { file, refused, allowed } of fences) {
+    it(`${file}`, async () => {
+      for (const [source, why] of refused) {
+        const messages = await restricted(importOf(source), file);
+        expect(messages, `${file} importing ${source}`).toContainEqual(expect.stringMatching(why));
+      }
+      for (const source of allowed) {
+        expect(await restricted(importOf(source), file), `${file} importing ${source}`).toEqual([]);
+      }
+    });
+  }
+
+  it('a component may name a server module or HTTP glue type: the compiler erases it', async () => {
+    expect(await restricted(typeImportOf('~/services/results.server'), 'app/components/example.tsx')).toEqual([]);
+    expect(await restricted(typeImportOf('~/http/json-api.server'), 'app/components/example.tsx')).toEqual([]);
+    // Anywhere else a type import is still an arrow up the house.
+    expect(await restricted(typeImportOf('~/http/json-api.server'), 'app/services/example.server.ts')).toHaveLength(1);
   });
 
-  it('a component may not import a *.server module', async () => {
-    for (const source of ['~/services/ledger.server', '../utils/env.server', '~/utils/logger.server.ts']) {
-      expect(await restricted(`import x from '${source}';\nexport default x;\n`, 'app/components/example.tsx')).toEqual([
-        expect.stringMatching(/Components never import \*\.server modules/),
-      ]);
-    }
-    expect(await restricted(`import { plans } from '~/catalogue';\nexport default plans;\n`, 'app/components/example.tsx')).toEqual([]);
-    // A type-only import is erased by the compiler: nothing of the server module reaches the browser.
-    expect(
-      await restricted(`import type { Result } from '~/services/results.server';\nexport type R = Result;\n`, 'app/components/example.tsx'),
-    ).toEqual([]);
-    // Routes may (their loaders run on the server).
-    expect(await restricted(`import x from '~/services/ledger.server';\nexport default x;\n`, 'app/routes/example.tsx')).toEqual([]);
-  });
+  it('the real tree passes every fence', async () => {
+    const results = await eslint.lintFiles(['app', 'db', 'jobs', 'server.ts']);
+    const broken = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId?.endsWith('no-restricted-imports')).map((m) => `${path.relative(root, r.filePath)}: ${m.message}`),
+    );
+    expect(broken).toEqual([]);
+  }, 120_000);
 });

@@ -3,8 +3,8 @@ import { saveApiKeys } from '~/services/api-keys.server';
 import { startRun } from '~/services/generation.server';
 import { env } from '~/utils/env.server';
 import { imageGenerationSchema, textGenerationSchema } from '~/utils/generation-schema';
-import { methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/utils/generation-api.server';
+import { methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
+import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
 
 /** POST /api/generate/{text|image}: parse the payload, save an entered image key, start the run. */
 export async function startGeneration(request: Request, type: 'text' | 'image'): Promise<Response> {

@@ -1,8 +1,8 @@
 import PgBoss from 'pg-boss';
-import { getLogger } from '../app/utils/logger.server';
-import { dropSingleton, singleton } from '../app/utils/singleton.server';
-import { getSql, sql, type Db } from '../db/client';
-import { withSchemaLock } from '../db/schema-lock';
+import { getLogger } from '~/utils/logger.server';
+import { dropSingleton, singleton } from '~/utils/singleton.server';
+import { getSql, sql, type Db } from '../../db/client';
+import { withSchemaLock } from '../../db/schema-lock';
 import { queues, type QueueName, type QueuePayload } from './queues';
 
 // One pg-boss per process, shared by server.ts and the Remix build (singleton()).

@@ -2,7 +2,7 @@ import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { BillingError, type BillingErrorCode } from '~/services/billing.server';
 import { getSession, type CurrentSession } from '~/services/sessions.server';
-import { apiError } from '~/utils/json-api.server';
+import { apiError } from '~/http/json-api.server';
 
 // Glue between the billing service's typed errors and the JSON routes / the page's toasts.
 

@@ -1,6 +1,6 @@
 import { syncCheckoutSession } from '~/services/billing.server';
-import { apiSession, billingApiError, noStore } from '~/utils/billing.server';
-import { apiError, methodNotAllowed } from '~/utils/json-api.server';
+import { apiSession, billingApiError, noStore } from '~/http/billing.server';
+import { apiError, methodNotAllowed } from '~/http/json-api.server';
 import { getT } from '~/i18n.server';
 
 const SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;

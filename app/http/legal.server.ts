@@ -1,6 +1,6 @@
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
-import type { LegalDocument, LegalSection } from '~/components/legal-page';
+import type { LegalAnswer, LegalDocument, LegalSection } from '~/utils/legal-document';
 import { contactEmail } from '~/utils/contact.server';
 
 /** The loader answer of a legal page: its texts in the request's language, with the contact address. */
@@ -15,5 +15,5 @@ export async function legalDocument(request: Request, page: 'terms' | 'privacy' 
     sections: t(`${page}.sections`, { returnObjects: true, email }) as unknown as LegalSection[],
     contactEmail: email,
   };
-  return json({ doc, emailLabel: page === 'contact' ? t('contact.emailLabel') : '' });
+  return json<LegalAnswer>({ doc, emailLabel: page === 'contact' ? t('contact.emailLabel') : '' });
 }

@@ -5,7 +5,7 @@ import { getSession, type SessionUser } from '~/services/sessions.server';
 import { WpError, type ConnectionCheck, type WpProblem } from '~/services/wordpress-client.server';
 import { WordPressServiceError } from '~/services/wordpress.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/utils/json-api.server';
+import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 
 // The common parts of the /api/wordpress/* resource routes: the signed-in user (401 otherwise),
 // the JSON body checked against a schema in the user's language, and service errors as statuses.

@@ -1,7 +1,7 @@
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { getSession, type SessionUser } from '~/services/sessions.server';
-import { apiError } from '~/utils/json-api.server';
+import { apiError } from '~/http/json-api.server';
 
 // Small helpers for the input tools' JSON routes.
 

@@ -2,7 +2,7 @@ import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { GenerationError } from '~/services/generation.server';
 import { getSession } from '~/services/sessions.server';
-import { apiError } from '~/utils/json-api.server';
+import { apiError } from '~/http/json-api.server';
 
 // Shared by the generation and results JSON routes (SPEC §7): the signed-in user or a 401, and
 // GenerationError → `{ error }` with its status, in the request's language.
