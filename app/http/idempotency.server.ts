@@ -18,7 +18,8 @@ export async function idempotent(
 ): Promise<Response> {
   const key = request.headers.get('Idempotency-Key');
   const init = Object.fromEntries(headers);
-  if (key !== null && !validKey(key)) return apiError(400, (await getT(request, 'tokens'))('errors.idempotencyKeyInvalid'), { headers: init });
+  if (key !== null && !validKey(key))
+    return apiError(400, (await getT(request, 'tokens'))('errors.idempotencyKeyInvalid'), { headers: init });
   const outcome = await runOnce(userId, key, fingerprint(request.method, new URL(request.url).pathname, body), work);
   if (outcome.kind === 'fresh') return json(outcome.answer.body, { status: outcome.answer.status, headers });
   if (outcome.kind === 'replayed') {

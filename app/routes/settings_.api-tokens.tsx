@@ -33,7 +33,9 @@ export async function action({ request }: ActionFunctionArgs) {
     const revoked = await revokeApiToken(user.id, String(form.get('id') ?? ''));
     return redirectWithToast(
       API_TOKENS_PAGE,
-      revoked ? { type: 'success', title: t('toast.revoked'), description: t('toast.revokedBody', { name }) } : { type: 'error', title: t('toast.notFound') },
+      revoked
+        ? { type: 'success', title: t('toast.revoked'), description: t('toast.revokedBody', { name }) }
+        : { type: 'error', title: t('toast.notFound') },
     );
   }
   const parsed = newTokenSchema.safeParse(Object.fromEntries(form));
@@ -67,7 +69,9 @@ export default function ApiTokensPage() {
   );
 }
 
-export const meta: MetaFunction = ({ matches }) => [{ title: `${rootT(matches, 'page.title', 'tokens')} · ${rootT(matches, 'meta.appTitle')}` }];
+export const meta: MetaFunction = ({ matches }) => [
+  { title: `${rootT(matches, 'page.title', 'tokens')} · ${rootT(matches, 'meta.appTitle')}` },
+];
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;
