@@ -11,7 +11,6 @@ import { LOG_REDACT_PATHS } from '../../app/utils/logger.server';
 import { createSession } from '../../app/services/sessions.server';
 import { maxFor } from '../../app/services/rate-limit.server';
 import { authenticateApiToken, createApiToken, hashToken, listApiTokens, revokeApiToken } from '../../app/services/api-tokens.server';
-import { TestClient } from '../support/app-server';
 
 // Issue 23 §1: personal API tokens through the real app (run `npm run build` first), with a logger
 // that writes every line (trace) into memory, so the test can prove a token never reaches a log.
