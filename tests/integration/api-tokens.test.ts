@@ -10,6 +10,7 @@ import { loadEnv, resetEnv } from '../../app/utils/env.server';
 import { LOG_REDACT_PATHS } from '../../app/utils/logger.server';
 import { createSession } from '../../app/services/sessions.server';
 import { maxFor } from '../../app/services/rate-limit.server';
+import { TestClient } from '../support/app-server';
 import { authenticateApiToken, createApiToken, hashToken, listApiTokens, revokeApiToken } from '../../app/services/api-tokens.server';
 
 // Issue 23 §1: personal API tokens through the real app (run `npm run build` first), with a logger
@@ -243,5 +244,57 @@ describe('Authorization: Bearer on the JSON routes', () => {
     expect(all).toContain('"status":403');
     expect(all).toContain('[redacted]');
     expect(all).not.toContain(token.slice(8));
+  });
+});
+
+describe('the API tokens page without JavaScript (plain form posts)', () => {
+  async function browser(language: 'en' | 'zh-HK') {
+    const userId = await makeUser();
+    const c = new TestClient(url, { 'accept-language': language });
+    const { setCookie } = await createSession(userId);
+    const pair = setCookie.split(';')[0]!;
+    c.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+    return { userId, c };
+  }
+
+  it('creates (token in that answer only, never cached), refuses a blank name, revokes with a toast', async () => {
+    const { userId, c } = await browser('en');
+    const blank = await c.postForm('/settings/api-tokens', { intent: 'create', name: '   ', expiresInDays: '' });
+    expect(blank.status).toBe(400);
+    expect(await blank.text()).toContain('Please enter a name for the token (up to 100 characters).');
+    expect(await sql`SELECT 1 FROM api_tokens WHERE user_id = ${userId}`).toHaveLength(0);
+
+    const made = await c.postForm('/settings/api-tokens', { intent: 'create', name: 'Sheets', expiresInDays: '90' });
+    expect(made.status).toBe(200);
+    expect(made.headers.get('cache-control')).toContain('no-store');
+    const html = await made.text();
+    const token = /pf_live_[0-9a-f]{64}/.exec(html)?.[0];
+    expect(token).toBeTruthy();
+    const [row] = await sql<{ id: string; days: number }[]>`
+      SELECT id, round(extract(epoch FROM expires_at - created_at) / 86400)::int AS days FROM api_tokens WHERE user_id = ${userId}`;
+    expect(row!.days).toBe(90);
+
+    const page = await (await c.get('/settings/api-tokens')).text();
+    expect(page).toContain('Sheets');
+    expect(page).not.toContain(token!);
+
+    const revoked = await c.postForm('/settings/api-tokens', { intent: 'revoke', id: row!.id, name: 'Sheets' });
+    expect(revoked.status).toBe(302);
+    expect(revoked.headers.get('location')).toBe('/settings/api-tokens');
+    expect((await bearer(token!, '/api/user')).status).toBe(401);
+    // Another user's token id: nothing happens.
+    const other = await browser('en');
+    const { apiToken } = await createApiToken(other.userId, { name: 'theirs', expiresAt: null });
+    await c.postForm('/settings/api-tokens', { intent: 'revoke', id: apiToken.id, name: 'theirs' });
+    expect((await listApiTokens(other.userId))[0]!.revokedAt).toBeNull();
+  });
+
+  it('speaks zh-HK', async () => {
+    const { c } = await browser('zh-HK');
+    const page = await (await c.get('/settings/api-tokens')).text();
+    expect(page).toContain('API 權杖');
+    expect(page).toContain('建立權杖');
+    const blank = await c.postForm('/settings/api-tokens', { intent: 'create', name: '' });
+    expect(await blank.text()).toContain('請輸入權杖名稱（最多 100 個字元）。');
   });
 });
