@@ -9,7 +9,7 @@ import { idempotent } from '~/http/idempotency.server';
 
 /**
  * POST /api/generate/{text|image}: parse the payload, save an entered image key, start the run;
- * once per Idempotency-Key (the key, the saved image key and the run commit together).
+ * once per Idempotency-Key (the key's answer and the run commit together).
  */
 export async function startGeneration(request: Request, type: 'text' | 'image'): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed(request);
@@ -23,8 +23,9 @@ export async function startGeneration(request: Request, type: 'text' | 'image'):
   if (!parsed.success) return validationError(parsed.error);
   return withGenerationErrors(request, user, async () => {
     // An image-provider key entered in the form is saved before the run starts (SPEC §7).
+    // (A replay saves the same key again: the same body carries the same key.)
+    if (parsed.data.replicateApiKey) await saveApiKeys(user.userId, { replicateApiKey: parsed.data.replicateApiKey });
     return idempotent(request, user.userId, body, user.headers, async (tx) => {
-      if (parsed.data.replicateApiKey) await saveApiKeys(user.userId, { replicateApiKey: parsed.data.replicateApiKey }, tx);
       const run = await startRun(user.userId, parsed.data, tx);
       return { status: 200, body: { jobId: run.runId, total: run.total, credits: run.credits } };
     });
