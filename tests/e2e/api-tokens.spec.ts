@@ -1,4 +1,4 @@
-import { createAccount, expect, test } from './fixtures';
+import { axeViolations, createAccount, expect, test } from './fixtures';
 
 // Issue 23 §1: personal API tokens on the settings page, with and without JavaScript (both
 // projects run this file): created with a name and an expiry, shown once, listed with its last
@@ -6,7 +6,7 @@ import { createAccount, expect, test } from './fixtures';
 
 for (const language of ['en', 'zh-HK'] as const) {
   test.describe(`API tokens (${language})`, () => {
-    test('create, see once, use, revoke', async ({ page, baseURL }) => {
+    test('create, see once, use, revoke', async ({ page, baseURL, jsEnabled }) => {
       const zh = language === 'zh-HK';
       await createAccount(page, `tokens-${language}`);
       // The language the switcher would remember (the sign-up steps above read English labels).
@@ -33,6 +33,8 @@ for (const language of ['en', 'zh-HK'] as const) {
       const row = page.getByTestId('token-row').filter({ hasText: 'Nightly export' });
       await expect(row).toContainText(`pf_live_…${token.slice(-4)}`);
       await expect(row).toContainText(zh ? '有效' : 'Active');
+      // axe reads the hydrated page (the js project).
+      if (jsEnabled) expect(await axeViolations(page)).toEqual([]);
 
       // The token works for a script, and the list then shows its last use.
       const me = await fetch(`${baseURL}/api/user`, { headers: { authorization: `Bearer ${token}` } });
