@@ -180,9 +180,14 @@ export default function WordPressSites() {
           <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('common:wordpress.title')}</h1>
           <p className="mt-1 text-sm text-slate-700">{t('common:wordpress.subtitle')}</p>
         </div>
-        <ButtonLink to="?add=1" preventScrollReset>
-          {t('sites.add')}
-        </ButtonLink>
+        <div className="flex flex-wrap gap-2">
+          <ButtonLink to="/app/calendar" variant="secondary">
+            {t('calendar.link')}
+          </ButtonLink>
+          <ButtonLink to="?add=1" preventScrollReset>
+            {t('sites.add')}
+          </ButtonLink>
+        </div>
       </div>
       <div className="mt-8 border-b border-slate-200">
         <h2 className="-mb-px inline-flex border-b-2 border-indigo-600 px-4 py-3 text-sm font-medium text-indigo-700">
