@@ -200,9 +200,10 @@ export async function pauseDrip(userId: string, siteId: number, db: Db = sql): P
 }
 
 /**
- * Resumes a site's schedule. Its plans' posts still waiting (held ones and later ones) are planned
- * again, in their order, from now under the site's current rules, each with a new job (the old
- * ones canceled): so what was held while paused goes out in the next windows without breaking N.
+ * Resumes a site's schedule. When a post of its plans came due while paused (it was held), every
+ * post of its plans still waiting is planned again, in its order, from now under the site's current
+ * rules, each with a new job (the old ones canceled): what was held goes out in the next windows
+ * without breaking N, and the rest follow. When none came due, nothing moves (their jobs still wait).
  */
 export async function resumeDrip(userId: string, siteId: number, db: Db = sql): Promise<{ replanned: number; first: string | null }> {
   const { jobs, replanned, first } = await transaction(db, async (tx) => {
@@ -210,12 +211,12 @@ export async function resumeDrip(userId: string, siteId: number, db: Db = sql): 
     const schedule = await getDripSchedule(userId, siteId, tx);
     if (!schedule) throw new WordPressServiceError('no_schedule');
     await tx`UPDATE wordpress_drip_schedules SET paused_at = NULL, updated_at = now() WHERE site_id = ${siteId}`;
-    const waiting = await tx<{ id: string; job_id: string | null }[]>`
-      SELECT id, job_id FROM wordpress_publications
+    const waiting = await tx<{ id: string; job_id: string | null; publish_at: Date }[]>`
+      SELECT id, job_id, publish_at FROM wordpress_publications
       WHERE user_id = ${userId} AND site_id = ${siteId} AND status = 'queued' AND drip_plan_id IS NOT NULL
       ORDER BY publish_at, created_at FOR UPDATE`;
-    if (!waiting.length) return { jobs: [] as string[], replanned: 0, first: null };
     const now = new Date();
+    if (!waiting.some((w) => w.publish_at.getTime() <= now.getTime())) return { jobs: [] as string[], replanned: 0, first: null };
     const ids = waiting.map((w) => w.id);
     let times: Date[];
     try {

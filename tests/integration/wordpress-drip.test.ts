@@ -242,7 +242,16 @@ describe('drip schedules', () => {
     ).text();
     expect(page).toContain('data-status="held"');
     expect(page).toContain('Paused');
+    // Resumed before anything came due: nothing moves, the jobs still wait.
+    expect(await resumeDrip(pro.id, pro.siteId)).toEqual({ replanned: 0, first: null });
+    expect((await publicationsOf(pro.id)).map((r) => [r.publish_at.getTime(), r.job_id])).toEqual(
+      before.map((r) => [r.publish_at.getTime(), r.job_id]),
+    );
 
+    // Paused again while time passes (the rows' times moved into the past): every post came due and was held.
+    await pauseDrip(pro.id, pro.siteId);
+    await sql`UPDATE wordpress_publications SET publish_at = publish_at - interval '40 days' WHERE user_id = ${pro.id}`;
+    for (const r of before) expect(await runPublication(r.id, { jobId: r.job_id })).toBe('skipped');
     const resumed = await resumeDrip(pro.id, pro.siteId);
     expect(resumed.replanned).toBe(5);
     const after = await publicationsOf(pro.id);
