@@ -13,6 +13,7 @@ import { detectLanguage, getT } from '~/i18n.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { readFormData } from '~/http/json-api.server';
 import { redirectWithToast } from '~/http/toast.server';
+import { scheduleRefusal } from '~/http/schedule-messages.server';
 import { requireUser } from '~/services/sessions.server';
 import { calendar, moveScheduled, pauseDrip, resumeDrip } from '~/services/wordpress-drip.server';
 import { cancelPublication, WordPressServiceError } from '~/services/wordpress.server';
@@ -81,16 +82,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    const description =
-      error.code === 'outside_rules'
-        ? t('calendar.outsideRules')
-        : error.code === 'no_capacity'
-          ? t('calendar.dayFull')
-          : error.code === 'past_start'
-            ? t('calendar.past')
-            : error.code === 'no_schedule'
-              ? t('calendar.noSchedule')
-              : t('calendar.notWaiting');
+    const description = scheduleRefusal(t, error.code);
     return redirectWithToast(back, {
       type: 'error',
       title: intent.data === 'move' ? t('calendar.moveFailed') : t('publish.failed'),

@@ -25,7 +25,6 @@ import {
   listSites,
   openTestedPassword,
   refreshSiteTimeZone,
-  reschedulePublication,
   retryPublicationNow,
   sealTestedPassword,
   setDefaultSite,
@@ -41,8 +40,10 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import { connectionMessage } from '~/http/wordpress-api.server';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
-import { useTimeZone } from '~/utils/time-zone';
-import { zonedToInstant } from '~/utils/zoned-time';
+import { moveScheduled } from '~/services/wordpress-drip.server';
+import { scheduleRefusal } from '~/http/schedule-messages.server';
+import { moveSchema } from '~/utils/drip-schemas';
+import { useTimeZone, validTimeZone } from '~/utils/time-zone';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
@@ -143,17 +144,14 @@ export async function action({ request }: ActionFunctionArgs) {
           await retryPublicationNow(user.id, id);
           return redirectWithToast(back, { type: 'success', title: t('scheduled.retrying') });
         }
-        const at = zonedToInstant(
-          String(formData.get('date') ?? ''),
-          String(formData.get('time') ?? ''),
-          String(formData.get('tz') ?? 'UTC'),
-        );
-        if (!at) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
-        await reschedulePublication(user.id, id, at);
+        // The calendar's move: the same checks (a drip post stays inside its site's schedule).
+        const move = moveSchema(t).safeParse(Object.fromEntries(formData));
+        if (!move.success) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
+        await moveScheduled(user.id, id, move.data.date, move.data.time, validTimeZone(move.data.tz) ?? 'UTC');
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
-        const description = error.code === 'not_waiting' ? t('scheduled.notWaiting') : t('sites.notFound');
+        const description = error.code === 'not_found' ? t('sites.notFound') : scheduleRefusal(t, error.code);
         return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description });
       }
     }
