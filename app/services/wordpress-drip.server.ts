@@ -193,6 +193,7 @@ export async function queueDrip(
 
 /** Pauses a site's schedule: its plans' posts that come due are held (they stay queued). */
 export async function pauseDrip(userId: string, siteId: number, db: Db = sql): Promise<void> {
+  if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('no_schedule');
   const rows = await db`
     UPDATE wordpress_drip_schedules SET paused_at = COALESCE(paused_at, now()), updated_at = now()
     WHERE user_id = ${userId} AND site_id = ${siteId} RETURNING site_id`;
@@ -206,6 +207,7 @@ export async function pauseDrip(userId: string, siteId: number, db: Db = sql): P
  * without breaking N, and the rest follow. When none came due, nothing moves (their jobs still wait).
  */
 export async function resumeDrip(userId: string, siteId: number, db: Db = sql): Promise<{ replanned: number; first: string | null }> {
+  if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('no_schedule');
   const { jobs, replanned, first } = await transaction(db, async (tx) => {
     await tx`SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId} FOR UPDATE`;
     const schedule = await getDripSchedule(userId, siteId, tx);

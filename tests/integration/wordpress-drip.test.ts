@@ -213,6 +213,44 @@ describe('drip schedules', () => {
     );
   });
 
+  it('plans for one site made at the same moment take turns: together they never put more than N on a day', async () => {
+    const zone = 'America/New_York';
+    const pro = await account('together', zone);
+    const rules: DripRules = { perDay: 2, windowStart: 10 * 60, windowEnd: 12 * 60, weekdays: [1, 3, 5], spread: 'random' };
+    const batches = await Promise.all([1, 2, 3, 4].map((b) => results(pro.id, `Together ${b}`, 5)));
+    const plannedAt = new Date();
+    await Promise.all(
+      batches.map((ids, i) =>
+        queueDrip(pro.id, {
+          siteId: pro.siteId,
+          resultIds: ids,
+          categories: [],
+          tags: [],
+          featured: false,
+          rules,
+          timeZone: zone,
+          startDate: '2027-11-01',
+          seed: i,
+          plannedAt,
+        }),
+      ),
+    );
+    const all = await publicationsOf(pro.id);
+    expect(all).toHaveLength(20);
+    // 20 posts, 2 a day on Mondays, Wednesdays and Fridays: ten days, each full, none over.
+    const perDay = expectWithinRules(
+      all.map((r) => r.publish_at),
+      rules,
+      zone,
+    );
+    expect([...perDay.values()]).toEqual(Array.from({ length: 10 }, () => 2));
+    // Bad input on the pause and resume doors: a clear refusal, never a database error.
+    await expect(pauseDrip(pro.id, Number.NaN)).rejects.toMatchObject({ code: 'no_schedule' });
+    await expect(resumeDrip(pro.id, 0)).rejects.toMatchObject({ code: 'no_schedule' });
+    const other = await account('together-other');
+    await expect(pauseDrip(other.id, pro.siteId)).rejects.toMatchObject({ code: 'no_schedule' });
+  });
+
   it('pause holds due posts (still queued); resume plans them again from now, in order, with new jobs', async () => {
     const zone = 'Asia/Hong_Kong';
     const pro = await account('pause', zone);
