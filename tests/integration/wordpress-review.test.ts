@@ -438,7 +438,7 @@ describe('after an outage, and when WordPress says why (§15)', () => {
         status: 'future',
         publishDate,
       });
-      expect(res.status).toBe(202);
+      expect(res.status).toBe(200);
     }
     const html = decode(await (await pro.client.get('/subscription')).text());
     expect(html).toMatch(
