@@ -960,7 +960,8 @@ export async function runPublication(
     if (postId === null) {
       // Our images go to the site's media library (once each) and the content points at them; the
       // featured image is the one chosen, else the first image of the content.
-      const chosen = row.featured_image_id && !images.some((i) => i.id === row.featured_image_id) ? [{ id: row.featured_image_id, alt: '' }] : [];
+      const chosen =
+        row.featured_image_id && !images.some((i) => i.id === row.featured_image_id) ? [{ id: row.featured_image_id, alt: '' }] : [];
       const media = await siteMediaFor(row.user_id, siteId, creds, [...images, ...chosen], opts);
       const content = rewriteImageSources(row.content, new Map([...media].map(([id, m]) => [id, m.url])), env.APP_URL);
       let mediaId = row.wp_media_id === null ? undefined : Number(row.wp_media_id);
@@ -1105,7 +1106,12 @@ async function siteMediaFor(
       found ??
       (await uploadMedia(
         creds,
-        { data: stored.bytes, mimeType: stored.content_type, filename: mediaFileName(image.id, image.alt, stored.content_type), altText: image.alt },
+        {
+          data: stored.bytes,
+          mimeType: stored.content_type,
+          filename: mediaFileName(image.id, image.alt, stored.content_type),
+          altText: image.alt,
+        },
         opts,
       ));
     await sql`
