@@ -85,19 +85,23 @@ async function restGet<T>(route: string): Promise<T> {
 test('an image result: the media library only, then a post with the image (§1)', async ({ page, jsEnabled }) => {
   test.setTimeout(120_000);
   const account = await proWithSite(page, 'wp-image-result');
+  // English with scripts, Chinese without: both languages, both ways.
+  const language = jsEnabled ? 'en' : 'zh-HK';
+  await page.context().addCookies([{ name: 'language', value: language, url: process.env.E2E_BASE_URL! }]);
   const prompt = `Harbour at dawn ${Date.now().toString(36)}`;
   const { resultId } = await completedResult(account.email, 'image', prompt);
 
   await page.goto(`/app/publish/${resultId}`);
   const choice = page.getByTestId('publish-target');
   await expect(choice).toBeVisible();
-  await choice.getByLabel('The media library only').check();
+  await expect(choice).toContainText(w(language, 'publish.target.legend'));
+  await choice.getByLabel(w(language, 'publish.target.media')).check();
   // With scripts the post's own fields step aside; without them they stay (and are not used).
-  if (jsEnabled) await expect(page.getByLabel('Excerpt')).toBeHidden();
-  else await expect(page.getByLabel('Excerpt')).toBeVisible();
-  await page.getByRole('button', { name: 'Publish now' }).click();
+  if (jsEnabled) await expect(page.getByLabel(w(language, 'publish.excerpt'))).toBeHidden();
+  else await expect(page.getByLabel(w(language, 'publish.excerpt'))).toBeVisible();
+  await page.getByRole('button', { name: w(language, 'publish.submitNow') }).click();
   await page.waitForURL('**/app?tab=results');
-  await expect(page.getByText('Uploaded to the media library')).toBeVisible();
+  await expect(page.getByText(w(language, 'publish.mediaUploaded'))).toBeVisible();
   const [media] = await published(resultId, 1);
   expect(media).toMatchObject({ kind: 'media', wp_post_id: null });
   const file = await fetch(media!.wp_link!);
@@ -105,10 +109,10 @@ test('an image result: the media library only, then a post with the image (§1)'
   expect(Buffer.from(await file.arrayBuffer()).equals(PNG)).toBe(true);
 
   await page.goto(`/app/publish/${resultId}`);
-  await page.getByTestId('publish-target').getByLabel('A post with the image').check();
-  await page.getByRole('button', { name: 'Publish now' }).click();
+  await page.getByTestId('publish-target').getByLabel(w(language, 'publish.target.post')).check();
+  await page.getByRole('button', { name: w(language, 'publish.submitNow') }).click();
   await page.waitForURL('**/app?tab=results');
-  await expect(page.getByText('Published successfully')).toBeVisible();
+  await expect(page.getByText(w(language, 'publish.published'))).toBeVisible();
   const [, post] = await published(resultId, 2);
   expect(post!.kind).toBe('post');
   const readBack = await restGet<{ content: { raw: string }; featured_media: number }>(`/wp/v2/posts/${post!.wp_post_id}&context=edit`);
