@@ -742,6 +742,7 @@ export function publicationView(p: Publication | undefined | null) {
         lastError: p.lastError,
         lastErrorCode: p.lastErrorCode,
         link: p.link,
+        kind: p.kind,
       }
     : null;
 }
@@ -794,6 +795,7 @@ function scheduledView(p: Publication) {
     lastError: p.lastError,
     lastErrorCode: p.lastErrorCode,
     link: p.link,
+    kind: p.kind,
   };
 }
 

@@ -104,6 +104,12 @@ test('an image result: the media library only, then a post with the image (§1)'
   await expect(page.getByText(w(language, 'publish.mediaUploaded'))).toBeVisible();
   const [media] = await published(resultId, 1);
   expect(media).toMatchObject({ kind: 'media', wp_post_id: null });
+  // The result's row links the image on the site (not a post).
+  await page.reload();
+  await expect(page.getByTestId('result-publication').getByRole('link', { name: w(language, 'publish.viewImage') })).toHaveAttribute(
+    'href',
+    media!.wp_link!,
+  );
   const file = await fetch(media!.wp_link!);
   expect(file.status).toBe(200);
   expect(Buffer.from(await file.arrayBuffer()).equals(PNG)).toBe(true);
