@@ -8,26 +8,38 @@ import { apiError } from '~/http/json-api.server';
 // `Idempotent-Replayed: true` (Stripe's header). A request still in flight with the key is waited
 // for (up to 10 s), then answered 409 to be retried.
 
-/** Answers work's result once per Idempotency-Key (each time without the header). */
+/**
+ * The answer of work, once per Idempotency-Key (each time without the header), with whether it is
+ * a replay; or the refusal to return (a malformed key 400, another body 422, still running 409).
+ * `input` is the request as the route's schema read it, so key order or a default spelled out
+ * does not make another request.
+ */
+export async function once(
+  request: Request,
+  userId: string,
+  input: unknown,
+  work: (tx: TransactionSql) => Promise<Answer>,
+): Promise<(Answer & { replayed: boolean }) | Response> {
+  const key = request.headers.get('Idempotency-Key');
+  if (key !== null && !validKey(key)) return apiError(400, (await getT(request, 'tokens'))('errors.idempotencyKeyInvalid'));
+  const outcome = await runOnce(userId, key, fingerprint(request.method, new URL(request.url).pathname, input), work);
+  if (outcome.kind === 'fresh' || outcome.kind === 'replayed') return { ...outcome.answer, replayed: outcome.kind === 'replayed' };
+  const t = await getT(request, 'tokens');
+  if (outcome.kind === 'mismatch') return apiError(422, t('errors.idempotencyMismatch'));
+  return apiError(409, t('errors.idempotencyBusy'), { headers: { 'Retry-After': '1' } });
+}
+
+/** work's answer as the response, once per Idempotency-Key; a replay says `Idempotent-Replayed: true`. */
 export async function idempotent(
   request: Request,
   userId: string,
-  body: unknown,
+  input: unknown,
   headers: Headers,
   work: (tx: TransactionSql) => Promise<Answer>,
 ): Promise<Response> {
-  const key = request.headers.get('Idempotency-Key');
-  const init = Object.fromEntries(headers);
-  if (key !== null && !validKey(key))
-    return apiError(400, (await getT(request, 'tokens'))('errors.idempotencyKeyInvalid'), { headers: init });
-  const outcome = await runOnce(userId, key, fingerprint(request.method, new URL(request.url).pathname, body), work);
-  if (outcome.kind === 'fresh') return json(outcome.answer.body, { status: outcome.answer.status, headers });
-  if (outcome.kind === 'replayed') {
-    const replay = new Headers(headers);
-    replay.set('Idempotent-Replayed', 'true');
-    return json(outcome.answer.body, { status: outcome.answer.status, headers: replay });
-  }
-  const t = await getT(request, 'tokens');
-  if (outcome.kind === 'mismatch') return apiError(422, t('errors.idempotencyMismatch'), { headers: init });
-  return apiError(409, t('errors.idempotencyBusy'), { headers: { ...init, 'Retry-After': '1' } });
+  const answer = await once(request, userId, input, work);
+  if (answer instanceof Response) return answer;
+  const out = new Headers(headers);
+  if (answer.replayed) out.set('Idempotent-Replayed', 'true');
+  return json(answer.body, { status: answer.status, headers: out });
 }

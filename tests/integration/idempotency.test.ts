@@ -12,7 +12,12 @@ import type { TestApp } from '../support/app-server';
 
 let app: TestApp;
 beforeAll(async () => {
-  Object.assign(process.env, { OPENROUTER_API_KEY: 'sk-operator', REPLICATE_API_TOKEN: 'r8-operator' });
+  // No worker publishes here: a publish answers 202 (still queued) after a short wait.
+  Object.assign(process.env, {
+    OPENROUTER_API_KEY: 'sk-operator',
+    REPLICATE_API_TOKEN: 'r8-operator',
+    WORDPRESS_PUBLISH_WAIT_SECONDS: '1',
+  });
   const { startTestApp } = await import('../support/app-server');
   app = await startTestApp();
 });
