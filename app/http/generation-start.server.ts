@@ -25,7 +25,7 @@ export async function startGeneration(request: Request, type: 'text' | 'image'):
     // An image-provider key entered in the form is saved before the run starts (SPEC §7).
     // (A replay saves the same key again: the same body carries the same key.)
     if (parsed.data.replicateApiKey) await saveApiKeys(user.userId, { replicateApiKey: parsed.data.replicateApiKey });
-    return idempotent(request, user.userId, body, user.headers, async (tx) => {
+    return idempotent(request, user.userId, parsed.data, user.headers, async (tx) => {
       const run = await startRun(user.userId, parsed.data, tx);
       return { status: 200, body: { jobId: run.runId, total: run.total, credits: run.credits } };
     });
