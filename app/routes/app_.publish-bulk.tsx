@@ -15,6 +15,7 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
@@ -289,22 +290,7 @@ export default function PublishBulk() {
                 <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
               </fieldset>
 
-              <fieldset>
-                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
-                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                {!categoriesFailed && categories.length === 0 ? (
-                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
-                ) : null}
-                <div className="mt-2 flex flex-wrap gap-3">
-                  {categories.map((c) => (
-                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
-                      {c.name}
-                    </label>
-                  ))}
-                </div>
-              </fieldset>
-              <Field label={t('publish.tags')} inputProps={{ name: fields.tags.name }} help={t('publish.tagsHelp')} />
+              <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} tagsName={fields.tags.name} />
               <label className="flex items-center gap-2 text-sm text-slate-800">
                 <input type="checkbox" name={fields.featured.name} defaultChecked className="size-4" />
                 {t('bulk.featured')}

@@ -12,6 +12,7 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
@@ -231,22 +232,7 @@ export default function PublishResult() {
                 {t('publish.excerpt')}
                 <textarea name="excerpt" rows={3} className={inputClass} />
               </label>
-              <fieldset>
-                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
-                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                {!categoriesFailed && categories.length === 0 ? (
-                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
-                ) : null}
-                <div className="mt-2 flex flex-wrap gap-3">
-                  {categories.map((c) => (
-                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
-                      {c.name}
-                    </label>
-                  ))}
-                </div>
-              </fieldset>
-              <Field label={t('publish.tags')} inputProps={{ name: 'tags' }} help={t('publish.tagsHelp')} />
+              <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} />
               {result.hasImage ? (
                 <label className="flex items-center gap-2 text-sm text-slate-800">
                   <input type="checkbox" name="featured" defaultChecked className="size-4" />
