@@ -53,10 +53,10 @@ describe('landing page', () => {
     ]) {
       expect(html).toContain(s);
     }
-    // Four steps, and the three top-up packs of SPEC §9.
+    // Four steps, and the three top-up packs of the catalogue (the first is 100 credits: README, Billing).
     expect(html.match(/<ol[\s\S]*?<\/ol>/)?.[0].match(/<li/g)).toHaveLength(4);
     for (const [credits, price] of [
-      ['99', '$30'],
+      ['100', '$30'],
       ['360', '$100'],
       ['1,170', '$300'],
     ]) {
