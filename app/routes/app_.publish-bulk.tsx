@@ -14,6 +14,7 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { ExistingChoice } from '~/components/wordpress/existing-choice';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
@@ -476,25 +477,13 @@ function ExistingPosts({
       <fieldset className="mt-3">
         <legend className="font-medium">{t('bulk.existing.choose')}</legend>
         {(['update', 'new', 'skip'] as const).map((value) => (
-          <div key={value} className="mt-2 flex items-start gap-2">
-            <input
-              id={`bulk-existing-${value}`}
-              type="radio"
-              name="onExisting"
-              value={value}
-              required
-              aria-describedby={`bulk-existing-${value}-help`}
-              className="mt-0.5 size-4 shrink-0"
-            />
-            <div>
-              <label htmlFor={`bulk-existing-${value}`} className="font-medium">
-                {t(`bulk.existing.${value}`)}
-              </label>
-              <p id={`bulk-existing-${value}-help`} className="text-amber-900">
-                {t(`bulk.existing.${value}Help`)}
-              </p>
-            </div>
-          </div>
+          <ExistingChoice
+            key={value}
+            idPrefix="bulk-existing"
+            value={value}
+            label={t(`bulk.existing.${value}`)}
+            help={t(`bulk.existing.${value}Help`)}
+          />
         ))}
       </fieldset>
     </div>

@@ -11,6 +11,7 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { ExistingChoice } from '~/components/wordpress/existing-choice';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
@@ -206,9 +207,19 @@ export default function PublishResult() {
                   <fieldset className="mt-3">
                     <legend className="font-medium">{t('publish.existing.choose')}</legend>
                     {existing.status === 'published' ? (
-                      <ExistingChoice value="update" label={t('publish.existing.update')} help={t('publish.existing.updateHelp')} />
+                      <ExistingChoice
+                        idPrefix="on-existing"
+                        value="update"
+                        label={t('publish.existing.update')}
+                        help={t('publish.existing.updateHelp')}
+                      />
                     ) : null}
-                    <ExistingChoice value="new" label={t('publish.existing.new')} help={t('publish.existing.newHelp')} />
+                    <ExistingChoice
+                      idPrefix="on-existing"
+                      value="new"
+                      label={t('publish.existing.new')}
+                      help={t('publish.existing.newHelp')}
+                    />
                     {existing.status === 'queued' ? (
                       <p className="mt-2">
                         {t('publish.existing.queuedHelp')}{' '}
@@ -265,32 +276,6 @@ export default function PublishResult() {
         )}
       </div>
     </AppShell>
-  );
-}
-
-/** One answer to "already published": a required radio, its label, and what it does (described by). */
-function ExistingChoice({ value, label, help }: { value: 'update' | 'new'; label: string; help: string }) {
-  const id = `on-existing-${value}`;
-  return (
-    <div className="mt-2 flex items-start gap-2">
-      <input
-        id={id}
-        type="radio"
-        name="onExisting"
-        value={value}
-        required
-        aria-describedby={`${id}-help`}
-        className="mt-0.5 size-4 shrink-0"
-      />
-      <div>
-        <label htmlFor={id} className="font-medium">
-          {label}
-        </label>
-        <p id={`${id}-help`} className="text-amber-900">
-          {help}
-        </p>
-      </div>
-    </div>
   );
 }
 
