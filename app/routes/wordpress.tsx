@@ -102,10 +102,12 @@ export async function action({ request }: ActionFunctionArgs) {
         return json({ intent: intent.data, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
       }
       try {
+        // The form's unchecked box sends nothing: Classic HTML off.
+        const input = { ...submission.value, classicHtml: submission.value.classicHtml ?? false };
         const saved =
           intent.data === 'create'
-            ? await createSite(user.id, submission.value as z.infer<ReturnType<typeof siteSchema>>)
-            : await updateSite(user.id, siteId, submission.value);
+            ? await createSite(user.id, input as z.infer<ReturnType<typeof siteSchema>>)
+            : await updateSite(user.id, siteId, input);
         // The site's time zone, for showing scheduled times as the site sees them (best effort).
         await refreshSiteTimeZone(user.id, saved.id).catch(() => null);
       } catch (error) {
