@@ -11,6 +11,7 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
@@ -74,6 +75,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         title: result.title ?? result.prompt,
         content: result.type === 'text' ? result.content : `<p><img src="${result.content}" alt=""></p>`,
         hasImage: result.metadata.imageUrls.length > 0,
+        seo: result.seo,
       },
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
@@ -108,6 +110,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
     title: formData.get('title'),
     content: formData.get('content'),
     excerpt: formData.get('excerpt') ?? '',
+    metaDescription: formData.get('metaDescription') ?? undefined,
+    slug: formData.get('slug') ?? undefined,
+    focusKeyword: formData.get('focusKeyword') ?? undefined,
     categories: formData.getAll('categories').map(String),
     tags: String(formData.get('tags') ?? ''),
     status: schedule ? 'future' : 'publish',
@@ -229,8 +234,12 @@ export default function PublishResult() {
               />
               <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
                 {t('publish.excerpt')}
-                <textarea name="excerpt" rows={3} className={inputClass} />
+                <textarea name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
+                <span id="publish-excerpt-help" className="text-xs font-normal text-slate-600">
+                  {t('seo.excerptHelp')}
+                </span>
               </label>
+              {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
                 {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}

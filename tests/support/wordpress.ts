@@ -400,7 +400,7 @@ export async function startWordPress(): Promise<WordPressSite> {
     throw error;
   }
   const auth = `Basic ${Buffer.from(`${WP_ADMIN_USER}:${gold.appPassword}`).toString('base64')}`;
-  return {
+  const site: WordPressSite = {
     url: url(),
     username: WP_ADMIN_USER,
     appPassword: gold.appPassword,
@@ -426,17 +426,19 @@ export async function startWordPress(): Promise<WordPressSite> {
       const name = path.basename(file, '.php');
       fs.mkdirSync(path.join(wpDir, 'wp-content', 'plugins', name), { recursive: true });
       fs.copyFileSync(file, path.join(wpDir, 'wp-content', 'plugins', name, `${name}.php`));
-      await this.setPluginActive(`${name}/${name}`, true);
+      await site.setPluginActive(`${name}/${name}`, true);
       return `${name}/${name}`;
     },
     async setPluginActive(plugin, active) {
-      const res = await this.rest<{ status?: string }>(`/wp/v2/plugins/${plugin}`, {
+      const res = await site.rest<{ status?: string }>(`/wp/v2/plugins/${plugin}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ status: active ? 'active' : 'inactive' }),
       });
-      if (res.body.status !== (active ? 'active' : 'inactive')) throw new Error(`plugin ${plugin}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.body.status !== (active ? 'active' : 'inactive'))
+        throw new Error(`plugin ${plugin}: ${JSON.stringify(res.body).slice(0, 300)}`);
     },
     stop,
   };
+  return site;
 }
