@@ -81,7 +81,8 @@ export function truncateAtWord(text: string, max: number): string {
 /** The first paragraph's text of article HTML (the description's fallback). */
 export function firstParagraphText(html: string): string {
   for (const m of html.matchAll(/<p[^>]*>([\s\S]*?)<\/p>/gi)) {
-    const text = decode(m[1]!.replace(/<[^>]*>/g, ' '))
+    // Inside a paragraph tags are inline (no space of their own), but a line break is one.
+    const text = decode(m[1]!.replace(/<br\s*\/?>/gi, ' ').replace(/<[^>]*>/g, ''))
       .replace(/\s+/g, ' ')
       .trim();
     if (text) return text;
