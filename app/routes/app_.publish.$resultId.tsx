@@ -232,13 +232,13 @@ export default function PublishResult() {
                 defaultValue={result.content}
                 minHeight={400}
               />
-              <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                {t('publish.excerpt')}
-                <textarea name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
+              <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                <label htmlFor="publish-excerpt">{t('publish.excerpt')}</label>
+                <textarea id="publish-excerpt" name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
                 <span id="publish-excerpt-help" className="text-xs font-normal text-slate-600">
                   {t('seo.excerptHelp')}
                 </span>
-              </label>
+              </div>
               {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>

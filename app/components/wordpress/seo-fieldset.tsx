@@ -13,8 +13,8 @@ export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPre
   return (
     <fieldset className="flex flex-col gap-3 rounded-lg p-3 ring-1 ring-inset ring-slate-200" data-testid="seo-fields" disabled={disabled}>
       <legend className="px-1 text-sm font-semibold text-slate-900">{t('seo.legend')}</legend>
-      <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800" htmlFor={id('description')}>
-        {t('seo.metaDescription')}
+      <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+        <label htmlFor={id('description')}>{t('seo.metaDescription')}</label>
         <textarea
           id={id('description')}
           name="metaDescription"
@@ -27,10 +27,10 @@ export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPre
         <span id={`${id('description')}-help`} className="text-xs font-normal text-slate-600">
           {t('seo.metaDescriptionHelp', { max: META_DESCRIPTION_MAX })}
         </span>
-      </label>
+      </div>
       <div className="flex flex-wrap gap-3">
-        <label className="flex min-w-48 flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800" htmlFor={id('slug')}>
-          {t('seo.slug')}
+        <div className="flex min-w-48 flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
+          <label htmlFor={id('slug')}>{t('seo.slug')}</label>
           <input
             id={id('slug')}
             name="slug"
@@ -42,7 +42,7 @@ export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPre
           <span id={`${id('slug')}-help`} className="text-xs font-normal text-slate-600">
             {t('seo.slugHelp')}
           </span>
-        </label>
+        </div>
         <label className="flex min-w-48 flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800" htmlFor={id('keyword')}>
           {t('seo.focusKeyword')}
           <input
