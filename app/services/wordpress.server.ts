@@ -298,7 +298,10 @@ function markerComment(marker: string): string {
  * for a Classic HTML site the HTML with the marker as a comment. Takes the stored (sanitized) HTML
  * after any rewriting of its image URLs, so the two steps compose.
  */
-export function postContent(html: string, opts: { classicHtml: boolean; marker: string; mediaIdOf?: (src: string) => number | undefined }): string {
+export function postContent(
+  html: string,
+  opts: { classicHtml: boolean; marker: string; mediaIdOf?: (src: string) => number | undefined },
+): string {
   const clean = prepareContent(html);
   if (opts.classicHtml) return `${clean}\n${markerComment(opts.marker)}`;
   return htmlToBlocks(clean, { marker: opts.marker, mediaIdOf: opts.mediaIdOf });

@@ -126,7 +126,8 @@ function image(img: Element, caption: Element | null, opts: BlockOptions): Block
   const title = attrOf(img, 'title');
   if (title !== undefined) parts.push(`title="${title}"`);
   const figureClass = attrs.width || attrs.height ? 'wp-block-image is-resized' : 'wp-block-image';
-  const captionHtml = caption && inner(caption).trim() ? `<figcaption class="wp-element-caption">${inner(caption).trim()}</figcaption>` : '';
+  const captionHtml =
+    caption && inner(caption).trim() ? `<figcaption class="wp-element-caption">${inner(caption).trim()}</figcaption>` : '';
   return { name: 'image', attrs, html: `<figure class="${figureClass}"><img ${parts.join(' ')}/>${captionHtml}</figure>` };
 }
 
@@ -175,7 +176,8 @@ function quote(el: Element, opts: BlockOptions): Block {
 
 function code(el: Element): Block {
   const only = elements(el);
-  const body = only.length === 1 && only[0]!.name === 'code' && el.children.every((c) => c === only[0] || isBlank(c)) ? inner(only[0]!) : inner(el);
+  const body =
+    only.length === 1 && only[0]!.name === 'code' && el.children.every((c) => c === only[0] || isBlank(c)) ? inner(only[0]!) : inner(el);
   return { name: 'code', attrs: {}, html: `<pre class="wp-block-code"><code>${body}</code></pre>` };
 }
 
@@ -212,7 +214,11 @@ function toBlocks(nodes: Node[], opts: BlockOptions): Block[] {
     const heading = /^h([1-6])$/.exec(el.name);
     if (heading) {
       const level = Number(heading[1]);
-      blocks.push({ name: 'heading', attrs: level === 2 ? {} : { level }, html: `<${el.name}${el.attrs}>${inner(el).trim()}</${el.name}>` });
+      blocks.push({
+        name: 'heading',
+        attrs: level === 2 ? {} : { level },
+        html: `<${el.name}${el.attrs}>${inner(el).trim()}</${el.name}>`,
+      });
     } else if (el.name === 'p') {
       const img = imageOnly(el, opts);
       if (img) blocks.push(img);
@@ -221,7 +227,8 @@ function toBlocks(nodes: Node[], opts: BlockOptions): Block[] {
     else if (el.name === 'blockquote') blocks.push(quote(el, opts));
     else if (el.name === 'table') blocks.push(table(el));
     else if (el.name === 'pre') blocks.push(code(el));
-    else if (el.name === 'hr') blocks.push({ name: 'separator', attrs: {}, html: '<hr class="wp-block-separator has-alpha-channel-opacity"/>' });
+    else if (el.name === 'hr')
+      blocks.push({ name: 'separator', attrs: {}, html: '<hr class="wp-block-separator has-alpha-channel-opacity"/>' });
     else if (el.name === 'figure') {
       const tableEl = elements(el).find((c) => c.name === 'table');
       const img = imageOnly(el, opts);

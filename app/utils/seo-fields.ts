@@ -121,7 +121,8 @@ export function seoWithFallbacks(
   article: { title: string; html: string; topic?: string; keywords?: string },
 ): SeoFields {
   const seo = cleanSeo(given ?? {});
-  const keyword = article.keywords?.split(/[,;\n]/)[0]?.trim() || (article.topic && article.topic.trim().length <= 60 ? article.topic.trim() : '');
+  const keyword =
+    article.keywords?.split(/[,;\n]/)[0]?.trim() || (article.topic && article.topic.trim().length <= 60 ? article.topic.trim() : '');
   return {
     metaDescription: seo.metaDescription || truncateAtWord(firstParagraphText(article.html), META_DESCRIPTION_MAX),
     slug: seo.slug || slugify(article.title),

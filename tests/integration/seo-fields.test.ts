@@ -40,7 +40,10 @@ afterAll(async () => {
 async function runOne(topic: string) {
   const u = await createGenUser(getSql(), { credits: 5 });
   await s.keys.saveApiKeys(u.id, { openRouterApiKey: 'sk-test-text' });
-  const run = await s.gen.startRun(u.id, s.schema.textGenerationSchema().parse({ prompts: topic, model: 'openai/gpt-4o-mini-search-preview' }));
+  const run = await s.gen.startRun(
+    u.id,
+    s.schema.textGenerationSchema().parse({ prompts: topic, model: 'openai/gpt-4o-mini-search-preview' }),
+  );
   await waitForRun(getSql(), run.runId);
   return { userId: u.id, result: await s.results.getResult(u.id, run.resultIds[0]!) };
 }

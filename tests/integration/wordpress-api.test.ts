@@ -131,6 +131,8 @@ describe('/api/wordpress', () => {
     expect(await test({ siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).toEqual({
       success: true,
       message: 'Connection successful! WordPress site is properly configured.',
+      // The companion SEO plugin (issue 21 §3) is not installed on this site.
+      seoPlugin: false,
     });
     const wrong = await test({ siteUrl: wp.url, username: wp.username, appPassword: 'aaaa bbbb cccc dddd eeee ffff' });
     expect(wrong).toMatchObject({

@@ -71,17 +71,19 @@ function names(blocks: Parsed[]): (string | null)[] {
 
 /** The HTML as a reader sees it, whatever WordPress adds for its block styles. */
 function normalize(html: string): string {
-  return html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/\s+class="(?:wp-block-[\w-]+|wp-element-caption|wp-block-separator has-alpha-channel-opacity)"/g, '')
-    // the_content's image attributes (wp_filter_content_tags).
-    .replace(/\s+(?:decoding="async"|loading="lazy")/g, '')
-    .replace(/<figure><table>([\s\S]*?)<\/table><\/figure>/g, '<table>$1</table>')
-    .replace(/\s*\/>/g, '>')
-    // Modulo whitespace: a block's delimiters leave line breaks next to tags.
-    .replace(/\s*(<[^>]+>)\s*/g, '$1')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    html
+      .replace(/<!--[\s\S]*?-->/g, '')
+      .replace(/\s+class="(?:wp-block-[\w-]+|wp-element-caption|wp-block-separator has-alpha-channel-opacity)"/g, '')
+      // the_content's image attributes (wp_filter_content_tags).
+      .replace(/\s+(?:decoding="async"|loading="lazy")/g, '')
+      .replace(/<figure><table>([\s\S]*?)<\/table><\/figure>/g, '<table>$1</table>')
+      .replace(/\s*\/>/g, '>')
+      // Modulo whitespace: a block's delimiters leave line breaks next to tags.
+      .replace(/\s*(<[^>]+>)\s*/g, '$1')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 async function publish(extra: Partial<PublishRequest>, site = siteId) {
@@ -164,7 +166,9 @@ describe('Gutenberg blocks', () => {
     await sql`UPDATE wordpress_publications SET status = 'queued', wp_post_id = NULL WHERE id = ${pub.id}`;
     expect(await runPublication(pub.id)).toBe('published');
     expect((await getPublication(userId, pub.id)).postId).toBe(pub.postId);
-    const found = await wp.rest<{ id: number }[]>(`/wp/v2/posts?search=${encodeURIComponent('Blocks retried')}&status=publish&per_page=100`);
+    const found = await wp.rest<{ id: number }[]>(
+      `/wp/v2/posts?search=${encodeURIComponent('Blocks retried')}&status=publish&per_page=100`,
+    );
     expect(found.body.map((p) => p.id)).toEqual([pub.postId]);
   });
 
