@@ -6,7 +6,9 @@ import {
   getPublication,
   postContent,
   prepareContent,
+  queueBulkPublications,
   queuePublications,
+  queuePublish,
   runPublication,
   SEO_META_KEYS,
   testConnection,
@@ -14,6 +16,7 @@ import {
   type PublishRequest,
 } from '../../app/services/wordpress.server';
 import { BLOCK_NAMES } from '../../app/utils/gutenberg-blocks';
+import { publishSchema } from '../../app/utils/wordpress-schemas';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
 // Issue 21 §2 and §3 against the real WordPress of TOOLING.md: posts arrive as core blocks (read
@@ -259,5 +262,52 @@ describe('SEO fields', () => {
        echo json_encode([current_user_can('edit_posts'), current_user_can('edit_post_meta', 1, '_yoast_wpseo_metadesc')]);`,
     );
     expect(JSON.parse(out)).toEqual([false, false]);
+  });
+
+  it("a publish without SEO fields takes the result's; a bulk publish each result's (stored or derived)", async () => {
+    const [run] = await sql<{ id: string }[]>`
+      INSERT INTO generation_runs (user_id, type, model, total) VALUES (${userId}, 'text', 'm', 2) RETURNING id`;
+    const stamp = Date.now().toString(36);
+    const [stored, old] = await sql<{ id: string }[]>`
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits,
+        seo_description, seo_slug, seo_keyword)
+      VALUES (${userId}, ${run!.id}, 0, 'text', 'stored topic', ${`Stored ${stamp}`}, '<p>Stored body text.</p>', 'completed', 'm', 1,
+          'Stored description.', ${`stored-slug-${stamp}`}, 'stored keyword'),
+        (${userId}, ${run!.id}, 1, 'text', 'old topic', ${`Old ${stamp}`}, '<p>Old body text here.</p>', 'completed', 'm', 1, NULL, NULL, NULL)
+      RETURNING id`;
+    const t = (k: string) => k;
+    const one = await queuePublish(
+      userId,
+      publishSchema(t).parse({
+        resultId: stored!.id,
+        siteId,
+        title: 'From result',
+        content: '<p>x</p>',
+        status: 'publish',
+        slug: `given-${stamp}`,
+      }),
+    );
+    expect(await runPublication(one!.id)).toBe('published');
+    const post = await readBack((await getPublication(userId, one!.id)).postId!);
+    // The slug given wins; the description (excerpt) and keyword come from the result.
+    expect(post.slug).toBe(`given-${stamp}`);
+    expect(post.excerpt.raw).toBe('Stored description.');
+    expect((post.meta as Record<string, unknown>)._yoast_wpseo_focuskw).toBe('stored keyword');
+
+    const bulk = await queueBulkPublications(userId, {
+      siteId,
+      resultIds: [stored!.id, old!.id],
+      schedule: null,
+      categories: [],
+      tags: [],
+      featured: false,
+      onExisting: 'new',
+    });
+    const slugs: string[] = [];
+    for (const p of bulk) {
+      expect(await runPublication(p.id)).toBe('published');
+      slugs.push((await readBack((await getPublication(userId, p.id)).postId!)).slug);
+    }
+    expect(slugs).toEqual([`stored-slug-${stamp}`, `old-${stamp}`]);
   });
 });
