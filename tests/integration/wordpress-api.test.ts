@@ -210,6 +210,14 @@ describe('/api/wordpress', () => {
       content: ['Content is required'],
     });
 
+    // A meta description over 155 characters (issue 21 §3), in the reader's language.
+    const long = { siteId: site.id, title: 't', content: '<p>c</p>', status: 'publish', metaDescription: 'x'.repeat(156) };
+    const tooLong = await pro.client.postJson('/api/wordpress/publish', long);
+    expect(tooLong.status).toBe(400);
+    expect((await tooLong.json()).fields).toEqual({ metaDescription: ['The meta description must be at most 155 characters.'] });
+    const tooLongZh = await pro.client.postJson('/api/wordpress/publish', long, { 'accept-language': 'zh-HK' });
+    expect((await tooLongZh.json()).fields).toEqual({ metaDescription: ['Meta 描述最多只可有 155 個字元。'] });
+
     const res = await pro.client.postJson('/api/wordpress/publish', {
       resultId: null,
       siteId: site.id,
