@@ -164,3 +164,23 @@ test('SEO fields: edited on the result and on the publish page, they arrive with
   await expect(status).toHaveAttribute('data-publication-status', 'published');
   if (!publication!.seo_written) await expect(status.getByTestId('seo-not-written')).toContainText('SEO fields not written');
 });
+
+test('in zh-HK: the plugin steps, the Classic HTML option and the SEO fields speak Cantonese', async ({ page }) => {
+  test.setTimeout(120_000);
+  const account = await proAccount(page, 'wp-seo-zh');
+  const title = `Zh seo ${Date.now().toString(36)}`;
+  await oldResult(account.email, title);
+  // The language choice, as the header's switcher posts it (kept on the account).
+  const chosen = await page.request.post('/language', { form: { language: 'zh-HK', redirectTo: '/wordpress' }, maxRedirects: 0 });
+  expect(chosen.status()).toBeLessThan(400);
+  await page.goto('/wordpress?add=1');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'zh-HK');
+  await expect(page.getByTestId('seo-plugin').getByRole('heading', { name: 'SEO 欄位外掛' })).toBeVisible();
+  await expect(page.getByRole('link', { name: '下載 postforge-seo.php' })).toBeVisible();
+  await expect(page.getByLabel('以傳統 HTML 代替區塊傳送')).not.toBeChecked();
+  await page.goto('/app?tab=results');
+  const row = page.getByTestId('result').filter({ hasText: title });
+  await row.getByTestId('seo-fields').evaluate((el) => el.closest('details')?.setAttribute('open', ''));
+  await expect(row.getByLabel('Meta 描述')).toBeVisible();
+  await expect(row.getByLabel('焦點關鍵字')).toBeVisible();
+});
