@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isPro } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
@@ -12,15 +13,18 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
+import { ExistingChoice } from '~/components/wordpress/existing-choice';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import {
   existingPublication,
+  imageResultHtml,
   listSites,
-  queuePublish,
+  publishAndWait,
   refreshSiteTimeZone,
   siteCategories,
   WordPressServiceError,
@@ -73,9 +77,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       result: {
         id: result.id,
         title: result.title ?? result.prompt,
-        content: result.type === 'text' ? result.content : `<p><img src="${result.content}" alt=""></p>`,
+        content: result.type === 'text' ? result.content : imageResultHtml(result, result.title ?? result.prompt),
         hasImage: result.metadata.imageUrls.length > 0,
         seo: result.seo,
+        isImage: result.type === 'image',
       },
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
@@ -119,10 +124,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
     publishDate,
     featured: formData.get('featured') ?? '',
     onExisting: formData.get('onExisting') ?? '',
+    target: formData.get('target') ?? '',
   });
   if (!parsed.success) return json({ errors: parsed.error.issues.map((i) => i.message) }, { status: 400 });
+  let done;
   try {
-    await queuePublish(user.id, parsed.data);
+    // Publish now waits for the site (bounded); a slower site finishes in the background.
+    done = await publishAndWait(user.id, parsed.data);
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
     const message =
@@ -132,12 +140,28 @@ export async function action({ request, params }: ActionFunctionArgs) {
           ? t('publish.noContent')
           : error.code === 'already_published'
             ? t('publish.existing.conflict')
-            : t('sites.notFound');
+            : error.code === 'not_publishable'
+              ? t('publish.notImage')
+              : t('sites.notFound');
     const status = error.code === 'not_pro' ? 403 : error.code === 'already_published' ? 409 : 400;
     return json({ errors: [message] }, { status });
   }
-  const title = parsed.data.onExisting === 'update' ? t('publish.updating') : schedule ? t('publish.scheduled') : t('publish.queued');
-  return redirectWithToast('/app?tab=results', { type: 'success', title });
+  if (!done) return json({ errors: [t('publish.noContent')] }, { status: 400 });
+  const { publication, outcome } = done;
+  if (outcome === 'failed') return json({ errors: [publication.lastError ?? t('publish.failed')] }, { status: 502 });
+  const media = publication.kind === 'media';
+  const title =
+    outcome === 'scheduled'
+      ? t('publish.scheduled')
+      : outcome === 'background'
+        ? t('publish.backgroundTitle')
+        : media
+          ? t('publish.mediaUploaded')
+          : parsed.data.onExisting === 'update'
+            ? t('publish.updated')
+            : t('publish.published');
+  const description = outcome === 'background' ? t('publish.background') : undefined;
+  return redirectWithToast('/app?tab=results', { type: 'success', title, ...(description ? { description } : {}) });
 }
 
 export default function PublishResult() {
@@ -145,6 +169,9 @@ export default function PublishResult() {
     useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t, i18n } = useTranslation('wordpress');
+  // An image result: a post with the image, or the media library only (then the post's own fields
+  // are hidden with JavaScript; without it they are shown and ignored, as the choice says).
+  const [target, setTarget] = useState<'post' | 'media'>('post');
   const [params] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting';
@@ -210,9 +237,19 @@ export default function PublishResult() {
                   <fieldset className="mt-3">
                     <legend className="font-medium">{t('publish.existing.choose')}</legend>
                     {existing.status === 'published' ? (
-                      <ExistingChoice value="update" label={t('publish.existing.update')} help={t('publish.existing.updateHelp')} />
+                      <ExistingChoice
+                        idPrefix="on-existing"
+                        value="update"
+                        label={t('publish.existing.update')}
+                        help={t('publish.existing.updateHelp')}
+                      />
                     ) : null}
-                    <ExistingChoice value="new" label={t('publish.existing.new')} help={t('publish.existing.newHelp')} />
+                    <ExistingChoice
+                      idPrefix="on-existing"
+                      value="new"
+                      label={t('publish.existing.new')}
+                      help={t('publish.existing.newHelp')}
+                    />
                     {existing.status === 'queued' ? (
                       <p className="mt-2">
                         {t('publish.existing.queuedHelp')}{' '}
@@ -224,39 +261,53 @@ export default function PublishResult() {
                   </fieldset>
                 </div>
               ) : null}
-              <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
-              <RichTextEditor
-                id="publish-content"
-                name="content"
-                label={t('publish.content')}
-                defaultValue={result.content}
-                minHeight={400}
-              />
-              <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                <label htmlFor="publish-excerpt">{t('publish.excerpt')}</label>
-                <textarea id="publish-excerpt" name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
-                <span id="publish-excerpt-help" className="text-xs font-normal text-slate-600">
-                  {t('seo.excerptHelp')}
-                </span>
-              </div>
-              {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
-              <fieldset>
-                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
-                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                {!categoriesFailed && categories.length === 0 ? (
-                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
-                ) : null}
-                <div className="mt-2 flex flex-wrap gap-3">
-                  {categories.map((c) => (
-                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
-                      {c.name}
-                    </label>
+              {result.isImage ? (
+                <fieldset data-testid="publish-target">
+                  <legend className="text-sm font-medium text-slate-800">{t('publish.target.legend')}</legend>
+                  {(['post', 'media'] as const).map((value) => (
+                    <div key={value} className="mt-2 flex items-start gap-2">
+                      <input
+                        id={`target-${value}`}
+                        type="radio"
+                        name="target"
+                        value={value}
+                        defaultChecked={value === 'post'}
+                        onChange={() => setTarget(value)}
+                        aria-describedby={`target-${value}-help`}
+                        className="mt-0.5 size-4 shrink-0"
+                      />
+                      <div className="text-sm">
+                        <label htmlFor={`target-${value}`} className="font-medium text-slate-800">
+                          {t(`publish.target.${value}`)}
+                        </label>
+                        <p id={`target-${value}-help`} className="text-slate-600">
+                          {t(`publish.target.${value}Help`)}
+                        </p>
+                      </div>
+                    </div>
                   ))}
+                </fieldset>
+              ) : null}
+              <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
+              <PostFields wrap={result.isImage} hidden={target === 'media'}>
+                <RichTextEditor
+                  id="publish-content"
+                  name="content"
+                  label={t('publish.content')}
+                  defaultValue={result.content}
+                  minHeight={400}
+                />
+                <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                  <label htmlFor="publish-excerpt">{t('publish.excerpt')}</label>
+                  <textarea id="publish-excerpt" name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
+                  <span id="publish-excerpt-help" className="text-xs font-normal text-slate-600">
+                    {t('seo.excerptHelp')}
+                  </span>
                 </div>
-              </fieldset>
-              <Field label={t('publish.tags')} inputProps={{ name: 'tags' }} help={t('publish.tagsHelp')} />
-              {result.hasImage ? (
+                {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
+                <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} />
+              </PostFields>
+              {result.hasImage && !result.isImage ? (
                 <label className="flex items-center gap-2 text-sm text-slate-800">
                   <input type="checkbox" name="featured" defaultChecked className="size-4" />
                   {t('publish.featured')}
@@ -291,30 +342,10 @@ export default function PublishResult() {
   );
 }
 
-/** One answer to "already published": a required radio, its label, and what it does (described by). */
-function ExistingChoice({ value, label, help }: { value: 'update' | 'new'; label: string; help: string }) {
-  const id = `on-existing-${value}`;
-  return (
-    <div className="mt-2 flex items-start gap-2">
-      <input
-        id={id}
-        type="radio"
-        name="onExisting"
-        value={value}
-        required
-        aria-describedby={`${id}-help`}
-        className="mt-0.5 size-4 shrink-0"
-      />
-      <div>
-        <label htmlFor={id} className="font-medium">
-          {label}
-        </label>
-        <p id={`${id}-help`} className="text-amber-900">
-          {help}
-        </p>
-      </div>
-    </div>
-  );
+/** The post's own fields; for an image result in a box that JavaScript hides when "media library only" is picked. */
+function PostFields({ wrap, hidden, children }: { wrap: boolean; hidden: boolean; children: React.ReactNode }) {
+  if (!wrap) return <>{children}</>;
+  return <div className={`flex flex-col gap-4${hidden ? ' hidden' : ''}`}>{children}</div>;
 }
 
 export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.wordpressTitle') }];

@@ -15,6 +15,8 @@ export type PublicationView = {
   link: string | null;
   /** False: the site did not store the SEO meta (the companion plugin is not active). */
   seoWritten?: boolean | null;
+  /** 'media': an image result sent to the media library only (the link is the image). */
+  kind?: 'post' | 'media';
 };
 
 /**
@@ -36,7 +38,7 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
           <span>{t('row.published', { site: p.siteName })}</span>
           {p.link ? (
             <a href={p.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 hover:underline">
-              {t('publish.viewPost')}
+              {p.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
             </a>
           ) : null}
           {p.seoWritten === false ? (

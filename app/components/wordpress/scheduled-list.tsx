@@ -19,6 +19,7 @@ export type ScheduledItem = {
   lastErrorCode: string | null;
   link: string | null;
   seoWritten?: boolean | null;
+  kind?: 'post' | 'media';
 };
 
 const tone = { queued: 'brand', published: 'success', failed: 'warning', canceled: 'neutral' } as const;
@@ -121,7 +122,7 @@ export function ScheduledList({
                   ) : null}
                   {item.link ? (
                     <a href={item.link} className="font-medium text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
-                      {t('publish.viewPost')}
+                      {item.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
                     </a>
                   ) : null}
                   {item.status === 'published' && item.seoWritten === false ? (
