@@ -96,7 +96,8 @@ export function diagnosisOf(t: Translate, problem: WpProblem) {
 
 /** SPEC §8's connection-test messages, with a diagnosis the user can act on. */
 export function connectionMessage(t: Translate, check: ConnectionCheck) {
-  if (check.ok) return { success: true as const, message: t('connection.success') };
+  // seoPlugin: whether the companion plugin is active (the SEO meta can be written; issue 21 §3).
+  if (check.ok) return { success: true as const, message: t('connection.success'), seoPlugin: check.seoPlugin };
   const message =
     check.problem === 'not_wordpress'
       ? t('connection.notWordPress')

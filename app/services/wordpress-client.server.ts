@@ -99,7 +99,18 @@ async function callOk<T>(...args: Parameters<typeof call>): Promise<{ data: T; r
 // ---------------------------------------------------------------------------------------------
 // Connection test with a diagnosis
 
-export type ConnectionCheck = { ok: true; userName: string; timeZone: string | null } | { ok: false; problem: WpProblem; detail: string };
+export type ConnectionCheck =
+  | {
+      ok: true;
+      userName: string;
+      timeZone: string | null;
+      /** The companion plugin (public/wordpress/postforge-seo.php) is active: SEO meta can be written. */
+      seoPlugin: boolean;
+    }
+  | { ok: false; problem: WpProblem; detail: string };
+
+/** The REST namespace the companion plugin adds (its status route); present only while it is active. */
+export const SEO_PLUGIN_NAMESPACE = 'postforge/v1';
 
 type RestIndex = {
   namespaces?: string[];
@@ -193,7 +204,7 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
     if (data.capabilities && data.capabilities.publish_posts === false) {
       return { ok: false, problem: 'forbidden', detail: 'This user cannot publish posts' };
     }
-    return { ok: true, userName: data.name, timeZone: timeZoneOfIndex(body) };
+    return { ok: true, userName: data.name, timeZone: timeZoneOfIndex(body), seoPlugin: body.namespaces.includes(SEO_PLUGIN_NAMESPACE) };
   } catch (error) {
     if (error instanceof WpError) return { ok: false, problem: error.problem, detail: error.message };
     throw error;
@@ -327,6 +338,10 @@ export type NewPost = {
   categories: number[];
   tags: number[];
   featuredMedia?: number;
+  /** The post's slug (WordPress makes it unique); empty: WordPress derives it from the title. */
+  slug?: string;
+  /** Post meta; keys nothing registers for REST are ignored by WordPress (read back to know). */
+  meta?: Record<string, string>;
 };
 
 export async function createPost(site: SiteCredentials, post: NewPost, opts: WpCallOptions = {}): Promise<WpPost> {
@@ -353,6 +368,8 @@ async function writePost(site: SiteCredentials, route: string, post: NewPost, op
         categories: post.categories,
         tags: post.tags,
         ...(post.featuredMedia ? { featured_media: post.featuredMedia } : {}),
+        ...(post.slug ? { slug: post.slug } : {}),
+        ...(post.meta && Object.keys(post.meta).length ? { meta: post.meta } : {}),
       },
     },
     { timeoutMs: 30_000, ...opts },
@@ -366,7 +383,20 @@ export async function whoAmI(site: SiteCredentials, opts: WpCallOptions = {}): P
   return data;
 }
 
-export async function getPost(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<WpPost> {
-  const { data } = await callOk<WpPost>(site, 'GET', `/wp/v2/posts/${id}`, { query: { context: 'edit', _fields: 'id,status,link' } }, opts);
-  return data;
+/** A post as read back: its status, link and the post meta the REST API exposes (registered keys only). */
+export async function getPost(
+  site: SiteCredentials,
+  id: number,
+  opts: WpCallOptions = {},
+): Promise<WpPost & { meta: Record<string, unknown> }> {
+  const { data } = await callOk<WpPost & { meta?: unknown }>(
+    site,
+    'GET',
+    `/wp/v2/posts/${id}`,
+    { query: { context: 'edit', _fields: 'id,status,link,meta' } },
+    opts,
+  );
+  // WordPress answers an empty meta as [] (a PHP empty array), a filled one as an object.
+  const meta = data.meta && typeof data.meta === 'object' && !Array.isArray(data.meta) ? (data.meta as Record<string, unknown>) : {};
+  return { id: data.id, status: data.status, link: data.link, meta };
 }

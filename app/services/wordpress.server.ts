@@ -10,6 +10,8 @@ import { env } from '~/utils/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { getResult, listResults, type Result } from './results.server';
 import { plainText } from './providers.server';
+import { htmlToBlocks } from '~/utils/gutenberg-blocks';
+import { cleanSeo, type SeoFields } from '~/utils/seo-fields';
 import { open, seal } from './secrets.server';
 import { checkUrlAddresses, OutboundError, type OutboundOptions } from './outbound.server';
 import {
@@ -48,6 +50,8 @@ export type Site = {
   isDefault: boolean;
   /** The site's own time zone (its REST index says it), null until known. */
   timeZone: string | null;
+  /** Posts go as plain HTML (one Classic block, for older themes) instead of Gutenberg blocks. */
+  classicHtml: boolean;
   createdAt: string;
 };
 
@@ -91,6 +95,7 @@ type SiteRow = {
   username: string;
   is_default: boolean;
   time_zone: string | null;
+  classic_html: boolean;
   created_at: Date;
 };
 
@@ -102,6 +107,7 @@ function toSite(r: SiteRow): Site {
     username: r.username,
     isDefault: r.is_default,
     timeZone: r.time_zone,
+    classicHtml: r.classic_html,
     createdAt: r.created_at.toISOString(),
   };
 }
@@ -112,7 +118,7 @@ export function siteNameOf(siteUrl: string): string {
 
 export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
   const rows = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, time_zone, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, created_at FROM wordpress_sites
     WHERE user_id = ${userId} ORDER BY is_default DESC, id`;
   return rows.map(toSite);
 }
@@ -120,7 +126,7 @@ export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
 export async function getSite(userId: string, siteId: number, db: Db = sql): Promise<Site> {
   if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('not_found');
   const [row] = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, time_zone, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, created_at FROM wordpress_sites
     WHERE user_id = ${userId} AND id = ${siteId}`;
   if (!row) throw new WordPressServiceError('not_found');
   return toSite(row);
@@ -157,7 +163,7 @@ export function openTestedPassword(userId: string, sealed: string): string | nul
   }
 }
 
-export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean };
+export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean; classicHtml?: boolean };
 
 type GuardOptions = Pick<OutboundOptions, 'allowPrivate' | 'lookup' | 'allowAddress'>;
 
@@ -187,9 +193,10 @@ export async function createSite(
     const isDefault = input.isDefault || n === 0;
     if (isDefault) await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default`;
     const [row] = await tx<SiteRow[]>`
-      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default)
-      VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault})
-      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
+      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default, classic_html)
+      VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault},
+        ${input.classicHtml ?? false})
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
     return toSite(row!);
   });
 }
@@ -207,9 +214,10 @@ export async function updateSite(userId: string, siteId: number, input: SiteInpu
       UPDATE wordpress_sites SET
         site_url = ${siteUrl}, site_name = ${siteNameOf(siteUrl)}, username = ${input.username.trim()},
         app_password_sealed = ${password ? seal(password, sealContext(userId)) : sql`app_password_sealed`},
-        is_default = ${input.isDefault ? true : sql`is_default`}, updated_at = now()
+        is_default = ${input.isDefault ? true : sql`is_default`},
+        classic_html = ${input.classicHtml ?? sql`classic_html`}, updated_at = now()
       WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
     return toSite(row!);
   });
 }
@@ -220,7 +228,7 @@ export async function setDefaultSite(userId: string, siteId: number, db: Db = sq
     await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
     const [row] = await tx<SiteRow[]>`
       UPDATE wordpress_sites SET is_default = true, updated_at = now() WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
     return toSite(row!);
   });
 }
@@ -325,6 +333,36 @@ function markerComment(marker: string): string {
   return `<!-- ${marker} -->`;
 }
 
+/**
+ * The post's content as sent: Gutenberg blocks (the marker an attribute of the first block), or
+ * for a Classic HTML site the HTML with the marker as a comment. Takes the stored (sanitized) HTML
+ * after any rewriting of its image URLs, so the two steps compose.
+ */
+export function postContent(
+  html: string,
+  opts: { classicHtml: boolean; marker: string; mediaIdOf?: (src: string) => number | undefined },
+): string {
+  const clean = prepareContent(html);
+  if (opts.classicHtml) return `${clean}\n${markerComment(opts.marker)}`;
+  return htmlToBlocks(clean, { marker: opts.marker, mediaIdOf: opts.mediaIdOf });
+}
+
+/**
+ * The post meta keys of Yoast SEO and Rank Math for the meta description and focus keyword: what
+ * the companion plugin (public/wordpress/postforge-seo.php) registers for the REST API.
+ */
+export const SEO_META_KEYS = {
+  description: ['_yoast_wpseo_metadesc', 'rank_math_description'],
+  focusKeyword: ['_yoast_wpseo_focuskw', 'rank_math_focus_keyword'],
+} as const;
+
+function seoMeta(row: { meta_description: string; focus_keyword: string }): Record<string, string> {
+  const meta: Record<string, string> = {};
+  if (row.meta_description) for (const k of SEO_META_KEYS.description) meta[k] = row.meta_description;
+  if (row.focus_keyword) for (const k of SEO_META_KEYS.focusKeyword) meta[k] = row.focus_keyword;
+  return meta;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Publishing
 
@@ -346,6 +384,8 @@ export type PublishRequest = {
   kind?: 'post' | 'media';
   /** The site's post this replaces (the user chose to update an earlier publication's post). */
   updatePostId?: number | null;
+  /** Slug, meta description and focus keyword (issue 21 §3); empty ones are not sent. */
+  seo?: SeoFields | null;
   /** The drip plan this belongs to (wordpress-drip.server.ts): held while the site's schedule is paused. */
   dripPlanId?: string | null;
 };
@@ -371,6 +411,11 @@ export type Publication = {
   postId: number | null;
   link: string | null;
   publishedAt: string | null;
+  /**
+   * Whether the site stored the meta description and focus keyword (Yoast SEO / Rank Math keys,
+   * exposed by the companion plugin): null when none were sent or not yet known.
+   */
+  seoWritten: boolean | null;
 };
 
 type PublicationRow = {
@@ -390,6 +435,7 @@ type PublicationRow = {
   wp_post_id: string | null;
   wp_link: string | null;
   published_at: Date | null;
+  seo_written: boolean | null;
 };
 
 function toPublication(r: PublicationRow): Publication {
@@ -410,6 +456,7 @@ function toPublication(r: PublicationRow): Publication {
     postId: r.wp_post_id === null ? null : Number(r.wp_post_id),
     link: r.wp_link,
     publishedAt: r.published_at?.toISOString() ?? null,
+    seoWritten: r.seo_written,
   };
 }
 
@@ -417,7 +464,7 @@ function toPublication(r: PublicationRow): Publication {
 // database is known (the embedded one starts after the modules load).
 const publicationColumns = (db: Db) =>
   db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, last_error_code, update_post_id, kind,
-    wp_post_id, wp_link, published_at,
+    wp_post_id, wp_link, published_at, seo_written,
     (SELECT s.time_zone FROM wordpress_sites s WHERE s.id = site_id) AS site_time_zone`;
 
 async function requirePro(userId: string, db: Db) {
@@ -472,6 +519,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
           wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
           featuredImage: kind === 'post' ? featuredImage : null,
           updatePostId,
+          seo: await payloadSeo(userId, p, tx),
           kind,
         },
       ],
@@ -479,6 +527,16 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     );
     return publication;
   });
+}
+
+/**
+ * The SEO fields of one publish: what the form or API sent, each field it left out taken from the
+ * result (stored or derived), cleaned.
+ */
+async function payloadSeo(userId: string, p: PublishPayload, db: Db): Promise<SeoFields> {
+  const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
+  const pick = (k: keyof SeoFields) => p[k] ?? result?.seo?.[k] ?? '';
+  return cleanSeo({ metaDescription: pick('metaDescription'), slug: pick('slug'), focusKeyword: pick('focusKeyword') });
 }
 
 /** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
@@ -535,11 +593,12 @@ export async function queuePublications(userId: string, requests: PublishRequest
       const [row] = await tx<PublicationRow[]>`
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
-           featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id)
+           featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id,
+           slug, meta_description, focus_keyword)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
           ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${bytes?.data ?? null}, ${bytes?.mimeType ?? null}, ${imageId}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
-          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null})
+          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -679,6 +738,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         publishAt: times ? times[i]! : null,
         dripPlanId: dripped?.planId ?? null,
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
+        seo: r.seo,
       });
     }
     return queuePublications(userId, requests, tx);
@@ -765,6 +825,7 @@ export function publicationView(p: Publication | undefined | null) {
         lastError: p.lastError,
         lastErrorCode: p.lastErrorCode,
         link: p.link,
+        seoWritten: p.seoWritten,
         kind: p.kind,
       }
     : null;
@@ -818,6 +879,7 @@ function scheduledView(p: Publication) {
     lastError: p.lastError,
     lastErrorCode: p.lastErrorCode,
     link: p.link,
+    seoWritten: p.seoWritten,
     kind: p.kind,
   };
 }
@@ -914,6 +976,10 @@ type WorkRow = {
   update_post_id: string | null;
   wp_status: 'publish' | 'draft' | 'pending';
   subscription_status: SubscriptionStatus;
+  slug: string;
+  meta_description: string;
+  focus_keyword: string;
+  classic_html: boolean | null;
   held: boolean;
 };
 
@@ -947,9 +1013,11 @@ export async function runPublication(
   const [row] = await sql<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
            p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
+           p.slug, p.meta_description, p.focus_keyword, s.classic_html,
            (p.drip_plan_id IS NOT NULL AND EXISTS (
              SELECT 1 FROM wordpress_drip_schedules d WHERE d.site_id = p.site_id AND d.paused_at IS NOT NULL)) AS held
-    FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
+    FROM wordpress_publications p JOIN users u ON u.id = p.user_id LEFT JOIN wordpress_sites s ON s.id = p.site_id
+    WHERE p.id = ${publicationId}`;
   if (!row || row.status !== 'queued') return 'skipped';
   // A moved publication has a new job; the old one (if it still runs) stands down.
   if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
@@ -1016,12 +1084,21 @@ export async function runPublication(
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
       const fields = {
         title: wordPressText(row.title),
-        content: `${content}\n${markerComment(row.marker)}`,
-        excerpt: wordPressText(row.excerpt),
+        // Images already point at the site's media library (rewritten above); then blocks or Classic HTML.
+        content: postContent(content, {
+          classicHtml: row.classic_html ?? false,
+          marker: row.marker,
+          // An image block names its media library item, as the block editor does.
+          mediaIdOf: (src) => [...media.values()].find((m) => m.url === src)?.id,
+        }),
+        // No excerpt of its own: the meta description is the post's summary too.
+        excerpt: wordPressText(row.excerpt || row.meta_description),
         status: row.wp_status,
         categories: row.categories.map(Number),
         tags: tagIds,
         featuredMedia: mediaId,
+        slug: row.slug || undefined,
+        meta: seoMeta(row),
       };
       let post;
       if (updating === null) post = await createPost(creds, fields, opts);
@@ -1044,9 +1121,12 @@ export async function runPublication(
     if (post.status !== row.wp_status) {
       throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`, undefined, 'status_mismatch');
     }
+    // Without the companion plugin WordPress ignores the SEO meta keys: the read-back says so.
+    const sent = seoMeta(row);
+    const seoWritten = Object.keys(sent).length ? Object.entries(sent).every(([k, v]) => post.meta[k] === v) : null;
     await sql`
       UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
-        published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
+        seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
     return 'published';
   } catch (error) {

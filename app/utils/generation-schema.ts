@@ -22,6 +22,7 @@ import {
   type ModelKind,
 } from '~/catalogue';
 import { BRIEF_MAX } from '~/utils/csv-file';
+import { META_DESCRIPTION_MAX, seoFieldsSchema } from '~/utils/seo-fields';
 
 // The generation payloads of SPEC §3/§7, shared by the workspace form (Conform's parseWithZod, in the
 // browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
@@ -251,4 +252,5 @@ export const resultContentSchema = (t: Translate = keysOnly) =>
     content: z
       .string({ required_error: t('validation.contentRequired'), invalid_type_error: t('validation.contentRequired') })
       .max(500_000, t('validation.contentTooLong')),
+    ...seoFieldsSchema(t('validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX })),
   });
