@@ -1,6 +1,7 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
 import { listPublishedPosts, type WpCallOptions } from './wordpress-client.server';
+import { weaveLinks } from '~/utils/link-weaver';
 import { siteCredentials, WordPressServiceError } from './wordpress.server';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
@@ -218,4 +219,161 @@ export async function chooseTargets(
     });
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linking a run: choose, weave, store the proposals
+
+/** The words a link to this candidate may stand on, best first: its title, tags, categories, then parts of its title. */
+export function phrasesOf(c: Pick<LinkCandidate, 'title' | 'tags' | 'categories'>): string[] {
+  const words = c.title.split(/[\s:;,.!?()"“”]+/).filter(Boolean);
+  const grams: string[] = [];
+  for (const n of [3, 2]) for (let i = 0; i + n <= words.length; i++) grams.push(words.slice(i, i + n).join(' '));
+  // Single words only when long enough to name a subject ("espresso", not "tips").
+  const singles = words.filter((w) => [...w].length >= 5 || /\p{Script=Han}/u.test(w));
+  const seen = new Set<string>();
+  return [c.title, ...c.tags, ...c.categories, ...grams, ...singles].filter((p) => {
+    const key = p.trim().toLowerCase();
+    if (!key || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export type ResultLink = {
+  id: string;
+  resultId: string;
+  position: number;
+  targetKey: string;
+  targetResultId: string | null;
+  targetUrl: string | null;
+  targetSlug: string | null;
+  targetTitle: string;
+  anchor: string;
+  sentence: string;
+  score: number;
+  removedAt: Date | null;
+};
+
+// A run with no site links by slug; the weaver needs an absolute URL to place a link, so placement
+// uses this stand-in (never stored in any content) and the row keeps the slug.
+const SLUG_BASE = 'https://slug.invalid/';
+const placementUrl = (c: { url: string | null; slug: string | null; key: string }) =>
+  c.url ?? `${SLUG_BASE}${encodeURIComponent(c.slug ?? c.key)}/`;
+
+/**
+ * Links every completed text post of the run: chooses its targets, finds where each goes in its
+ * sentences, and replaces the post's proposals. Removed links stay removed (their targets are not
+ * offered again). One run at a time (the run row's lock), so two presses give one set of proposals.
+ * No provider call: it costs no credits. Returns the number of links proposed.
+ */
+export async function linkRun(
+  userId: string,
+  runId: string,
+  options: { count?: number; siteId?: number | null } = {},
+  db: Db = sql,
+): Promise<number> {
+  const count = Math.max(0, Math.min(20, Math.floor(options.count ?? 3)));
+  return transaction(db, async (tx) => {
+    const [run] = await tx`SELECT id FROM generation_runs WHERE user_id = ${userId} AND id = ${runId} FOR UPDATE`;
+    if (!run) throw new WordPressServiceError('not_found');
+    const removed = await tx<{ result_id: string; target_key: string }[]>`
+      SELECT l.result_id, l.target_key FROM result_links l JOIN generation_results r ON r.id = l.result_id
+      WHERE l.user_id = ${userId} AND r.run_id = ${runId} AND l.removed_at IS NOT NULL`;
+    const removedKeys = new Set(removed.map((r) => `${r.result_id} ${r.target_key}`));
+    // More candidates than links: some have no phrase in the text, some were removed.
+    const chosen = await chooseTargets(userId, runId, { ...options, count: count * 4 }, tx);
+    const contents = await tx<{ id: string; content: string | null }[]>`
+      SELECT id, content FROM generation_results WHERE user_id = ${userId} AND run_id = ${runId} AND id = ANY (${[...chosen.keys()]}::uuid[])`;
+    let total = 0;
+    for (const { id, content } of contents) {
+      const candidates = (chosen.get(id) ?? []).filter((c) => !removedKeys.has(`${id} ${c.key}`));
+      const byUrl = new Map(candidates.map((c) => [placementUrl(c), c]));
+      const { links } = weaveLinks(
+        content ?? '',
+        candidates.map((c) => ({ url: placementUrl(c), title: c.title, phrases: phrasesOf(c) })),
+        { maxLinks: count },
+      );
+      await tx`DELETE FROM result_links WHERE user_id = ${userId} AND result_id = ${id} AND removed_at IS NULL`;
+      const rows = links.map((l, position) => {
+        const c = byUrl.get(l.url)!;
+        return {
+          user_id: userId,
+          result_id: id,
+          position,
+          target_key: c.key,
+          target_result_id: c.resultId,
+          target_url: c.url,
+          target_slug: c.slug,
+          target_title: c.title,
+          anchor: l.anchor,
+          sentence: l.sentence,
+          score: c.score,
+        };
+      });
+      if (rows.length > 0) await tx`INSERT INTO result_links ${tx(rows)}`;
+      total += rows.length;
+    }
+    return total;
+  });
+}
+
+type LinkRow = {
+  id: string;
+  result_id: string;
+  position: number;
+  target_key: string;
+  target_result_id: string | null;
+  target_url: string | null;
+  target_slug: string | null;
+  target_title: string;
+  anchor: string;
+  sentence: string;
+  score: number;
+  removed_at: Date | null;
+};
+const toLink = (r: LinkRow): ResultLink => ({
+  id: r.id,
+  resultId: r.result_id,
+  position: r.position,
+  targetKey: r.target_key,
+  targetResultId: r.target_result_id,
+  targetUrl: r.target_url,
+  targetSlug: r.target_slug,
+  targetTitle: r.target_title,
+  anchor: r.anchor,
+  sentence: r.sentence,
+  score: r.score,
+  removedAt: r.removed_at,
+});
+
+/** A result's proposed links in order (removed ones too, marked), for its owner only. */
+export async function resultLinks(userId: string, resultId: string, db: Db = sql): Promise<ResultLink[]> {
+  const rows = await db<LinkRow[]>`
+    SELECT id, result_id, position, target_key, target_result_id, target_url, target_slug, target_title, anchor, sentence, score, removed_at
+    FROM result_links WHERE user_id = ${userId} AND result_id = ${resultId} ORDER BY removed_at NULLS FIRST, position`;
+  return rows.map(toLink);
+}
+
+/** Removes one proposed link (idempotent); it is never proposed again for that post. */
+export async function removeLink(userId: string, linkId: string, db: Db = sql): Promise<void> {
+  const [row] = await db`
+    UPDATE result_links SET removed_at = coalesce(removed_at, now()) WHERE user_id = ${userId} AND id = ${linkId} RETURNING id`;
+  if (!row) throw new WordPressServiceError('not_found');
+}
+
+/**
+ * The result's content with its kept links woven in (those with an absolute URL: a slug-only link
+ * waits for its URL). What publishing should send; removed links are never in it.
+ */
+export async function linkedContent(userId: string, resultId: string, db: Db = sql): Promise<string> {
+  const [result] = await db<{ content: string | null }[]>`
+    SELECT content FROM generation_results WHERE user_id = ${userId} AND id = ${resultId}`;
+  if (!result) throw new WordPressServiceError('not_found');
+  const kept = (await resultLinks(userId, resultId, db)).filter((l) => !l.removedAt && l.targetUrl);
+  return weaveLinks(
+    result.content ?? '',
+    kept.map((l) => ({ url: l.targetUrl!, title: l.targetTitle, phrases: [l.anchor] })),
+    { maxLinks: kept.length },
+  ).html;
 }

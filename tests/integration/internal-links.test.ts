@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import { chooseTargets, refreshSitePosts, sitePosts, slugFromTitle } from '../../app/services/internal-links.server';
+import {
+  chooseTargets,
+  linkedContent,
+  linkRun,
+  refreshSitePosts,
+  removeLink,
+  resultLinks,
+  sitePosts,
+  slugFromTitle,
+} from '../../app/services/internal-links.server';
+import { plainText, sanitizeArticle } from '../../app/services/providers.server';
 import { createSite } from '../../app/services/wordpress.server';
 import { listPublishedPosts } from '../../app/services/wordpress-client.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
@@ -57,7 +67,7 @@ async function run(userId: string, titles: string[]) {
   for (const [i, title] of titles.entries()) {
     const subject = SUBJECTS[i % SUBJECTS.length]!;
     const other = SUBJECTS[(i + 3) % SUBJECTS.length]!;
-    const content = `<p>This post is about ${subject}. It pairs well with ${other}.</p>`;
+    const content = `<h2>${title}</h2><p>Welcome to ${title}. This post is about ${subject}.</p><p>It pairs well with ${other}, they say.</p>`;
     const [row] = await sql<{ id: string }[]>`
       INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits, search_text)
       VALUES (${userId}, ${r!.id}, ${i + 1}, 'text', ${title}, ${title}, ${content}, 'completed', 'm', 1,
@@ -173,4 +183,72 @@ describe('choosing targets', () => {
     expect(slugFromTitle('綠茶 入門')).toBe('綠茶-入門');
     expect(slugFromTitle('!!!')).toBe('post');
   });
+});
+
+describe('linking a run', () => {
+  it('proposes links on words of the posts, keeps removed links removed, and weaves only the kept ones', async () => {
+    const userId = await user('link');
+    const site = await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
+    await refreshSitePosts(userId, site.id);
+    const titles = Array.from({ length: 20 }, (_, i) => `${SUBJECTS[i % SUBJECTS.length]} ${ANGLES[i]}`);
+    const { runId, ids } = await run(userId, titles);
+
+    // Two presses at once give one set of proposals (the run's lock), the same as one press.
+    const [a, b] = await Promise.all([linkRun(userId, runId, { siteId: site.id }), linkRun(userId, runId, { siteId: site.id })]);
+    expect(a).toBe(b);
+    expect(a).toBeGreaterThanOrEqual(20);
+    for (const id of ids) {
+      const links = await resultLinks(userId, id);
+      expect(links.length).toBeGreaterThan(0);
+      expect(links.length).toBeLessThanOrEqual(3);
+      expect(new Set(links.map((l) => l.targetKey)).size).toBe(links.length);
+      const html = await linkedContent(userId, id);
+      expect(sanitizeArticle(html)).toBe(html);
+      const text = plainText(html);
+      for (const l of links) {
+        expect(l.targetResultId).not.toBe(id);
+        expect(l.targetUrl?.startsWith(wp.url)).toBe(true);
+        expect(l.sentence).toContain(l.anchor);
+        expect(text).toContain(l.sentence);
+        expect(html).toContain(`<a href="${l.targetUrl}" rel="noopener noreferrer nofollow">${l.anchor}</a>`);
+        // Not in the heading, not in the first sentence.
+        expect(l.sentence.startsWith('Welcome')).toBe(false);
+      }
+    }
+
+    // Remove one: it is gone from the content, and linking again does not bring it back.
+    const [first] = await resultLinks(userId, ids[0]!);
+    await removeLink(userId, first!.id);
+    await removeLink(userId, first!.id);
+    expect(await linkedContent(userId, ids[0]!)).not.toContain(`href="${first!.targetUrl}"`);
+    await linkRun(userId, runId, { siteId: site.id });
+    const again = await resultLinks(userId, ids[0]!);
+    expect(again.filter((l) => l.targetKey === first!.targetKey)).toEqual([
+      expect.objectContaining({ id: first!.id, removedAt: expect.any(Date) }),
+    ]);
+    expect(await linkedContent(userId, ids[0]!)).not.toContain(`href="${first!.targetUrl}"`);
+
+    // Nobody else can see or remove them.
+    const stranger = await user('stranger3');
+    expect(await resultLinks(stranger, ids[1]!)).toEqual([]);
+    await expect(removeLink(stranger, again[0]!.id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(linkRun(stranger, runId)).rejects.toMatchObject({ code: 'not_found' });
+  }, 120_000);
+
+  it('links a run with no site among its own posts by slug, leaving the content as it is until URLs exist', async () => {
+    const userId = await user('noside');
+    const titles = Array.from({ length: 20 }, (_, i) => `${SUBJECTS[i % SUBJECTS.length]} ${ANGLES[i]}`);
+    const { runId, ids } = await run(userId, titles);
+    expect(await linkRun(userId, runId)).toBeGreaterThanOrEqual(20);
+    for (const id of ids) {
+      const links = await resultLinks(userId, id);
+      for (const l of links) {
+        expect(l.targetUrl).toBeNull();
+        expect(l.targetSlug).toBe(slugFromTitle(l.targetTitle));
+        expect(l.targetResultId).not.toBe(id);
+      }
+      const [row] = await sql<{ content: string }[]>`SELECT content FROM generation_results WHERE id = ${id}`;
+      expect(await linkedContent(userId, id)).toBe(row!.content);
+    }
+  }, 60_000);
 });
