@@ -13,6 +13,8 @@ import {
 import { plainText, sanitizeArticle } from '../../app/services/providers.server';
 import { createSite } from '../../app/services/wordpress.server';
 import { listPublishedPosts } from '../../app/services/wordpress-client.server';
+import { createSession } from '../../app/services/sessions.server';
+import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
 // Internal links (issue 26 §1, §2) against the real Postgres and the real WordPress of the test
@@ -26,13 +28,14 @@ vi.hoisted(() => {
 });
 
 let wp: WordPressSite;
+let app: TestApp;
 const SUBJECTS = ['espresso', 'green tea', 'sourdough', 'kimchi', 'cold brew', 'matcha', 'ramen', 'croissant', 'kombucha', 'pho'];
 const SEEDED = 52;
 const ANGLES = ['basics', 'history', 'science', 'equipment', 'recipes', 'myths', 'shopping', 'storage', 'travel', 'health'];
 ANGLES.push('advanced', 'origins', 'chemistry', 'gadgets', 'variations', 'legends', 'budgets', 'preservation', 'festivals', 'nutrition');
 
 beforeAll(async () => {
-  wp = await startWordPress();
+  [app, wp] = await Promise.all([startTestApp(), startWordPress()]);
   // 52 published posts (subjects cycled, a category and a tag named after the subject), 3 drafts.
   const out = await wp.php(`
     require_once ABSPATH . 'wp-admin/includes/taxonomy.php';
@@ -49,6 +52,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await app?.close();
   await wp?.stop();
 });
 
@@ -250,5 +254,32 @@ describe('linking a run', () => {
       const [row] = await sql<{ content: string }[]>`SELECT content FROM generation_results WHERE id = ${id}`;
       expect(await linkedContent(userId, id)).toBe(row!.content);
     }
+  }, 60_000);
+});
+
+describe('the site posts API', () => {
+  it('GET shows the cache, POST refreshes it, only for the site owner', async () => {
+    const clientOf = async (userId: string) => {
+      const client = new TestClient(app.url);
+      const { setCookie } = await createSession(userId);
+      const pair = setCookie.split(';')[0]!;
+      client.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      return client;
+    };
+    const userId = await user('api');
+    const site = await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
+    const client = await clientOf(userId);
+    const before = await client.request(`/api/wordpress/sites/${site.id}/posts`);
+    expect(before.status).toBe(200);
+    expect(await before.json()).toEqual({ refreshedAt: null, posts: [] });
+    const refreshed = await client.request(`/api/wordpress/sites/${site.id}/posts`, { method: 'POST' });
+    expect(refreshed.status).toBe(200);
+    const body = (await refreshed.json()) as { refreshedAt: string; posts: { title: string }[] };
+    expect(body.refreshedAt).toEqual(expect.any(String));
+    expect(body.posts.length).toBeGreaterThanOrEqual(30);
+    const stranger = await clientOf(await user('api-stranger'));
+    expect((await stranger.request(`/api/wordpress/sites/${site.id}/posts`, { method: 'POST' })).status).toBe(404);
+    expect((await stranger.request(`/api/wordpress/sites/${site.id}/posts`)).status).toBe(404);
+    expect((await new TestClient(app.url).request(`/api/wordpress/sites/${site.id}/posts`)).status).toBe(401);
   }, 60_000);
 });
