@@ -228,7 +228,13 @@ export async function chooseTargets(
 export function phrasesOf(c: Pick<LinkCandidate, 'title' | 'tags' | 'categories'>): string[] {
   const words = c.title.split(/[\s:;,.!?()"“”]+/).filter(Boolean);
   const grams: string[] = [];
-  for (const n of [3, 2]) for (let i = 0; i + n <= words.length; i++) grams.push(words.slice(i, i + n).join(' '));
+  // Parts of the title that start and end on a content word ("green tea", not "at home" or "Guide 3").
+  const content = (w: string) => [...w].length >= 4 || /\p{Script=Han}/u.test(w);
+  for (const n of [3, 2]) {
+    for (let i = 0; i + n <= words.length; i++) {
+      if (content(words[i]!) && content(words[i + n - 1]!)) grams.push(words.slice(i, i + n).join(' '));
+    }
+  }
   // Single words only when long enough to name a subject ("espresso", not "tips").
   const singles = words.filter((w) => [...w].length >= 5 || /\p{Script=Han}/u.test(w));
   const seen = new Set<string>();

@@ -4,6 +4,7 @@ import {
   chooseTargets,
   linkedContent,
   linkRun,
+  phrasesOf,
   refreshSitePosts,
   removeLink,
   resultLinks,
@@ -282,4 +283,18 @@ describe('the site posts API', () => {
     expect((await stranger.request(`/api/wordpress/sites/${site.id}/posts`)).status).toBe(404);
     expect((await new TestClient(app.url).request(`/api/wordpress/sites/${site.id}/posts`)).status).toBe(401);
   }, 60_000);
+});
+
+describe('phrasesOf', () => {
+  it('offers the title, tags, categories, then title parts on content words', () => {
+    expect(phrasesOf({ title: 'Guide 3: Kimchi at home', tags: ['kimchi', 'Fermenting'], categories: ['Kimchi guides'] })).toEqual([
+      'Guide 3: Kimchi at home',
+      'kimchi',
+      'Fermenting',
+      'Kimchi guides',
+      'Guide 3 Kimchi',
+      'Kimchi at home',
+      'Guide',
+    ]);
+  });
 });
