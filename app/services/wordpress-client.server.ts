@@ -400,3 +400,66 @@ export async function getPost(
   const meta = data.meta && typeof data.meta === 'object' && !Array.isArray(data.meta) ? (data.meta as Record<string, unknown>) : {};
   return { id: data.id, status: data.status, link: data.link, meta };
 }
+
+export type WpPublishedPost = { id: number; title: string; url: string; categories: string[]; tags: string[]; excerpt: string };
+
+type WpTerm = { taxonomy?: string; name?: string };
+type WpListedPost = {
+  id: number;
+  link: string;
+  title?: { rendered?: string };
+  excerpt?: { rendered?: string };
+  _embedded?: { 'wp:term'?: WpTerm[][] };
+};
+
+/**
+ * The site's published posts, newest first, 100 a page, at most `limit`: title, link, excerpt (as
+ * plain text) and the names of their categories and tags (embedded, so one request a page).
+ */
+export async function listPublishedPosts(
+  site: SiteCredentials,
+  limit: number,
+  opts: WpCallOptions & { pageSize?: number } = {},
+): Promise<WpPublishedPost[]> {
+  const { pageSize = 100, ...callOpts } = opts;
+  // One page size for every page (WordPress pages by offset = (page - 1) * per_page).
+  const perPage = Math.max(1, Math.min(100, pageSize, limit));
+  const all: WpPublishedPost[] = [];
+  for (let page = 1; all.length < limit; page++) {
+    const { data, res } = await callOk<WpListedPost[]>(
+      site,
+      'GET',
+      '/wp/v2/posts',
+      {
+        query: {
+          status: 'publish',
+          per_page: perPage,
+          page,
+          orderby: 'date',
+          order: 'desc',
+          _embed: 'wp:term',
+          _fields: 'id,link,title,excerpt,_links,_embedded',
+        },
+      },
+      { timeoutMs: 30_000, ...callOpts },
+    );
+    if (!Array.isArray(data)) throw new WpError('not_wordpress', 'The site did not answer with a list of posts', res.status);
+    for (const p of data) {
+      const terms = (p._embedded?.['wp:term'] ?? []).flat();
+      const names = (taxonomy: string) => terms.filter((t) => t.taxonomy === taxonomy && t.name).map((t) => decodeEntities(t.name!));
+      all.push({
+        id: p.id,
+        title: decodeEntities(stripTags(p.title?.rendered ?? '')),
+        url: p.link,
+        categories: names('category'),
+        tags: names('post_tag'),
+        excerpt: decodeEntities(stripTags(p.excerpt?.rendered ?? ''))
+          .replace(/\s+/g, ' ')
+          .slice(0, 1000),
+      });
+    }
+    const pages = Number(res.headers['x-wp-totalpages'] ?? 1);
+    if (data.length === 0 || page >= pages) break;
+  }
+  return all.slice(0, limit);
+}
