@@ -32,6 +32,7 @@ import { requestTimeZone } from '~/utils/time-zone.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/http/json-api.server';
+import { errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
@@ -168,7 +169,7 @@ export async function action({ request }: ActionFunctionArgs) {
         result: submission.reply({ hideFields: ['replicateApiKey'] }),
         serviceError: { title, message: tg(error.key, error.params), code: error.code },
       },
-      { status: error.status },
+      { status: errorStatus(error) },
     );
   }
 }
