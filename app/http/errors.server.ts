@@ -47,6 +47,10 @@ export const ERROR_STATUS: {
     past_start: 400,
     already_published: 409,
     not_waiting: 409,
+    plan_changed: 409,
+    no_capacity: 409,
+    outside_rules: 400,
+    no_schedule: 404,
     // The site itself failed or refused (a bad gateway from the client's point of view).
     site_failed: 502,
   },

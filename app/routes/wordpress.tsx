@@ -25,7 +25,6 @@ import {
   listSites,
   openTestedPassword,
   refreshSiteTimeZone,
-  reschedulePublication,
   retryPublicationNow,
   sealTestedPassword,
   setDefaultSite,
@@ -41,8 +40,10 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import { connectionMessage } from '~/http/wordpress-api.server';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
-import { useTimeZone } from '~/utils/time-zone';
-import { zonedToInstant } from '~/utils/zoned-time';
+import { moveScheduled } from '~/services/wordpress-drip.server';
+import { scheduleRefusal } from '~/http/schedule-messages.server';
+import { moveSchema } from '~/utils/drip-schemas';
+import { useTimeZone, validTimeZone } from '~/utils/time-zone';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
@@ -52,24 +53,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled', 'retry-scheduled']);
 
-/**
- * What every form of the page posts beside its own fields (read without coercion, as typed): which
- * button, the site or publication it is about, the password field and a sealed tested password,
- * and a scheduled publication's new date and time in a zone.
- */
 /** The Test connection button (the dialog checks only what a test needs). */
 const testIntent = z.object({ intent: z.literal('test') });
 
 const formText = z.unknown().transform((v) => (typeof v === 'string' ? v : ''));
+/**
+ * What every form of the page posts beside its own fields (read without coercion, as typed): which
+ * button, the site or publication it is about, the password field and a sealed tested password.
+ */
 const actionHeadSchema = z.object({
   intent: intents,
   siteId: z.unknown().transform((v) => Number(typeof v === 'string' ? v : 0)),
   appPassword: formText,
   testedPassword: formText,
   publicationId: formText,
-  date: formText,
-  time: formText,
-  tz: z.unknown().transform((v) => (typeof v === 'string' ? v : 'UTC')),
 });
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -163,13 +160,15 @@ export async function action({ request }: ActionFunctionArgs) {
           await retryPublicationNow(user.id, id);
           return redirectWithToast(back, { type: 'success', title: t('scheduled.retrying') });
         }
-        const at = zonedToInstant(head.value.date, head.value.time, head.value.tz);
-        if (!at) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
-        await reschedulePublication(user.id, id, at);
+        // The calendar's move: the same checks (a drip post stays inside its site's schedule).
+        const move = parseWithZod(formData, { schema: moveSchema(t), disableAutoCoercion: true });
+        if (move.status !== 'success')
+          return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
+        await moveScheduled(user.id, id, move.value.date, move.value.time, validTimeZone(move.value.tz) ?? 'UTC');
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
-        const description = error.code === 'not_waiting' ? t('scheduled.notWaiting') : t('sites.notFound');
+        const description = error.code === 'not_found' ? t('sites.notFound') : scheduleRefusal(t, error.code);
         return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description });
       }
     }
@@ -196,9 +195,14 @@ export default function WordPressSites() {
           <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('common:wordpress.title')}</h1>
           <p className="mt-1 text-sm text-slate-700">{t('common:wordpress.subtitle')}</p>
         </div>
-        <ButtonLink to="?add=1" preventScrollReset>
-          {t('sites.add')}
-        </ButtonLink>
+        <div className="flex flex-wrap gap-2">
+          <ButtonLink to="/app/calendar" variant="secondary">
+            {t('calendar.link')}
+          </ButtonLink>
+          <ButtonLink to="?add=1" preventScrollReset>
+            {t('sites.add')}
+          </ButtonLink>
+        </div>
       </div>
       <div className="mt-8 border-b border-slate-200">
         <h2 className="-mb-px inline-flex border-b-2 border-indigo-600 px-4 py-3 text-sm font-medium text-indigo-700">
