@@ -51,6 +51,8 @@ export const ERROR_STATUS: {
     no_capacity: 409,
     outside_rules: 400,
     no_schedule: 404,
+    // A site address the outbound guard refuses: not saved.
+    blocked_url: 422,
     // The site itself failed or refused (a bad gateway from the client's point of view).
     site_failed: 502,
   },
@@ -92,6 +94,11 @@ export async function errorResponse(request: Request, error: unknown, headers?: 
   if (error instanceof WpError) {
     // The site's own words with our diagnosis (the error's message) beside them (SPEC §8).
     return noStore({ error: error.message, diagnosis: { code: error.problem, hint: message } }, init);
+  }
+  if (error instanceof WordPressServiceError && error.code === 'blocked_url') {
+    // Our diagnosis of the refused address beside the message (the same as a connection test's).
+    const problem = 'blocked_address';
+    return noStore({ error: message, diagnosis: { code: problem, hint: t(`diagnosis.${problem}`) } }, init);
   }
   if (error instanceof WordPressServiceError && error.existingMany.length > 0) {
     // Bulk: the selected results already on the site, and the choices (onExisting).
