@@ -17,7 +17,7 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.
 import { getLogger } from './app/utils/logger.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
-import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-session.server';
+import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
 import {
   databaseMarkedDown,
   markDatabaseUp,

@@ -1,6 +1,5 @@
 import { syncCheckoutSession } from '~/services/billing.server';
-import { apiSession, billingApiError, noStore } from '~/http/billing.server';
-import { apiError, methodNotAllowed } from '~/http/json-api.server';
+import { withApi } from '~/http/api-context.server';
 import { getT } from '~/i18n.server';
 
 const SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
@@ -26,26 +25,25 @@ function sessionIdFrom(request: Request, body: Record<string, unknown>): string 
  * isTopUp with creditAmount) is never trusted; the Checkout Session is read from Stripe, checked
  * (paid, this user's) and fulfilled exactly as the webhook would.
  */
-export async function syncAction(request: Request): Promise<Response> {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const session = await apiSession(request);
-  if (session instanceof Response) return session;
-  let body: Record<string, unknown> = {};
-  const text = await request.text();
-  if (text.trim()) {
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-    } catch {
-      return apiError(400, (await getT(request, 'auth'))('errors.invalidJson'));
-    }
-  }
-  const sessionId = sessionIdFrom(request, body);
-  if (!sessionId) return apiError(400, (await getT(request, 'billing'))('errors.missingSession'));
-  try {
-    const result = await syncCheckoutSession(session.user.id, sessionId);
-    return noStore({ success: true, ...result }, session);
-  } catch (err) {
-    return billingApiError(request, err);
-  }
+export function syncAction(request: Request): Promise<Response> {
+  return withApi(
+    request,
+    'billing',
+    async (ctx) => {
+      let body: Record<string, unknown> = {};
+      const text = await request.text();
+      if (text.trim()) {
+        try {
+          const parsed = JSON.parse(text) as unknown;
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+        } catch {
+          return ctx.error(400, (await getT(request, 'auth'))('errors.invalidJson'));
+        }
+      }
+      const sessionId = sessionIdFrom(request, body);
+      if (!sessionId) return ctx.error(400, ctx.t('errors.missingSession'));
+      return ctx.ok({ success: true, ...(await syncCheckoutSession(ctx.user.id, sessionId)) });
+    },
+    { methods: ['POST'] },
+  );
 }

@@ -3,8 +3,7 @@ import { CSV_MAX_BYTES } from '~/catalogue';
 import { parseCsvUpload, type CsvErrorCode, type CsvImport } from '~/services/csv-import.server';
 import { isCsvFile } from '~/utils/csv-file';
 
-export type CsvUploadError = CsvErrorCode | 'missingFile';
-export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvUploadError };
+export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvErrorCode };
 
 // Multipart overhead allowed on top of the file itself before the body is refused unread.
 const ENVELOPE = 64 * 1024;
@@ -37,5 +36,3 @@ export async function readCsvUpload(request: Request): Promise<CsvUpload> {
   }
   return parseCsvUpload(bytes);
 }
-
-export const csvErrorStatus = (code: CsvUploadError) => (code === 'tooLarge' ? 413 : 400);

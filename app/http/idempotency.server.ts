@@ -1,7 +1,6 @@
-import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { fingerprint, runOnce, validKey, type Answer, type TransactionSql } from '~/services/idempotency.server';
-import { apiError } from '~/http/json-api.server';
+import { apiError, noStore } from '~/http/json-api.server';
 
 // The HTTP side of Idempotency-Key (issue 23 §2; the rules are in the service): the header read
 // and checked, the body's fingerprint, and the outcome as a response. A replay carries
@@ -34,12 +33,9 @@ export async function idempotent(
   request: Request,
   userId: string,
   input: unknown,
-  headers: Headers,
   work: (tx: TransactionSql) => Promise<Answer>,
 ): Promise<Response> {
   const answer = await once(request, userId, input, work);
   if (answer instanceof Response) return answer;
-  const out = new Headers(headers);
-  if (answer.replayed) out.set('Idempotent-Replayed', 'true');
-  return json(answer.body, { status: answer.status, headers: out });
+  return noStore(answer.body, { status: answer.status, headers: answer.replayed ? { 'Idempotent-Replayed': 'true' } : {} });
 }

@@ -8,9 +8,17 @@ import { getT } from '~/i18n.server';
 
 export type ApiErrorBody = { error: string; fields?: Record<string, string[]> };
 
+/** The one JSON answer of the API: never cached (answers are per user); `init` a status or more headers. */
+export function noStore<T>(data: T, init: number | { status?: number; headers?: HeadersInit } = {}) {
+  const { status = 200, headers } = typeof init === 'number' ? { status: init } : init;
+  const merged = new Headers(headers);
+  if (!merged.has('Cache-Control')) merged.set('Cache-Control', 'no-store');
+  return json(data, { status, headers: merged });
+}
+
 export function apiError(status: number, error: string, init: { fields?: Record<string, string[]>; headers?: HeadersInit } = {}) {
   const body: ApiErrorBody = init.fields ? { error, fields: init.fields } : { error };
-  return json(body, { status, headers: { 'Cache-Control': 'no-store', ...init.headers } });
+  return noStore(body, { status, headers: init.headers });
 }
 
 /** 405 for a method the endpoint does not take. */

@@ -1,5 +1,5 @@
 import type { AppLoadContext } from '@remix-run/node';
-import { json } from '@remix-run/node';
+import { apiError } from '~/http/json-api.server';
 import { getT } from '~/i18n.server';
 import { clientKey, type LimitState } from '~/services/rate-limit.server';
 
@@ -25,5 +25,5 @@ export function retryAfterHeaders(state: LimitState): HeadersInit {
 
 /** A JSON 429 for the API routes. */
 export async function tooManyJson(request: Request, state: LimitState) {
-  return json({ error: await tooManyMessage(request, state) }, { status: 429, headers: retryAfterHeaders(state) });
+  return apiError(429, await tooManyMessage(request, state), { headers: retryAfterHeaders(state) });
 }

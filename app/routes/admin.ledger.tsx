@@ -1,7 +1,9 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { Form, Link, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Button } from '~/components/ui/button';
@@ -16,6 +18,7 @@ import { verifyLedger, type VerifyReport } from '~/services/ledger-verify.server
 import { exportFormOf, requireAdmin } from '~/http/admin.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
+import { readFormData } from '~/http/json-api.server';
 
 // Admin only (404 for anyone else): the finance flags (open ones to acknowledge), the latest
 // payment rows with their money, the finance export as downloads and the verify report. The
@@ -51,14 +54,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
+/** The acknowledge button of a finance flag. */
+const acknowledgeSchema = z.object({ intent: z.literal('acknowledge'), flagId: z.coerce.number().int().positive() });
+
 /** Acknowledges a finance flag (a POST form: works without JavaScript), then back to the open list. */
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const t = await getT(request, 'ledger');
-  const form = await request.formData();
+  const form = await readFormData(request);
   const back = '/admin/ledger#finance-flags';
-  if (form.get('intent') !== 'acknowledge') return redirectWithToast(back, { type: 'error', title: t('admin.flags.failed') });
-  const done = await acknowledgeFlag(Number(form.get('flagId')), admin.id);
+  const submission = form instanceof Response ? null : parseWithZod(form, { schema: acknowledgeSchema });
+  if (submission?.status !== 'success') return redirectWithToast(back, { type: 'error', title: t('admin.flags.failed') });
+  const done = await acknowledgeFlag(submission.value.flagId, admin.id);
   return redirectWithToast(
     back,
     done ? { type: 'success', title: t('admin.flags.done') } : { type: 'error', title: t('admin.flags.failed') },

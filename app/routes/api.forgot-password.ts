@@ -1,10 +1,10 @@
-import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { attemptPasswordResetRequest } from '~/services/auth.server';
 import { clientKeyOf, tooManyJson } from '~/http/rate-limit-response.server';
 import { forgotPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
+import { methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {email}. The same answer whether or not the address has an account.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
@@ -14,7 +14,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (input instanceof Response) return input;
   const { t, body, parsed } = input;
   if (!parsed.success) return validationError(parsed.error);
-  const sent = () => json({ message: t('forgot.sentText') });
+  const sent = () => noStore({ message: t('forgot.sentText') });
   if (isHoneypotFilled(body)) return sent();
   const outcome = await attemptPasswordResetRequest({
     email: parsed.data.email,

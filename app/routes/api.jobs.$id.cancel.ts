@@ -1,14 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { cancelRun } from '~/services/generation.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
 // POST /api/jobs/{id}/cancel: items not yet started end canceled, their credits released.
-export async function action({ request, params }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => ok(await cancelRun(user.userId, params.id ?? ''), user));
+export function action({ request, params }: ActionFunctionArgs) {
+  return withApi(request, 'generation', async (ctx) => ctx.ok(await cancelRun(ctx.user.id, params.id ?? '')), { methods: ['POST'] });
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -1,13 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getRunProgress } from '~/services/generation.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: GET /api/jobs/{id} → { totalPrompts, completedPrompts, failedPrompts, status } (owner only).
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => ok(await getRunProgress(user.userId, params.id ?? ''), user));
+export function loader({ request, params }: LoaderFunctionArgs) {
+  return withApi(request, 'generation', async (ctx) => ctx.ok(await getRunProgress(ctx.user.id, params.id ?? '')));
 }
 
 export async function action({ request }: ActionFunctionArgs) {

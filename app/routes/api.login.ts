@@ -1,11 +1,11 @@
-import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { toApiUser } from '~/services/auth.server';
 import { login } from '~/services/authenticator.server';
 import { destroySession } from '~/services/sessions.server';
 import { clientKeyOf, tooManyJson } from '~/http/rate-limit-response.server';
 import { loginSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
+import { apiError, methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {email, password} → the user object, with the session cookie.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
@@ -20,5 +20,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (outcome.kind === 'limited') return tooManyJson(request, outcome.state);
   if (outcome.kind === 'invalid') return apiError(401, t('errors.invalidCredentials'));
   await destroySession(request); // the request's old session, if any, ends
-  return json(await toApiUser(outcome.user), { headers: { 'Set-Cookie': outcome.setCookie, 'Cache-Control': 'no-store' } });
+  return noStore(await toApiUser(outcome.user), { headers: { 'Set-Cookie': outcome.setCookie } });
 }

@@ -1,10 +1,10 @@
-import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { detectLanguage } from '~/i18n.server';
 import { attemptRegister } from '~/services/auth.server';
 import { clientKeyOf, tooManyJson } from '~/http/rate-limit-response.server';
 import { registerSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
-import { apiError, methodNotAllowed, readApiInput, validationError } from '~/http/json-api.server';
+import { apiError, methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
 // SPEC §7: POST {name, email}. Creates the account and e-mails the set-password link; does not sign in.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
@@ -14,7 +14,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (input instanceof Response) return input;
   const { t, body, parsed } = input;
   if (!parsed.success) return validationError(parsed.error);
-  const ok = () => json({ message: t('register.successDescription') }, { status: 201 });
+  const ok = () => noStore({ message: t('register.successDescription') }, 201);
   if (isHoneypotFilled(body)) return ok();
   const outcome = await attemptRegister({ ...parsed.data, language: await detectLanguage(request), ip: clientKeyOf(context) });
   if (outcome.ok) return ok();

@@ -1,14 +1,13 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { resultDownload } from '~/services/results.server';
-import { contentDisposition, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { withApi } from '~/http/api-context.server';
+import { contentDisposition } from '~/http/download.server';
 
 // GET /api/results/{id}/download[?index=n]: a text result as `{prompt 30}.txt`, an image as its file.
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
+export function loader({ request, params }: LoaderFunctionArgs) {
   const index = Math.max(0, Math.min(3, Number(new URL(request.url).searchParams.get('index')) || 0));
-  return withGenerationErrors(request, user, async () => {
-    const file = await resultDownload(user.userId, params.id ?? '', index);
+  return withApi(request, 'generation', async (ctx) => {
+    const file = await resultDownload(ctx.user.id, params.id ?? '', index);
     return new Response(file.body, {
       headers: {
         'Content-Type': file.contentType,

@@ -1,17 +1,19 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { retryResult } from '~/services/results.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: POST /api/results/{id}/retry (empty body): a new attempt with a new credit hold.
-export async function action({ request, params }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => {
-    const result = await retryResult(user.userId, params.id ?? '');
-    return ok({ success: true, result, jobId: result.runId }, user);
-  });
+export function action({ request, params }: ActionFunctionArgs) {
+  return withApi(
+    request,
+    'generation',
+    async (ctx) => {
+      const result = await retryResult(ctx.user.id, params.id ?? '');
+      return ctx.ok({ success: true, result, jobId: result.runId });
+    },
+    { methods: ['POST'] },
+  );
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {

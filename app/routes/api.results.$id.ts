@@ -1,21 +1,20 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { deleteResult, getResult } from '~/services/results.server';
-import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
-import { methodNotAllowed } from '~/http/json-api.server';
+import { withApi } from '~/http/api-context.server';
 
 // GET /api/results/{id} → the result; DELETE removes it (a processing one is canceled and refunded).
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => ok(await getResult(user.userId, params.id ?? ''), user));
+export function loader({ request, params }: LoaderFunctionArgs) {
+  return withApi(request, 'generation', async (ctx) => ctx.ok(await getResult(ctx.user.id, params.id ?? '')));
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  if (request.method !== 'DELETE') return methodNotAllowed(request, 'GET, DELETE');
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => {
-    await deleteResult(user.userId, params.id ?? '');
-    return ok({ success: true }, user);
-  });
+export function action({ request, params }: ActionFunctionArgs) {
+  return withApi(
+    request,
+    'generation',
+    async (ctx) => {
+      await deleteResult(ctx.user.id, params.id ?? '');
+      return ctx.ok({ success: true });
+    },
+    { methods: ['DELETE'], allow: 'GET, DELETE' },
+  );
 }

@@ -1,21 +1,20 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { streamAllResults } from '~/services/results.server';
 import { resultsQuerySchema } from '~/utils/generation-schema';
-import { contentDisposition, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
+import { withApi } from '~/http/api-context.server';
+import { contentDisposition } from '~/http/download.server';
 
 // GET /api/results/download-all[?type=text|image&search=…]: the completed results the Results tab
 // shows for that filter and search, as ONE ZIP streamed while it is built (text_results.txt with
 // each prompt as a separator, images named by SPEC §9).
-export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => {
+export function loader({ request }: LoaderFunctionArgs) {
+  return withApi(request, 'generation', async (ctx) => {
     const url = new URL(request.url);
     const { type, search } = resultsQuerySchema.parse({
       type: url.searchParams.get('type') ?? undefined,
       search: url.searchParams.get('search') ?? undefined,
     });
-    const zip = await streamAllResults(user.userId, { type, search });
+    const zip = await streamAllResults(ctx.user.id, { type, search });
     return new Response(zip.stream, {
       headers: {
         'Content-Type': 'application/zip',

@@ -1,21 +1,20 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { clearResults, listResults } from '~/services/results.server';
 import { resultsQuerySchema } from '~/utils/generation-schema';
-import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
-import { methodNotAllowed } from '~/http/json-api.server';
+import { withApi } from '~/http/api-context.server';
 
 // SPEC §7: GET /api/results?page&limit&type&search → { results, pagination }; DELETE clears all
 // (running items are canceled and refunded first).
-export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  const query = resultsQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return ok(await listResults(user.userId, query), user);
+export function loader({ request }: LoaderFunctionArgs) {
+  return withApi(request, 'generation', async (ctx) => {
+    const query = resultsQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+    return ctx.ok(await listResults(ctx.user.id, query));
+  });
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  if (request.method !== 'DELETE') return methodNotAllowed(request, 'GET, DELETE');
-  const user = await requireApiUser(request);
-  if (user instanceof Response) return user;
-  return withGenerationErrors(request, user, async () => ok({ success: true, ...(await clearResults(user.userId)) }, user));
+export function action({ request }: ActionFunctionArgs) {
+  return withApi(request, 'generation', async (ctx) => ctx.ok({ success: true, ...(await clearResults(ctx.user.id)) }), {
+    methods: ['DELETE'],
+    allow: 'GET, DELETE',
+  });
 }

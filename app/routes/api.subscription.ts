@@ -1,16 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getSubscriptionInfo } from '~/services/billing.server';
-import { apiSession, noStore } from '~/http/billing.server';
+import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §3 "Subscription info": the real status, the balances (text and image credits are the one
 // shared balance) and the next billing date (the Pro period's end, else the next monthly reset).
-export async function loader({ request }: LoaderFunctionArgs) {
-  const session = await apiSession(request);
-  if (session instanceof Response) return session;
-  const info = await getSubscriptionInfo(session.user.id);
-  return noStore(
-    {
+export function loader({ request }: LoaderFunctionArgs) {
+  return withApi(request, 'billing', async (ctx) => {
+    const info = await getSubscriptionInfo(ctx.user.id);
+    return ctx.ok({
       subscriptionStatus: info.subscriptionStatus,
       creditsRemaining: info.creditsRemaining,
       topUpCreditsRemaining: info.topUpCreditsRemaining,
@@ -18,9 +16,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       textCreditsRemaining: info.textCreditsRemaining,
       imageCreditsRemaining: info.imageCreditsRemaining,
       nextBillingDate: info.nextBillingDate,
-    },
-    session,
-  );
+    });
+  });
 }
 
 export async function action({ request }: ActionFunctionArgs) {

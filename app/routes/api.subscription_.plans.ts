@@ -1,14 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { catalogueWithPrices } from '~/services/billing.server';
-import { methodNotAllowed } from '~/http/json-api.server';
+import { methodNotAllowed, noStore } from '~/http/json-api.server';
 
 // SPEC §3 Plan and Top-up plan, from the catalogue; price ids from STRIPE_PRICE_* (null when unset).
 export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getT(request, 'billing');
   const { plans, topUpPlans } = catalogueWithPrices();
-  return json(
+  return noStore(
     {
       plans: plans.map((p) => ({
         id: p.id,
@@ -27,7 +26,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         limits: { credits: p.credits },
       })),
     },
-    { headers: { 'Cache-Control': 'no-store', Vary: 'Cookie, Accept-Language' } },
+    { headers: { Vary: 'Cookie, Accept-Language' } },
   );
 }
 

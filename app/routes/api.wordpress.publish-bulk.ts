@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { queueBulkPublications } from '~/services/wordpress.server';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { bulkPublishSchema } from '~/utils/wordpress-schemas';
-import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/http/wordpress-api.server';
+import { withApi } from '~/http/api-context.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 // Bulk publish (issue 10): POST { siteId, resultIds, mode: 'now' | 'schedule', startDate + startTime
 // (in timeZone, default the user's) or startAt (ISO), every, unit: 'hours' | 'days', categories,
@@ -14,24 +15,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const ctx = await wpApiContext(request);
-  if (ctx instanceof Response) return ctx;
-  const body = await readBody(request, bulkPublishSchema(ctx.t, requestTimeZone(request)));
-  if (body instanceof Response) return body;
-  try {
-    const pubs = await queueBulkPublications(ctx.user.id, body.value);
-    return ok(
-      ctx,
-      {
-        success: true,
-        queued: pubs.length,
-        publications: pubs.map((p) => ({ id: p.id, resultId: p.resultId, title: p.title, status: p.status, publishAt: p.publishAt })),
-      },
-      202,
-    );
-  } catch (error) {
-    return serviceError(ctx, error);
-  }
+export function action({ request }: ActionFunctionArgs) {
+  return withApi(
+    request,
+    'wordpress',
+    async (ctx) => {
+      const pubs = await queueBulkPublications(ctx.user.id, await ctx.read(bulkPublishSchema(ctx.t, requestTimeZone(request))));
+      const publications = pubs.map((p) => ({ id: p.id, resultId: p.resultId, title: p.title, status: p.status, publishAt: p.publishAt }));
+      return ctx.ok({ success: true, queued: pubs.length, publications }, 202);
+    },
+    { methods: ['POST'] },
+  );
 }

@@ -1,18 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { siteCategories } from '~/services/wordpress.server';
-import { methodNotAllowed, notFound, ok, serviceError, siteIdParam, wpApiContext } from '~/http/wordpress-api.server';
+import { withApi } from '~/http/api-context.server';
+import { methodNotAllowed } from '~/http/json-api.server';
+import { siteIdParam } from '~/http/wordpress-api.server';
 
 // SPEC §7: the site's categories { categories: [{ id, name }] }, read from the site itself.
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const ctx = await wpApiContext(request);
-  if (ctx instanceof Response) return ctx;
-  const id = siteIdParam(params.id);
-  if (id === null) return notFound(ctx);
-  try {
-    return ok(ctx, { categories: await siteCategories(ctx.user.id, id) });
-  } catch (error) {
-    return serviceError(ctx, error);
-  }
+export function loader({ request, params }: LoaderFunctionArgs) {
+  return withApi(request, 'wordpress', async (ctx) => ctx.ok({ categories: await siteCategories(ctx.user.id, siteIdParam(params.id)) }));
 }
 
 export async function action({ request }: ActionFunctionArgs) {

@@ -1,21 +1,16 @@
 import type { ActionFunctionArgs } from '@remix-run/node';
 import { setDefaultSite } from '~/services/wordpress.server';
-import { methodNotAllowed, notFound, ok, serviceError, siteIdParam, wpApiContext } from '~/http/wordpress-api.server';
+import { withApi } from '~/http/api-context.server';
+import { methodNotAllowed } from '~/http/json-api.server';
+import { siteIdParam } from '~/http/wordpress-api.server';
 
 // SPEC §7: PUT /api/wordpress/sites/{id}/default, empty body.
 export async function loader({ request }: ActionFunctionArgs) {
   return methodNotAllowed(request, 'PUT');
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  if (request.method !== 'PUT') return methodNotAllowed(request, 'PUT');
-  const ctx = await wpApiContext(request);
-  if (ctx instanceof Response) return ctx;
-  const id = siteIdParam(params.id);
-  if (id === null) return notFound(ctx);
-  try {
-    return ok(ctx, { site: await setDefaultSite(ctx.user.id, id) });
-  } catch (error) {
-    return serviceError(ctx, error);
-  }
+export function action({ request, params }: ActionFunctionArgs) {
+  return withApi(request, 'wordpress', async (ctx) => ctx.ok({ site: await setDefaultSite(ctx.user.id, siteIdParam(params.id)) }), {
+    methods: ['PUT'],
+  });
 }

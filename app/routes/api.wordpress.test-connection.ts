@@ -1,7 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { testConnection } from '~/services/wordpress.server';
 import { testConnectionSchema } from '~/utils/wordpress-schemas';
-import { connectionMessage, methodNotAllowed, ok, readBody, wpApiContext } from '~/http/wordpress-api.server';
+import { withApi } from '~/http/api-context.server';
+import { methodNotAllowed } from '~/http/json-api.server';
+import { connectionMessage } from '~/http/wordpress-api.server';
 
 // SPEC §7: POST { siteUrl, username, appPassword } → { success, message } plus a diagnosis
 // { code, hint, detail } when it failed.
@@ -9,11 +11,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }
 
-export async function action({ request }: ActionFunctionArgs) {
-  if (request.method !== 'POST') return methodNotAllowed(request);
-  const ctx = await wpApiContext(request);
-  if (ctx instanceof Response) return ctx;
-  const body = await readBody(request, testConnectionSchema(ctx.t));
-  if (body instanceof Response) return body;
-  return ok(ctx, connectionMessage(ctx.t, await testConnection(body.value)));
+export function action({ request }: ActionFunctionArgs) {
+  return withApi(
+    request,
+    'wordpress',
+    async (ctx) => ctx.ok(connectionMessage(ctx.t, await testConnection(await ctx.read(testConnectionSchema(ctx.t))))),
+    {
+      methods: ['POST'],
+    },
+  );
 }

@@ -32,6 +32,7 @@ import { requestTimeZone } from '~/utils/time-zone.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/http/json-api.server';
+import { errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
@@ -149,8 +150,9 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     // An entered image-provider key is saved before the run starts (SPEC §7).
     if (replicateApiKey) await saveApiKeys(user.id, { replicateApiKey });
-    // A CSV's per-row columns come with the draft the upload stored (the form posts its id).
-    const draftId = formData.get(BRIEF_DRAFT_FIELD);
+    // A CSV's per-row columns come with the draft the upload stored (the form posts its id), and
+    // `js` says the page's script sent the form; both are beside the schema's fields in the payload.
+    const draftId = submission.payload[BRIEF_DRAFT_FIELD];
     const rows = typeof draftId === 'string' && draftId ? (await loadTopicDraft(user.id, draftId))?.rows : undefined;
     const run = await startRun(user.id, rows ? { ...input, rows } : input);
     // SPEC §7 PATCH /api/user/settings: the run's values are remembered for the next visit.
@@ -159,7 +161,7 @@ export async function action({ request }: ActionFunctionArgs) {
     );
     // With the page's script the view switches to the results (SPEC §4); without it, the
     // self-refreshing progress page of the run.
-    return redirect(formData.get('js') === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
+    return redirect(submission.payload.js === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;
     const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
@@ -168,7 +170,7 @@ export async function action({ request }: ActionFunctionArgs) {
         result: submission.reply({ hideFields: ['replicateApiKey'] }),
         serviceError: { title, message: tg(error.key, error.params), code: error.code },
       },
-      { status: error.status },
+      { status: errorStatus(error) },
     );
   }
 }

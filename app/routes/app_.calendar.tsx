@@ -1,3 +1,4 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
@@ -40,7 +41,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ user, account, ...data, today: instantToZoned(new Date(), data.timeZone).date }, { headers: privatePageHeaders });
 }
 
-const intents = z.enum(['move', 'cancel', 'pause', 'resume']);
+/** The page's forms, by their button (read as typed: no coercion). */
+const siteNumber = z.unknown().transform((v) => Number(typeof v === 'string' ? v : 0));
+const calendarFormSchema = (t: Translate) =>
+  z.discriminatedUnion('intent', [
+    moveSchema(t).extend({ intent: z.literal('move') }),
+    z.object({ intent: z.literal('cancel'), publicationId: z.string().default('') }),
+    z.object({ intent: z.literal('pause'), siteId: siteNumber }),
+    z.object({ intent: z.literal('resume'), siteId: siteNumber, tz: z.string().default('') }),
+  ]);
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
@@ -49,28 +58,31 @@ export async function action({ request }: ActionFunctionArgs) {
   const t = (await getT(request, 'wordpress')) as Translate;
   const url = new URL(request.url);
   const back = `/app/calendar${url.search}`;
-  const intent = intents.safeParse(formData.get('intent'));
-  if (!intent.success) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('bulk.notFound') });
+  const submission = parseWithZod(formData, { schema: calendarFormSchema(t), disableAutoCoercion: true });
+  if (submission.status !== 'success') {
+    if (submission.payload.intent === 'move') {
+      const first = Object.values(submission.error ?? {}).find((messages) => messages?.length)?.[0];
+      return redirectWithToast(back, { type: 'error', title: t('calendar.moveFailed'), description: first });
+    }
+    return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('bulk.notFound') });
+  }
+  const input = submission.value;
   try {
-    switch (intent.data) {
+    switch (input.intent) {
       case 'move': {
-        const parsed = moveSchema(t).safeParse(Object.fromEntries(formData));
-        if (!parsed.success) {
-          return redirectWithToast(back, { type: 'error', title: t('calendar.moveFailed'), description: parsed.error.issues[0]!.message });
-        }
-        const { publicationId, date, time, tz } = parsed.data;
+        const { publicationId, date, time, tz } = input;
         await moveScheduled(user.id, publicationId, date, time, validTimeZone(tz) ?? requestTimeZone(request));
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       }
       case 'cancel':
-        await cancelPublication(user.id, String(formData.get('publicationId') ?? ''));
+        await cancelPublication(user.id, input.publicationId);
         return redirectWithToast(back, { type: 'success', title: t('scheduled.canceled') });
       case 'pause':
-        await pauseDrip(user.id, Number(formData.get('siteId')));
+        await pauseDrip(user.id, input.siteId);
         return redirectWithToast(back, { type: 'success', title: t('calendar.paused') });
       case 'resume': {
-        const zone = validTimeZone(String(formData.get('tz') ?? '')) ?? requestTimeZone(request);
-        const { replanned, first } = await resumeDrip(user.id, Number(formData.get('siteId')));
+        const zone = validTimeZone(input.tz) ?? requestTimeZone(request);
+        const { replanned, first } = await resumeDrip(user.id, input.siteId);
         return redirectWithToast(back, {
           type: 'success',
           title: t('calendar.resumed'),
@@ -85,7 +97,7 @@ export async function action({ request }: ActionFunctionArgs) {
     const description = scheduleRefusal(t, error.code);
     return redirectWithToast(back, {
       type: 'error',
-      title: intent.data === 'move' ? t('calendar.moveFailed') : t('publish.failed'),
+      title: input.intent === 'move' ? t('calendar.moveFailed') : t('publish.failed'),
       description,
     });
   }

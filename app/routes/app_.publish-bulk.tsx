@@ -5,6 +5,7 @@ import { json, redirect } from '@remix-run/node';
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { isPro } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { BackLink, FormAlert } from '~/components/auth-shell';
@@ -36,6 +37,7 @@ import { dripSchema } from '~/utils/drip-schemas';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
+import { errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { redirectWithToast } from '~/http/toast.server';
@@ -125,12 +127,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
+/** The drip mode's posts (its own fields and rules, see dripAction). */
+const dripMode = z.object({ mode: z.literal('drip') });
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
-  if (formData.get('mode') === 'drip') return dripAction(user.id, formData, t);
+  if (parseWithZod(formData, { schema: dripMode }).status === 'success') return dripAction(user.id, formData, t);
   const submission = parseWithZod(formData, { schema: bulkPublishSchema(t, requestTimeZone(request)) });
   if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
   const input = submission.value;
@@ -141,9 +146,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!(error instanceof WordPressServiceError)) throw error;
     // This page is Pro only (its loader sends others to the WordPress tab): the refusal goes there.
     if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
-    const message = refusal(t, error.code);
-    const status = error.code === 'not_found' ? 404 : error.code === 'already_published' ? 409 : 400;
-    return json({ result: submission.reply({ formErrors: [message] }) }, { status });
+    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }) }, { status: errorStatus(error) });
   }
   return redirectWithToast('/app?tab=wordpress', {
     type: 'success',
@@ -180,7 +183,7 @@ async function dripAction(userId: string, formData: FormData, t: Translate) {
   const submission = parseWithZod(formData, { schema: dripSchema(t) });
   if (submission.status !== 'success') return json({ result: submission.reply(), preview: null }, { status: 400 });
   const v = submission.value;
-  const confirming = formData.get('intent') === 'confirm' && v.fingerprint && v.seed !== undefined && v.plannedAt;
+  const confirming = submission.payload.intent === 'confirm' && v.fingerprint && v.seed !== undefined && v.plannedAt;
   const request = { ...v, seed: v.seed ?? newSeed(), plannedAt: confirming ? v.plannedAt! : new Date() };
   const fields = [...formData.entries()].flatMap(([name, value]) =>
     typeof value === 'string' && !['intent', 'seed', 'plannedAt', 'fingerprint'].includes(name) ? [[name, value] as [string, string]] : [],
@@ -212,8 +215,7 @@ async function dripAction(userId: string, formData: FormData, t: Translate) {
     if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
     if (error.code === 'plan_changed')
       return preview(true).catch(() => json({ result: submission.reply(), preview: null }, { status: 409 }));
-    const status = error.code === 'not_found' ? 404 : error.code === 'already_published' ? 409 : 400;
-    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }), preview: null }, { status });
+    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }), preview: null }, { status: errorStatus(error) });
   }
 }
 
@@ -247,7 +249,7 @@ export default function PublishBulk() {
     onValidate: ({ formData }) => {
       const bulk = () => parseWithZod(formData, { schema: bulkPublishSchema(t as Translate, timeZone) });
       // The drip fields' own rules: their errors land on the same field names (the value is not used here).
-      if (formData.get('mode') === 'drip')
+      if (parseWithZod(formData, { schema: dripMode }).status === 'success')
         return parseWithZod(formData, { schema: dripSchema(t as Translate) }) as unknown as ReturnType<typeof bulk>;
       return bulk();
     },

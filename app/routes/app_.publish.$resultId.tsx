@@ -1,8 +1,11 @@
+import type { SubmissionResult } from '@conform-to/react';
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { isPro } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { FormAlert } from '~/components/auth-shell';
@@ -32,6 +35,7 @@ import {
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
+import { errorMessage, errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
@@ -98,57 +102,67 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   );
 }
 
+/**
+ * The publish form as posted (read as typed, a repeated field by its first value): publish now, or
+ * schedule at a date and time in a zone; then the publish payload's own rules (SPEC §3).
+ */
+const publishFormSchema = (t: Translate, resultId: string | undefined) =>
+  z
+    .record(z.unknown())
+    .transform((form) => {
+      const field = (name: string) => (Array.isArray(form[name]) ? (form[name] as unknown[])[0] : form[name]);
+      const text = (name: string, fallback = '') => {
+        const value = field(name);
+        return value === undefined ? fallback : String(value);
+      };
+      const schedule = field('mode') === 'schedule';
+      const at = schedule ? zonedToInstant(text('date'), text('time'), text('tz', 'UTC')) : null;
+      const categories = form.categories === undefined ? [] : ([] as unknown[]).concat(form.categories).map(String);
+      return {
+        resultId,
+        siteId: field('siteId'),
+        title: field('title'),
+        content: field('content'),
+        excerpt: field('excerpt') ?? '',
+        metaDescription: field('metaDescription'),
+        slug: field('slug'),
+        focusKeyword: field('focusKeyword'),
+        categories,
+        tags: text('tags'),
+        status: schedule ? 'future' : 'publish',
+        publishDate: at ? at.toISOString() : null,
+        featured: field('featured') ?? '',
+        onExisting: field('onExisting') ?? '',
+        target: field('target') ?? '',
+      };
+    })
+    .pipe(publishSchema(t));
+
+/** Every message of a reply, in order (the page shows them in one alert). */
+const messagesOf = (result: SubmissionResult<string[]> | undefined) =>
+  result ? Object.values(result.error ?? {}).flatMap((messages) => messages ?? []) : undefined;
+
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
-  const schedule = formData.get('mode') === 'schedule';
-  let publishDate: string | null = null;
-  if (schedule) {
-    const at = zonedToInstant(String(formData.get('date') ?? ''), String(formData.get('time') ?? ''), String(formData.get('tz') ?? 'UTC'));
-    publishDate = at ? at.toISOString() : null;
-  }
-  const parsed = publishSchema(t).safeParse({
-    resultId: params.resultId,
-    siteId: formData.get('siteId'),
-    title: formData.get('title'),
-    content: formData.get('content'),
-    excerpt: formData.get('excerpt') ?? '',
-    metaDescription: formData.get('metaDescription') ?? undefined,
-    slug: formData.get('slug') ?? undefined,
-    focusKeyword: formData.get('focusKeyword') ?? undefined,
-    categories: formData.getAll('categories').map(String),
-    tags: String(formData.get('tags') ?? ''),
-    status: schedule ? 'future' : 'publish',
-    publishDate,
-    featured: formData.get('featured') ?? '',
-    onExisting: formData.get('onExisting') ?? '',
-    target: formData.get('target') ?? '',
-  });
-  if (!parsed.success) return json({ errors: parsed.error.issues.map((i) => i.message) }, { status: 400 });
+  const submission = parseWithZod(formData, { schema: publishFormSchema(t, params.resultId), disableAutoCoercion: true });
+  if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
+  const input = submission.value;
+  const refuse = (message: string, status: number) => json({ result: submission.reply({ formErrors: [message] }) }, { status });
   let done;
   try {
     // Publish now waits for the site (bounded); a slower site finishes in the background.
-    done = await publishAndWait(user.id, parsed.data);
+    done = await publishAndWait(user.id, input);
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    const message =
-      error.code === 'not_pro'
-        ? t('publish.proOnly')
-        : error.code === 'no_content'
-          ? t('publish.noContent')
-          : error.code === 'already_published'
-            ? t('publish.existing.conflict')
-            : error.code === 'not_publishable'
-              ? t('publish.notImage')
-              : t('sites.notFound');
-    const status = error.code === 'not_pro' ? 403 : error.code === 'already_published' ? 409 : 400;
-    return json({ errors: [message] }, { status });
+    // On this page only a text result or an image can be chosen: "not publishable" means not an image.
+    return refuse(error.code === 'not_publishable' ? t('publish.notImage') : errorMessage(t, error), errorStatus(error));
   }
-  if (!done) return json({ errors: [t('publish.noContent')] }, { status: 400 });
+  if (!done) return refuse(t('publish.noContent'), 400);
   const { publication, outcome } = done;
-  if (outcome === 'failed') return json({ errors: [publication.lastError ?? t('publish.failed')] }, { status: 502 });
+  if (outcome === 'failed') return refuse(publication.lastError ?? t('publish.failed'), 502);
   const media = publication.kind === 'media';
   const title =
     outcome === 'scheduled'
@@ -157,7 +171,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         ? t('publish.backgroundTitle')
         : media
           ? t('publish.mediaUploaded')
-          : parsed.data.onExisting === 'update'
+          : input.onExisting === 'update'
             ? t('publish.updated')
             : t('publish.published');
   const description = outcome === 'background' ? t('publish.background') : undefined;
@@ -214,7 +228,7 @@ export default function PublishResult() {
               <input type="hidden" name="mode" value={mode} />
             </SitePicker>
             <Form method="post" className="mt-4 flex flex-col gap-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-              <FormAlert title={t('publish.failed')} errors={actionData?.errors} />
+              <FormAlert title={t('publish.failed')} errors={messagesOf(actionData?.result)} />
               <input type="hidden" name="siteId" value={siteId ?? ''} />
               <input type="hidden" name="mode" value={mode} />
               <input type="hidden" name="tz" value={timeZone} />

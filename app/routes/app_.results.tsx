@@ -1,3 +1,4 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs } from '@remix-run/node';
 import { redirect } from '@remix-run/node';
 import { z } from 'zod';
@@ -39,11 +40,12 @@ export async function action({ request }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const [tw, tg] = await Promise.all([getT(request, 'workspace'), getT(request, 'generation')]);
-  const target = safeRedirect(formData.get('returnTo'), RESULTS);
+  const submission = parseWithZod(formData, { schema: intentSchema, disableAutoCoercion: true });
+  const returnTo = submission.payload.returnTo;
+  const target = safeRedirect(typeof returnTo === 'string' ? returnTo : undefined, RESULTS);
   const back = target?.startsWith('/app?') ? target : RESULTS;
-  const parsed = intentSchema.safeParse(Object.fromEntries(formData));
-  if (!parsed.success) return redirectWithToast(back, { type: 'error', title: tw('form.invalid') });
-  const input = parsed.data;
+  if (submission.status !== 'success') return redirectWithToast(back, { type: 'error', title: tw('form.invalid') });
+  const input = submission.value;
   const failure = { retry: 'toasts.retryFailed', remove: 'toasts.deleteFailed', save: 'toasts.saveFailed', clear: 'toasts.clearFailed' }[
     input.intent
   ];

@@ -1,7 +1,9 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { Link, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { MAX_TEMPLATES_PER_USER } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
@@ -45,15 +47,34 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
+/** The page's two forms: delete a template, or save one (name, type and the type's settings). */
+const templateFormSchema = (t: Translate) =>
+  z.union([
+    z.object({ intent: z.literal('delete'), id: z.string().default(''), type: z.string().optional() }),
+    z
+      .object({ intent: z.literal('save').optional() })
+      .passthrough()
+      .transform(({ intent: _intent, ...fields }, ctx) => {
+        const parsed = parseNewTemplate(t, fields);
+        if (parsed.ok) return { intent: 'save' as const, template: parsed.template };
+        for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        return z.NEVER;
+      }),
+  ]);
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readFormData(request);
   if (form instanceof Response) return form;
   const t = (await getT(request, 'inputs')) as Translate;
-  const type = typeOf(String(form.get('type') ?? ''));
+  const submission = parseWithZod(form, { schema: templateFormSchema(t), disableAutoCoercion: true });
+  const fields = Object.fromEntries(
+    Object.entries(submission.payload).filter(([k, v]) => typeof v === 'string' && k !== 'intent'),
+  ) as Record<string, string>;
+  const type = typeOf(fields.type ?? null);
   const back = `${TEMPLATES_PAGE}?type=${type}`;
-  if (form.get('intent') === 'delete') {
-    const deleted = await deleteTemplate(user.id, String(form.get('id') ?? ''));
+  if (submission.status === 'success' && submission.value.intent === 'delete') {
+    const deleted = await deleteTemplate(user.id, submission.value.id);
     return redirectWithToast(
       back,
       deleted
@@ -61,19 +82,18 @@ export async function action({ request }: ActionFunctionArgs) {
         : { type: 'error', title: t('templates.deleteFailedTitle'), description: t('templates.notFound') },
     );
   }
-  const fields = Object.fromEntries([...form.entries()].filter(([k, v]) => typeof v === 'string' && k !== 'intent'));
-  const parsed = parseNewTemplate(t, fields);
-  if (!parsed.ok) {
-    const nameIssue = parsed.error.issues.find((i) => i.path[0] === 'name');
-    const query = new URLSearchParams(Object.entries(fields).filter(([k]) => k !== 'name') as [string, string][]);
+  if (submission.status !== 'success') {
+    const errors: Record<string, string[] | null> = submission.error ?? {};
+    const query = new URLSearchParams(Object.entries(fields).filter(([k]) => k !== 'name'));
     query.set('save', '1');
     return redirectWithToast(`${TEMPLATES_PAGE}?${query}`, {
       type: 'error',
-      title: nameIssue ? t('templates.nameRequiredTitle') : t('templates.saveFailedTitle'),
-      description: parsed.error.issues[0]?.message,
+      title: errors.name ? t('templates.nameRequiredTitle') : t('templates.saveFailedTitle'),
+      description: Object.values(errors).find((messages) => messages?.length)?.[0],
     });
   }
-  const created = await createTemplate(user.id, parsed.template);
+  if (submission.value.intent !== 'save') return redirectWithToast(back, { type: 'error', title: t('templates.saveFailedTitle') });
+  const created = await createTemplate(user.id, submission.value.template);
   if (!created.ok) {
     return redirectWithToast(back, {
       type: 'error',

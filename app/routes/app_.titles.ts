@@ -1,4 +1,6 @@
+import { parseWithZod } from '@conform-to/zod';
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
+import { z } from 'zod';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { generateTitles } from '~/services/titles.server';
@@ -9,6 +11,23 @@ import { readFormData } from '~/http/json-api.server';
 import { titleRequestSchema } from '~/utils/title-request';
 import { redirectWithToast } from '~/http/toast.server';
 
+/**
+ * The generation form as the titles button submits it: its topics (`prompts`) are the keywords, one
+ * title per line being the form's own rule; a repeated field counts by its last value.
+ */
+const titleFormSchema = (t: Translate) =>
+  z
+    .record(z.unknown())
+    .transform((payload) => {
+      const fields = Object.fromEntries(
+        Object.entries(payload)
+          .map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v] as const)
+          .filter((entry): entry is readonly [string, string] => typeof entry[1] === 'string'),
+      );
+      return { ...fields, keywords: fields.keywords ?? fields.prompts ?? '', multipleKeywords: undefined };
+    })
+    .pipe(titleRequestSchema(t));
+
 // The generate-titles button without JavaScript: it submits the generation form here (formAction).
 // The titles replace the topics in the text area (a topic draft), with the SPEC's toasts.
 export async function action({ request }: ActionFunctionArgs) {
@@ -16,30 +35,26 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await readFormData(request);
   if (form instanceof Response) return form;
   const t = (await getT(request, 'inputs')) as Translate;
-  const fields = Object.fromEntries([...form.entries()].filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-  const parsed = titleRequestSchema(t).safeParse({
-    ...fields,
-    keywords: fields.keywords ?? fields.prompts ?? '',
-    multipleKeywords: undefined,
-  });
-  if (!parsed.success) {
+  const submission = parseWithZod(form, { schema: titleFormSchema(t), disableAutoCoercion: true });
+  if (submission.status !== 'success') {
     return redirectWithToast('/app', {
       type: 'error',
       title: t('titles.missingInputTitle'),
-      description: parsed.error.issues[0]?.message ?? t('titles.missingInput'),
+      description: Object.values(submission.error ?? {}).find((messages) => messages?.length)?.[0] ?? t('titles.missingInput'),
     });
   }
-  const result = await generateTitles(user, parsed.data.keywords, parsed.data.options);
+  const input = submission.value;
+  const result = await generateTitles(user, input.keywords, input.options);
   if (!result.ok) {
     const description =
       result.reason === 'limited'
         ? await tooManyMessage(request, result.state)
         : t(result.reason === 'notConfigured' ? 'titles.notConfigured' : 'titles.failedBody');
-    const draft = await saveTopicDraft(user.id, { prompts: parsed.data.keywords, source: 'titles' });
+    const draft = await saveTopicDraft(user.id, { prompts: input.keywords, source: 'titles' });
     return redirectWithToast(`/app?${TOPIC_DRAFT_PARAM}=${draft}`, { type: 'error', title: t('titles.failedTitle'), description });
   }
   const id = await saveTopicDraft(user.id, { prompts: result.titles, source: 'titles' });
-  const many = parsed.data.multiple;
+  const many = input.multiple;
   return redirectWithToast(`/app?${TOPIC_DRAFT_PARAM}=${id}`, {
     type: 'success',
     title: t(many ? 'titles.generatedManyTitle' : 'titles.generatedTitle'),

@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod';
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { plans } from '~/catalogue';
 import { AuthShell, BackLink, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
@@ -40,12 +41,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ tab: tabOf(url.searchParams.get('tab')), redirectTo, paymentReturn: isPaymentReturn(redirectTo) });
 }
 
+/** The register tab's form says so (intent=register); any other post is the login form. */
+const registerIntent = z.object({ intent: z.literal('register') });
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'auth')) as Translate;
 
-  if (formData.get('intent') === 'register') {
+  if (parseWithZod(formData, { schema: registerIntent }).status === 'success') {
     const submission = parseWithZod(formData, { schema: registerSchema(t) });
     if (submission.status !== 'success') return json({ intent: 'register' as const, result: submission.reply() }, { status: 400 });
     const done = () =>

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { getImage } from '~/services/results.server';
 import { GenerationError } from '~/services/generation.server';
-import { apiSession } from '~/http/api-session.server';
+import { apiCaller } from '~/http/api-context.server';
 
 // GET /images/{id}: a generated image from our own storage, to its owner only (anyone else: 404).
 // Images never change, so the browser keeps them (privately) for a year. An API token works too
@@ -9,8 +9,8 @@ import { apiSession } from '~/http/api-session.server';
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const notFound = () =>
     new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
-  const session = await apiSession(request);
-  if (session instanceof Response) return session.status === 429 ? session : notFound();
+  const session = await apiCaller(request);
+  if (!session || session instanceof Response) return session?.status === 429 ? session : notFound();
   try {
     const image = await getImage(session.user.id, params.id ?? '');
     const etag = `"${image.id}"`;

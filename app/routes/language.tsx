@@ -1,3 +1,4 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
 import { z } from 'zod';
@@ -19,16 +20,13 @@ export async function loader() {
 
 /** Saves the language choice (cookie, and the account when signed in) and reloads the page. */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData().catch(() => null);
-  const parsed = schema.safeParse({
-    language: form?.get('language') ?? undefined,
-    redirectTo: form?.get('redirectTo') ?? undefined,
-  });
-  if (!parsed.success) return json({ error: 'Invalid language' }, { status: 400 });
-  const target = safeRedirect(parsed.data.redirectTo);
+  const form = await request.formData().catch(() => new FormData());
+  const submission = parseWithZod(form, { schema, disableAutoCoercion: true });
+  if (submission.status !== 'success') return json({ error: 'Invalid language' }, { status: 400 });
+  const target = safeRedirect(submission.value.redirectTo);
   if (target === null) return json({ error: 'Invalid redirect' }, { status: 400 });
 
   const user = await getUser(request);
-  if (user) await saveUserLanguage(user.id, parsed.data.language);
-  return redirect(target, { status: 303, headers: { 'Set-Cookie': languageCookieHeader(parsed.data.language) } });
+  if (user) await saveUserLanguage(user.id, submission.value.language);
+  return redirect(target, { status: 303, headers: { 'Set-Cookie': languageCookieHeader(submission.value.language) } });
 }

@@ -1,10 +1,11 @@
+import { parseWithZod } from '@conform-to/zod';
 import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { saveSettingsAndKeys } from '~/services/user-settings.server';
 import { readFormData } from '~/http/json-api.server';
 import { safeRedirect } from '~/utils/safe-redirect';
-import { settingsFromForm } from '~/utils/settings-request';
+import { settingsFormSchema } from '~/utils/settings-request';
 import { themeCookieHeader } from '~/utils/theme.server';
 import { redirectWithToast } from '~/http/toast.server';
 
@@ -15,9 +16,10 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await readFormData(request);
   if (form instanceof Response) return form;
   const t = await getT(request, 'inputs');
-  const back = safeRedirect(form.get('redirectTo'), '/app') ?? '/app';
-  const parsed = settingsFromForm(form);
-  if (!parsed.success) {
+  const submission = parseWithZod(form, { schema: settingsFormSchema, disableAutoCoercion: true });
+  const redirectTo = submission.payload.redirectTo;
+  const back = safeRedirect(typeof redirectTo === 'string' ? redirectTo : undefined, '/app') ?? '/app';
+  if (submission.status !== 'success') {
     const url = new URL(back, 'http://x');
     url.searchParams.set('settings', '1');
     return redirectWithToast(url.pathname + url.search, {
@@ -26,7 +28,7 @@ export async function action({ request }: ActionFunctionArgs) {
       description: t('settings.failedBody'),
     });
   }
-  const saved = await saveSettingsAndKeys(user.id, parsed.data);
+  const saved = await saveSettingsAndKeys(user.id, submission.value);
   return redirectWithToast(
     back,
     { type: 'success', title: t('settings.updated'), description: t('settings.updatedBody') },

@@ -1,8 +1,10 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
 import { Form, useLoaderData, useLocation, useNavigate, useNavigation, useRevalidator } from '@remix-run/react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { LOW_CREDIT_THRESHOLD, planOf } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { SettingsButton } from '~/components/settings-dialog';
@@ -30,7 +32,8 @@ import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
-import { billingErrorMessage } from '~/http/billing.server';
+import { translateError } from '~/http/errors.server';
+import { readFormData } from '~/http/json-api.server';
 import { loadEnv } from '~/utils/env.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
@@ -71,7 +74,7 @@ async function verifyPaymentReturn(request: Request, url: URL, userId: string): 
   } catch (err) {
     if (!(err instanceof BillingError)) throw err;
     if (err.code === 'not_paid') return { state: 'pending' };
-    return { state: 'unverified', reason: await billingErrorMessage(request, err) };
+    return { state: 'unverified', reason: await translateError(request, err) };
   }
 }
 
@@ -120,17 +123,28 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
+/** What the page's buttons post: which button, and the plan or pack of a checkout. */
+const subscriptionFormSchema = z.discriminatedUnion('intent', [
+  // A missing price is the service's "unknown price" refusal, told as a toast.
+  z.object({ intent: z.literal('checkout'), priceId: z.string().default('') }),
+  z.object({ intent: z.literal('portal') }),
+  z.object({ intent: z.literal('cancel') }),
+]);
+
 /** Every button of the page posts here (works without JavaScript); each answer is a redirect. */
 export async function action({ request }: ActionFunctionArgs) {
   const user = await getUser(request);
   if (!user) throw redirect('/');
-  const form = await request.formData().catch(() => null);
-  const intent = form?.get('intent');
+  const formData = await readFormData(request);
+  const submission = formData instanceof Response ? null : parseWithZod(formData, { schema: subscriptionFormSchema });
+  // Only a hand-made post lacks a known button: back to the page, as before.
+  if (submission?.status !== 'success') return redirect('/subscription', 303);
+  const input = submission.value;
+  const intent = input.intent;
   const t = await getT(request, 'billing');
   try {
-    if (intent === 'checkout') {
-      const priceId = String(form?.get('priceId') ?? '');
-      const { url } = await createCheckout(user, priceId, user.language);
+    if (input.intent === 'checkout') {
+      const { url } = await createCheckout(user, input.priceId, user.language);
       const own = loadEnv().APP_URL;
       return redirect(url.startsWith(`${own}/`) ? url.slice(own.length) : `/subscription/redirect?to=${encodeURIComponent(url)}`, 303);
     }
@@ -148,7 +162,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   } catch (err) {
     if (!(err instanceof BillingError)) throw err;
-    const description = await billingErrorMessage(request, err);
+    const description = await translateError(request, err);
     const title =
       err.code === 'no_active_subscription'
         ? t('toasts.noActive')

@@ -53,21 +53,37 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled', 'retry-scheduled']);
 
+/** The Test connection button (the dialog checks only what a test needs). */
+const testIntent = z.object({ intent: z.literal('test') });
+
+const formText = z.unknown().transform((v) => (typeof v === 'string' ? v : ''));
+/**
+ * What every form of the page posts beside its own fields (read without coercion, as typed): which
+ * button, the site or publication it is about, the password field and a sealed tested password.
+ */
+const actionHeadSchema = z.object({
+  intent: intents,
+  siteId: z.unknown().transform((v) => Number(typeof v === 'string' ? v : 0)),
+  appPassword: formText,
+  testedPassword: formText,
+  publicationId: formText,
+});
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
-  const intent = intents.safeParse(formData.get('intent'));
-  if (!intent.success) return json({ intent: 'unknown' as const }, { status: 400 });
-  const siteId = Number(formData.get('siteId'));
+  const head = parseWithZod(formData, { schema: actionHeadSchema, disableAutoCoercion: true });
+  if (head.status !== 'success') return json({ intent: 'unknown' as const }, { status: 400 });
+  const { siteId, appPassword, testedPassword } = head.value;
+  const intent = head.value.intent;
   const back = '/wordpress';
 
-  switch (intent.data) {
+  switch (intent) {
     case 'test': {
       // A password typed and tested before (the page came back without JavaScript) is tested again.
-      const typed =
-        String(formData.get('appPassword') ?? '').trim() || openTestedPassword(user.id, String(formData.get('testedPassword') ?? ''));
+      const typed = appPassword.trim() || openTestedPassword(user.id, testedPassword);
       // Editing a site: a blank password field tests with the stored one.
       if (typed) formData.set('appPassword', typed);
       else if (siteId > 0) {
@@ -93,20 +109,20 @@ export async function action({ request }: ActionFunctionArgs) {
     case 'create':
     case 'update': {
       // Save right after Test connection without JavaScript: the field is empty, the tested password sealed.
-      if (!String(formData.get('appPassword') ?? '').trim()) {
-        const tested = openTestedPassword(user.id, String(formData.get('testedPassword') ?? ''));
+      if (!appPassword.trim()) {
+        const tested = openTestedPassword(user.id, testedPassword);
         if (tested) formData.set('appPassword', tested);
       }
-      const schema = intent.data === 'create' ? siteSchema(t) : siteUpdateSchema(t);
+      const schema = intent === 'create' ? siteSchema(t) : siteUpdateSchema(t);
       const submission = parseWithZod(formData, { schema });
       if (submission.status !== 'success') {
-        return json({ intent: intent.data, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
+        return json({ intent: intent, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
       }
       try {
         // The form's unchecked box sends nothing: Classic HTML off.
         const input = { ...submission.value, classicHtml: submission.value.classicHtml ?? false };
         const saved =
-          intent.data === 'create'
+          intent === 'create'
             ? await createSite(user.id, input as z.infer<ReturnType<typeof siteSchema>>)
             : await updateSite(user.id, siteId, input);
         // The site's time zone, for showing scheduled times as the site sees them (best effort).
@@ -114,10 +130,11 @@ export async function action({ request }: ActionFunctionArgs) {
       } catch (error) {
         if (error instanceof WordPressServiceError && error.code === 'blocked_url') {
           // Nothing saved; the form comes back with what was typed and the reason on the URL field.
-          const typed = String(formData.get('appPassword') ?? '').trim();
+          const password = submission.payload.appPassword;
+          const typed = typeof password === 'string' ? password.trim() : '';
           return json(
             {
-              intent: intent.data,
+              intent,
               result: submission.reply({ fieldErrors: { siteUrl: [t('sites.blockedUrl')] }, hideFields: ['appPassword'] }),
               test: null,
               testedPassword: typed ? sealTestedPassword(user.id, typed) : null,
@@ -129,40 +146,41 @@ export async function action({ request }: ActionFunctionArgs) {
           return redirectWithToast(back, { type: 'error', title: t('sites.updateFailed'), description: t('sites.notFound') });
         throw error;
       }
-      return redirectWithToast(back, { type: 'success', title: intent.data === 'create' ? t('sites.added') : t('sites.updated') });
+      return redirectWithToast(back, { type: 'success', title: intent === 'create' ? t('sites.added') : t('sites.updated') });
     }
     case 'delete':
     case 'default': {
       try {
-        if (intent.data === 'delete') await deleteSite(user.id, siteId);
+        if (intent === 'delete') await deleteSite(user.id, siteId);
         else await setDefaultSite(user.id, siteId);
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
         return redirectWithToast(back, {
           type: 'error',
-          title: intent.data === 'delete' ? t('sites.deleteFailed') : t('sites.defaultFailed'),
+          title: intent === 'delete' ? t('sites.deleteFailed') : t('sites.defaultFailed'),
           description: t('sites.notFound'),
         });
       }
-      return redirectWithToast(back, { type: 'success', title: intent.data === 'delete' ? t('sites.deleted') : t('sites.defaultUpdated') });
+      return redirectWithToast(back, { type: 'success', title: intent === 'delete' ? t('sites.deleted') : t('sites.defaultUpdated') });
     }
     case 'cancel-scheduled':
     case 'move-scheduled':
     case 'retry-scheduled': {
-      const id = String(formData.get('publicationId') ?? '');
+      const id = head.value.publicationId;
       try {
-        if (intent.data === 'cancel-scheduled') {
+        if (intent === 'cancel-scheduled') {
           await cancelPublication(user.id, id);
           return redirectWithToast(back, { type: 'success', title: t('scheduled.canceled') });
         }
-        if (intent.data === 'retry-scheduled') {
+        if (intent === 'retry-scheduled') {
           await retryPublicationNow(user.id, id);
           return redirectWithToast(back, { type: 'success', title: t('scheduled.retrying') });
         }
         // The calendar's move: the same checks (a drip post stays inside its site's schedule).
-        const move = moveSchema(t).safeParse(Object.fromEntries(formData));
-        if (!move.success) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
-        await moveScheduled(user.id, id, move.data.date, move.data.time, validTimeZone(move.data.tz) ?? 'UTC');
+        const move = parseWithZod(formData, { schema: moveSchema(t), disableAutoCoercion: true });
+        if (move.status !== 'success')
+          return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
+        await moveScheduled(user.id, id, move.value.date, move.value.time, validTimeZone(move.value.tz) ?? 'UTC');
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
@@ -349,13 +367,13 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
       ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '', classicHtml: site.classicHtml ? 'on' : '' }
       : undefined,
     onValidate: ({ formData }) => {
-      const intent = formData.get('intent');
+      const testing = parseWithZod(formData, { schema: testIntent }).status === 'success';
       const tr = t as Translate;
       // Editing: a blank password tests (and keeps) the stored one.
       // A password tested before (sealed in the form) counts as filled in.
       const keepsPassword = mode === 'update' || Boolean(testedPassword);
       const testSchema = keepsPassword ? testConnectionSchema(tr).extend({ appPassword: z.string().optional() }) : testConnectionSchema(tr);
-      const schema = intent === 'test' ? testSchema : keepsPassword ? siteUpdateSchema(tr) : siteSchema(tr);
+      const schema = testing ? testSchema : keepsPassword ? siteUpdateSchema(tr) : siteSchema(tr);
       return parseWithZod(formData, { schema });
     },
     shouldValidate: 'onSubmit',

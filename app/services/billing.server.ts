@@ -16,6 +16,7 @@ import {
 } from '~/services/ledger.server';
 import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
 import { loadEnv } from '~/utils/env.server';
+import { AppError } from '~/utils/app-error';
 
 // Billing: Checkout, the customer portal, cancellation, and the fulfilment of what Stripe reports.
 // Every booking goes through the ledger with a key naming the business object (the invoice period,
@@ -24,22 +25,33 @@ import { loadEnv } from '~/utils/env.server';
 // runs in one transaction that first locks the user's row (then the ledger locks its own rows), so
 // two deliveries for one user apply one after the other. No lock is held across a call to Stripe.
 
-export type BillingErrorCode =
-  | 'not_configured'
-  | 'unknown_price'
-  | 'requires_pro'
-  | 'already_subscribed'
-  | 'no_active_subscription'
-  | 'no_customer'
-  | 'not_found'
-  | 'not_paid';
+export const BILLING_ERROR_CODES = [
+  'not_configured',
+  'unknown_price',
+  'requires_pro',
+  'already_subscribed',
+  'no_active_subscription',
+  'no_customer',
+  'not_found',
+  'not_paid',
+] as const;
+export type BillingErrorCode = (typeof BILLING_ERROR_CODES)[number];
 
-export class BillingError extends Error {
-  constructor(
-    readonly code: BillingErrorCode,
-    message: string,
-  ) {
-    super(message);
+/** Each code's message in the `billing` namespace. */
+const BILLING_ERROR_KEYS: Record<BillingErrorCode, string> = {
+  not_configured: 'errors.notConfigured',
+  unknown_price: 'errors.unknownPrice',
+  requires_pro: 'errors.requiresPro',
+  already_subscribed: 'errors.alreadySubscribed',
+  no_active_subscription: 'errors.noActiveSubscription',
+  no_customer: 'errors.noCustomer',
+  not_found: 'errors.sessionNotFound',
+  not_paid: 'errors.notPaid',
+};
+
+export class BillingError extends AppError<'billing', BillingErrorCode> {
+  constructor(code: BillingErrorCode, message: string) {
+    super('billing', code, BILLING_ERROR_KEYS[code], message);
     this.name = 'BillingError';
   }
 }

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { CSV_MAX_BYTES, CSV_MAX_ROWS, MAX_TOPIC_LENGTH } from '~/catalogue';
 import { CSV_TEMPLATE_HEADER, oneLine, type CsvRow } from '~/utils/csv-file';
+import { AppError } from '~/utils/app-error';
 
 // SPEC §7 POST /api/upload-csv: the topics of an uploaded CSV. The file is decoded here (UTF-8 with
 // or without BOM, UTF-16 as Excel's "Unicode text" saves it, else Windows-1252), its delimiter is
@@ -22,7 +23,18 @@ export type CsvImport = {
   column: string;
 };
 
-export type CsvErrorCode = 'tooLarge' | 'tooManyRows' | 'invalidFormat' | 'noTopics' | 'notCsv';
+/** Why an upload gives no topics (missingFile: the request carried no file; the HTTP side says so). */
+export const CSV_ERROR_CODES = ['tooLarge', 'tooManyRows', 'invalidFormat', 'noTopics', 'notCsv', 'missingFile'] as const;
+export type CsvErrorCode = (typeof CSV_ERROR_CODES)[number];
+
+/** An upload refused, as the user reads it (`inputs:csv.errors.<code>`, about the `file` field). */
+export class CsvError extends AppError<'inputs', CsvErrorCode> {
+  constructor(code: CsvErrorCode) {
+    const params = { maxRows: CSV_MAX_ROWS.toLocaleString('en-US'), maxMb: CSV_MAX_BYTES / 1024 / 1024 };
+    super('inputs', code, `csv.errors.${code}`, `CSV upload refused: ${code}`, params, 'file');
+    this.name = 'CsvError';
+  }
+}
 export type CsvResult = { ok: true; data: CsvImport } | { ok: false; code: CsvErrorCode };
 
 const OPTIONAL_COLUMNS = ['title', 'keywords', 'instructions'] as const;

@@ -15,6 +15,7 @@ import { providerKey } from './api-keys.server';
 import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
 import { briefsByTopic, topicKey } from '~/utils/csv-file';
+import { AppError, type ErrorParams } from '~/utils/app-error';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (`result:{id}:attempt:{n}`) and its own `generate-item` job. The worker
@@ -26,45 +27,28 @@ export const WAKE_CHANNEL = 'postforge_generation';
 /** The payload on WAKE_CHANNEL after a cancel: workers drop the canceled items they keep next in line. */
 export const CANCELED_SIGNAL = 'canceled';
 
-export type GenerationErrorCode =
-  | 'insufficient_credits'
-  | 'pro_only'
-  | 'no_api_key'
-  | 'too_many_topics'
-  | 'invalid'
-  | 'not_found'
-  | 'not_retryable'
-  | 'not_editable'
-  | 'no_content';
-
-/** HTTP status of each error code (routes map errors with it). */
-export const generationErrorStatus: Record<GenerationErrorCode, number> = {
-  insufficient_credits: 402,
-  pro_only: 403,
-  no_api_key: 400,
-  too_many_topics: 400,
-  invalid: 400,
-  not_found: 404,
-  not_retryable: 409,
-  not_editable: 409,
-  no_content: 404,
-};
+export const GENERATION_ERROR_CODES = [
+  'insufficient_credits',
+  'pro_only',
+  'no_api_key',
+  'too_many_topics',
+  'invalid',
+  'not_found',
+  'not_retryable',
+  'not_editable',
+  'no_content',
+] as const;
+export type GenerationErrorCode = (typeof GENERATION_ERROR_CODES)[number];
 
 /**
  * A refusal of the service: `key` is the message's key in the `generation` namespace and `params`
- * its interpolation values; `message` is the English text.
+ * its interpolation values; `message` is the English text. Its HTTP status is the edge's business
+ * (app/http/errors.server.ts).
  */
-export class GenerationError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: GenerationErrorCode,
-    readonly key: string,
-    message: string,
-    readonly params: Record<string, string | number> = {},
-  ) {
-    super(message);
+export class GenerationError extends AppError<'generation', GenerationErrorCode> {
+  constructor(code: GenerationErrorCode, key: string, message: string, params: ErrorParams = {}) {
+    super('generation', code, key, message, params);
     this.name = 'GenerationError';
-    this.status = generationErrorStatus[code];
   }
 }
 

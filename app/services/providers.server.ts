@@ -4,6 +4,7 @@ import { marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { DEFAULT_TEXT_MODEL, findModel, wordsByLength, type StructureFlag } from '~/catalogue';
 import type { TopicBrief } from '~/utils/csv-file';
+import type { ImageSettingValues, TextSettingValues } from '~/utils/input-settings';
 import { SEO_PROMPT } from '~/utils/seo-fields';
 import { env } from '~/utils/env.server';
 import { singleton } from '~/utils/singleton.server';
@@ -144,19 +145,7 @@ function replicateClient(apiKey: string): Replicate {
 // ---------------------------------------------------------------------------------------------
 // Text
 
-export type TextSettings = {
-  model: string;
-  language: string;
-  toneOfVoice: string;
-  pointOfView: string;
-  articleType: string;
-  readingLevel: string;
-  contentLength: string;
-  writingStyle: string;
-  temperature: number;
-  maxTokens: number;
-  includeSourceCitations?: boolean;
-} & Record<StructureFlag, boolean>;
+export type TextSettings = TextSettingValues & { temperature: number; maxTokens: number; includeSourceCitations?: boolean };
 
 const structureWords: Record<StructureFlag, string> = {
   includeIntro: 'an engaging introduction',
@@ -383,7 +372,7 @@ export async function translateToEnglish(apiKey: string, prompt: string): Promis
 // ---------------------------------------------------------------------------------------------
 // Images
 
-export type ImageSettings = { model: string; aspectRatio: string; stylePreset: string; guidanceScale: number; numOutputs: number };
+export type ImageSettings = ImageSettingValues;
 export type ImageBytes = { contentType: string; bytes: Buffer };
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;

@@ -1,4 +1,5 @@
 import { type WpProblem } from '~/utils/wordpress-errors';
+import { AppError } from '~/utils/app-error';
 import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound.server';
 
 // The WordPress REST API as Postforge uses it, over the outbound guard, with Basic auth and an
@@ -10,14 +11,18 @@ export type SiteCredentials = { siteUrl: string; username: string; appPassword: 
 /** Why a call failed, in terms a user can act on (see `diagnosis.*` in the wordpress locale). */
 export type { WpProblem };
 
-export class WpError extends Error {
+/**
+ * A call to a site that failed. User-facing as the `site_failed` refusal (the edge answers 502) with
+ * our diagnosis `diagnosis.<problem>`; `message` is the site's own (English) text, kept as detail.
+ */
+export class WpError extends AppError<'wordpress', 'site_failed'> {
   constructor(
     readonly problem: WpProblem,
     message: string,
     readonly status?: number,
     readonly wpCode?: string,
   ) {
-    super(message);
+    super('wordpress', 'site_failed', `diagnosis.${problem}`, message);
     this.name = 'WpError';
   }
 }

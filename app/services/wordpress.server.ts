@@ -6,6 +6,7 @@ import { enqueueMany, getBoss } from '~/queue/boss';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { storedErrorCode } from '~/utils/wordpress-errors';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
+import { AppError } from '~/utils/app-error';
 import { env } from '~/utils/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { getResult, listResults, type Result } from './results.server';
@@ -55,33 +56,50 @@ export type Site = {
   createdAt: string;
 };
 
-export type WordPressErrorCode =
-  | 'not_found'
-  | 'not_pro'
-  | 'no_content'
-  | 'not_publishable'
-  | 'past_start'
-  | 'site_unreachable'
-  | 'already_published'
-  | 'not_waiting'
+export const WORDPRESS_ERROR_CODES = [
+  'not_found',
+  'not_pro',
+  'no_content',
+  'not_publishable',
+  'past_start',
+  'already_published',
+  'not_waiting',
   // Drip schedules (wordpress-drip.server.ts).
-  | 'plan_changed'
-  | 'no_capacity'
-  | 'outside_rules'
-  | 'no_schedule'
+  'plan_changed',
+  'no_capacity',
+  'outside_rules',
+  'no_schedule',
   /** The site's address is one the outbound guard refuses (private, loopback, another scheme). */
-  | 'blocked_url';
+  'blocked_url',
+] as const;
+export type WordPressErrorCode = (typeof WORDPRESS_ERROR_CODES)[number];
 
-export class WordPressServiceError extends Error {
+/** Each code's message in the `wordpress` namespace (already_published in bulk: bulk.existing.conflict). */
+const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
+  not_found: 'sites.notFound',
+  not_pro: 'publish.proOnly',
+  no_content: 'publish.noContent',
+  not_publishable: 'bulk.notPublishable',
+  past_start: 'validation.pastStart',
+  already_published: 'publish.existing.conflict',
+  not_waiting: 'scheduled.notWaiting',
+  plan_changed: 'drip.preview.changed',
+  no_capacity: 'calendar.dayFull',
+  outside_rules: 'calendar.outsideRules',
+  no_schedule: 'calendar.noSchedule',
+  blocked_url: 'sites.blockedUrl',
+};
+
+export class WordPressServiceError extends AppError<'wordpress', WordPressErrorCode> {
   constructor(
-    readonly code: WordPressErrorCode,
+    code: WordPressErrorCode,
     message: string = code,
     /** already_published: the earlier publication of the result to the site. */
     readonly existing?: Publication,
     /** already_published in bulk: the earlier publication of each such result (by result id). */
     readonly existingMany: Publication[] = [],
   ) {
-    super(message);
+    super('wordpress', code, existingMany.length > 0 ? 'bulk.existing.conflict' : WORDPRESS_ERROR_KEYS[code], message);
     this.name = 'WordPressServiceError';
   }
 }

@@ -21,12 +21,31 @@ import {
   tones,
   writingStyles,
   type ModelKind,
+  type StructureFlag,
 } from '~/catalogue';
 
 // The shapes of templates' settings, the application settings and the last-used values (SPEC §3),
 // shared by the server (validation, defaults) and the browser (forms). Two readings of each:
 // `strict` for what a client sends (a wrong value is a 400), `stored` for what we read back (a value
 // that no longer fits, e.g. a model removed from the catalogue, falls back to its default).
+
+/**
+ * A text generation's settings, once: what the generation form holds, what a run stores for each
+ * item and what the prompt is built from (the provider adds its temperature and token budget).
+ */
+export type TextSettingValues = {
+  model: string;
+  language: string;
+  toneOfVoice: string;
+  pointOfView: string;
+  articleType: string;
+  readingLevel: string;
+  contentLength: string;
+  writingStyle: string;
+} & Record<StructureFlag, boolean>;
+
+/** An image generation's settings (the form's image fields, a run's stored settings, the provider's input). */
+export type ImageSettingValues = { model: string; aspectRatio: string; stylePreset: string; guidanceScale: number; numOutputs: number };
 
 export type TemplateType = ModelKind;
 export const templateTypes = ['text', 'image'] as const;

@@ -13,24 +13,36 @@ export const apiKeysSchema = z.object({ openRouterApiKey: keyField, replicateApi
 
 export const settingsRequestSchema = appSettings.strict.merge(apiKeysSchema);
 
-/** A plain form post of the settings panel: unchecked boxes are false; "remove" boxes delete a key. */
-export function settingsFromForm(form: FormData) {
-  const get = (k: string) => {
-    const v = form.get(k);
-    return typeof v === 'string' ? v : undefined;
-  };
-  const raw: Record<string, unknown> = {
-    defaultTextModel: get('defaultTextModel'),
-    defaultImageModel: get('defaultImageModel'),
-    darkMode: form.get('darkMode') === 'on' || form.get('darkMode') === 'true',
-    autoSave: form.get('autoSave') === 'on' || form.get('autoSave') === 'true',
-    aspectRatio: get('aspectRatio'),
-    stylePreset: get('stylePreset'),
-    guidanceScale: get('guidanceScale'),
-    numOutputs: get('numOutputs'),
-    openRouterApiKey: form.get('removeOpenRouterApiKey') === 'on' ? null : get('openRouterApiKey'),
-    replicateApiKey: form.get('removeReplicateApiKey') === 'on' ? null : get('replicateApiKey'),
-  };
-  for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-  return settingsRequestSchema.safeParse(raw);
-}
+// A form field as a browser posts it: text (a file or a repeated name is no text), or a checkbox.
+const formText = z.unknown().transform((v) => (typeof v === 'string' ? v : undefined));
+const formChecked = z.unknown().transform((v) => v === 'on' || v === 'true');
+const formOn = z.unknown().transform((v) => v === 'on');
+
+/**
+ * A plain form post of the settings panel (parsed with Conform's parseWithZod, no coercion): unchecked
+ * boxes are false; "remove" boxes delete a key; then the same rules as the JSON body.
+ */
+export const settingsFormSchema = z
+  .object({
+    defaultTextModel: formText,
+    defaultImageModel: formText,
+    darkMode: formChecked,
+    autoSave: formChecked,
+    aspectRatio: formText,
+    stylePreset: formText,
+    guidanceScale: formText,
+    numOutputs: formText,
+    openRouterApiKey: formText,
+    replicateApiKey: formText,
+    removeOpenRouterApiKey: formOn,
+    removeReplicateApiKey: formOn,
+  })
+  .transform(({ removeOpenRouterApiKey, removeReplicateApiKey, ...fields }) => {
+    const raw: Record<string, unknown> = {
+      ...fields,
+      openRouterApiKey: removeOpenRouterApiKey ? null : fields.openRouterApiKey,
+      replicateApiKey: removeReplicateApiKey ? null : fields.replicateApiKey,
+    };
+    return Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
+  })
+  .pipe(settingsRequestSchema);

@@ -30,34 +30,14 @@ import {
   type ModelKind,
 } from '~/catalogue';
 import { generationFormSchema, splitTopics, type Translate } from '~/utils/generation-schema';
+import type { ImageSettingValues, TextSettingValues } from '~/utils/input-settings';
 import { CheckboxField, SelectField, type Option } from './fields';
 import { TopicsField } from './topics-field';
 import { useHydrated } from './use-hydrated';
 
 /** The values the form starts from: the catalogue defaults today, last-used values or a template later. */
-export type GenerationFormValues = {
-  type: ModelKind;
-  prompts: string;
-  model: string;
-  language: string;
-  toneOfVoice: string;
-  pointOfView: string;
-  articleType: string;
-  readingLevel: string;
-  contentLength: string;
-  writingStyle: string;
-  includeIntro: boolean;
-  includeOutro: boolean;
-  includeHeadings: boolean;
-  includeBulletPoints: boolean;
-  includeQA: boolean;
-  includeKeyTakeaways: boolean;
-  embedImage: boolean;
-  aspectRatio: string;
-  stylePreset: string;
-  guidanceScale: number;
-  numOutputs: number;
-};
+export type GenerationFormValues = { type: ModelKind; prompts: string; embedImage: boolean } & TextSettingValues &
+  Omit<ImageSettingValues, 'model'>;
 
 /** Where the input tools (another feature) plug in, without this form knowing them. */
 export type GenerationFormSlots = {
