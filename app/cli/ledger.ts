@@ -91,7 +91,7 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
         to: dateOption(values.to, 'to'),
         userId: values.user ? await userIdOf(sql, values.user) : undefined,
       };
-      const manifest = await exportRows(process.stdout, filter, sql);
+      const manifest = await exportRows(process.stdout, filter, undefined, sql);
       const text = JSON.stringify(manifest, null, 2) + '\n';
       if (values.manifest) fs.writeFileSync(values.manifest, text);
       else process.stderr.write(text);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { sql, type TransactionSql } from '../../db/client';
+import { sql, type Db } from '../../db/client';
 import { enqueue } from '~/queue/boss';
 import type { QueuePayload } from '~/queue/queues';
 import { getT } from '~/i18n.server';
@@ -9,9 +9,9 @@ import { getLogger } from '~/utils/logger.server';
 
 export type EmailMessage = QueuePayload<'send-email'>;
 
-/** Queues a message inside the caller's transaction: it is sent only if that transaction commits. */
-export async function queueEmail(tx: TransactionSql, message: EmailMessage): Promise<void> {
-  await enqueue('send-email', message, { singletonKey: message.messageKey, priority: emailPriority(message.template) }, tx);
+/** Queues a message inside the caller's transaction (`db`): it is sent only if that transaction commits. */
+export async function queueEmail(message: EmailMessage, db: Db = sql): Promise<void> {
+  await enqueue('send-email', message, { singletonKey: message.messageKey, priority: emailPriority(message.template) }, db);
 }
 
 const escapeHtml = (s: string) =>
