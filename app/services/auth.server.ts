@@ -52,8 +52,8 @@ export function hashPassword(password: string): Promise<string> {
 let dummyHash: Promise<string> | undefined;
 
 /** The user when e-mail and password match; null otherwise (unknown e-mail, wrong password, no password yet). */
-export async function verifyCredentials(email: string, password: string): Promise<SessionUser | null> {
-  const [row] = await sql<(SessionUser & { passwordHash: string | null })[]>`
+export async function verifyCredentials(email: string, password: string, db: Db = sql): Promise<SessionUser | null> {
+  const [row] = await db<(SessionUser & { passwordHash: string | null })[]>`
     SELECT id, email, name, language, role, subscription_status AS "subscriptionStatus", password_hash AS "passwordHash"
     FROM users WHERE lower(email) = lower(${normalizeEmail(email)})`;
   if (!row?.passwordHash) {

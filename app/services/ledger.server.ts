@@ -39,7 +39,7 @@ export type StripeOrigin = {
 };
 
 /** The jsonb the ledger functions take (NULL when there is no origin: the row hashes as before). */
-function originJson(db: Db, o: StripeOrigin | undefined) {
+function originJson(o: StripeOrigin | undefined, db: Db) {
   if (!o) return null;
   const fields = {
     event: o.event ?? null,
@@ -236,7 +236,7 @@ export async function grantMonthly(
   db: Db = sql,
 ): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_grant', ${`grant:${userId}:${period}`},
-    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Whether the monthly grant of `period` (as grantMonthly names it) is already booked for the user. */
@@ -248,7 +248,7 @@ export async function isPeriodGranted(userId: string, period: string, db: Db = s
 /** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0); billing keys it by the invoice like grantMonthly. */
 export async function expireMonthly(userId: string, period: string, origin?: StripeOrigin, db: Db = sql): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_expire', ${`expire:${userId}:${period}`},
-    NULL, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    NULL, ${period}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Credits a purchased pack to the top-up bucket, once per checkout session. */
@@ -260,13 +260,13 @@ export async function purchaseTopUp(
   db: Db = sql,
 ): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_purchase', ${`topup:${checkoutSessionId}`},
-    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Moves the whole top-up bucket to expired as one row (downgrade); `ref` names the event. */
 export async function forfeitTopUp(userId: string, ref: string, origin?: StripeOrigin, db: Db = sql): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_forfeit', ${`forfeit:${ref}`},
-    NULL, ${ref}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    NULL, ${ref}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Reverses a refunded purchase: takes back its amount, capped at what the top-up bucket still holds. */
@@ -315,7 +315,7 @@ export async function reverseRefund(r: RefundReversal, db: Db = sql): Promise<Le
   const key = r.kind === 'topup' ? `topup-reversal:${r.ref}@${r.refundedMinor}` : `grant-reversal:${r.userId}:${r.ref}@${r.refundedMinor}`;
   if (!Number.isSafeInteger(r.credits) || r.credits < 0) throw new LedgerError('credits must be a non-negative integer', 'invalid');
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}, ${key},
-    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(db, r.origin)}::jsonb)`);
+    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(r.origin, db)}::jsonb)`);
 }
 
 /**

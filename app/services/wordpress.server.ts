@@ -389,7 +389,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     if (p.resultId) {
       // Publishing a result again to the same site is the user's choice (issue 25): update the
       // earlier post or make a new one. Two publishes at once take turns, so the second sees the first.
-      await lockResultOnSite(tx, userId, p.resultId, p.siteId);
+      await lockResultOnSite(userId, p.resultId, p.siteId, tx);
       const existing = await existingPublication(userId, p.resultId, p.siteId, tx);
       if (existing) {
         const updatable = existing.status === 'published' && existing.postId !== null;
@@ -423,7 +423,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
 }
 
 /** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
-async function lockResultOnSite(tx: Db, userId: string, resultId: string, siteId: number) {
+async function lockResultOnSite(userId: string, resultId: string, siteId: number, tx: Db) {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`wordpress-publish:${userId}:${resultId}:${siteId}`}, 0))`;
 }
 
@@ -570,7 +570,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
     }
     // The same rule as one publish (and the same locks, taken in a fixed order): a result already on
     // the site is updated, published again or left out only as the user chose.
-    for (const id of [...ids].sort()) await lockResultOnSite(tx, userId, id, input.siteId);
+    for (const id of [...ids].sort()) await lockResultOnSite(userId, id, input.siteId, tx);
     const existing = await existingPublications(userId, ids, input.siteId, tx);
     if (existing.size > 0 && !input.onExisting) {
       const many = [...existing.values()];
@@ -822,8 +822,9 @@ function errorCodeOf(error: unknown): string | null {
 export async function runPublication(
   publicationId: string,
   opts: WpCallOptions & { jobId?: string; final?: boolean } = {},
+  db: Db = sql,
 ): Promise<RunOutcome> {
-  const [row] = await sql<WorkRow[]>`
+  const [row] = await db<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
            p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
@@ -836,7 +837,7 @@ export async function runPublication(
     if (row.site_id === null) throw new PermanentFailure('site_removed', 'The site was removed');
     let creds: SiteCredentials;
     try {
-      creds = await siteCredentials(row.user_id, Number(row.site_id));
+      creds = await siteCredentials(row.user_id, Number(row.site_id), db);
     } catch {
       throw new PermanentFailure('site_removed', 'The site was removed');
     }
@@ -864,7 +865,7 @@ export async function runPublication(
             opts,
           ));
         mediaId = media.id;
-        await sql`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
+        await db`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
       }
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
       const fields = {
@@ -890,14 +891,14 @@ export async function runPublication(
         }
       }
       postId = post.id;
-      await sql`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
+      await db`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
     }
     // Confirm by reading the post back.
     const post = await getPost(creds, postId, opts);
     if (post.status !== row.wp_status) {
       throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`, undefined, 'status_mismatch');
     }
-    await sql`
+    await db`
       UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
         published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
@@ -905,9 +906,9 @@ export async function runPublication(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const final = opts.final || error instanceof PermanentFailure;
-    await sql`
+    await db`
       UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
-        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : sql`status`}, updated_at = now()
+        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : db`status`}, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
     if (final) return 'failed';
     throw error;

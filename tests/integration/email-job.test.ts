@@ -199,7 +199,7 @@ describe('send-email job over SMTP', () => {
     const { subject, text, html } = await renderEmail(msg);
     await sql`INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport, claimed_at, claim_token)
               VALUES (${msg.messageKey}, ${msg.to}, ${subject}, ${text}, ${html}, 'smtp', now(), gen_random_uuid())`;
-    await expect(deliverEmail(msg, 300)).rejects.toThrow(/another attempt/);
+    await expect(deliverEmail(msg, { waitMs: 300 })).rejects.toThrow(/another attempt/);
     expect(mailsTo(msg.to)).toHaveLength(0);
   });
 
