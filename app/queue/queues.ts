@@ -99,7 +99,9 @@ export const queues = {
       expireInSeconds: 10 * 60,
       retentionDays: 14,
     } satisfies Omit<PgBoss.Queue, 'name'>,
-    work: { batchSize: 5, pollingIntervalSeconds: 2, includeMetadata: true },
+    // A work() loop waits for its whole batch: four loops of two, so one slow site holds back at
+    // most one other publication while publish-now waits for its own (issue 21 §5).
+    work: { batchSize: 2, pollingIntervalSeconds: 1, includeMetadata: true, workers: 4 },
   },
 } as const;
 
