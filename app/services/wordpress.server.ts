@@ -722,8 +722,10 @@ export async function publishAndWait(
   userId: string,
   p: PublishPayload,
   waitMs = env.WORDPRESS_PUBLISH_WAIT_SECONDS * 1000,
+  /** How the publication is queued (an Idempotency-Key's replay: the one queued the first time). */
+  queue: () => Promise<Publication | undefined> = () => queuePublish(userId, p),
 ): Promise<PublishOutcome | undefined> {
-  const queued = await queuePublish(userId, p);
+  const queued = await queue();
   if (!queued) return undefined;
   if (Date.parse(queued.publishAt) > Date.now() + 1000) return { publication: queued, outcome: 'scheduled' };
   const publication = await waitForPublication(userId, queued.id, waitMs);
