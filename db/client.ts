@@ -29,8 +29,9 @@ export async function transaction<T>(db: Db, fn: (tx: TransactionSql) => Promise
 // - `sql` (getSql): the web pool, DATABASE_POOL_MAX connections, application_name postforge-web.
 //   Routes, loaders and actions use it (it is every service's default `db`).
 // - `jobSql` (getJobSql): the job workers' pool, JOBS_POOL_MAX connections, application_name
-//   postforge-jobs. A job handler passes it as the `db` of the services it calls, e.g.
-//   `resetDueUsers(jobSql)`, or `transaction(jobSql, tx => ...)`.
+//   postforge-jobs. Every job handler (jobs/handlers/) and the generation loop (its claims, its
+//   items' bookings, its LISTEN) pass it as the `db` of the services they call, e.g.
+//   `resetDueUsers({}, jobSql)`, or `transaction(jobSql, tx => ...)`.
 // pg-boss keeps a third, small pool of its own (app/queue/boss.ts, BOSS_POOL_MAX). A ROLE=web process
 // never opens the jobs pool. Both are created on first use, after server.ts has settled
 // DATABASE_URL (an embedded Postgres sets it at start), and live in singleton() because server.ts

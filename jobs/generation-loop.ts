@@ -1,7 +1,8 @@
-import { getSql, sql, type Db } from '../db/client';
+import { getJobSql, jobSql, transaction, type Db } from '../db/client';
 import { getBoss } from '~/queue/boss';
 import { CANCELED_SIGNAL, GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
 import { providerKey, type Provider } from '~/services/api-keys.server';
+import { extendHolds, holdKey } from '~/services/ledger.server';
 import { processItem, SlotWithdrawn, WORKER_ID, type ClaimedItem, type ItemRow, type KeyLookup } from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
@@ -33,45 +34,51 @@ const GATE_MAX_MS = 1000;
 /** How long a claim for a few free slots waits for more to free. */
 const COALESCE_MS = 10;
 
-/** Claims up to n jobs for this process, at most `perUser` items per user leased in total. */
+/**
+ * Claims up to n jobs for this process, at most `perUser` items per user leased in total, and
+ * renews the claimed items' holds to the lease (ledger extendHolds) in the same transaction.
+ */
 export async function claimItems(
   n: number,
   perUser: number,
   leaseSeconds: number,
-  db = getSql(),
   /** This process's items whose provider already answered (being booked): not counted as busy. */
   answered: string[] = [],
   /** This process's items sent to their provider since its last claim. */
   started: string[] = [],
+  db: Db = jobSql,
 ): Promise<ClaimedItem[]> {
   if (n <= 0 && started.length === 0) return [];
-  // One round trip: the claim is db/functions/generation.sql's generation_claim (why it is there).
-  const rows = await db<
-    {
-      jobId: string;
-      jobData: { resultId: string; userId: string; attempt: number };
-      leased: boolean;
-      deliveries: number | null;
-      item: (ItemRow & { held: boolean | null }) | null;
-    }[]
-  >`
-    SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item
-    FROM generation_claim(${GENERATE_QUEUE}, ${Math.max(0, n)}, ${perUser}, ${leaseSeconds}, ${leaseHoldExpiry(leaseSeconds)},
-      ${answered}::uuid[], ${started}::uuid[])`;
-  return rows.map((r) => ({
-    jobId: r.jobId,
-    resultId: r.jobData.resultId,
-    userId: r.jobData.userId,
-    attempt: r.jobData.attempt,
-    leased: r.leased,
-    deliveries: r.deliveries ?? 0,
-    leaseSeconds,
-    row: r.item ? { ...r.item, held: r.item.held === true } : undefined,
-  }));
+  return transaction(db, async (tx) => {
+    // The claim is db/functions/generation.sql's generation_claim (why it is there).
+    const rows = await tx<
+      {
+        jobId: string;
+        jobData: { resultId: string; userId: string; attempt: number };
+        leased: boolean;
+        deliveries: number | null;
+        item: ItemRow | null;
+      }[]
+    >`
+      SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item
+      FROM generation_claim(${GENERATE_QUEUE}, ${Math.max(0, n)}, ${perUser}, ${leaseSeconds}, ${answered}::uuid[], ${started}::uuid[])`;
+    const keys = rows.filter((r) => r.item).map((r) => holdKey(r.jobData.resultId, r.jobData.attempt));
+    const held = new Set(await extendHolds(keys, leaseHoldExpiry(leaseSeconds), tx));
+    return rows.map((r) => ({
+      jobId: r.jobId,
+      resultId: r.jobData.resultId,
+      userId: r.jobData.userId,
+      attempt: r.jobData.attempt,
+      leased: r.leased,
+      deliveries: r.deliveries ?? 0,
+      leaseSeconds,
+      row: r.item ? { ...r.item, held: held.has(holdKey(r.jobData.resultId, r.jobData.attempt)) } : undefined,
+    }));
+  });
 }
 
 /** Of items a worker keeps next in line, those no longer processing in their attempt (canceled). */
-async function withdrawnItems(items: { resultId: string; attempt: number }[], db: Db = sql): Promise<Set<string>> {
+async function withdrawnItems(items: { resultId: string; attempt: number }[], db: Db = jobSql): Promise<Set<string>> {
   const rows = await db<{ id: string }[]>`
     SELECT w.id FROM unnest(${items.map((i) => i.resultId)}::uuid[], ${items.map((i) => i.attempt)}::int[]) AS w(id, attempt)
     WHERE NOT EXISTS (SELECT 1 FROM generation_results r WHERE r.id = w.id AND r.attempt = w.attempt AND r.status = 'processing')`;
@@ -79,7 +86,7 @@ async function withdrawnItems(items: { resultId: string; attempt: number }[], db
 }
 
 /** Gives back leases of items that never reached their provider: revived elsewhere, not counted as a delivery. */
-async function releaseItems(resultIds: string[], db: Db = sql): Promise<void> {
+async function releaseItems(resultIds: string[], db: Db = jobSql): Promise<void> {
   await db`
     UPDATE generation_results SET lease_until = now(), deliveries = greatest(deliveries - 1, 0)
     WHERE id = ANY(${resultIds}::uuid[]) AND status = 'processing' AND started_at IS NULL`;
@@ -96,7 +103,7 @@ async function completeJobs(ids: string[]): Promise<void> {
  * Puts back jobs whose item's lease expired (its worker died): they are fetched again at once.
  * Also frees leases left on items that are no longer processing.
  */
-export async function reviveAbandoned(db: Db = sql): Promise<number> {
+export async function reviveAbandoned(db: Db = jobSql): Promise<number> {
   const rows = await db`
     UPDATE pgboss.job j SET state = 'retry', start_after = now()
     FROM generation_results r
@@ -113,7 +120,7 @@ function memoKeys(): KeyLookup {
   return (userId: string, provider: Provider) => {
     const k = `${provider}:${userId}`;
     let key = memo.get(k);
-    if (!key) memo.set(k, (key = providerKey(userId, provider)));
+    if (!key) memo.set(k, (key = providerKey(userId, provider, jobSql)));
     return key;
   };
 }
@@ -158,7 +165,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     });
 
   await getBoss();
-  const listener = await getSql().listen(WAKE_CHANNEL, (payload) => {
+  const listener = await getJobSql().listen(WAKE_CHANNEL, (payload) => {
     if (payload === CANCELED_SIGNAL) checkWithdrawn = true;
     if (payload !== WORKER_ID) wake();
   });
@@ -238,7 +245,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
     };
     const task: Promise<void> = (async () => {
       try {
-        await processItem(item, undefined, { keyOf, onAnswered, slot: () => slot });
+        await processItem(item, { keyOf, onAnswered, slot: () => slot }, jobSql);
         if (!released.has(item.jobId)) pending.push(item.jobId);
       } catch (err) {
         // A database failure while booking: the lease expires and the job is revived.
@@ -298,7 +305,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
           const answered = [...booking.values()].map((b) => b.resultId);
           const report = started;
           started = [];
-          const items = await claimItems(want, perUser, leaseSeconds, undefined, answered, report).catch((err) => {
+          const items = await claimItems(want, perUser, leaseSeconds, answered, report).catch((err) => {
             started.push(...report);
             throw err;
           });
@@ -339,7 +346,7 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
       ]);
       if (inFlight.size + booking.size > 0) {
         const ids = [...inFlight.keys(), ...booking.keys()];
-        await sql`
+        await jobSql`
           UPDATE generation_results r SET lease_until = now()
           FROM pgboss.job j WHERE j.id = ANY(${ids}::uuid[]) AND r.id = (j.data->>'resultId')::uuid AND r.status = 'processing'`.catch(
           () => {},

@@ -35,7 +35,7 @@ const HELP = new Set(['--help', '-h', 'help']);
 
 class UsageError extends Error {}
 
-async function userIdOf(sql: Sql, email: string | undefined): Promise<string> {
+async function userIdOf(email: string | undefined, sql: Sql): Promise<string> {
   if (!email) throw new UsageError('--user EMAIL is required');
   const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
   if (!user) throw new UsageError(`No user with e-mail ${email}`);
@@ -89,9 +89,9 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       const filter = {
         from: dateOption(values.from, 'from'),
         to: dateOption(values.to, 'to'),
-        userId: values.user ? await userIdOf(sql, values.user) : undefined,
+        userId: values.user ? await userIdOf(values.user, sql) : undefined,
       };
-      const manifest = await exportRows(process.stdout, filter, sql);
+      const manifest = await exportRows(process.stdout, filter, undefined, sql);
       const text = JSON.stringify(manifest, null, 2) + '\n';
       if (values.manifest) fs.writeFileSync(values.manifest, text);
       else process.stderr.write(text);
@@ -109,7 +109,7 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       return report.ok ? 0 : 1;
     }
     case 'adjust': {
-      const userId = await userIdOf(sql, values.user);
+      const userId = await userIdOf(values.user, sql);
       const amount = Number(values.amount);
       if (!values.amount || !Number.isSafeInteger(amount) || amount === 0) throw new UsageError('--amount must be a non-zero integer');
       if (!values.reason?.trim()) throw new UsageError('--reason TEXT is required');
@@ -123,7 +123,7 @@ export async function run(argv: string[], sql: Sql): Promise<number> {
       return 0;
     }
     case 'role': {
-      const userId = await userIdOf(sql, values.user);
+      const userId = await userIdOf(values.user, sql);
       const role = values.role;
       if (role !== 'admin' && role !== 'user') throw new UsageError('--role must be admin or user');
       await sql`UPDATE users SET role = ${role}, updated_at = now() WHERE id = ${userId}`;

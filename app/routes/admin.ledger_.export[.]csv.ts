@@ -11,7 +11,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { filter, errors } = await parseExportForm(exportFormOf(request));
   if (Object.keys(errors).length) return new Response(`Invalid ${Object.keys(errors).join(', ')}`, { status: 400 });
   const out = new PassThrough();
-  exportRows(out, filter, undefined, { end: true }).catch((err) => {
+  exportRows(out, filter, { end: true }).catch((err) => {
     getLogger().error({ err }, 'ledger export failed');
     out.destroy(err);
   });

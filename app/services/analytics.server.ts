@@ -39,8 +39,8 @@ export async function recordPageView(view: { path: string; referrer: string | nu
             VALUES (${view.path}, ${view.referrer}, ${view.language}, ${view.signedIn})`;
 }
 
-/** Deletes page views older than the retention window; for the hourly maintenance job. */
-export async function purgeOldPageViews(days = PAGE_VIEW_RETENTION_DAYS, db: Db = sql): Promise<number> {
-  const result = await db`DELETE FROM page_views WHERE created_at < now() - make_interval(days => ${days})`;
+/** Deletes page views older than the retention window (PAGE_VIEW_RETENTION_DAYS); for the hourly maintenance job. */
+export async function purgeOldPageViews(db: Db = sql): Promise<number> {
+  const result = await db`DELETE FROM page_views WHERE created_at < now() - make_interval(days => ${PAGE_VIEW_RETENTION_DAYS})`;
   return result.count;
 }

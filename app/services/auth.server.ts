@@ -52,8 +52,8 @@ export function hashPassword(password: string): Promise<string> {
 let dummyHash: Promise<string> | undefined;
 
 /** The user when e-mail and password match; null otherwise (unknown e-mail, wrong password, no password yet). */
-export async function verifyCredentials(email: string, password: string): Promise<SessionUser | null> {
-  const [row] = await sql<(SessionUser & { passwordHash: string | null })[]>`
+export async function verifyCredentials(email: string, password: string, db: Db = sql): Promise<SessionUser | null> {
+  const [row] = await db<(SessionUser & { passwordHash: string | null })[]>`
     SELECT id, email, name, language, role, subscription_status AS "subscriptionStatus", password_hash AS "passwordHash"
     FROM users WHERE lower(email) = lower(${normalizeEmail(email)})`;
   if (!row?.passwordHash) {
@@ -70,7 +70,7 @@ export async function verifyCredentials(email: string, password: string): Promis
 const sha256 = (value: string) => crypto.createHash('sha256').update(value).digest('hex');
 
 /** A fresh token (256 random bits); only its SHA-256 is stored, replacing any older token of the user. */
-async function issueToken(tx: TransactionSql, userId: string, purpose: TokenPurpose): Promise<{ token: string; tokenHash: string }> {
+async function issueToken(userId: string, purpose: TokenPurpose, tx: TransactionSql): Promise<{ token: string; tokenHash: string }> {
   const token = crypto.randomBytes(32).toString('base64url');
   const tokenHash = sha256(token);
   await tx`
@@ -89,24 +89,27 @@ export function passwordLink(token: string, email: string): string {
 export type RegisterResult = { ok: true; userId: string } | { ok: false; reason: 'exists' };
 
 /** Creates the user and, in the same transaction, queues the set-password e-mail. Does not sign in. */
-export async function registerUser(input: { name: string; email: string; language: Language }): Promise<RegisterResult> {
+export async function registerUser(input: { name: string; email: string; language: Language }, db: Db = sql): Promise<RegisterResult> {
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
-  return sql.begin(async (tx) => {
+  return transaction(db, async (tx) => {
     const [user] = await tx<{ id: string }[]>`
       INSERT INTO users (email, name, language) VALUES (${email}, ${name}, ${input.language})
       ON CONFLICT ((lower(email))) DO NOTHING
       RETURNING id`;
     if (!user) return { ok: false, reason: 'exists' } as const;
     await grantSignupCredits(user.id, tx); // the first Free grant, in the same transaction
-    const { token, tokenHash } = await issueToken(tx, user.id, 'set-password');
-    await queueEmail(tx, {
-      messageKey: `set:${user.id}:${tokenHash.slice(0, 16)}`,
-      to: email,
-      template: 'set-password',
-      language: input.language,
-      params: { name, link: passwordLink(token, email) },
-    });
+    const { token, tokenHash } = await issueToken(user.id, 'set-password', tx);
+    await queueEmail(
+      {
+        messageKey: `set:${user.id}:${tokenHash.slice(0, 16)}`,
+        to: email,
+        template: 'set-password',
+        language: input.language,
+        params: { name, link: passwordLink(token, email) },
+      },
+      tx,
+    );
     return { ok: true, userId: user.id } as const;
   });
 }
@@ -115,19 +118,22 @@ export async function registerUser(input: { name: string; email: string; languag
  * Queues a reset e-mail when the address has an account; does nothing otherwise. The caller answers
  * the same either way (no account enumeration).
  */
-export async function requestPasswordReset(input: { email: string; language: Language }): Promise<void> {
-  await sql.begin(async (tx) => {
+export async function requestPasswordReset(input: { email: string; language: Language }, db: Db = sql): Promise<void> {
+  await transaction(db, async (tx) => {
     const [user] = await tx<{ id: string; email: string; name: string }[]>`
       SELECT id, email, name FROM users WHERE lower(email) = lower(${normalizeEmail(input.email)})`;
     if (!user) return;
-    const { token, tokenHash } = await issueToken(tx, user.id, 'reset-password');
-    await queueEmail(tx, {
-      messageKey: `reset:${user.id}:${tokenHash.slice(0, 16)}`,
-      to: user.email,
-      template: 'reset-password',
-      language: input.language,
-      params: { name: user.name, link: passwordLink(token, user.email) },
-    });
+    const { token, tokenHash } = await issueToken(user.id, 'reset-password', tx);
+    await queueEmail(
+      {
+        messageKey: `reset:${user.id}:${tokenHash.slice(0, 16)}`,
+        to: user.email,
+        template: 'reset-password',
+        language: input.language,
+        params: { name: user.name, link: passwordLink(token, user.email) },
+      },
+      tx,
+    );
   });
 }
 

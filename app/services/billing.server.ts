@@ -8,6 +8,7 @@ import {
   forfeitTopUp,
   getCurrentCreditSummary,
   grantMonthly,
+  isPeriodGranted,
   purchaseTopUp,
   refundReversalsOf,
   reverseRefund,
@@ -263,7 +264,7 @@ async function openProCheckout(user: BillingUser, customer: string, priceId: str
     }
     if (session.status === 'open' && session.url) return { url: session.url, sessionId: session.id };
     if (session.status === 'complete') {
-      await fulfilCheckout(session, db);
+      await fulfilCheckout(session, null, db);
       if ((await currentStatus(user.id, db)) !== 'free') throw new BillingError('already_subscribed', 'Already subscribed');
     }
     await releaseProClaim(user.id, claim.claimId, db);
@@ -302,7 +303,7 @@ export async function cancelSubscription(user: BillingUser, db: Db = sql): Promi
   const subscriptionId = status === 'pro' ? await liveSubscription(user.id, db) : null;
   if (!subscriptionId) throw new BillingError('no_active_subscription', 'No active subscription');
   const sub = await client.subscriptions.update(subscriptionId, { cancel_at_period_end: true });
-  await applySubscriptionState(sub, new Date(), db);
+  await applySubscriptionState(sub, new Date(), null, db);
   return getSubscriptionInfo(user.id, db);
 }
 
@@ -310,7 +311,7 @@ async function resumeSubscription(user: BillingUser, db: Db): Promise<void> {
   const subscriptionId = await liveSubscription(user.id, db);
   if (!subscriptionId) throw new BillingError('no_active_subscription', 'No active subscription');
   const sub = await stripe().subscriptions.update(subscriptionId, { cancel_at_period_end: false });
-  await applySubscriptionState(sub, new Date(), db);
+  await applySubscriptionState(sub, new Date(), null, db);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -338,10 +339,10 @@ export async function syncCheckoutSession(userId: string, sessionId: string, db:
   if (session.status !== 'complete' || (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required')) {
     throw new BillingError('not_paid', 'Payment not completed');
   }
-  const outcome = await fulfilCheckout(session, db);
+  const outcome = await fulfilCheckout(session, null, db);
   if (outcome.outcome === 'refused') throw new BillingError('not_found', 'Checkout session not found');
   const invoice = session.invoice && typeof session.invoice === 'object' ? session.invoice : null;
-  if (invoice && invoice.status === 'paid') await applyPaidInvoice(invoice, db);
+  if (invoice && invoice.status === 'paid') await applyPaidInvoice(invoice, null, db);
   const [credits] = await db<{ credits: number | null }[]>`SELECT credits FROM billing_checkouts WHERE session_id = ${sessionId}`;
   return { kind: row.kind, subscriptionStatus: await currentStatus(userId, db), credits: credits?.credits ?? undefined };
 }
@@ -349,12 +350,12 @@ export async function syncCheckoutSession(userId: string, sessionId: string, db:
 // ---------------------------------------------------------------------------------------------
 // Fulfilment (shared by the webhook job and the return page)
 
-async function lockUser(tx: TransactionSql, userId: string): Promise<SubscriptionStatus | null> {
+async function lockUser(userId: string, tx: TransactionSql): Promise<SubscriptionStatus | null> {
   const [row] = await tx<{ status: SubscriptionStatus }[]>`SELECT subscription_status AS status FROM users WHERE id = ${userId} FOR UPDATE`;
   return row?.status ?? null;
 }
 
-async function setStatus(tx: TransactionSql, userId: string, status: SubscriptionStatus): Promise<void> {
+async function setStatus(userId: string, status: SubscriptionStatus, tx: TransactionSql): Promise<void> {
   await tx`UPDATE users SET subscription_status = ${status}, updated_at = now() WHERE id = ${userId} AND subscription_status <> ${status}`;
 }
 
@@ -387,11 +388,11 @@ type SubscriptionRow = {
  * transaction) cancels it at Stripe and refunds it. One that has already ended is no duplicate.
  */
 async function linkSubscription(
-  tx: TransactionSql,
   subscriptionId: string,
   userId: string,
   customerId: string | null,
-  live = true,
+  live: boolean,
+  tx: TransactionSql,
 ): Promise<SubscriptionRow> {
   const select = () => tx<SubscriptionRow[]>`
     SELECT user_id AS "userId", ended_at AS "endedAt", cancel_at_period_end AS cancel, granted_period_start AS granted,
@@ -409,18 +410,50 @@ async function linkSubscription(
     VALUES (${subscriptionId}, ${userId}, ${customerId}, ${keeper?.id ?? null})
     ON CONFLICT (subscription_id) DO NOTHING RETURNING subscription_id`;
   if (keeper && inserted.length > 0) {
-    await flag(tx, `duplicate_subscription:${subscriptionId}`, userId, 'duplicate_subscription', {
-      subscription: subscriptionId,
-      keptSubscription: keeper.id,
-      customer: customerId,
-    });
+    await flag(
+      `duplicate_subscription:${subscriptionId}`,
+      userId,
+      'duplicate_subscription',
+      {
+        subscription: subscriptionId,
+        keptSubscription: keeper.id,
+        customer: customerId,
+      },
+      tx,
+    );
     await enqueueMany('billing-duplicate', [{ payload: { subscriptionId } }], tx);
   }
   return (await select())[0]!;
 }
 
+type LinkedSubscription = { userId: string; status: SubscriptionStatus; sub: SubscriptionRow };
+
+/**
+ * A subscription event's user and row, then `apply` under that user's lock: the user the
+ * subscription is recorded for, else its customer's, else the one its metadata names; the
+ * subscription is recorded on first sight (linkSubscription). Refused when no user is known or the
+ * subscription is another user's.
+ */
+async function withSubscription(
+  ref: { subscriptionId: string; customerId: string | null; metadataUserId?: string | null; live?: boolean },
+  apply: (linked: LinkedSubscription, tx: TransactionSql) => Promise<Outcome>,
+  db: Db,
+): Promise<Outcome> {
+  const [known] = await db<{ userId: string }[]>`
+    SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${ref.subscriptionId}`;
+  const userId = known?.userId ?? (await userOfCustomer(ref.customerId, db)) ?? (await existingUser(ref.metadataUserId, db));
+  if (!userId) return refused('unknown customer');
+  return transaction(db, async (tx) => {
+    const status = await lockUser(userId, tx);
+    if (!status) return refused('unknown user');
+    const sub = await linkSubscription(ref.subscriptionId, userId, ref.customerId, ref.live ?? true, tx);
+    if (sub.userId !== userId) return refused('subscription belongs to another user');
+    return apply({ userId, status, sub }, tx);
+  });
+}
+
 /** checkout.session.completed / async_payment_succeeded: link customer and subscription, book a paid top-up. */
-export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = sql, eventId: string | null = null): Promise<Outcome> {
+export async function fulfilCheckout(session: Stripe.Checkout.Session, eventId: string | null = null, db: Db = sql): Promise<Outcome> {
   if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return ignored('not paid yet');
   const [row] = await db<{ userId: string; credits: number | null; packId: string | null }[]>`
     SELECT user_id AS "userId", credits, pack_id AS "packId" FROM billing_checkouts WHERE session_id = ${session.id}`;
@@ -433,7 +466,7 @@ export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = 
   if (customerUser && customerUser !== userId) return refused('customer belongs to another user');
 
   return transaction(db, async (tx) => {
-    const status = await lockUser(tx, userId);
+    const status = await lockUser(userId, tx);
     if (!status) return refused('unknown user');
     if (customerId) {
       await tx`INSERT INTO billing_customers (user_id, stripe_customer_id) VALUES (${userId}, ${customerId})
@@ -442,32 +475,38 @@ export async function fulfilCheckout(session: Stripe.Checkout.Session, db: Db = 
     if (session.mode === 'subscription') {
       const subscriptionId = idOf(session.subscription);
       if (!subscriptionId) return ignored('no subscription on the session');
-      const sub = await linkSubscription(tx, subscriptionId, userId, customerId);
+      const sub = await linkSubscription(subscriptionId, userId, customerId, true, tx);
       if (sub.userId !== userId) return refused('subscription belongs to another user');
       await tx`UPDATE billing_checkouts SET fulfilled_at = coalesce(fulfilled_at, now()) WHERE session_id = ${session.id}`;
       await tx`DELETE FROM billing_pro_checkout_claims WHERE user_id = ${userId} AND session_id = ${session.id}`;
       if (sub.duplicateOf) return applied('duplicate subscription: canceled and refunded');
       if (sub.endedAt) return ignored('subscription already ended');
-      if (status === 'free') await setStatus(tx, userId, sub.cancel ? 'canceled' : 'pro');
+      if (status === 'free') await setStatus(userId, sub.cancel ? 'canceled' : 'pro', tx);
       return applied('subscription linked');
     }
     const packId = (row?.packId ?? session.metadata?.packId ?? '') as string;
     const credits = row?.credits ?? topUpPacks.find((p) => p.id === packId)?.credits;
     if (!credits) return refused('unknown top-up pack');
     const paymentIntent = idOf(session.payment_intent);
-    const purchase = await purchaseTopUp(userId, session.id, credits, tx, {
-      event: eventId,
-      checkoutSession: session.id,
-      paymentIntent,
-      currency: session.currency ?? null,
-      amountMinor: session.amount_total ?? null,
-    });
+    const purchase = await purchaseTopUp(
+      userId,
+      session.id,
+      credits,
+      {
+        event: eventId,
+        checkoutSession: session.id,
+        paymentIntent,
+        currency: session.currency ?? null,
+        amountMinor: session.amount_total ?? null,
+      },
+      tx,
+    );
     await tx`INSERT INTO billing_checkouts (session_id, user_id, kind, pack_id, credits, payment_intent, fulfilled_at)
       VALUES (${session.id}, ${userId}, 'topup', ${packId || null}, ${credits}, ${paymentIntent}, now())
       ON CONFLICT (session_id) DO UPDATE SET payment_intent = coalesce(billing_checkouts.payment_intent, excluded.payment_intent),
         fulfilled_at = coalesce(billing_checkouts.fulfilled_at, now())`;
     // A refund that arrived first waits in the inbox: applied now, in the booking's transaction.
-    const reversed = await settleRefunds(tx, purchase);
+    const reversed = await settleRefunds(purchase, undefined, tx);
     return applied(`top-up ${credits}${reversed ? `; refund reversed ${reversed}` : ''}`);
   });
 }
@@ -504,67 +543,74 @@ function invoicePayment(invoice: Stripe.Invoice): { paymentIntent: string | null
   };
 }
 
-export async function applyPaidInvoice(invoice: Stripe.Invoice, db: Db = sql, eventId: string | null = null): Promise<Outcome> {
+export async function applyPaidInvoice(invoice: Stripe.Invoice, eventId: string | null = null, db: Db = sql): Promise<Outcome> {
   if (invoice.status && invoice.status !== 'paid') return ignored(`invoice ${invoice.status}`);
   const subscriptionId = subscriptionOfInvoice(invoice);
   if (!subscriptionId) return ignored('not a subscription invoice');
   const period = invoicePeriod(invoice);
   if (!period) return ignored('invoice without a period');
-  const [known] = await db<
-    { userId: string }[]
-  >`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${subscriptionId}`;
-  const userId =
-    known?.userId ??
-    (await userOfCustomer(idOf(invoice.customer), db)) ??
-    (await existingUser(invoice.parent?.subscription_details?.metadata?.userId, db));
-  if (!userId) return refused('unknown customer');
-
-  return transaction(db, async (tx) => {
-    const status = await lockUser(tx, userId);
-    if (!status) return refused('unknown user');
-    const sub = await linkSubscription(tx, subscriptionId, userId, idOf(invoice.customer));
-    if (sub.userId !== userId) return refused('subscription belongs to another user');
-    if (sub.duplicateOf) return ignored('duplicate subscription: refunded, grants nothing');
-    const label = `${subscriptionId}:${period.start.toISOString()}`;
-    const payment = invoicePayment(invoice);
-    const notGranted = async (why: string) => {
-      // Paid but no credits for it (Stripe's order, or a period already over): finance decides, once.
-      if ((invoice.amount_paid ?? 0) > 0) {
-        await flag(tx, `invoice:${invoice.id}`, userId, 'invoice_not_granted', {
+  const ref = {
+    subscriptionId,
+    customerId: idOf(invoice.customer),
+    metadataUserId: invoice.parent?.subscription_details?.metadata?.userId,
+  };
+  return withSubscription(
+    ref,
+    async ({ userId, status, sub }, tx) => {
+      if (sub.duplicateOf) return ignored('duplicate subscription: refunded, grants nothing');
+      const label = `${subscriptionId}:${period.start.toISOString()}`;
+      const payment = invoicePayment(invoice);
+      const notGranted = async (why: string) => {
+        // Paid but no credits for it (Stripe's order, or a period already over): finance decides, once.
+        if ((invoice.amount_paid ?? 0) > 0) {
+          await flag(
+            `invoice:${invoice.id}`,
+            userId,
+            'invoice_not_granted',
+            {
+              invoice: invoice.id,
+              subscription: subscriptionId,
+              periodStart: period.start.toISOString(),
+              amountPaid: invoice.amount_paid,
+              currency: invoice.currency,
+              // A refund of it later has nothing to reverse: reconcile finds this flag by its charge.
+              charge: payment.charge,
+              reason: why,
+            },
+            tx,
+          );
+        }
+        return ignored(why);
+      };
+      // A repeat of an invoice already granted (delivered again after a later one, or after the end) is no news.
+      if (await isPeriodGranted(userId, label, tx)) return ignored('period already granted');
+      if (sub.endedAt) return notGranted('subscription already ended');
+      if (sub.granted && sub.granted.getTime() > period.start.getTime()) return notGranted('a later period is granted');
+      if (sub.granted && sub.granted.getTime() === period.start.getTime()) return ignored('period already granted');
+      await expireMonthly(userId, label, { event: eventId, invoice: invoice.id }, tx);
+      const grant = await grantMonthly(
+        userId,
+        label,
+        plans.pro.monthlyCredits,
+        {
+          event: eventId,
           invoice: invoice.id,
-          subscription: subscriptionId,
-          periodStart: period.start.toISOString(),
-          amountPaid: invoice.amount_paid,
-          currency: invoice.currency,
-          // A refund of it later has nothing to reverse: reconcile finds this flag by its charge.
+          paymentIntent: payment.paymentIntent,
           charge: payment.charge,
-          reason: why,
-        });
-      }
-      return ignored(why);
-    };
-    // A repeat of an invoice already granted (delivered again after a later one, or after the end) is no news.
-    const [granted] = await tx`SELECT 1 FROM ledger_entries WHERE idempotency_key = ${`grant:${userId}:${label}`}`;
-    if (granted) return ignored('period already granted');
-    if (sub.endedAt) return notGranted('subscription already ended');
-    if (sub.granted && sub.granted.getTime() > period.start.getTime()) return notGranted('a later period is granted');
-    if (sub.granted && sub.granted.getTime() === period.start.getTime()) return ignored('period already granted');
-    await expireMonthly(userId, label, tx, { event: eventId, invoice: invoice.id });
-    const grant = await grantMonthly(userId, label, plans.pro.monthlyCredits, tx, {
-      event: eventId,
-      invoice: invoice.id,
-      paymentIntent: payment.paymentIntent,
-      charge: payment.charge,
-      currency: invoice.currency ?? null,
-      amountMinor: invoice.amount_paid ?? null,
-    });
-    const end = sub.periodEnd && sub.periodEnd > period.end ? sub.periodEnd : period.end;
-    await tx`UPDATE billing_subscriptions SET granted_period_start = ${period.start}, current_period_end = ${end}, updated_at = now()
+          currency: invoice.currency ?? null,
+          amountMinor: invoice.amount_paid ?? null,
+        },
+        tx,
+      );
+      const end = sub.periodEnd && sub.periodEnd > period.end ? sub.periodEnd : period.end;
+      await tx`UPDATE billing_subscriptions SET granted_period_start = ${period.start}, current_period_end = ${end}, updated_at = now()
       WHERE subscription_id = ${subscriptionId}`;
-    if (status === 'free') await setStatus(tx, userId, sub.cancel ? 'canceled' : 'pro');
-    const reversed = await settleRefunds(tx, grant);
-    return applied(`granted ${label}${reversed ? `; refund reversed ${reversed}` : ''}`);
-  });
+      if (status === 'free') await setStatus(userId, sub.cancel ? 'canceled' : 'pro', tx);
+      const reversed = await settleRefunds(grant, undefined, tx);
+      return applied(`granted ${label}${reversed ? `; refund reversed ${reversed}` : ''}`);
+    },
+    db,
+  );
 }
 
 function periodEndOf(sub: Stripe.Subscription): Date | null {
@@ -580,56 +626,52 @@ function periodEndOf(sub: Stripe.Subscription): Date | null {
 export async function applySubscriptionState(
   sub: Stripe.Subscription,
   at: Date,
-  db: Db = sql,
   eventId: string | null = null,
+  db: Db = sql,
 ): Promise<Outcome> {
-  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return endSubscription(sub, db, eventId);
-  const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${sub.id}`;
-  const userId = known?.userId ?? (await userOfCustomer(idOf(sub.customer), db)) ?? (await existingUser(sub.metadata?.userId, db));
-  if (!userId) return refused('unknown customer');
-  return transaction(db, async (tx) => {
-    const status = await lockUser(tx, userId);
-    if (!status) return refused('unknown user');
-    const row = await linkSubscription(tx, sub.id, userId, idOf(sub.customer));
-    if (row.userId !== userId) return refused('subscription belongs to another user');
-    if (row.duplicateOf) return ignored('duplicate subscription');
-    if (row.endedAt) return ignored('subscription already ended');
-    if (row.stateAt && row.stateAt.getTime() > at.getTime()) return ignored('older state');
-    const cancel = Boolean(sub.cancel_at_period_end || sub.cancel_at);
-    await tx`UPDATE billing_subscriptions SET cancel_at_period_end = ${cancel},
+  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') return endSubscription(sub, eventId, db);
+  const ref = { subscriptionId: sub.id, customerId: idOf(sub.customer), metadataUserId: sub.metadata?.userId };
+  return withSubscription(
+    ref,
+    async ({ userId, status, sub: row }, tx) => {
+      if (row.duplicateOf) return ignored('duplicate subscription');
+      if (row.endedAt) return ignored('subscription already ended');
+      if (row.stateAt && row.stateAt.getTime() > at.getTime()) return ignored('older state');
+      const cancel = Boolean(sub.cancel_at_period_end || sub.cancel_at);
+      await tx`UPDATE billing_subscriptions SET cancel_at_period_end = ${cancel},
         current_period_end = coalesce(${periodEndOf(sub)}, current_period_end), state_at = ${at}, updated_at = now()
       WHERE subscription_id = ${sub.id}`;
-    // Only a subscription that made the user Pro moves the badge (activation is the paid checkout or invoice).
-    if (status === 'pro' || status === 'canceled') await setStatus(tx, userId, cancel ? 'canceled' : 'pro');
-    return applied(cancel ? 'cancel at period end' : 'active');
-  });
+      // Only a subscription that made the user Pro moves the badge (activation is the paid checkout or invoice).
+      if (status === 'pro' || status === 'canceled') await setStatus(userId, cancel ? 'canceled' : 'pro', tx);
+      return applied(cancel ? 'cancel at period end' : 'active');
+    },
+    db,
+  );
 }
 
 /** customer.subscription.deleted: back to Free; top-ups forfeited, monthly expired, the Free grant. */
-export async function endSubscription(sub: Stripe.Subscription, db: Db = sql, eventId: string | null = null): Promise<Outcome> {
-  const [known] = await db<{ userId: string }[]>`SELECT user_id AS "userId" FROM billing_subscriptions WHERE subscription_id = ${sub.id}`;
-  const userId = known?.userId ?? (await userOfCustomer(idOf(sub.customer), db)) ?? (await existingUser(sub.metadata?.userId, db));
-  if (!userId) return refused('unknown customer');
-  return transaction(db, async (tx) => {
-    const status = await lockUser(tx, userId);
-    if (!status) return refused('unknown user');
-    const row = await linkSubscription(tx, sub.id, userId, idOf(sub.customer), false);
-    if (row.userId !== userId) return refused('subscription belongs to another user');
-    const endedAt = fromUnix(sub.ended_at) ?? new Date();
-    await tx`UPDATE billing_subscriptions SET ended_at = coalesce(ended_at, ${endedAt}), updated_at = now() WHERE subscription_id = ${sub.id}`;
-    // A duplicate never gave anything: its end takes nothing from the user either.
-    if (row.duplicateOf) return applied('duplicate subscription ended');
-    const [other] = await tx<{ id: string }[]>`
+export async function endSubscription(sub: Stripe.Subscription, eventId: string | null = null, db: Db = sql): Promise<Outcome> {
+  const ref = { subscriptionId: sub.id, customerId: idOf(sub.customer), metadataUserId: sub.metadata?.userId, live: false };
+  return withSubscription(
+    ref,
+    async ({ userId, sub: row }, tx) => {
+      const endedAt = fromUnix(sub.ended_at) ?? new Date();
+      await tx`UPDATE billing_subscriptions SET ended_at = coalesce(ended_at, ${endedAt}), updated_at = now() WHERE subscription_id = ${sub.id}`;
+      // A duplicate never gave anything: its end takes nothing from the user either.
+      if (row.duplicateOf) return applied('duplicate subscription ended');
+      const [other] = await tx<{ id: string }[]>`
       SELECT subscription_id AS id FROM billing_subscriptions WHERE user_id = ${userId} AND ended_at IS NULL AND granted_period_start IS NOT NULL`;
-    if (other) return applied('ended; another subscription is live');
-    const label = `${sub.id}:ended`;
-    const origin: StripeOrigin = { event: eventId };
-    await forfeitTopUp(userId, label, tx, origin);
-    await expireMonthly(userId, label, tx, origin);
-    await grantMonthly(userId, label, plans.free.monthlyCredits, tx, origin);
-    await setStatus(tx, userId, 'free');
-    return applied(row.endedAt ? 'already ended' : 'ended');
-  });
+      if (other) return applied('ended; another subscription is live');
+      const label = `${sub.id}:ended`;
+      const origin: StripeOrigin = { event: eventId };
+      await forfeitTopUp(userId, label, origin, tx);
+      await expireMonthly(userId, label, origin, tx);
+      await grantMonthly(userId, label, plans.free.monthlyCredits, origin, tx);
+      await setStatus(userId, 'free', tx);
+      return applied(row.endedAt ? 'already ended' : 'ended');
+    },
+    db,
+  );
 }
 
 /**
@@ -648,14 +690,14 @@ export async function refundCharge(charge: Stripe.Charge, db: Db = sql): Promise
     (await userOfCustomer(idOf(charge.customer), db)) ?? (await existingUser((charge.metadata as { userId?: string } | null)?.userId, db));
   if (!userId) return ignored('refund of an unknown customer');
   return transaction(db, async (tx) => {
-    if (!(await lockUser(tx, userId))) return refused('unknown user');
+    if (!(await lockUser(userId, tx))) return refused('unknown user');
     const [legacy] = paymentIntent
       ? await tx<{ sessionId: string }[]>`
           SELECT session_id AS "sessionId" FROM billing_checkouts WHERE payment_intent = ${paymentIntent} AND kind = 'topup' AND user_id = ${userId}`
       : [];
     const payment = await findPaymentEntry(userId, { paymentIntent, charge: charge.id, checkoutSession: legacy?.sessionId }, tx);
     if (!payment) return ignored('payment not booked yet: its booking applies the refund');
-    const reversed = await settleRefunds(tx, payment, charge);
+    const reversed = await settleRefunds(payment, charge, tx);
     return applied(`reversed ${reversed}`);
   });
 }
@@ -671,10 +713,10 @@ type StoredRefund = {
 
 /** The refunds Stripe reported for a payment (each charge's latest cumulative amount), from the inbox and the event at hand. */
 async function refundsOf(
-  tx: TransactionSql,
   paymentIntent: string | null,
   charge: string | null,
-  current?: Stripe.Charge,
+  current: Stripe.Charge | undefined,
+  tx: TransactionSql,
 ): Promise<StoredRefund[]> {
   const list = await tx<{ eventId: string; charge: Stripe.Charge }[]>`
     SELECT id AS "eventId", payload -> 'data' -> 'object' AS charge FROM billing_events
@@ -707,9 +749,9 @@ async function refundsOf(
  * what the money kept pays for, rounded down), capped at the unspent part, and flags it for finance
  * once with what was taken back and the shortfall. Returns the credits taken back now.
  */
-async function settleRefunds(tx: TransactionSql, payment: LedgerEntry, current?: Stripe.Charge): Promise<number> {
+async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge | undefined, tx: TransactionSql): Promise<number> {
   const kind = payment.kind === 'topup_purchase' ? 'topup' : 'grant';
-  const refunds = await refundsOf(tx, payment.stripe?.paymentIntent ?? null, payment.stripe?.charge ?? null, current);
+  const refunds = await refundsOf(payment.stripe?.paymentIntent ?? null, payment.stripe?.charge ?? null, current, tx);
   let total = 0;
   for (const refund of refunds) {
     const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
@@ -719,7 +761,7 @@ async function settleRefunds(tx: TransactionSql, payment: LedgerEntry, current?:
     const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
     const intended = kept(before) - kept(refund.refunded);
     // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
-    const takeNothing = kind === 'grant' && !(await isCurrentGrant(tx, payment));
+    const takeNothing = kind === 'grant' && !(await isCurrentGrant(payment, tx));
     const entry = await reverseRefund(
       {
         kind,
@@ -740,23 +782,29 @@ async function settleRefunds(tx: TransactionSql, payment: LedgerEntry, current?:
       },
       tx,
     );
-    await flag(tx, `refund:${refund.charge}@${refund.refunded}`, payment.userId, kind === 'topup' ? 'topup_refund' : 'invoice_refund', {
-      charge: refund.charge,
-      ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
-      amount: refund.amount,
-      amountRefunded: refund.refunded,
-      currency: refund.currency,
-      purchased: credits,
-      intended,
-      reversed: entry.amount,
-      shortfall: intended - entry.amount,
-    });
+    await flag(
+      `refund:${refund.charge}@${refund.refunded}`,
+      payment.userId,
+      kind === 'topup' ? 'topup_refund' : 'invoice_refund',
+      {
+        charge: refund.charge,
+        ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
+        amount: refund.amount,
+        amountRefunded: refund.refunded,
+        currency: refund.currency,
+        purchased: credits,
+        intended,
+        reversed: entry.amount,
+        shortfall: intended - entry.amount,
+      },
+      tx,
+    );
     total += entry.amount;
   }
   return total;
 }
 
-async function isCurrentGrant(tx: TransactionSql, grant: LedgerEntry): Promise<boolean> {
+async function isCurrentGrant(grant: LedgerEntry, tx: TransactionSql): Promise<boolean> {
   const ref = grant.externalRef ?? '';
   const at = ref.indexOf(':');
   if (at < 0) return false;
@@ -766,7 +814,7 @@ async function isCurrentGrant(tx: TransactionSql, grant: LedgerEntry): Promise<b
   return Boolean(row?.current);
 }
 
-async function flag(tx: TransactionSql, ref: string, userId: string | null, kind: string, detail: Record<string, unknown>) {
+async function flag(ref: string, userId: string | null, kind: string, detail: Record<string, unknown>, tx: TransactionSql) {
   await tx`INSERT INTO billing_finance_flags (ref, user_id, kind, detail) VALUES (${ref}, ${userId}, ${kind}, ${tx.json(detail as never)})
     ON CONFLICT (ref) DO NOTHING`;
 }
@@ -884,7 +932,7 @@ export async function processEvent(eventId: string, db: Db = sql): Promise<Outco
   let result: Outcome;
   try {
     result =
-      object && typeof object.id === 'string' ? await applyEvent(row.type, object, at, db, eventId) : ignored('event without an object');
+      object && typeof object.id === 'string' ? await applyEvent(row.type, object, at, eventId, db) : ignored('event without an object');
   } catch (err) {
     // Left unprocessed for the job's retry; the reason is kept for whoever looks.
     await db`UPDATE billing_events SET detail = ${String((err as Error).message ?? err).slice(0, 500)} WHERE id = ${eventId}`;
@@ -895,21 +943,21 @@ export async function processEvent(eventId: string, db: Db = sql): Promise<Outco
   return result;
 }
 
-async function applyEvent(type: string, object: unknown, at: Date, db: Db, eventId: string): Promise<Outcome> {
+async function applyEvent(type: string, object: unknown, at: Date, eventId: string, db: Db): Promise<Outcome> {
   let result: Outcome;
   switch (type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
-      result = await fulfilCheckout(object as Stripe.Checkout.Session, db, eventId);
+      result = await fulfilCheckout(object as Stripe.Checkout.Session, eventId, db);
       break;
     case 'invoice.paid':
-      result = await applyPaidInvoice(object as Stripe.Invoice, db, eventId);
+      result = await applyPaidInvoice(object as Stripe.Invoice, eventId, db);
       break;
     case 'customer.subscription.updated':
-      result = await applySubscriptionState(object as Stripe.Subscription, at, db, eventId);
+      result = await applySubscriptionState(object as Stripe.Subscription, at, eventId, db);
       break;
     case 'customer.subscription.deleted':
-      result = await endSubscription(object as Stripe.Subscription, db, eventId);
+      result = await endSubscription(object as Stripe.Subscription, eventId, db);
       break;
     case 'charge.refunded':
       result = await refundCharge(object as Stripe.Charge, db);

@@ -7,7 +7,8 @@ import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
-import { holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
+import { leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
+import { extendHolds, holdKey, LedgerError, settleHolds, type HoldOutcome } from './ledger.server';
 import {
   buildImagePrompt,
   generateImages,
@@ -24,8 +25,8 @@ import {
 } from './providers.server';
 
 // One item of a run, from a claimed job to its final state. Every write is conditional on the
-// item still being `processing` in the same attempt, and the hold is posted or voided in the same
-// transaction as the row's final state, so a job delivered twice, a late worker, a cancel or a
+// item still being `processing` in the same attempt, and the hold is posted or voided (through the
+// ledger service, like every ledger call) in the same transaction as the row's final state, so a job delivered twice, a late worker, a cancel or a
 // crash between the two can never change anything twice.
 
 /** A worker claimed the item's current attempt this many times: beyond it, it ends failed (crash loop). */
@@ -90,7 +91,7 @@ export const HOLD_GONE = 'This item took too long and was stopped; no credits we
 class HoldGone extends Error {}
 
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
-export async function processItem(item: ClaimedItem, db: Db = sql, opts: ProcessOptions = {}): Promise<ItemOutcome> {
+export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, db: Db = sql): Promise<ItemOutcome> {
   if (!item.leased) return 'skipped';
   if (item.deliveries > MAX_DELIVERIES) {
     return (await finishFailed(item, INTERRUPTED, db)) ? 'failed' : 'skipped';
@@ -103,7 +104,7 @@ export async function processItem(item: ClaimedItem, db: Db = sql, opts: Process
   if (!row.held) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 
   const heartbeat = startHeartbeat(item, leaseSeconds, db);
-  const keyOf = opts.keyOf ?? providerKey;
+  const keyOf: KeyLookup = opts.keyOf ?? ((userId, provider) => providerKey(userId, provider, db));
   try {
     if (opts.slot) {
       // The key is looked up while the item waits, so a freed slot sends it at once.
@@ -129,18 +130,24 @@ export async function processItem(item: ClaimedItem, db: Db = sql, opts: Process
 
 /** The item's row, if still processing in this attempt, and the renewal of its hold with the lease. */
 async function readRow(item: ClaimedItem, leaseSeconds: number, db: Db): Promise<(ItemRow & { held: boolean }) | undefined> {
-  const [row] = await db<(ItemRow & { held: boolean })[]>`
-    SELECT r.id, r.type, r.prompt, r.model, g.settings, r.metadata,
-      EXISTS (SELECT 1 FROM ledger_extend_holds(ARRAY[${holdKey(item.resultId, item.attempt)}], ${leaseHoldExpiry(leaseSeconds)})) AS held
+  const [row] = await db<ItemRow[]>`
+    SELECT r.id, r.type, r.prompt, r.model, g.settings, r.metadata
     FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
     WHERE r.id = ${item.resultId} AND r.user_id = ${item.userId} AND r.attempt = ${item.attempt} AND r.status = 'processing'`;
-  return row;
+  if (!row) return undefined;
+  return { ...row, held: await renewHold(item, leaseSeconds, db) };
+}
+
+/** Moves the item's hold on with its lease; false when the hold is no longer open (swept). */
+async function renewHold(item: Pick<ClaimedItem, 'resultId' | 'attempt'>, leaseSeconds: number, db: Db): Promise<boolean> {
+  const key = holdKey(item.resultId, item.attempt);
+  return (await extendHolds([key], leaseHoldExpiry(leaseSeconds), db)).includes(key);
 }
 
 /**
- * Renews the item's lease and its hold together (one statement) while the provider works, every
- * third of a lease. `gone` rejects when the ledger says the hold is no longer open (swept): the
- * item must stop and end failed, uncharged.
+ * Renews the item's lease and its hold while the provider works, every third of a lease. `gone`
+ * rejects when the ledger says the hold is no longer open (swept): the item must stop and end
+ * failed, uncharged.
  */
 function startHeartbeat(item: ClaimedItem, leaseSeconds: number, db: Db) {
   const every = Math.max(250, (leaseSeconds * 1000) / 3);
@@ -149,14 +156,10 @@ function startHeartbeat(item: ClaimedItem, leaseSeconds: number, db: Db) {
   gone.catch(() => {});
   const timer = setInterval(() => {
     void (async () => {
-      const [r] = await db<{ held: boolean }[]>`
-        WITH lease AS (
-          UPDATE generation_results SET lease_until = now() + make_interval(secs => ${leaseSeconds})
-          WHERE id = ${item.resultId} AND attempt = ${item.attempt} AND status = 'processing'
-          RETURNING id
-        )
-        SELECT EXISTS (SELECT 1 FROM ledger_extend_holds(ARRAY[${holdKey(item.resultId, item.attempt)}], ${leaseHoldExpiry(leaseSeconds)})) AS held`;
-      if (r && !r.held) {
+      await db`
+        UPDATE generation_results SET lease_until = now() + make_interval(secs => ${leaseSeconds})
+        WHERE id = ${item.resultId} AND attempt = ${item.attempt} AND status = 'processing'`;
+      if (!(await renewHold(item, leaseSeconds, db))) {
         clearInterval(timer);
         signalGone(new HoldGone());
       }
@@ -282,48 +285,48 @@ class Gone extends Error {}
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Fragment = any;
 
-const isHoldGone = (err: unknown) => (err as { code?: string })?.code === 'LG002';
+const isHoldGone = (err: unknown) => err instanceof LedgerError && err.code === 'already_resolved';
 
 /**
- * The item's final state and its hold's outcome in ONE statement (atomic without a transaction):
- * the row changes only if it is still processing in this attempt, and the ledger is called only
- * for a row that changed.
+ * The item's final state and its hold's outcome in one transaction: the row changes only if it is
+ * still processing in this attempt, and the ledger settles the hold only for a row that changed.
  */
-function finishStatement(
+async function finishRow(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  set: Fragment,
-  outcome: 'post' | 'void' | null,
+  set: (db: Db) => Fragment,
+  outcome: HoldOutcome | null,
   db: Db,
-) {
-  return db<{ id: string }[]>`
-    WITH done AS (
-      UPDATE generation_results SET ${set}, lease_until = NULL, updated_at = now()
-      WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
-      RETURNING id
-    )
-    SELECT d.id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken
-      ${outcome ? db`, (SELECT count(*) FROM ledger_resolve('result:' || d.id || ':attempt:' || ${item.attempt}, ${outcome})) AS booked` : db``}
-    FROM done d`;
+): Promise<boolean> {
+  const update = (d: Db) => d<{ id: string }[]>`
+    UPDATE generation_results SET ${set(d)}, lease_until = NULL, updated_at = now()
+    WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
+    RETURNING id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
+  if (!outcome) return (await update(db)).length > 0;
+  return transaction(db, async (tx) => {
+    if ((await update(tx)).length === 0) return false;
+    await settleHolds([holdKey(item.resultId, item.attempt)], outcome, tx);
+    return true;
+  });
 }
 
 /**
- * Books the outcome. A hold the sweeper already voided (ledger LG002): the item was not paid for,
- * so it never completes: it ends failed (HOLD_GONE), uncharged.
+ * Books the outcome. A hold the sweeper already voided (ledger `already_resolved`): the item was
+ * not paid for, so it never completes: it ends failed (HOLD_GONE), uncharged.
  */
 async function finish(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  set: Fragment,
-  outcome: 'post' | 'void',
+  set: (db: Db) => Fragment,
+  outcome: HoldOutcome,
   db: Db,
 ): Promise<ItemOutcome> {
   const done = outcome === 'post' ? 'completed' : 'failed';
   try {
-    return (await finishStatement(item, set, outcome, db)).length > 0 ? done : 'skipped';
+    return (await finishRow(item, set, outcome, db)) ? done : 'skipped';
   } catch (err) {
     if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
-    const final = outcome === 'post' ? db`status = 'failed', error = ${HOLD_GONE}` : set;
-    return (await finishStatement(item, final, null, db)).length > 0 ? 'failed' : 'skipped';
+    const final = outcome === 'post' ? (d: Db) => d`status = 'failed', error = ${HOLD_GONE}` : set;
+    return (await finishRow(item, final, null, db)) ? 'failed' : 'skipped';
   }
 }
 
@@ -341,7 +344,7 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
   const set = (d: Db) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
     seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null}`;
-  if (out.images.length === 0) return finish(item, set(db), 'post', db);
+  if (out.images.length === 0) return finish(item, set, 'post', db);
   try {
     return await transaction(db, async (tx) => {
       for (const img of out.images) {
@@ -349,13 +352,13 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
           INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
           VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
       }
-      if ((await finishStatement(item, set(tx), 'post', tx)).length === 0) throw new Gone();
+      if (!(await finishRow(item, set, 'post', tx))) throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
-    if (isHoldGone(err)) return finish(item, db`status = 'failed', error = ${HOLD_GONE}`, 'void', db);
+    if (isHoldGone(err)) return finish(item, (d) => d`status = 'failed', error = ${HOLD_GONE}`, 'void', db);
     throw err;
   }
 }
@@ -366,5 +369,5 @@ export async function finishFailed(
   message: string,
   db: Db = sql,
 ): Promise<boolean> {
-  return (await finish(item, db`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
+  return (await finish(item, (d) => d`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
 }

@@ -10,7 +10,7 @@ import {
   type Model,
   type SubscriptionStatus,
 } from '~/catalogue';
-import { LedgerError, ensureCurrentPeriod, extendHolds, reserve, type ReserveItem } from './ledger.server';
+import { LedgerError, ensureCurrentPeriod, holdKey, reserve, settleHolds, type ReserveItem } from './ledger.server';
 import { providerKey } from './api-keys.server';
 import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
@@ -18,7 +18,7 @@ import { briefsByTopic, topicKey } from '~/utils/csv-file';
 import { AppError, type ErrorParams } from '~/utils/app-error';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
-// with its own credit hold (`result:{id}:attempt:{n}`) and its own `generate-item` job. The worker
+// with its own credit hold (ledger.server.ts holdKey) and its own `generate-item` job. The worker
 // side (claiming, calling the provider, finishing exactly once) is in generation-worker.server.ts.
 
 export const GENERATE_QUEUE = 'generate-item';
@@ -90,12 +90,9 @@ export function generationConfig() {
   };
 }
 
-/** The credit hold key of an item's attempt (ledger keys name the business object). */
-export const holdKey = (resultId: string, attempt: number) => `result:${resultId}:attempt:${attempt}`;
-
 // ---------------------------------------------------------------------------------------------
 // Holds and the sweeper. Every hold is reserved with its own expiry (long enough for the run to be
-// worked through), and a worker moves it on with the item's lease while it works (extendHolds).
+// worked through), and a worker moves it on with the item's lease while it works (ledger extendHolds).
 // The ledger's sweeper voids only holds past their expiry, so it never voids the hold of an item
 // still queued or being worked on; a hold it did void (the work was abandoned too long) means the
 // item ends failed, uncharged (see generation-worker.server.ts).
@@ -111,14 +108,6 @@ export function holdExpiry(items: number, now = Date.now()): Date {
 /** A leased item's hold lives at least this long past now (two leases: a missed heartbeat is fine). */
 export function leaseHoldExpiry(leaseSeconds: number, now = Date.now()): Date {
   return new Date(now + 2 * leaseSeconds * 1000);
-}
-
-/**
- * Moves the expiry of the given holds on (never back). Returns the keys whose hold is still open:
- * a key missing means the hold was resolved (swept) and its work must stop.
- */
-export async function keepHoldsAlive(keys: string[], until: Date, db: Db = sql): Promise<string[]> {
-  return extendHolds(keys, until, db);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,7 +169,7 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
     return brief ? JSON.stringify(brief) : '';
   });
   return transaction(db, async (tx) => {
-    await ensureCurrentPeriod(userId, tx);
+    await ensureCurrentPeriod(userId, undefined, tx);
     const [run] = await tx<{ id: string }[]>`
       INSERT INTO generation_runs (user_id, type, model, settings, total)
       VALUES (${userId}, ${input.type}, ${model.id}, ${tx.json(settings as never)}, ${topics.length})
@@ -313,22 +302,15 @@ export async function cancelItems(
         ${includeRunning ? tx`` : tx`AND (lease_until IS NULL OR lease_until < now() OR started_at IS NULL)`}
       RETURNING id, attempt`;
     if (rows.length > 0) {
-      await voidHolds(
+      await settleHolds(
         rows.map((r) => holdKey(r.id, r.attempt)),
+        'void',
         tx,
       );
       await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
     }
     return rows.length;
   });
-}
-
-/** Voids many holds in one round trip (a hold already voided stays voided). */
-export async function voidHolds(keys: string[], db: Db = sql): Promise<void> {
-  if (keys.length === 0) return;
-  await db`
-    SELECT count(*) FROM unnest(${keys}::text[]) AS k(key)
-    CROSS JOIN LATERAL ledger_resolve(k.key, 'void')`;
 }
 
 /** Stops a run: items not yet started end canceled with their holds voided. */

@@ -122,8 +122,8 @@ export async function currentSeq(db: Db = sql): Promise<number> {
 export async function exportRows(
   out: Writable,
   filter: ExportFilter = {},
-  db: Db = sql,
   opts: { end?: boolean } = {},
+  db: Db = sql,
 ): Promise<ExportManifest> {
   const run = async (tx: Db) => {
     await new Promise<void>((resolve, reject) => out.write(EXPORT_COLUMNS.join(',') + '\n', (err) => (err ? reject(err) : resolve())));

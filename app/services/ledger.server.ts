@@ -39,7 +39,7 @@ export type StripeOrigin = {
 };
 
 /** The jsonb the ledger functions take (NULL when there is no origin: the row hashes as before). */
-function originJson(db: Db, o: StripeOrigin | undefined) {
+function originJson(o: StripeOrigin | undefined, db: Db) {
   if (!o) return null;
   const fields = {
     event: o.event ?? null,
@@ -207,7 +207,7 @@ export async function grantSignupCredits(userId: string, db: Db = sql): Promise<
  * invoice, through expireMonthly/grantMonthly); the anniversary just moves on. Safe to run from the
  * schedule and the lazy path at once.
  */
-export async function resetMonthly(userId: string, db: Db = sql, now?: Date): Promise<LedgerEntry[]> {
+export async function resetMonthly(userId: string, now?: Date, db: Db = sql): Promise<LedgerEntry[]> {
   return rows(db<RawEntry[]>`SELECT * FROM ledger_reset(${userId}, ${now ?? db`now()`})`);
 }
 
@@ -215,11 +215,11 @@ export async function resetMonthly(userId: string, db: Db = sql, now?: Date): Pr
  * The lazy monthly check on a user's request: one indexed read when nothing is due, the reset
  * otherwise (also opens the ledger for accounts made before it existed). Same rules as resetMonthly.
  */
-export async function ensureCurrentPeriod(userId: string, db: Db = sql, now?: Date): Promise<void> {
+export async function ensureCurrentPeriod(userId: string, now?: Date, db: Db = sql): Promise<void> {
   const [state] = await db<{ due: boolean }[]>`
     SELECT next_reset_at <= ${now ?? db`now()`} AS due FROM ledger_users WHERE user_id = ${userId}`;
   if (state && !state.due) return;
-  await resetMonthly(userId, db, now);
+  await resetMonthly(userId, now, db);
 }
 
 /**
@@ -232,17 +232,23 @@ export async function grantMonthly(
   userId: string,
   period: string,
   amount: number,
-  db: Db = sql,
   origin?: StripeOrigin,
+  db: Db = sql,
 ): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_grant', ${`grant:${userId}:${period}`},
-    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    ${positiveInt(amount)}, ${period}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
+}
+
+/** Whether the monthly grant of `period` (as grantMonthly names it) is already booked for the user. */
+export async function isPeriodGranted(userId: string, period: string, db: Db = sql): Promise<boolean> {
+  const [row] = await db`SELECT 1 FROM ledger_entries WHERE idempotency_key = ${`grant:${userId}:${period}`}`;
+  return Boolean(row);
 }
 
 /** Expires whatever is left of the monthly bucket for the period (one row, possibly of 0); billing keys it by the invoice like grantMonthly. */
-export async function expireMonthly(userId: string, period: string, db: Db = sql, origin?: StripeOrigin): Promise<LedgerEntry> {
+export async function expireMonthly(userId: string, period: string, origin?: StripeOrigin, db: Db = sql): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'monthly_expire', ${`expire:${userId}:${period}`},
-    NULL, ${period}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    NULL, ${period}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Credits a purchased pack to the top-up bucket, once per checkout session. */
@@ -250,17 +256,17 @@ export async function purchaseTopUp(
   userId: string,
   checkoutSessionId: string,
   amount: number,
-  db: Db = sql,
   origin?: StripeOrigin,
+  db: Db = sql,
 ): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_purchase', ${`topup:${checkoutSessionId}`},
-    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    ${positiveInt(amount)}, ${checkoutSessionId}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Moves the whole top-up bucket to expired as one row (downgrade); `ref` names the event. */
-export async function forfeitTopUp(userId: string, ref: string, db: Db = sql, origin?: StripeOrigin): Promise<LedgerEntry> {
+export async function forfeitTopUp(userId: string, ref: string, origin?: StripeOrigin, db: Db = sql): Promise<LedgerEntry> {
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${userId}, 'topup_forfeit', ${`forfeit:${ref}`},
-    NULL, ${ref}, NULL, NULL, NULL, ${originJson(db, origin)}::jsonb)`);
+    NULL, ${ref}, NULL, NULL, NULL, ${originJson(origin, db)}::jsonb)`);
 }
 
 /** Reverses a refunded purchase: takes back its amount, capped at what the top-up bucket still holds. */
@@ -309,7 +315,7 @@ export async function reverseRefund(r: RefundReversal, db: Db = sql): Promise<Le
   const key = r.kind === 'topup' ? `topup-reversal:${r.ref}@${r.refundedMinor}` : `grant-reversal:${r.userId}:${r.ref}@${r.refundedMinor}`;
   if (!Number.isSafeInteger(r.credits) || r.credits < 0) throw new LedgerError('credits must be a non-negative integer', 'invalid');
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}, ${key},
-    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(db, r.origin)}::jsonb)`);
+    ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(r.origin, db)}::jsonb)`);
 }
 
 /**
@@ -396,23 +402,44 @@ export async function extendHolds(keys: string[], until: Date, db: Db = sql): Pr
   return open.map((r) => r.item);
 }
 
+/**
+ * The key of the hold for one attempt of a generation item (`result:{id}:attempt:{n}`: ledger keys
+ * name the business object, and a retry is a new attempt with its own hold). The one place this
+ * format is written: generation reserves, extends and settles its holds with it.
+ */
+export function holdKey(resultId: string, attempt: number): string {
+  return `result:${resultId}:attempt:${attempt}`;
+}
+
+export type HoldOutcome = 'post' | 'void';
+
+/**
+ * Posts (spends) or voids (releases) the holds of many items in one round trip, each exactly once:
+ * a replay of the same outcome returns the earlier rows; the other outcome fails with
+ * `already_resolved`, an item without a hold with `no_hold` (the whole call rolls back).
+ */
+export async function settleHolds(itemKeys: string[], outcome: HoldOutcome, db: Db = sql): Promise<LedgerEntry[]> {
+  if (itemKeys.length === 0) return [];
+  return rows(db<RawEntry[]>`
+    SELECT e.* FROM unnest(${itemKeys}::text[]) AS k(key) CROSS JOIN LATERAL ledger_resolve(k.key, ${outcome}) AS e`);
+}
+
 /** The hold of an item becomes a spend, exactly once (a replay returns the same rows). */
 export async function post(itemKey: string, db: Db = sql): Promise<LedgerEntry[]> {
-  return rows(db<RawEntry[]>`SELECT * FROM ledger_resolve(${itemKey}, 'post')`);
+  return settleHolds([itemKey], 'post', db);
 }
 
 /** The hold of an item is released, exactly once. */
 export async function voidHold(itemKey: string, db: Db = sql): Promise<LedgerEntry[]> {
-  return rows(db<RawEntry[]>`SELECT * FROM ledger_resolve(${itemKey}, 'void')`);
+  return settleHolds([itemKey], 'void', db);
 }
-export { voidHold as void };
 
 /**
  * The sweeper: voids the holds whose expiry has passed (their owner neither resolved nor extended
  * them). Each item is checked again under its locks, so an extension that lands first keeps it.
  * Returns how many items were released.
  */
-export async function sweepExpiredHolds(db: Db = sql, limit = 1000): Promise<number> {
+export async function sweepExpiredHolds({ limit = 1000 }: { limit?: number } = {}, db: Db = sql): Promise<number> {
   const expired = await db<{ item: string }[]>`
     SELECT item FROM ledger_open_holds WHERE expires_at <= now() GROUP BY item ORDER BY min(expires_at) LIMIT ${limit}`;
   let voided = 0;
@@ -432,13 +459,13 @@ export async function sweepExpiredHolds(db: Db = sql, limit = 1000): Promise<num
  * The scheduled job: every user whose monthly reset is due. (Accounts without a ledger yet are
  * opened by their signup grant or by the lazy check on their next request.)
  */
-export async function resetDueUsers(db: Db = sql, batch = 500, now?: Date): Promise<number> {
+export async function resetDueUsers({ batch = 500, now }: { batch?: number; now?: Date } = {}, db: Db = sql): Promise<number> {
   let total = 0;
   for (;;) {
     const due = await db<{ userId: string }[]>`
       SELECT user_id AS "userId" FROM ledger_users WHERE next_reset_at <= ${now ?? db`now()`} ORDER BY next_reset_at LIMIT ${batch}`;
     if (due.length === 0) return total;
-    for (const { userId } of due) total += (await resetMonthly(userId, db, now)).length;
+    for (const { userId } of due) total += (await resetMonthly(userId, now, db)).length;
     if (due.length < batch) return total;
   }
 }
@@ -472,7 +499,7 @@ export async function getCreditSummary(userId: string, db: Db = sql): Promise<Cr
 export async function getCurrentCreditSummary(userId: string, db: Db = sql): Promise<CreditSummary> {
   const summary = await getCreditSummary(userId, db);
   if (summary.nextResetAt && summary.nextResetAt.getTime() > Date.now()) return summary;
-  await ensureCurrentPeriod(userId, db);
+  await ensureCurrentPeriod(userId, undefined, db);
   return getCreditSummary(userId, db);
 }
 
@@ -598,10 +625,10 @@ function dayIn(instant: Date, timeZone: string): string {
  */
 export async function balanceSeriesSince(
   userId: string,
-  opts: { timeZone?: string; maxDays?: number } = {},
+  opts: { timeZone?: string; maxDays?: number; now?: Date } = {},
   db: Db = sql,
-  now = new Date(),
 ): Promise<BalancePoint[]> {
+  const now = opts.now ?? new Date();
   const timeZone = opts.timeZone ?? 'UTC';
   const maxDays = opts.maxDays ?? 90;
   const today = dayIn(now, timeZone);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { sql, type TransactionSql } from '../../db/client';
+import { sql, type Db } from '../../db/client';
 import { enqueue } from '~/queue/boss';
 import type { QueuePayload } from '~/queue/queues';
 import { getT } from '~/i18n.server';
@@ -9,9 +9,9 @@ import { getLogger } from '~/utils/logger.server';
 
 export type EmailMessage = QueuePayload<'send-email'>;
 
-/** Queues a message inside the caller's transaction: it is sent only if that transaction commits. */
-export async function queueEmail(tx: TransactionSql, message: EmailMessage): Promise<void> {
-  await enqueue('send-email', message, { singletonKey: message.messageKey, priority: emailPriority(message.template) }, tx);
+/** Queues a message inside the caller's transaction (`db`): it is sent only if that transaction commits. */
+export async function queueEmail(message: EmailMessage, db: Db = sql): Promise<void> {
+  await enqueue('send-email', message, { singletonKey: message.messageKey, priority: emailPriority(message.template) }, db);
 }
 
 const escapeHtml = (s: string) =>
@@ -70,9 +70,14 @@ function smtp(): Transporter {
 type Claim = { claimed: true; token: string } | { claimed: false; sent: boolean };
 
 /** Takes the message for this attempt in one statement (its own short transaction). */
-async function claim(message: EmailMessage, rendered: { subject: string; text: string; html: string }, transport: string): Promise<Claim> {
+async function claim(
+  message: EmailMessage,
+  rendered: { subject: string; text: string; html: string },
+  transport: string,
+  db: Db,
+): Promise<Claim> {
   const token = crypto.randomUUID();
-  const [row] = await sql<{ token: string }[]>`
+  const [row] = await db<{ token: string }[]>`
     INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport, claimed_at, claim_token)
     VALUES (${message.messageKey}, ${message.to}, ${rendered.subject}, ${rendered.text}, ${rendered.html}, ${transport}, now(), ${token})
     ON CONFLICT (message_key) DO UPDATE SET transport = EXCLUDED.transport, claimed_at = now(), claim_token = EXCLUDED.claim_token
@@ -80,7 +85,7 @@ async function claim(message: EmailMessage, rendered: { subject: string; text: s
         AND (email_outbox.claimed_at IS NULL OR email_outbox.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))
     RETURNING claim_token AS token`;
   if (row) return { claimed: true, token };
-  const [current] = await sql<
+  const [current] = await db<
     { sentAt: Date | null }[]
   >`SELECT sent_at AS "sentAt" FROM email_outbox WHERE message_key = ${message.messageKey}`;
   return { claimed: false, sent: Boolean(current?.sentAt) };
@@ -94,16 +99,20 @@ async function claim(message: EmailMessage, rendered: { subject: string; text: s
  * mark it sent. A delivery that finds the message claimed by another attempt in flight waits for
  * that attempt's outcome: sent (nothing to do), or released after a failure (claim it, send).
  */
-export async function deliverEmail(message: EmailMessage, waitMs = 30_000): Promise<'sent' | 'outbox' | 'already-sent'> {
+export async function deliverEmail(
+  message: EmailMessage,
+  { waitMs = 30_000 }: { waitMs?: number } = {},
+  db: Db = sql,
+): Promise<'sent' | 'outbox' | 'already-sent'> {
   const rendered = await renderEmail(message);
   const transport = env.SMTP_URL ? 'smtp' : 'outbox';
   const until = Date.now() + waitMs;
-  let taken = await claim(message, rendered, transport);
+  let taken = await claim(message, rendered, transport, db);
   while (!taken.claimed) {
     if (taken.sent) return 'already-sent';
     if (Date.now() > until) throw new Error(`e-mail ${message.messageKey} is being sent by another attempt`);
     await new Promise((r) => setTimeout(r, 50));
-    taken = await claim(message, rendered, transport);
+    taken = await claim(message, rendered, transport, db);
   }
   const { token } = taken;
   try {
@@ -121,10 +130,10 @@ export async function deliverEmail(message: EmailMessage, waitMs = 30_000): Prom
     }
   } catch (err) {
     // Release the claim so that the job's retry (or a waiting attempt) sends it.
-    await sql`UPDATE email_outbox SET claimed_at = NULL, claim_token = NULL WHERE message_key = ${message.messageKey} AND claim_token = ${token}`;
+    await db`UPDATE email_outbox SET claimed_at = NULL, claim_token = NULL WHERE message_key = ${message.messageKey} AND claim_token = ${token}`;
     throw err;
   }
-  await sql`UPDATE email_outbox SET sent_at = now(), claimed_at = NULL, claim_token = NULL
+  await db`UPDATE email_outbox SET sent_at = now(), claimed_at = NULL, claim_token = NULL
             WHERE message_key = ${message.messageKey} AND claim_token = ${token}`;
   return transport === 'smtp' ? 'sent' : 'outbox';
 }

@@ -91,9 +91,9 @@ export async function peek(name: LimitName, subject: string, db: Db = sql): Prom
 export const pairSubject = (email: string, client: string) => `${email.trim().toLowerCase()}\u0000${client}`;
 
 /** Removes windows that have run out; for a periodic sweep. */
-export async function purgeExpiredRateLimits(): Promise<number> {
+export async function purgeExpiredRateLimits(db: Db = sql): Promise<number> {
   const longest = Math.max(...Object.values(LIMITS).map((l) => l.windowSeconds));
-  const result = await sql`DELETE FROM rate_limits WHERE window_started_at <= now() - make_interval(secs => ${longest})`;
+  const result = await db`DELETE FROM rate_limits WHERE window_started_at <= now() - make_interval(secs => ${longest})`;
   return result.count;
 }
 

@@ -5,18 +5,8 @@ import { enqueueMany } from '~/queue/boss';
 import { RESULTS_PAGE_SIZE } from '~/catalogue';
 import { imageFileName, TEXT_RESULTS_FILE, ALL_RESULTS_ZIP, textFileName } from '~/utils/download-names';
 import type { ResultsQuery } from '~/utils/generation-schema';
-import { LedgerError, reserve, type ReserveItem } from './ledger.server';
-import {
-  CANCELED_SIGNAL,
-  checkModelAllowed,
-  errors,
-  GENERATE_QUEUE,
-  holdExpiry,
-  holdKey,
-  isUuid,
-  voidHolds,
-  WAKE_CHANNEL,
-} from './generation.server';
+import { holdKey, LedgerError, reserve, settleHolds, type ReserveItem } from './ledger.server';
+import { CANCELED_SIGNAL, checkModelAllowed, errors, GENERATE_QUEUE, holdExpiry, isUuid, WAKE_CHANNEL } from './generation.server';
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
@@ -348,8 +338,9 @@ async function deleteRows(userId: string, resultId: string | null, tx: Db): Prom
     RETURNING id, attempt, status`;
   const held = rows.filter((r) => r.status === 'processing');
   if (held.length > 0) {
-    await voidHolds(
+    await settleHolds(
       held.map((r) => holdKey(r.id, r.attempt)),
+      'void',
       tx,
     );
     await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;

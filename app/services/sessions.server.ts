@@ -90,9 +90,9 @@ export async function requireUser(request: Request): Promise<SessionUser> {
 }
 
 /** Deletes the request's session row and returns the Set-Cookie that clears the cookie. */
-export async function destroySession(request: Request): Promise<string> {
+export async function destroySession(request: Request, db: Db = sql): Promise<string> {
   const id = await sessionIdFrom(request);
-  if (id) await sql`DELETE FROM sessions WHERE id = ${hashId(id)}`;
+  if (id) await db`DELETE FROM sessions WHERE id = ${hashId(id)}`;
   return sessionCookie().serialize('', { maxAge: 0, expires: new Date(0) });
 }
 
@@ -102,7 +102,7 @@ export async function endOtherSessions(userId: string, keepId: string | undefine
 }
 
 /** Removes expired rows; called by a periodic job. */
-export async function purgeExpiredSessions(): Promise<number> {
-  const result = await sql`DELETE FROM sessions WHERE expires_at <= now()`;
+export async function purgeExpiredSessions(db: Db = sql): Promise<number> {
+  const result = await db`DELETE FROM sessions WHERE expires_at <= now()`;
   return result.count;
 }

@@ -200,8 +200,8 @@ async function guardedSiteUrl(raw: string, guard: GuardOptions): Promise<string>
 export async function createSite(
   userId: string,
   input: SiteInput & { appPassword: string },
-  db: Db = sql,
   guard: GuardOptions = {},
+  db: Db = sql,
 ): Promise<Site> {
   const siteUrl = await guardedSiteUrl(input.siteUrl, guard);
   return transaction(db, async (tx) => {
@@ -219,7 +219,7 @@ export async function createSite(
   });
 }
 
-export async function updateSite(userId: string, siteId: number, input: SiteInput, db: Db = sql, guard: GuardOptions = {}): Promise<Site> {
+export async function updateSite(userId: string, siteId: number, input: SiteInput, guard: GuardOptions = {}, db: Db = sql): Promise<Site> {
   const siteUrl = await guardedSiteUrl(input.siteUrl, guard);
   return transaction(db, async (tx) => {
     const before = await getSite(userId, siteId, tx);
@@ -512,7 +512,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     if (p.resultId && kind === 'post') {
       // Publishing a result again to the same site is the user's choice (issue 25): update the
       // earlier post or make a new one. Two publishes at once take turns, so the second sees the first.
-      await lockResultOnSite(tx, userId, p.resultId, p.siteId);
+      await lockResultOnSite(userId, p.resultId, p.siteId, tx);
       const existing = await existingPublication(userId, p.resultId, p.siteId, tx);
       if (existing) {
         const updatable = existing.status === 'published' && existing.postId !== null;
@@ -558,7 +558,7 @@ async function payloadSeo(userId: string, p: PublishPayload, db: Db): Promise<Se
 }
 
 /** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
-async function lockResultOnSite(tx: Db, userId: string, resultId: string, siteId: number) {
+async function lockResultOnSite(userId: string, resultId: string, siteId: number, tx: Db) {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`wordpress-publish:${userId}:${resultId}:${siteId}`}, 0))`;
 }
 
@@ -715,7 +715,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
     }
     // The same rule as one publish (and the same locks, taken in a fixed order): a result already on
     // the site is updated, published again or left out only as the user chose.
-    for (const id of [...ids].sort()) await lockResultOnSite(tx, userId, id, input.siteId);
+    for (const id of [...ids].sort()) await lockResultOnSite(userId, id, input.siteId, tx);
     const existing = await existingPublications(userId, ids, input.siteId, tx);
     if (existing.size > 0 && !input.onExisting) {
       const many = [...existing.values()];
@@ -1027,8 +1027,9 @@ function errorCodeOf(error: unknown): string | null {
 export async function runPublication(
   publicationId: string,
   opts: WpCallOptions & { jobId?: string; final?: boolean; now?: number } = {},
+  db: Db = sql,
 ): Promise<RunOutcome> {
-  const [row] = await sql<WorkRow[]>`
+  const [row] = await db<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
            p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
            p.slug, p.meta_description, p.focus_keyword, s.classic_html,
@@ -1048,7 +1049,7 @@ export async function runPublication(
     if (row.site_id === null) throw new PermanentFailure('site_removed', 'The site was removed');
     let creds: SiteCredentials;
     try {
-      creds = await siteCredentials(row.user_id, Number(row.site_id));
+      creds = await siteCredentials(row.user_id, Number(row.site_id), db);
     } catch {
       throw new PermanentFailure('site_removed', 'The site was removed');
     }
@@ -1058,10 +1059,10 @@ export async function runPublication(
     const images = ourImages(row.content, env.APP_URL);
     if (row.kind === 'media') {
       // An image result to the media library only: the publication is its first image there.
-      const media = await siteMediaFor(row.user_id, siteId, creds, images, opts);
+      const media = await siteMediaFor(row.user_id, siteId, creds, images, opts, db);
       const first = images.map((i) => media.get(i.id)).find(Boolean);
       if (!first) throw new PermanentFailure('no_images', 'The result has no image to upload');
-      await sql`
+      await db`
         UPDATE wordpress_publications SET status = 'published', wp_media_id = ${first.id}, wp_link = ${first.url},
           published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued'`;
@@ -1079,7 +1080,7 @@ export async function runPublication(
       // featured image is the one chosen, else the first image of the content.
       const chosen =
         row.featured_image_id && !images.some((i) => i.id === row.featured_image_id) ? [{ id: row.featured_image_id, alt: '' }] : [];
-      const media = await siteMediaFor(row.user_id, siteId, creds, [...images, ...chosen], opts);
+      const media = await siteMediaFor(row.user_id, siteId, creds, [...images, ...chosen], opts, db);
       const content = rewriteImageSources(row.content, new Map([...media].map(([id, m]) => [id, m.url])), env.APP_URL);
       let mediaId = row.wp_media_id === null ? undefined : Number(row.wp_media_id);
       mediaId ??= row.featured_image_id ? media.get(row.featured_image_id)?.id : undefined;
@@ -1096,7 +1097,7 @@ export async function runPublication(
             opts,
           ));
         mediaId = upload.id;
-        await sql`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
+        await db`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
       }
       mediaId ??= images.map((i) => media.get(i.id)?.id).find((id) => id !== undefined);
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
@@ -1132,7 +1133,7 @@ export async function runPublication(
         }
       }
       postId = post.id;
-      await sql`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
+      await db`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
     }
     // Confirm by reading the post back.
     const post = await getPost(creds, postId, opts);
@@ -1142,7 +1143,7 @@ export async function runPublication(
     // Without the companion plugin WordPress ignores the SEO meta keys: the read-back says so.
     const sent = seoMeta(row);
     const seoWritten = Object.keys(sent).length ? Object.entries(sent).every(([k, v]) => post.meta[k] === v) : null;
-    await sql`
+    await db`
       UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
         seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
@@ -1150,9 +1151,9 @@ export async function runPublication(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const final = opts.final || error instanceof PermanentFailure;
-    await sql`
+    await db`
       UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
-        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : sql`status`}, updated_at = now()
+        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : db`status`}, updated_at = now()
       WHERE id = ${row.id} AND status = 'queued'`;
     if (final) return 'failed';
     throw error;
@@ -1209,11 +1210,12 @@ async function siteMediaFor(
   creds: SiteCredentials,
   images: { id: string; alt: string }[],
   opts: WpCallOptions,
+  db: Db = sql,
 ): Promise<Map<string, WpMedia>> {
   const out = new Map<string, WpMedia>();
   if (images.length === 0) return out;
   const ids = images.map((i) => i.id);
-  const known = await sql<{ image_id: string; wp_media_id: string; source_url: string }[]>`
+  const known = await db<{ image_id: string; wp_media_id: string; source_url: string }[]>`
     SELECT image_id, wp_media_id, source_url FROM wordpress_media WHERE site_id = ${siteId} AND image_id = ANY(${ids}::uuid[])`;
   const recorded = new Map(known.map((k) => [k.image_id, { id: Number(k.wp_media_id), url: k.source_url }]));
   for (const image of images) {
@@ -1226,7 +1228,7 @@ async function siteMediaFor(
         continue;
       }
     }
-    const [stored] = await sql<{ bytes: Buffer; content_type: string }[]>`
+    const [stored] = await db<{ bytes: Buffer; content_type: string }[]>`
       SELECT bytes, content_type FROM generation_images WHERE id = ${image.id} AND user_id = ${userId}`;
     if (!stored) continue;
     const marker = imageMarker(image.id);
@@ -1243,7 +1245,7 @@ async function siteMediaFor(
         },
         opts,
       ));
-    await sql`
+    await db`
       INSERT INTO wordpress_media (site_id, image_id, wp_media_id, source_url) VALUES (${siteId}, ${image.id}, ${media.id}, ${media.url})
       ON CONFLICT (site_id, image_id) DO UPDATE SET wp_media_id = EXCLUDED.wp_media_id, source_url = EXCLUDED.source_url, created_at = now()`;
     out.set(image.id, media);

@@ -8,16 +8,18 @@
 -- - Fair: jobs by pg-boss priority (minus the item's position in its run), so runs interleave.
 -- - Each claimed job's item gets a lease (lease_until) and its delivery count; a job whose item is
 --   no longer processing in that attempt, or is leased by another worker, comes back unleased.
--- - The item's row comes with the claim and its hold is renewed to the lease in one ledger call
---   for the batch (the worker would otherwise read both in one more round trip per item).
+-- - The item's row comes with the claim (the worker would otherwise read it in one more round trip
+--   per item); the caller renews the claimed items' holds to the lease through the ledger service,
+--   in the same transaction (claimItems: only app/services/ledger.server.ts calls ledger_*).
 -- - Every leased item counts against its user's limit, whether at its provider or next in line in
 --   its worker; p_answered: the calling process's items whose provider already answered (being
 --   booked): they are not at the provider any more and do not count.
 -- - p_started: the calling process's items sent to their provider since its last claim (started_at:
 --   a cancel no longer ends them); a claimed item starts with none.
 DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[]);
+DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[], uuid[]);
 CREATE OR REPLACE FUNCTION generation_claim(p_queue text, p_n int, p_per_user int, p_lease_secs int,
-  p_hold_until timestamptz, p_answered uuid[], p_started uuid[])
+  p_answered uuid[], p_started uuid[])
 RETURNS TABLE (job_id uuid, job_data jsonb, leased boolean, deliveries int, item json)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -65,14 +67,10 @@ BEGIN
       SELECT a.id, a.data, l.id IS NOT NULL AND row_number() OVER (PARTITION BY a.data->>'resultId' ORDER BY a.id) = 1 AS got,
         l.deliveries AS n, l.id AS result_id, l.type, l.prompt, l.model, l.metadata, l.run_id, l.attempt
       FROM act a LEFT JOIN lease l ON l.id = (a.data->>'resultId')::uuid
-    ), held AS (
-      SELECT e.item FROM (SELECT array_agg('result:' || c.result_id || ':attempt:' || c.attempt) AS keys FROM claimed c WHERE c.got) k,
-        LATERAL ledger_extend_holds(k.keys, p_hold_until) AS e(item)
     )
     SELECT c.id, c.data, c.got, c.n,
       CASE WHEN c.got THEN json_build_object('id', c.result_id, 'type', c.type, 'prompt', c.prompt, 'model', c.model,
-        'settings', g.settings, 'metadata', c.metadata,
-        'held', EXISTS (SELECT 1 FROM held h WHERE h.item = 'result:' || c.result_id || ':attempt:' || c.attempt))
+        'settings', g.settings, 'metadata', c.metadata)
       END
     FROM claimed c LEFT JOIN generation_runs g ON c.got AND g.id = c.run_id;
 END $$;

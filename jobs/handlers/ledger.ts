@@ -7,11 +7,11 @@ import { jobSql } from '../../db/client';
 // lock. They work on the jobs pool (db/client.ts), never on the web pool.
 
 export async function handleLedgerMonthlyReset(_jobs: PgBoss.Job<unknown>[]): Promise<void> {
-  const rows = await resetDueUsers(jobSql);
+  const rows = await resetDueUsers({}, jobSql);
   if (rows > 0) getLogger().info({ rows }, 'ledger: monthly resets booked');
 }
 
 export async function handleLedgerSweepHolds(_jobs: PgBoss.Job<unknown>[]): Promise<void> {
-  const voided = await sweepExpiredHolds(jobSql);
+  const voided = await sweepExpiredHolds({}, jobSql);
   if (voided > 0) getLogger().info({ voided }, 'ledger: expired holds voided');
 }

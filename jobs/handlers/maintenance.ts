@@ -4,6 +4,7 @@ import { purgeExpiredRateLimits } from '~/services/rate-limit.server';
 import { purgeExpiredSessions } from '~/services/sessions.server';
 import { purgeTopicDrafts } from '~/services/topic-drafts.server';
 import { getLogger } from '~/utils/logger.server';
+import { jobSql } from '../../db/client';
 
 /**
  * Deletes expired sessions, abuse-limit windows that can no longer limit anything, page views past
@@ -11,11 +12,11 @@ import { getLogger } from '~/utils/logger.server';
  */
 export async function handleMaintenancePurge(): Promise<void> {
   const [sessions, limits, pageViews, drafts, idempotencyKeys] = await Promise.all([
-    purgeExpiredSessions(),
-    purgeExpiredRateLimits(),
-    purgeOldPageViews(),
-    purgeTopicDrafts(),
-    purgeExpiredIdempotencyKeys(),
+    purgeExpiredSessions(jobSql),
+    purgeExpiredRateLimits(jobSql),
+    purgeOldPageViews(jobSql),
+    purgeTopicDrafts(jobSql),
+    purgeExpiredIdempotencyKeys(jobSql),
   ]);
   if (sessions || limits || pageViews || drafts || idempotencyKeys)
     getLogger().info({ sessions, limits, pageViews, drafts, idempotencyKeys }, 'purged expired rows');

@@ -2,6 +2,9 @@ import type PgBoss from 'pg-boss';
 import { queues } from '~/queue/queues';
 import { processEvent, resolveDuplicateSubscription } from '~/services/billing.server';
 import { getLogger } from '~/utils/logger.server';
+import { jobSql } from '../../db/client';
+
+// Handlers work on the jobs pool (db/client.ts), never on the web pool.
 
 // Applies stored Stripe events (the webhook answered 200 once each was stored). A failure throws,
 // so pg-boss retries that job with backoff; a replay books nothing twice (ledger keys).
@@ -10,7 +13,7 @@ export async function handleStripeEvent(jobs: PgBoss.Job<unknown>[]): Promise<vo
   for (const job of jobs) {
     const { eventId } = queues['stripe-event'].payload.parse(job.data);
     try {
-      const result = await processEvent(eventId);
+      const result = await processEvent(eventId, jobSql);
       if (result) getLogger().info({ eventId, ...result }, 'stripe event processed');
     } catch (err) {
       getLogger().warn({ eventId, err: (err as Error).message }, 'stripe event failed; will retry');
@@ -24,7 +27,7 @@ export async function handleStripeEvent(jobs: PgBoss.Job<unknown>[]): Promise<vo
 export async function handleBillingDuplicate(jobs: PgBoss.Job<unknown>[]): Promise<void> {
   for (const job of jobs) {
     const { subscriptionId } = queues['billing-duplicate'].payload.parse(job.data);
-    const result = await resolveDuplicateSubscription(subscriptionId);
+    const result = await resolveDuplicateSubscription(subscriptionId, jobSql);
     getLogger().info({ subscriptionId, ...result }, 'duplicate subscription resolved');
   }
 }

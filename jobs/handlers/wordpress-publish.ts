@@ -2,6 +2,7 @@ import type PgBoss from 'pg-boss';
 import { runPublication } from '~/services/wordpress.server';
 import { getBoss } from '~/queue/boss';
 import { queues } from '~/queue/queues';
+import { jobSql } from '../../db/client';
 
 // Each job of a batch stands alone: a failing one is failed (and retried with backoff by pg-boss)
 // without failing the others; its last attempt marks the publication failed with the site's message.
@@ -13,7 +14,7 @@ export async function handleWordPressPublish(jobs: PgBoss.Job<unknown>[]): Promi
       const { publicationId } = queues['wordpress-publish'].payload.parse(job.data);
       const final = typeof meta.retryCount === 'number' && typeof meta.retryLimit === 'number' && meta.retryCount >= meta.retryLimit;
       try {
-        await runPublication(publicationId, { jobId: job.id, final });
+        await runPublication(publicationId, { jobId: job.id, final }, jobSql);
       } catch (error) {
         await boss.fail('wordpress-publish', job.id, { message: error instanceof Error ? error.message : String(error) });
       }

@@ -41,7 +41,7 @@ await enqueueMany(
   Array.from({ length: COUNT }, (_, i) => ({ payload: message(i, 'set-password'), singletonKey: `bench-${i}` })),
 );
 const reset = message(COUNT, 'reset-password');
-await sql.begin((tx) => queueEmail(tx, reset));
+await queueEmail(reset, sql);
 
 const start = performance.now();
 await startWorkers();

@@ -12,7 +12,7 @@ const sink = new Writable({
   },
 });
 const start = performance.now();
-const manifest = await exportRows(sink, { userId: process.argv[2] }, sql);
+const manifest = await exportRows(sink, { userId: process.argv[2] }, undefined, sql);
 const seconds = (performance.now() - start) / 1000;
 await closeSql();
 if (newlines - 1 !== manifest.rows) throw new Error(`streamed ${newlines - 1} rows, manifest says ${manifest.rows}`);

@@ -124,7 +124,7 @@ async function main() {
     ).map((r) => r.id);
     for (const id of users) {
       await grantSignupCredits(id, sql);
-      await purchaseTopUp(id, `bench-${id}`, 1_000_000_000, sql);
+      await purchaseTopUp(id, `bench-${id}`, 1_000_000_000, undefined, sql);
     }
     await setupBaseline(sql, users);
     const one = users[0]!;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { entriesOf, getCreditSummary } from '../../app/services/ledger.server';
+import { adjust, entriesOf, getCreditSummary, LedgerError } from '../../app/services/ledger.server';
 import type { TestApp } from '../support/app-server';
 import { closeBillingApp, expectVerified, held, newBillingUser, settled, startBillingApp, startCheckout } from '../support/billing';
 import type { StripeEvent, TestStripe } from '../support/stripe-server';
@@ -24,6 +24,9 @@ type Pack = 'topup100' | 'topup360';
 type Purchase = { pack: Pack; refunds: number[] };
 type Step = { t: 'event'; purchase: number; event: number } | { t: 'return'; purchase: number } | { t: 'spend'; credits: number };
 type Lifecycle = { purchases: Purchase[]; steps: Step[]; together: boolean };
+
+/** A spend that found the bucket emptied by a racing step: nothing to spend. */
+const spentMeanwhile = (err: unknown) => err instanceof LedgerError && err.code === 'insufficient_credits';
 
 const PRICE_MINOR: Record<Pack, number> = { topup100: 3000, topup360: 10000 };
 
@@ -96,9 +99,8 @@ async function runStep(step: Step, made: Made[], user: { id: string }, client: P
     const { topUpCreditsRemaining } = await getCreditSummary(user.id);
     const credits = Math.min(step.credits, topUpCreditsRemaining);
     if (credits === 0) return;
-    await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${`adjust:spend-${user.id}-${Math.random()}`}, ${-credits},
-      NULL, 'property test spend', 'test', 'topup')`.catch((err: { code?: string }) => {
-      if (err.code !== 'LG001' && err.code !== '23514') throw err; // spent meanwhile by a racing step: nothing to spend
+    await adjust({ userId: user.id, amount: -credits, reason: 'property test spend', actor: 'test', bucket: 'topup' }).catch((err) => {
+      if (!spentMeanwhile(err)) throw err; // spent meanwhile by a racing step: nothing to spend
     });
   }
 }
@@ -225,10 +227,11 @@ describe('Pro invoices refunded in any order (issue 22 §3, issue 24 §3)', () =
             const { creditsRemaining } = await getCreditSummary(user.id);
             const credits = Math.min(step.credits, creditsRemaining);
             if (credits === 0) return;
-            await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${`adjust:spend-${user.id}-${Math.random()}`}, ${-credits},
-              NULL, 'property test spend', 'test', 'monthly')`.catch((err: { code?: string }) => {
-              if (err.code !== 'LG001' && err.code !== '23514') throw err;
-            });
+            await adjust({ userId: user.id, amount: -credits, reason: 'property test spend', actor: 'test', bucket: 'monthly' }).catch(
+              (err) => {
+                if (!spentMeanwhile(err)) throw err;
+              },
+            );
           }
         };
         if (extra.together) await Promise.all(order.map(({ s }) => run1(s)));

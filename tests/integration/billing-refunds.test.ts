@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { entriesOf, getCreditSummary, listHistory } from '../../app/services/ledger.server';
+import { adjust, entriesOf, getCreditSummary, listHistory } from '../../app/services/ledger.server';
 import type { TestApp } from '../support/app-server';
 import {
   closeBillingApp,
@@ -137,7 +137,7 @@ describe('a refunded Pro invoice (issue 24 §3)', () => {
 
   it('reverses the unspent part of the period, flags the spent part, keeps Pro while Stripe keeps the subscription', async () => {
     const { user, subscriptionId } = await proUser('refund-invoice');
-    await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${'adjust:spend-' + user.id}, -15, NULL, 'test spend', 'test', 'monthly')`;
+    await adjust({ userId: user.id, amount: -15, reason: 'test spend', actor: 'test', bucket: 'monthly', key: `spend-${user.id}` });
     const { invoice, paymentIntent } = await invoiceOf(subscriptionId);
     const grant = (await kindsOf(user.id, ['monthly_grant'])).at(-1)!;
     expect(grant.stripe).toMatchObject({ invoice: invoice.id, charge: invoice.charge, currency: 'usd', amountMinor: 1500 });

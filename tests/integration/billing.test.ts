@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { getCreditSummary, grantSignupCredits, entriesOf } from '../../app/services/ledger.server';
+import { adjust, getCreditSummary, grantSignupCredits, entriesOf } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { createSession } from '../../app/services/sessions.server';
 import { TestClient, type TestApp } from '../support/app-server';
@@ -283,7 +283,7 @@ describe('top-ups', () => {
     ).toBe(200);
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45, topUpCreditsRemaining: 100 });
     // Spend 30 of the top-up bucket by an adjustment, then refund: 70 come back out.
-    await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${'adjust:test-' + user.id}, -30, NULL, 'test spend', 'test', 'topup')`;
+    await adjust({ userId: user.id, amount: -30, reason: 'test spend', actor: 'test', bucket: 'topup', key: `test-${user.id}` });
     await stripe.refund(String(stripe.objects.get(body.sessionId!)!.payment_intent));
     await settled();
     expect(await getCreditSummary(user.id)).toMatchObject({ topUpCreditsRemaining: 0 });
@@ -365,7 +365,7 @@ describe('cancel and the end of the period', () => {
   it('a renewal invoice expires the rest of the month and grants 45 for the new period', async () => {
     const { user, client } = await newUser('bill-renew');
     const { subscriptionId } = await subscribe(client);
-    await sql`SELECT * FROM ledger_transfer(${user.id}, 'adjustment', ${'adjust:spend-' + user.id}, -20, NULL, 'test spend', 'test', 'monthly')`;
+    await adjust({ userId: user.id, amount: -20, reason: 'test spend', actor: 'test', bucket: 'monthly', key: `spend-${user.id}` });
     await stripe.renew(subscriptionId);
     await settled();
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45 });

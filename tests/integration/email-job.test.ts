@@ -82,9 +82,9 @@ describe('priority', () => {
     const burst = Array.from({ length: 30 }, (_, i) => message(unique(`prio-signup-${i}`)));
     const reset = { ...message(unique('prio-reset')), template: 'reset-password' as const };
     await sql.begin(async (tx) => {
-      for (const m of burst) await queueEmail(tx, m);
+      for (const m of burst) await queueEmail(m, tx);
     });
-    await sql.begin((tx) => queueEmail(tx, reset));
+    await queueEmail(reset);
     // The order in which pg-boss's fetch takes jobs (priority desc, then age), over this test's
     // jobs only: other test files share the queue, and fetching their jobs would steal them.
     const order = await sql<{ key: string; priority: number }[]>`
@@ -107,7 +107,7 @@ describe('send-email job over SMTP', () => {
   it('a committed queueEmail is delivered by the worker with HTML and plain-text parts', async () => {
     const msg = message(unique('job'));
     await sql.begin(async (tx) => {
-      await queueEmail(tx, msg);
+      await queueEmail(msg, tx);
     });
     await waitFor(() => mailsTo(msg.to).length > 0, 'the e-mail at the SMTP peer');
     const [mail] = mailsTo(msg.to);
@@ -199,7 +199,7 @@ describe('send-email job over SMTP', () => {
     const { subject, text, html } = await renderEmail(msg);
     await sql`INSERT INTO email_outbox (message_key, to_address, subject, text_body, html_body, transport, claimed_at, claim_token)
               VALUES (${msg.messageKey}, ${msg.to}, ${subject}, ${text}, ${html}, 'smtp', now(), gen_random_uuid())`;
-    await expect(deliverEmail(msg, 300)).rejects.toThrow(/another attempt/);
+    await expect(deliverEmail(msg, { waitMs: 300 })).rejects.toThrow(/another attempt/);
     expect(mailsTo(msg.to)).toHaveLength(0);
   });
 

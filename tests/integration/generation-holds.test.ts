@@ -45,7 +45,7 @@ async function startOne(topic: string) {
   const u = await createGenUser(getSql(), { credits: 5 });
   const before = await available(getSql(), u.id);
   const run = await s.gen.startRun(u.id, s.schema.textGenerationSchema().parse({ prompts: topic, model: TEXT }));
-  const key = s.gen.holdKey(run.resultIds[0]!, 1);
+  const key = s.ledger.holdKey(run.resultIds[0]!, 1);
   return { u, before, run, key };
 }
 
@@ -125,7 +125,7 @@ describe('generation holds and the sweeper', () => {
     // The sweeper finds the hold expired (as after a worker stalled past it) and voids it.
     await transaction(getSql(), async (tx) => {
       await expireIn(key, -1000, tx as never);
-      expect(await s.ledger.sweepExpiredHolds(tx)).toBeGreaterThanOrEqual(1);
+      expect(await s.ledger.sweepExpiredHolds({}, tx)).toBeGreaterThanOrEqual(1);
     });
     expect(await processing).toBe('failed');
     expect(await resultOf(run.resultIds[0]!)).toEqual({ status: 'failed', error: s.worker.HOLD_GONE });
@@ -145,7 +145,7 @@ describe('generation holds and the sweeper', () => {
       await new Promise((r) => setTimeout(r, 150));
       await transaction(getSql(), async (tx) => {
         await expireIn(key, -1000, tx as never);
-        expect(await s.ledger.sweepExpiredHolds(tx)).toBeGreaterThanOrEqual(1);
+        expect(await s.ledger.sweepExpiredHolds({}, tx)).toBeGreaterThanOrEqual(1);
       });
       expect(await processing).toBe('failed');
     } finally {
@@ -158,13 +158,12 @@ describe('generation holds and the sweeper', () => {
   it("a claim brings the item's row with its hold renewed; an item whose provider answered frees its user's slot", async () => {
     const u = await createGenUser(getSql(), { credits: 5 });
     const run = await s.gen.startRun(u.id, s.schema.textGenerationSchema().parse({ prompts: 'first of two\nsecond of two', model: TEXT }));
-    const mine = async (answered: string[] = []) =>
-      (await s.loop.claimItems(10, 1, 60, undefined, answered)).filter((i) => i.userId === u.id);
+    const mine = async (answered: string[] = []) => (await s.loop.claimItems(10, 1, 60, answered)).filter((i) => i.userId === u.id);
     const [first, ...rest] = await mine();
     expect(rest).toHaveLength(0); // one item per user at a time (perUser 1)
     expect(first!.leased).toBe(true);
     expect(first!.row).toMatchObject({ id: run.resultIds[0], type: 'text', prompt: 'first of two', model: TEXT, held: true });
-    const key = s.gen.holdKey(run.resultIds[0]!, 1);
+    const key = s.ledger.holdKey(run.resultIds[0]!, 1);
     const [hold] = await getSql()<{ secs: number }[]>`
       SELECT extract(epoch FROM expires_at - now())::float8 AS secs FROM ledger_open_holds WHERE item = ${key}`;
     expect(hold!.secs).toBeGreaterThan(50); // renewed to the lease (and never shortened)

@@ -23,6 +23,7 @@ type Services = {
   loop: typeof import('../../jobs/generation-loop');
   schema: typeof import('../../app/utils/generation-schema');
   verify: typeof import('../../app/services/ledger-verify.server');
+  ledger: typeof import('../../app/services/ledger.server');
 };
 let s: Services;
 let openai: OpenAiServer;
@@ -46,6 +47,7 @@ beforeAll(async () => {
     loop: await import('../../jobs/generation-loop'),
     schema: await import('../../app/utils/generation-schema'),
     verify: await import('../../app/services/ledger-verify.server'),
+    ledger: await import('../../app/services/ledger.server'),
   };
   observer = connect(url, 2, 'races-observer');
   connA = connect(url, 1, 'races-a');
@@ -122,7 +124,7 @@ async function apply(w: World, op: Op, db: TransactionSql): Promise<string> {
     case 'claim': {
       // In the operation's transaction (so a claim blocked on a row lock is seen as connection B
       // waiting). Earlier sequences' items are in the same queue: this one keeps its own user's.
-      const items = await s.loop.claimItems(50, 50, 600, db as unknown as Sql);
+      const items = await s.loop.claimItems(50, 50, 600, [], [], db as unknown as Sql);
       w.claimed.push(...items.filter((i) => i.leased && i.userId === w.userId));
       return `claimed ${items.length}`;
     }
@@ -130,7 +132,7 @@ async function apply(w: World, op: Op, db: TransactionSql): Promise<string> {
       const item = pick(w.claimed, op.item);
       if (!item) return 'nothing claimed';
       const outcome = op.ok
-        ? await s.worker.processItem(item, db, { keyOf: async () => 'sk-test' })
+        ? await s.worker.processItem(item, { keyOf: async () => 'sk-test' }, db)
         : (await s.worker.finishFailed(item, 'The provider refused.', db))
           ? 'failed'
           : 'skipped';
@@ -219,7 +221,7 @@ async function check(w: World): Promise<void> {
   }
   const holdOf = new Map(holds.map((h) => [h.item, h]));
   for (const r of rows) {
-    const h = holdOf.get(s.gen.holdKey(r.id, r.attempt));
+    const h = holdOf.get(s.ledger.holdKey(r.id, r.attempt));
     if (r.status === 'processing') expect(h?.open, `processing ${r.id} without an open hold${context}`).toBe(true);
     if (r.status === 'completed') expect(h?.resolutions, `completed ${r.id} not charged${context}`).toEqual(['post']);
     if (r.status === 'failed' || r.status === 'canceled')

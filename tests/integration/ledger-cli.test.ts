@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ url, db } = await ownDatabase(2));
   user = await createUser(db, 'cli');
   await grantSignupCredits(user.id, db);
-  await purchaseTopUp(user.id, 'cs_cli', 99, db);
+  await purchaseTopUp(user.id, 'cs_cli', 99, undefined, db);
 });
 afterAll(() => db.end());
 

@@ -62,14 +62,14 @@ describe('ledger under concurrency', () => {
     // Sequential replays.
     for (let i = 0; i < 10; i++) {
       await grantSignupCredits(user.id, db);
-      await purchaseTopUp(user.id, session, 99, db);
+      await purchaseTopUp(user.id, session, 99, undefined, db);
     }
     await reserve(user.id, [{ key: item, amount: 2 }], db);
     for (let i = 0; i < 10; i++) await post(item, db);
     // Concurrent replays of the same three events.
     await Promise.all([
       ...Array.from({ length: 10 }, () => grantSignupCredits(user.id, db)),
-      ...Array.from({ length: 10 }, () => purchaseTopUp(user.id, session, 99, db)),
+      ...Array.from({ length: 10 }, () => purchaseTopUp(user.id, session, 99, undefined, db)),
       ...Array.from({ length: 10 }, () => post(item, db)),
     ]);
     const counts = await db<{ kind: string; n: number }[]>`
@@ -86,14 +86,14 @@ describe('ledger under concurrency', () => {
 
   it('concurrent first bookings of a fresh top-up key book it once', async () => {
     const user = await createUser(db, 'replay2');
-    const results = await Promise.all(Array.from({ length: 10 }, () => purchaseTopUp(user.id, `cs_fresh_${user.id}`, 360, db)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => purchaseTopUp(user.id, `cs_fresh_${user.id}`, 360, undefined, db)));
     expect(new Set(results.map((r) => r.seq)).size).toBe(1);
     expect((await getCreditSummary(user.id, db)).topUpCreditsRemaining).toBe(360);
   });
 
   it('post and void of the same hold, racing: exactly one wins', async () => {
     const user = await createUser(db, 'race');
-    await purchaseTopUp(user.id, `cs_race_${user.id}`, 40, db);
+    await purchaseTopUp(user.id, `cs_race_${user.id}`, 40, undefined, db);
     const items = Array.from({ length: 20 }, (_, i) => ({ key: `${user.id}:race:${i}`, amount: 2 }));
     await reserve(user.id, items, db);
     for (const { key } of items) {

@@ -45,7 +45,7 @@ afterAll(() => db.end());
 describe('ledger export', () => {
   it(`streams all ${ROWS} rows as CSV with a manifest of the same rows`, async () => {
     const out = new LineCounter();
-    const manifest = await exportRows(out, {}, db);
+    const manifest = await exportRows(out, {}, undefined, db);
     expect(out.lines).toBe(ROWS + 1);
     expect(out.first[0]).toBe(EXPORT_COLUMNS.join(','));
     expect(out.first[1]).toMatch(
@@ -68,11 +68,11 @@ describe('ledger export', () => {
 
   it('filters by user and time', async () => {
     const out = new LineCounter();
-    const manifest = await exportRows(out, { userId: userA.id }, db);
+    const manifest = await exportRows(out, { userId: userA.id }, undefined, db);
     expect(manifest.rows).toBe(3);
     expect(out.lines).toBe(4);
     expect(out.first[2]).toContain(',reserve,user:monthly,system:consumed,2,3,,exp-item,reserve:exp-item,');
-    const future = await exportRows(new LineCounter(), { from: new Date(Date.now() + 3600_000) }, db);
+    const future = await exportRows(new LineCounter(), { from: new Date(Date.now() + 3600_000) }, undefined, db);
     expect(future.rows).toBe(0);
     expect(future.lastHash).toBeNull();
   });

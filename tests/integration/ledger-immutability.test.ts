@@ -12,7 +12,7 @@ beforeAll(async () => {
   ({ db } = await ownDatabase());
   userId = (await createUser(db, 'immutable')).id;
   await grantSignupCredits(userId, db);
-  await purchaseTopUp(userId, 'cs_immutable', 99, db);
+  await purchaseTopUp(userId, 'cs_immutable', 99, undefined, db);
   await reserve(
     userId,
     [
@@ -61,8 +61,8 @@ describe('the ledger table is append-only', () => {
   it('a deleted row breaks the chain of the row after it', async () => {
     const other = (await createUser(db, 'immutable2')).id;
     await grantSignupCredits(other, db);
-    await purchaseTopUp(other, 'cs_immutable2', 10, db);
-    await purchaseTopUp(other, 'cs_immutable3', 10, db);
+    await purchaseTopUp(other, 'cs_immutable2', 10, undefined, db);
+    await purchaseTopUp(other, 'cs_immutable3', 10, undefined, db);
     const seqs = (await db<{ seq: string }[]>`SELECT seq FROM ledger_entries WHERE user_id = ${other} ORDER BY seq`).map((r) =>
       Number(r.seq),
     );

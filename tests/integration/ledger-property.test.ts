@@ -66,7 +66,7 @@ describe('ledger property', () => {
           switch (op.t) {
             case 'purchase': {
               const ref = `cs_${run}_${n}_${user.id}`;
-              await purchaseTopUp(user.id, ref, op.amount, db);
+              await purchaseTopUp(user.id, ref, op.amount, undefined, db);
               purchases.push({ ref, amount: op.amount, reversed: false });
               model.topup += op.amount;
               break;
@@ -102,7 +102,7 @@ describe('ledger property', () => {
               break;
             }
             case 'forfeit':
-              await forfeitTopUp(user.id, `down_${run}_${n}`, db);
+              await forfeitTopUp(user.id, `down_${run}_${n}`, undefined, db);
               model.topup = 0;
               break;
             case 'adjust': {
@@ -130,7 +130,7 @@ describe('ledger property', () => {
             case 'reset': {
               month++;
               const now = new Date(Date.now() + (month * 31 + 1) * 86_400_000);
-              await resetMonthly(user.id, db, now);
+              await resetMonthly(user.id, now, db);
               model.monthly = 5;
               break;
             }

@@ -60,7 +60,7 @@ beforeAll(async () => {
   // purchase, a repeat delivery included, count once).
   await storeEvent('evt_ok', 'checkout.session.completed', session('cs_ok', 'pi_ok'));
   await storeEvent('evt_ok_async', 'checkout.session.async_payment_succeeded', session('cs_ok', 'pi_ok'));
-  await purchaseTopUp(user.id, 'cs_ok', 100, db, money('cs_ok', 'pi_ok', 'evt_ok'));
+  await purchaseTopUp(user.id, 'cs_ok', 100, money('cs_ok', 'pi_ok', 'evt_ok'), db);
   const charge = { id: 'ch_ok', object: 'charge', payment_intent: 'pi_ok', amount: 3000, amount_refunded: 3000, currency: 'usd' };
   await storeEvent('evt_ok_refund', 'charge.refunded', charge);
   await reverseRefund(
@@ -87,8 +87,8 @@ beforeAll(async () => {
 
   // Double: one payment, two purchase rows naming its session.
   await storeEvent('evt_dbl', 'checkout.session.completed', session('cs_dbl', 'pi_dbl'));
-  await purchaseTopUp(user.id, 'cs_dbl', 100, db, money('cs_dbl', 'pi_dbl', 'evt_dbl'));
-  await purchaseTopUp(user.id, 'cs_dbl-again', 100, db, money('cs_dbl', 'pi_dbl', 'evt_dbl'));
+  await purchaseTopUp(user.id, 'cs_dbl', 100, money('cs_dbl', 'pi_dbl', 'evt_dbl'), db);
+  await purchaseTopUp(user.id, 'cs_dbl-again', 100, money('cs_dbl', 'pi_dbl', 'evt_dbl'), db);
 
   // Flagged: a paid invoice booked by no row on purpose (its period was over), with its flag.
   await storeEvent('evt_inv', 'invoice.paid', { id: 'in_late', object: 'invoice', amount_paid: 1500, currency: 'usd' });
@@ -138,7 +138,7 @@ describe('npm run ledger -- reconcile', () => {
   });
 
   it('a ledger row with Stripe money that no stored event names is reported too', async () => {
-    const ghost = await purchaseTopUp(user.id, 'cs_ghost', 100, db, money('cs_ghost', 'pi_ghost', 'evt_ghost'));
+    const ghost = await purchaseTopUp(user.id, 'cs_ghost', 100, money('cs_ghost', 'pi_ghost', 'evt_ghost'), db);
     const report = await reconcile({}, db);
     const line = report.lines.find((l) => l.kind === 'ledger')!;
     expect(line).toMatchObject({ status: 'unmatched', stripeId: 'cs_ghost', ledgerSeqs: [ghost.seq] });

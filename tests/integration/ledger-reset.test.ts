@@ -38,7 +38,7 @@ describe('monthly reset', () => {
     expect(days).toBeGreaterThan(27);
     expect(days).toBeLessThan(32);
     // Nothing is due: the lazy check books nothing.
-    await ensureCurrentPeriod(user.id, db);
+    await ensureCurrentPeriod(user.id, undefined, db);
     expect(await kindsOf(user.id)).toHaveLength(1);
   });
 
@@ -57,7 +57,7 @@ describe('monthly reset', () => {
     const user = await createUser(db, 'reset');
     await grantSignupCredits(user.id, db);
     await reserve(user.id, [{ key: `${user.id}:r1`, amount: 2 }], db);
-    await ensureCurrentPeriod(user.id, db, nextMonth);
+    await ensureCurrentPeriod(user.id, nextMonth, db);
     const rows = await kindsOf(user.id);
     expect(rows.map((r) => [r.kind, Number(r.amount)])).toEqual([
       ['monthly_grant', 5],
@@ -80,11 +80,11 @@ describe('monthly reset', () => {
     const workerB = connect(own.url, 3);
     try {
       await Promise.all([
-        ...users.map((u) => resetMonthly(u.id, workerA, nextMonth)),
-        ...users.map((u) => resetMonthly(u.id, workerB, nextMonth)),
-        ...users.map((u) => ensureCurrentPeriod(u.id, own.db, nextMonth)),
-        resetDueUsers(workerA, 500, nextMonth),
-        resetDueUsers(workerB, 500, nextMonth),
+        ...users.map((u) => resetMonthly(u.id, nextMonth, workerA)),
+        ...users.map((u) => resetMonthly(u.id, nextMonth, workerB)),
+        ...users.map((u) => ensureCurrentPeriod(u.id, nextMonth, own.db)),
+        resetDueUsers({ now: nextMonth }, workerA),
+        resetDueUsers({ now: nextMonth }, workerB),
       ]);
     } finally {
       await workerA.end();
@@ -107,7 +107,7 @@ describe('monthly reset', () => {
   it('the lazy check opens the ledger of an account made before it existed', async () => {
     const user = await createUser(db, 'legacy');
     expect((await getCreditSummary(user.id, db)).totalCreditsRemaining).toBe(0);
-    await Promise.all([ensureCurrentPeriod(user.id, db), ensureCurrentPeriod(user.id, db)]);
+    await Promise.all([ensureCurrentPeriod(user.id, undefined, db), ensureCurrentPeriod(user.id, undefined, db)]);
     expect((await kindsOf(user.id)).map((r) => r.kind)).toEqual(['monthly_grant']);
     expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(5);
   });
@@ -131,8 +131,8 @@ describe('monthly reset', () => {
     try {
       const u = await createUser(own.db, 'free-job');
       await grantSignupCredits(u.id, own.db);
-      await resetDueUsers(own.db, 500, nextMonth);
-      await ensureCurrentPeriod(u.id, own.db, nextMonth);
+      await resetDueUsers({ now: nextMonth }, own.db);
+      await ensureCurrentPeriod(u.id, nextMonth, own.db);
       const grants = (await kindsOf(u.id, own.db)).filter((r) => r.kind === 'monthly_grant');
       expect(grants.map((g) => Number(g.amount))).toEqual([plans.free.monthlyCredits, plans.free.monthlyCredits]);
     } finally {
@@ -147,13 +147,13 @@ describe('monthly reset', () => {
       await db`UPDATE users SET subscription_status = ${status} WHERE id = ${user.id}`;
       // Billing on the paid invoice: expire what is left, grant Pro's amount, keyed by the invoice.
       const invoice = `in_${crypto.randomUUID()}`;
-      await expireMonthly(user.id, invoice, db);
-      const grant = await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, db);
+      await expireMonthly(user.id, invoice, undefined, db);
+      const grant = await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, undefined, db);
       // A webhook replay books nothing new.
-      expect((await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, db)).seq).toBe(grant.seq);
+      expect((await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, undefined, db)).seq).toBe(grant.seq);
       // The anniversary passes: the scheduled job, the lazy check and the pages' summary run.
-      await resetMonthly(user.id, db, nextMonth);
-      await ensureCurrentPeriod(user.id, db, nextMonth);
+      await resetMonthly(user.id, nextMonth, db);
+      await ensureCurrentPeriod(user.id, nextMonth, db);
       await getCurrentCreditSummary(user.id, db);
       const rows = await kindsOf(user.id);
       expect(rows.map((r) => [r.kind, Number(r.amount)])).toEqual([
@@ -173,12 +173,12 @@ describe('monthly reset', () => {
     const user = await createUser(db, 'invoice-late');
     await grantSignupCredits(user.id, db);
     await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
-    await resetMonthly(user.id, db, nextMonth);
+    await resetMonthly(user.id, nextMonth, db);
     expect((await kindsOf(user.id)).map((r) => r.kind)).toEqual(['monthly_grant']);
     const invoice = `in_${crypto.randomUUID()}`;
-    await expireMonthly(user.id, invoice, db);
-    await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, db);
-    await ensureCurrentPeriod(user.id, db, nextMonth);
+    await expireMonthly(user.id, invoice, undefined, db);
+    await grantMonthly(user.id, invoice, plans.pro.monthlyCredits, undefined, db);
+    await ensureCurrentPeriod(user.id, nextMonth, db);
     expect((await kindsOf(user.id)).filter((r) => r.kind === 'monthly_grant').map((r) => Number(r.amount))).toEqual([
       plans.free.monthlyCredits,
       plans.pro.monthlyCredits,
@@ -190,10 +190,10 @@ describe('monthly reset', () => {
     const user = await createUser(db, 'pro-then-free');
     await db`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
     expect(await grantSignupCredits(user.id, db)).toEqual([]);
-    await grantMonthly(user.id, `in_${user.id}`, plans.pro.monthlyCredits, db);
+    await grantMonthly(user.id, `in_${user.id}`, plans.pro.monthlyCredits, undefined, db);
     await reserve(user.id, [{ key: `${user.id}:spent`, amount: 5 }], db);
     await db`UPDATE users SET subscription_status = 'free' WHERE id = ${user.id}`;
-    await ensureCurrentPeriod(user.id, db, nextMonth);
+    await ensureCurrentPeriod(user.id, nextMonth, db);
     expect((await kindsOf(user.id)).map((r) => [r.kind, Number(r.amount)])).toEqual([
       ['monthly_grant', plans.pro.monthlyCredits],
       ['reserve', 5],
@@ -208,7 +208,7 @@ describe('monthly reset', () => {
     const [grant] = await kindsOf(user.id);
     const label = grant!.key.split(':').at(-1)!;
     // Billing labelling an invoice like the Free anniversary would otherwise be told "granted".
-    await expect(grantMonthly(user.id, label, plans.pro.monthlyCredits, db)).rejects.toMatchObject({ code: 'key_conflict' });
+    await expect(grantMonthly(user.id, label, plans.pro.monthlyCredits, undefined, db)).rejects.toMatchObject({ code: 'key_conflict' });
     expect((await getCreditSummary(user.id, db)).creditsRemaining).toBe(plans.free.monthlyCredits);
   });
 

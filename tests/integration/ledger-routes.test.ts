@@ -204,13 +204,19 @@ describe('/admin/ledger', () => {
             },
           },
         } as never)}, now(), now(), 'applied')`;
-    const row = await purchaseTopUp(buyer.id, session, 360, sql, {
-      event: `evt_flags_${buyer.id}`,
-      checkoutSession: session,
-      paymentIntent: `pi_flags_${buyer.id}`,
-      currency: 'usd',
-      amountMinor: 10000,
-    });
+    const row = await purchaseTopUp(
+      buyer.id,
+      session,
+      360,
+      {
+        event: `evt_flags_${buyer.id}`,
+        checkoutSession: session,
+        paymentIntent: `pi_flags_${buyer.id}`,
+        currency: 'usd',
+        amountMinor: 10000,
+      },
+      sql,
+    );
     const [flag] = await sql<{ id: string }[]>`
       INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
       VALUES (${`refund:ch_flags_${buyer.id}@10000`}, ${buyer.id}, 'topup_refund',

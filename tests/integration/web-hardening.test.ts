@@ -239,11 +239,11 @@ describe('the balance chart of a new account', () => {
     expect(today).toHaveLength(1);
     expect(today[0]!.balance).toBeGreaterThan(0);
     // Ten days later (same rows): eleven days, none before the first row.
-    const later = await balanceSeriesSince(user!.id, { timeZone: 'Asia/Hong_Kong' }, sql, new Date(Date.now() + 10 * 86_400_000));
+    const later = await balanceSeriesSince(user!.id, { timeZone: 'Asia/Hong_Kong', now: new Date(Date.now() + 10 * 86_400_000) });
     expect(later).toHaveLength(11);
     expect(later.every((p) => p.balance === today[0]!.balance)).toBe(true);
     // At most maxDays.
-    expect(await balanceSeriesSince(user!.id, { maxDays: 5 }, sql, new Date(Date.now() + 30 * 86_400_000))).toHaveLength(5);
+    expect(await balanceSeriesSince(user!.id, { maxDays: 5, now: new Date(Date.now() + 30 * 86_400_000) })).toHaveLength(5);
   });
 
   it('counts days in the reader time zone', async () => {

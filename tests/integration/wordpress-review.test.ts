@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
+import { grantSignupCredits } from '../../app/services/ledger.server';
 import { createSession } from '../../app/services/sessions.server';
 import { getPublication, runPublication } from '../../app/services/wordpress.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
@@ -26,7 +27,7 @@ let proxy: Proxy;
 async function user(status: 'free' | 'pro' | 'canceled', label: string, headers: Record<string, string> = {}) {
   const [u] = await sql<{ id: string }[]>`
     INSERT INTO users (email, name, subscription_status) VALUES (${`wp-review-${label}-${Date.now()}@example.com`}, ${label}, ${status}) RETURNING id`;
-  await sql`SELECT * FROM ledger_reset(${u!.id})`;
+  await grantSignupCredits(u!.id);
   const client = new TestClient(app.url, headers);
   const { setCookie } = await createSession(u!.id);
   const pair = setCookie.split(';')[0]!;

@@ -205,13 +205,21 @@ describe('a site the guard refuses cannot be saved (issue 21 §5)', () => {
   it('an update to a refused address is refused and the stored site stays; DNS answers are checked when saving', async () => {
     const { id, client } = await signedIn('update');
     // A name we control: public when the site is added, private later.
-    const site = await createSite(id, { siteUrl: 'https://blog.example.test', username: 'a', appPassword: 'b', isDefault: true }, sql, {
-      lookup: resolveTo('93.184.216.34'),
-    });
+    const site = await createSite(
+      id,
+      { siteUrl: 'https://blog.example.test', username: 'a', appPassword: 'b', isDefault: true },
+      {
+        lookup: resolveTo('93.184.216.34'),
+      },
+    );
     await expect(
-      createSite(id, { siteUrl: 'https://intranet.example.test', username: 'a', appPassword: 'b', isDefault: false }, sql, {
-        lookup: resolveTo('93.184.216.34', '10.0.0.7'),
-      }),
+      createSite(
+        id,
+        { siteUrl: 'https://intranet.example.test', username: 'a', appPassword: 'b', isDefault: false },
+        {
+          lookup: resolveTo('93.184.216.34', '10.0.0.7'),
+        },
+      ),
     ).rejects.toMatchObject({ code: 'blocked_url' });
     const res = await client.request(`/api/wordpress/sites/${site.id}`, {
       method: 'PUT',

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Sql } from '../../db/client';
+import { grantSignupCredits, purchaseTopUp } from '../../app/services/ledger.server';
 
 // Fixtures for the generation tests and the benchmark (no vitest imports).
 
@@ -13,10 +14,8 @@ export async function createGenUser(
     INSERT INTO users (email, name, subscription_status) VALUES (${email}, 'Gen Tester', ${opts.status ?? 'pro'}) RETURNING id`;
   const id = row!.id;
   // Open the ledger (and its monthly period) first, so a lazy reset never changes balances mid-test.
-  await db`SELECT * FROM ledger_reset(${id})`;
-  if (opts.credits && opts.credits > 0) {
-    await db`SELECT * FROM ledger_transfer(${id}, 'topup_purchase', ${`topup:test-${crypto.randomUUID()}`}, ${opts.credits}, 'test', NULL, NULL)`;
-  }
+  await grantSignupCredits(id, db);
+  if (opts.credits && opts.credits > 0) await purchaseTopUp(id, `test-${crypto.randomUUID()}`, opts.credits, undefined, db);
   return { id, email };
 }
 
