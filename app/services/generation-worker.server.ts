@@ -6,7 +6,8 @@ import { env } from '~/utils/env.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
-import { holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
+import { getRunProgress, holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
+import { resultFinished } from './webhooks.server';
 import {
   buildImagePrompt,
   generateImages,
@@ -279,9 +280,8 @@ type Fragment = any;
 const isHoldGone = (err: unknown) => (err as { code?: string })?.code === 'LG002';
 
 /**
- * The item's final state and its hold's outcome in ONE statement (atomic without a transaction):
- * the row changes only if it is still processing in this attempt, and the ledger is called only
- * for a row that changed.
+ * The item's final state and its hold's outcome in ONE statement: the row changes only if it is
+ * still processing in this attempt, and the ledger is called only for a row that changed.
  */
 function finishStatement(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
@@ -289,15 +289,36 @@ function finishStatement(
   outcome: 'post' | 'void' | null,
   db: Db,
 ) {
-  return db<{ id: string }[]>`
+  return db<{ id: string; runId: string }[]>`
     WITH done AS (
       UPDATE generation_results SET ${set}, lease_until = NULL, updated_at = now()
       WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
-      RETURNING id
+      RETURNING id, run_id
     )
-    SELECT d.id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken
+    SELECT d.id, d.run_id AS "runId", pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken
       ${outcome ? db`, (SELECT count(*) FROM ledger_resolve('result:' || d.id || ':attempt:' || ${item.attempt}, ${outcome})) AS booked` : db``}
     FROM done d`;
+}
+
+type SetFragment = (d: Db) => Fragment;
+
+/**
+ * The final state, its hold's outcome and the webhook events it causes, in one transaction
+ * (`set` is built on that transaction). Skipped when the item was no longer ours.
+ */
+function finishInTransaction(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: SetFragment,
+  outcome: 'post' | 'void' | null,
+  status: 'completed' | 'failed',
+  db: Db,
+): Promise<ItemOutcome> {
+  return transaction(db, async (tx) => {
+    const [done] = await finishStatement(item, set(tx), outcome, tx);
+    if (!done) return 'skipped';
+    await resultFinished(tx, { ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx));
+    return status;
+  });
 }
 
 /**
@@ -306,18 +327,17 @@ function finishStatement(
  */
 async function finish(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  set: Fragment,
+  set: SetFragment,
   outcome: 'post' | 'void',
   db: Db,
 ): Promise<ItemOutcome> {
-  const done = outcome === 'post' ? 'completed' : 'failed';
   try {
-    return (await finishStatement(item, set, outcome, db)).length > 0 ? done : 'skipped';
+    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', db);
   } catch (err) {
     if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
-    const final = outcome === 'post' ? db`status = 'failed', error = ${HOLD_GONE}` : set;
-    return (await finishStatement(item, final, null, db)).length > 0 ? 'failed' : 'skipped';
+    const final: SetFragment = outcome === 'post' ? (d) => d`status = 'failed', error = ${HOLD_GONE}` : set;
+    return finishInTransaction(item, final, null, 'failed', db);
   }
 }
 
@@ -332,9 +352,9 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
   ]
     .join('\n')
     .slice(0, SEARCH_TEXT_MAX);
-  const set = (d: Db) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
+  const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now()`;
-  if (out.images.length === 0) return finish(item, set(db), 'post', db);
+  if (out.images.length === 0) return finish(item, set, 'post', db);
   try {
     return await transaction(db, async (tx) => {
       for (const img of out.images) {
@@ -342,13 +362,13 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
           INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
           VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
       }
-      if ((await finishStatement(item, set(tx), 'post', tx)).length === 0) throw new Gone();
+      if ((await finishInTransaction(item, set, 'post', 'completed', tx)) === 'skipped') throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
-    if (isHoldGone(err)) return finish(item, db`status = 'failed', error = ${HOLD_GONE}`, 'void', db);
+    if (isHoldGone(err)) return finish(item, (d) => d`status = 'failed', error = ${HOLD_GONE}`, 'void', db);
     throw err;
   }
 }
@@ -359,5 +379,5 @@ export async function finishFailed(
   message: string,
   db: Db = sql,
 ): Promise<boolean> {
-  return (await finish(item, db`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
+  return (await finish(item, (d) => d`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
 }

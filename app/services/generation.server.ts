@@ -15,6 +15,7 @@ import { providerKey } from './api-keys.server';
 import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
 import { briefsByTopic, topicKey } from '~/utils/csv-file';
+import { creditsSpent } from './webhooks.server';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (`result:{id}:attempt:{n}`) and its own `generate-item` job. The worker
@@ -219,6 +220,7 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
       if (err instanceof LedgerError && err.code === 'insufficient_credits') throw errors.insufficientCredits();
       throw err;
     }
+    await creditsSpent(tx, userId, perItem * rows.length);
     await enqueueMany(
       GENERATE_QUEUE,
       rows.map((r) => ({

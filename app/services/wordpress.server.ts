@@ -9,6 +9,7 @@ import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 import { getResult, listResults, type Result } from './results.server';
 import { plainText } from './providers.server';
 import { open, seal } from './secrets.server';
+import { publicationFinished } from './webhooks.server';
 import {
   checkConnection,
   createPost,
@@ -897,18 +898,33 @@ export async function runPublication(
     if (post.status !== row.wp_status) {
       throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`, undefined, 'status_mismatch');
     }
-    await sql`
-      UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
-        published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
-      WHERE id = ${row.id} AND status = 'queued'`;
+    await transaction(sql, async (tx) => {
+      const [done] = await tx<{ resultId: string | null }[]>`
+        UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
+          published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
+        WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+      if (done)
+        await publicationFinished(tx, {
+          ...done,
+          userId: row.user_id,
+          publicationId: row.id,
+          status: 'published',
+          postId,
+          link: post.link,
+        });
+    });
     return 'published';
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const final = opts.final || error instanceof PermanentFailure;
-    await sql`
-      UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
-        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : sql`status`}, updated_at = now()
-      WHERE id = ${row.id} AND status = 'queued'`;
+    await transaction(sql, async (tx) => {
+      const [done] = await tx<{ resultId: string | null }[]>`
+        UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
+          last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : tx`status`}, updated_at = now()
+        WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+      if (done && final)
+        await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'failed', error: message });
+    });
     if (final) return 'failed';
     throw error;
   }
