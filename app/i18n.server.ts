@@ -10,6 +10,7 @@ import enBilling from './locales/en/billing.json';
 import enWordpress from './locales/en/wordpress.json';
 import enWorkspace from './locales/en/workspace.json';
 import enLegal from './locales/en/legal.json';
+import enDeveloper from './locales/en/developer.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
 import zhEmail from './locales/zh-HK/email.json';
@@ -20,6 +21,7 @@ import zhBilling from './locales/zh-HK/billing.json';
 import zhWordpress from './locales/zh-HK/wordpress.json';
 import zhWorkspace from './locales/zh-HK/workspace.json';
 import zhLegal from './locales/zh-HK/legal.json';
+import zhDeveloper from './locales/zh-HK/developer.json';
 import {
   defaultLanguage,
   languageCookieName,
@@ -44,6 +46,7 @@ export const resources = {
     wordpress: enWordpress,
     workspace: enWorkspace,
     legal: enLegal,
+    developer: enDeveloper,
   },
   'zh-HK': {
     common: zhCommon,
@@ -56,6 +59,7 @@ export const resources = {
     wordpress: zhWordpress,
     workspace: zhWorkspace,
     legal: zhLegal,
+    developer: zhDeveloper,
   },
 } as const;
 

@@ -2,7 +2,7 @@
 export const languages = ['en', 'zh-HK'] as const;
 export type Language = (typeof languages)[number];
 export const defaultLanguage: Language = 'en';
-export const namespaces = ['common', 'auth', 'ledger', 'generation', 'inputs', 'billing', 'wordpress', 'workspace'] as const;
+export const namespaces = ['common', 'auth', 'ledger', 'generation', 'inputs', 'billing', 'wordpress', 'workspace', 'developer'] as const;
 export type ClientNamespace = (typeof namespaces)[number];
 
 /**
