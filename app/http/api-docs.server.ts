@@ -18,7 +18,12 @@ export function openApiResponse(request: Request): Response {
     const body = JSON.stringify(openApiDocument());
     return { body, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
   })();
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': CACHE, ETag: json.etag, 'Access-Control-Allow-Origin': '*' };
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': CACHE,
+    ETag: json.etag,
+    'Access-Control-Allow-Origin': '*',
+  };
   if (request.headers.get('if-none-match') === json.etag) return new Response(null, { status: 304, headers });
   return new Response(json.body, { headers });
 }
@@ -102,11 +107,22 @@ export async function apiDocsResponse(request: Request): Promise<Response> {
     const body = op.requestBody?.content['application/json'];
     const bodySchema = body?.schema;
     const bodyRows = bodySchema?.properties
-      ? Object.entries(bodySchema.properties).map(([name, schema]) => ({ name, schema, required: bodySchema.required?.includes(name) ?? false }))
+      ? Object.entries(bodySchema.properties).map(([name, schema]) => ({
+          name,
+          schema,
+          required: bodySchema.required?.includes(name) ?? false,
+        }))
       : [];
     return `<section id="${anchor(method, path)}"><h3><span class="method">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code></h3>
 <p>${esc(op.summary)}</p>${op.description ? `<p>${esc(op.description)}</p>` : ''}
-${query.length ? `<h4>${esc(t('docs.query'))}</h4>${fieldTable(t, query.map((p) => ({ name: p.name, schema: p.schema, required: Boolean(p.required) })))}` : ''}
+${
+  query.length
+    ? `<h4>${esc(t('docs.query'))}</h4>${fieldTable(
+        t,
+        query.map((p) => ({ name: p.name, schema: p.schema, required: Boolean(p.required) })),
+      )}`
+    : ''
+}
 ${body ? `<h4>${esc(t('docs.requestBody'))}</h4>${fieldTable(t, bodyRows)}` : ''}
 ${body?.example ? `<h4>${esc(t('docs.example'))}</h4><pre><code>${esc(JSON.stringify(body.example, null, 2))}</code></pre>` : ''}
 <h4>${esc(t('docs.responses'))}</h4><ul>${Object.entries(op.responses)
@@ -131,10 +147,26 @@ ${ops.map(section).join('\n')}
 <ul>${Object.keys(doc.webhooks ?? {})
     .map((type) => `<li><code>${esc(type)}</code> ${esc(t(`webhooks.eventNames.${type}`))}</li>`)
     .join('')}</ul>
-${envelope?.properties ? fieldTable(t, Object.entries(envelope.properties).map(([name, schema]) => ({ name, schema, required: envelope.required?.includes(name) ?? false }))) : ''}
+${
+  envelope?.properties
+    ? fieldTable(
+        t,
+        Object.entries(envelope.properties).map(([name, schema]) => ({
+          name,
+          schema,
+          required: envelope.required?.includes(name) ?? false,
+        })),
+      )
+    : ''
+}
 <pre><code>webhook-id: msg_…\nwebhook-timestamp: 1700000000\nwebhook-signature: v1,…</code></pre></section>
 </body></html>`;
   return new Response(html, {
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': CACHE, Vary: 'Accept-Language, Cookie', 'Content-Language': language },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': CACHE,
+      Vary: 'Accept-Language, Cookie',
+      'Content-Language': language,
+    },
   });
 }

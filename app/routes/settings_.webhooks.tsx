@@ -86,7 +86,11 @@ export async function action({ request }: ActionFunctionArgs) {
         return redirectWithToast(PAGE, { type: 'success', title: t('webhooks.toast.deleted') });
       case 'test':
         await sendTestEvent(user.id, endpointId);
-        return redirectWithToast(PAGE, { type: 'success', title: t('webhooks.toast.testSent'), description: t('webhooks.toast.testSentBody') });
+        return redirectWithToast(PAGE, {
+          type: 'success',
+          title: t('webhooks.toast.testSent'),
+          description: t('webhooks.toast.testSentBody'),
+        });
       case 'enable':
         await enableEndpoint(user.id, endpointId);
         return redirectWithToast(PAGE, { type: 'success', title: t('webhooks.toast.enabled') });
@@ -114,13 +118,20 @@ export default function WebhooksPage() {
           {t('webhooks.docsLink')}
         </Link>
       </div>
-      <section aria-labelledby="webhooks-heading" className="mx-auto mt-4 max-w-4xl rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+      <section
+        aria-labelledby="webhooks-heading"
+        className="mx-auto mt-4 max-w-4xl rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
+      >
         <h1 id="webhooks-heading" className="text-xl font-semibold text-slate-900">
           {t('webhooks.title')}
         </h1>
         <p className="mt-1 text-sm text-slate-600">{t('webhooks.description')}</p>
         {secret ? (
-          <div role="status" data-testid="webhook-secret" className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-amber-200">
+          <div
+            role="status"
+            data-testid="webhook-secret"
+            className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-amber-200"
+          >
             <p className="font-semibold">{t('webhooks.secretTitle')}</p>
             <p className="mt-1">{t('webhooks.secretBody')}</p>
             <label className="mt-2 block text-xs font-medium">
@@ -164,12 +175,21 @@ function AddEndpointForm() {
   });
   const checkboxes = getCollectionProps(fields.events, { type: 'checkbox', options: [...webhookEventTypes] });
   return (
-    <Form method="post" action={PAGE} {...getFormProps(form)} className="mt-6 flex flex-col gap-4 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200">
+    <Form
+      method="post"
+      action={PAGE}
+      {...getFormProps(form)}
+      className="mt-6 flex flex-col gap-4 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200"
+    >
       <h2 className="text-base font-semibold text-slate-900">{t('webhooks.addTitle')}</h2>
       <FormAlert id={form.errorId} title={t('webhooks.toast.failed')} errors={form.errors} />
       <Field
         label={t('webhooks.url')}
-        inputProps={{ ...getInputProps(fields.url, { type: 'url' }), placeholder: 'https://example.com/postforge-hook', autoComplete: 'url' }}
+        inputProps={{
+          ...getInputProps(fields.url, { type: 'url' }),
+          placeholder: 'https://example.com/postforge-hook',
+          autoComplete: 'url',
+        }}
         errors={fields.url.errors}
         help={t('webhooks.urlHelp')}
       />
@@ -203,11 +223,7 @@ function EndpointItem({ endpoint }: { endpoint: Endpoint }) {
   const timeZone = useTimeZone();
   const when = (iso: string) => formatDateTime(iso, i18n.language, timeZone);
   const button = (intent: string, label: string, variant: 'secondary' | 'ghost' | 'destructive' = 'secondary', confirm?: string) => (
-    <Form
-      method="post"
-      action={PAGE}
-      onSubmit={confirm ? (e) => (window.confirm(confirm) ? undefined : e.preventDefault()) : undefined}
-    >
+    <Form method="post" action={PAGE} onSubmit={confirm ? (e) => (window.confirm(confirm) ? undefined : e.preventDefault()) : undefined}>
       <input type="hidden" name="endpointId" value={endpoint.id} />
       <Button type="submit" name="intent" value={intent} variant={variant} size="sm">
         {label}
@@ -220,7 +236,9 @@ function EndpointItem({ endpoint }: { endpoint: Endpoint }) {
         <div className="min-w-0">
           <p className="break-all font-mono text-sm text-slate-900">{endpoint.url}</p>
           <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
-            <Badge tone={endpoint.enabled ? 'success' : 'warning'}>{endpoint.enabled ? t('webhooks.active') : t('webhooks.disabled')}</Badge>
+            <Badge tone={endpoint.enabled ? 'success' : 'warning'}>
+              {endpoint.enabled ? t('webhooks.active') : t('webhooks.disabled')}
+            </Badge>
             <span>{t('webhooks.secretHint', { hint: endpoint.secretHint })}</span>
             {endpoint.events.map((e) => (
               <code key={e} className="rounded bg-slate-100 px-1">
@@ -270,7 +288,9 @@ function EndpointItem({ endpoint }: { endpoint: Endpoint }) {
                   </td>
                   <td className="px-2 py-1 tabular-nums">{d.attempts}</td>
                   <td className="px-2 py-1">{d.lastStatus ?? d.lastError ?? '—'}</td>
-                  <td className="px-2 py-1 tabular-nums">{d.lastLatencyMs === null ? '—' : t('webhooks.ms', { value: d.lastLatencyMs })}</td>
+                  <td className="px-2 py-1 tabular-nums">
+                    {d.lastLatencyMs === null ? '—' : t('webhooks.ms', { value: d.lastLatencyMs })}
+                  </td>
                   <td className="px-2 py-1">{d.nextAttemptAt ? when(d.nextAttemptAt) : '—'}</td>
                   <td className="px-2 py-1">{when(d.createdAt)}</td>
                 </tr>

@@ -109,7 +109,8 @@ export const operations: ApiOperation[] = [
     path: '/api/generate/text',
     tag: 'Generation',
     summary: 'Start a run of blog posts (one per topic)',
-    description: 'Holds the credits of every item at once (all or none) and answers with the run id; poll GET /api/jobs/{id} or subscribe to run.completed.',
+    description:
+      'Holds the credits of every item at once (all or none) and answers with the run id; poll GET /api/jobs/{id} or subscribe to run.completed.',
     body: {
       schema: textGenerationSchema(keys),
       source: gen('textGenerationSchema'),
@@ -165,19 +166,48 @@ export const operations: ApiOperation[] = [
     path: '/api/results',
     tag: 'Results',
     summary: 'List results, newest first',
-    query: { schema: resultsQuerySchema, source: gen('resultsQuerySchema'), example: { page: '1', limit: '20', type: 'text', search: 'coffee' } },
+    query: {
+      schema: resultsQuerySchema,
+      source: gen('resultsQuerySchema'),
+      example: { page: '1', limit: '20', type: 'text', search: 'coffee' },
+    },
     response: { schema: results, description: 'A page of results.' },
   },
-  { route: 'api.results', method: 'delete', path: '/api/results', tag: 'Results', summary: 'Delete every result', response: { description: 'Deleted.' } },
-  { route: 'api.results.$id', method: 'get', path: '/api/results/{id}', tag: 'Results', summary: 'One result', response: { schema: anyObject('ResultItem'), description: '`result`.' } },
-  { route: 'api.results.$id', method: 'delete', path: '/api/results/{id}', tag: 'Results', summary: 'Delete a result', response: { description: 'Deleted.' } },
+  {
+    route: 'api.results',
+    method: 'delete',
+    path: '/api/results',
+    tag: 'Results',
+    summary: 'Delete every result',
+    response: { description: 'Deleted.' },
+  },
+  {
+    route: 'api.results.$id',
+    method: 'get',
+    path: '/api/results/{id}',
+    tag: 'Results',
+    summary: 'One result',
+    response: { schema: anyObject('ResultItem'), description: '`result`.' },
+  },
+  {
+    route: 'api.results.$id',
+    method: 'delete',
+    path: '/api/results/{id}',
+    tag: 'Results',
+    summary: 'Delete a result',
+    response: { description: 'Deleted.' },
+  },
   {
     route: 'api.results.$id.content',
     method: 'put',
     path: '/api/results/{id}/content',
     tag: 'Results',
     summary: "Replace a text result's HTML (sanitized)",
-    body: { schema: resultContentSchema(keys), source: gen('resultContentSchema'), example: { content: '<h2>Edited</h2><p>New text.</p>' } },
+    body: {
+      schema: resultContentSchema(keys),
+      source: gen('resultContentSchema'),
+      example: { content: '<h2>Edited</h2><p>New text.</p>' },
+    },
     response: { schema: anyObject('SavedContent'), description: '`result.content` as stored.' },
   },
   {
@@ -205,7 +235,14 @@ export const operations: ApiOperation[] = [
     query: { schema: resultsQuerySchema, source: gen('resultsQuerySchema') },
     response: { description: 'A ZIP archive.', contentType: 'application/zip' },
   },
-  { route: 'api.user', method: 'get', path: '/api/user', tag: 'Account', summary: 'The current user and credits', response: { schema: anyObject('User'), description: 'The user.' } },
+  {
+    route: 'api.user',
+    method: 'get',
+    path: '/api/user',
+    tag: 'Account',
+    summary: 'The current user and credits',
+    response: { schema: anyObject('User'), description: 'The user.' },
+  },
   {
     route: 'api.credits.history',
     method: 'get',
@@ -214,7 +251,14 @@ export const operations: ApiOperation[] = [
     summary: 'Credit history (the ledger), newest first, by ?page',
     response: { schema: anyObject('CreditHistory'), description: 'A page of entries.' },
   },
-  { route: 'api.wordpress.sites', method: 'get', path: '/api/wordpress/sites', tag: 'WordPress', summary: 'Your WordPress sites', response: { schema: anyObject('Sites'), description: '`sites`.' } },
+  {
+    route: 'api.wordpress.sites',
+    method: 'get',
+    path: '/api/wordpress/sites',
+    tag: 'WordPress',
+    summary: 'Your WordPress sites',
+    response: { schema: anyObject('Sites'), description: '`sites`.' },
+  },
   {
     route: 'api.wordpress.sites',
     method: 'post',
@@ -234,10 +278,21 @@ export const operations: ApiOperation[] = [
     path: '/api/wordpress/sites/{id}',
     tag: 'WordPress',
     summary: 'Change a site (a blank password keeps the stored one)',
-    body: { schema: siteUpdateSchema(keys), source: wp('siteUpdateSchema'), example: { siteUrl: 'https://blog.example.com', username: 'editor', siteName: 'Blog' } },
+    body: {
+      schema: siteUpdateSchema(keys),
+      source: wp('siteUpdateSchema'),
+      example: { siteUrl: 'https://blog.example.com', username: 'editor', siteName: 'Blog' },
+    },
     response: { schema: anyObject('SiteUpdated'), description: '`site`.' },
   },
-  { route: 'api.wordpress.sites.$id', method: 'delete', path: '/api/wordpress/sites/{id}', tag: 'WordPress', summary: 'Remove a site', response: { description: 'Removed.' } },
+  {
+    route: 'api.wordpress.sites.$id',
+    method: 'delete',
+    path: '/api/wordpress/sites/{id}',
+    tag: 'WordPress',
+    summary: 'Remove a site',
+    response: { description: 'Removed.' },
+  },
   {
     route: 'api.wordpress.sites.$id.default',
     method: 'put',
@@ -362,7 +417,11 @@ export function documentable(schema: ZodTypeAny): ZodTypeAny {
   if (schema instanceof z.ZodObject) {
     const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, ZodTypeAny>).map(([k, v]) => [k, documentable(v)]));
     const rebuilt = z.object(shape);
-    return schema._def.unknownKeys === 'passthrough' ? rebuilt.passthrough() : schema._def.unknownKeys === 'strict' ? rebuilt.strict() : rebuilt;
+    return schema._def.unknownKeys === 'passthrough'
+      ? rebuilt.passthrough()
+      : schema._def.unknownKeys === 'strict'
+        ? rebuilt.strict()
+        : rebuilt;
   }
   if (schema instanceof z.ZodEffects) {
     const inner = schema._def.schema as ZodTypeAny;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 
 // The events an account's webhook endpoints can choose (issue 23 §3), and the endpoint form's rules
-// (the same on the server and in the browser; messages from the `webhooks` namespace).
+// (the same on the server and in the browser; messages from the `developer` namespace).
 
 export const webhookEventTypes = [
   'run.completed',
@@ -24,10 +24,10 @@ export const MAX_WEBHOOK_ENDPOINTS = 10;
 export function webhookEndpointSchema(t: Translate) {
   return z.object({
     url: z
-      .string({ required_error: t('webhooks:validation.url') })
+      .string({ required_error: t('developer:validation.url') })
       .trim()
-      .min(1, t('webhooks:validation.url'))
-      .max(WEBHOOK_URL_MAX, t('webhooks:validation.url'))
+      .min(1, t('developer:validation.url'))
+      .max(WEBHOOK_URL_MAX, t('developer:validation.url'))
       .refine((v) => {
         try {
           const u = new URL(v);
@@ -35,10 +35,10 @@ export function webhookEndpointSchema(t: Translate) {
         } catch {
           return false;
         }
-      }, t('webhooks:validation.url')),
+      }, t('developer:validation.url')),
     events: z
-      .array(z.enum(webhookEventTypes), { required_error: t('webhooks:validation.events') })
-      .min(1, t('webhooks:validation.events'))
+      .array(z.enum(webhookEventTypes), { required_error: t('developer:validation.events') })
+      .min(1, t('developer:validation.events'))
       .transform((list) => [...new Set(list)]),
   });
 }

@@ -21,7 +21,9 @@ const apiRoutes = fs
 function sourcesOf(route: string): string {
   const file = ['.ts', '.tsx'].map((ext) => path.join(routesDir, route + ext)).find((f) => fs.existsSync(f))!;
   const source = fs.readFileSync(file, 'utf8');
-  const glue = [...source.matchAll(/from '~\/http\/([\w.-]+)'/g)].map((m) => fs.readFileSync(path.join(root, 'app/http', `${m[1]}.ts`), 'utf8'));
+  const glue = [...source.matchAll(/from '~\/http\/([\w.-]+)'/g)].map((m) =>
+    fs.readFileSync(path.join(root, 'app/http', `${m[1]}.ts`), 'utf8'),
+  );
   return [source, ...glue].join('\n');
 }
 
@@ -58,11 +60,12 @@ describe('the OpenAPI document', () => {
       expect(listed, `${route} is neither documented nor excluded`).toBe(true);
       expect(documented.has(route) && route in excludedRoutes, `${route} is both documented and excluded`).toBe(false);
     }
-    for (const route of [...documented, ...Object.keys(excludedRoutes)]) expect(apiRoutes, `${route} names no route module`).toContain(route);
+    for (const route of [...documented, ...Object.keys(excludedRoutes)])
+      expect(apiRoutes, `${route} names no route module`).toContain(route);
     for (const reason of Object.values(excludedRoutes)) expect(reason.length).toBeGreaterThan(5);
   });
 
-  it("maps each route module to its path, and each documented method is one the route answers", () => {
+  it('maps each route module to its path, and each documented method is one the route answers', () => {
     for (const op of operations) {
       const expected =
         '/' +
@@ -79,7 +82,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it("documents each request body and query with the schema the route imports, exactly as it generates", async () => {
+  it('documents each request body and query with the schema the route imports, exactly as it generates', async () => {
     for (const op of operations) {
       const source = sourcesOf(op.route);
       if (op.body) {
@@ -92,7 +95,9 @@ describe('the OpenAPI document', () => {
       if (op.query) {
         expect(imported(source, op.query.source.name, op.query.source.module), `${op.route} imports ${op.query.source.name}`).toBe(true);
         const fromRoute = (await schemaFromSource(op.query.source)) as unknown as { shape: Record<string, unknown> };
-        const params = ((doc.paths![op.path] as Record<string, { parameters?: { name: string; in: string }[] }>)[op.method]!.parameters ?? [])
+        const params = (
+          (doc.paths![op.path] as Record<string, { parameters?: { name: string; in: string }[] }>)[op.method]!.parameters ?? []
+        )
           .filter((p) => p.in === 'query')
           .map((p) => p.name);
         expect(params.sort()).toEqual(Object.keys(fromRoute.shape).sort());
