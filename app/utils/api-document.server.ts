@@ -223,7 +223,7 @@ export const operations: ApiOperation[] = [
     method: 'get',
     path: '/api/results/{id}/download',
     tag: 'Results',
-    summary: 'Download a result as a file (HTML, Markdown or text by ?format; images as PNG)',
+    summary: 'Download a result as a file: a text result as .txt, an image (?index=0..3) as its file',
     response: { description: 'The file.', contentType: 'application/octet-stream' },
   },
   {
