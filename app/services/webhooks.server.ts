@@ -375,6 +375,7 @@ type Claimed = {
   eventId: string;
   payload: unknown;
   eventCreatedAt: Date;
+  enabled: boolean;
 };
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'skipped';
@@ -393,10 +394,16 @@ export async function deliverAttempt(deliveryId: string, attempt: number, db: Db
         AND (claimed_until IS NULL OR claimed_until < now())
       RETURNING id, user_id, endpoint_id, event_id
     )
-    SELECT c.id, c.user_id AS "userId", c.endpoint_id AS "endpointId", p.url, p.secret_sealed AS "secretSealed", c.event_id AS "eventId",
-      e.payload, e.created_at AS "eventCreatedAt"
-    FROM c JOIN webhook_endpoints p ON p.id = c.endpoint_id AND p.enabled JOIN webhook_events e ON e.id = c.event_id`;
+    SELECT c.id, c.user_id AS "userId", c.endpoint_id AS "endpointId", p.url, p.secret_sealed AS "secretSealed", p.enabled,
+      c.event_id AS "eventId", e.payload, e.created_at AS "eventCreatedAt"
+    FROM c JOIN webhook_endpoints p ON p.id = c.endpoint_id JOIN webhook_events e ON e.id = c.event_id`;
   if (!claimed) return 'skipped';
+  if (!claimed.enabled) {
+    // Turned off since the event was written: nothing is sent.
+    await db`UPDATE webhook_deliveries SET status = 'failed', claimed_until = NULL, next_attempt_at = NULL, last_error = 'endpoint turned off',
+      updated_at = now() WHERE id = ${claimed.id}`;
+    return 'failed';
+  }
   const body = JSON.stringify(claimed.payload);
   const started = performance.now();
   let status: number | null = null;
