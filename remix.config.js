@@ -1,6 +1,7 @@
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
-  ignoredRouteFiles: ['**/.*', '**/*.test.*'],
+  // README.md: the folder's own note (Remix would take a .md file for a route).
+  ignoredRouteFiles: ['**/.*', '**/*.test.*', '**/README.md'],
   serverModuleFormat: 'esm',
   postcss: true,
   tailwind: false,
