@@ -7,7 +7,7 @@ import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
 import { getRunProgress, holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
-import { resultFinished } from './webhooks.server';
+import { resultFinished, wantsResultEvents } from './webhooks.server';
 import {
   buildImagePrompt,
   generateImages,
@@ -304,21 +304,34 @@ type SetFragment = (d: Db) => Fragment;
 
 /**
  * The final state, its hold's outcome and the webhook events it causes, in one transaction
- * (`set` is built on that transaction). Skipped when the item was no longer ours.
+ * (`set` is built on that transaction). An owner with no endpoint for these events (most) keeps
+ * the single statement: no transaction holds the item's and the ledger's locks across round trips.
+ * Skipped when the item was no longer ours.
  */
-function finishInTransaction(
+async function finishInTransaction(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
   set: SetFragment,
   outcome: 'post' | 'void' | null,
   status: 'completed' | 'failed',
   db: Db,
 ): Promise<ItemOutcome> {
-  return transaction(db, async (tx) => {
-    const [done] = await finishStatement(item, set(tx), outcome, tx);
-    if (!done) return 'skipped';
-    await resultFinished(tx, { ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx));
-    return status;
-  });
+  const inTransaction = 'savepoint' in db;
+  if (!inTransaction && !(await wantsResultEvents(db, item.userId, status))) {
+    return (await finishStatement(item, set(db), outcome, db)).length > 0 ? status : 'skipped';
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction(db, async (tx) => {
+        const [done] = await finishStatement(item, set(tx), outcome, tx);
+        if (!done) return 'skipped';
+        await resultFinished(tx, { ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx));
+        return status;
+      });
+    } catch (err) {
+      // A deadlock victim (with a heartbeat or another item's booking) was rolled back whole: again.
+      if (inTransaction || attempt >= 3 || (err as { code?: string })?.code !== '40P01') throw err;
+    }
+  }
 }
 
 /**

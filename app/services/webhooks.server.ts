@@ -280,6 +280,13 @@ async function wanted(tx: TransactionSql, userId: string, types: WebhookEventTyp
   return rows.length > 0;
 }
 
+/** Whether the owner has an enabled endpoint for a result's final state or its run's end. */
+export async function wantsResultEvents(db: Db, userId: string, status: 'completed' | 'failed'): Promise<boolean> {
+  const rows = await db`
+    SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${[`result.${status}`, 'run.completed']}::text[] LIMIT 1`;
+  return rows.length > 0;
+}
+
 /**
  * A result reached its final state (generation): result.completed or result.failed, and
  * run.completed when it was the run's last item. Runs in the transaction that finished the item.
@@ -295,7 +302,7 @@ export async function resultFinished(
     canceledPrompts: number;
   }>,
 ): Promise<void> {
-  if (!(await wanted(tx, item.userId, [`result.${item.status}`, 'run.completed']))) return;
+  if (!(await wantsResultEvents(tx, item.userId, item.status))) return;
   await emitEvent(
     tx,
     item.userId,
