@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { createAccount, expect, test } from './fixtures';
+import { axeViolations, createAccount, expect, test } from './fixtures';
 
 // /settings/webhooks in Chromium, with and without JavaScript: a wrong URL is explained, an endpoint
 // is added and its secret shown once, "Send test event" reaches a receiver on loopback (the app
@@ -32,7 +32,7 @@ async function startReceiver(secret: () => string) {
   return { hits, url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-test('add an endpoint, copy its secret, send a test event and read the delivery log', async ({ page }) => {
+test('add an endpoint, copy its secret, send a test event and read the delivery log', async ({ page, jsEnabled }) => {
   let secret = '';
   const receiver = await startReceiver(() => secret);
   try {
@@ -69,6 +69,11 @@ test('add an endpoint, copy its secret, send a test event and read the delivery 
       await expect(page.getByTestId('webhook-log')).toContainText('Delivered', { timeout: 1_000 });
     }).toPass({ timeout: 20_000 });
     await expect(page.getByTestId('webhook-log')).toContainText(receiver.hits[0]!.id);
+    if (jsEnabled) {
+      // No serious or critical axe finding (axe runs in the page: scripts on only).
+      const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    }
   } finally {
     await receiver.close();
   }
