@@ -15,7 +15,7 @@ import { providerKey } from './api-keys.server';
 import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
 import { briefsByTopic, topicKey } from '~/utils/csv-file';
-import { creditsSpent } from './webhooks.server';
+import { creditsSpent, runMayHaveEnded } from './webhooks.server';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (`result:{id}:attempt:{n}`) and its own `generate-item` job. The worker
@@ -358,6 +358,7 @@ export async function cancelRun(userId: string, runId: string, db: Db = sql): Pr
       WHERE id = ${runId} AND user_id = ${userId} RETURNING id`;
     if (!run) throw errors.notFound('job');
     await cancelItems(userId, { runId }, false, tx);
+    await runMayHaveEnded(tx, userId, runId, () => getRunProgress(userId, runId, tx));
   });
   return getRunProgress(userId, runId, db);
 }

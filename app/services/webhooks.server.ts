@@ -287,6 +287,14 @@ export async function wantsResultEvents(db: Db, userId: string, status: 'complet
   return rows.length > 0;
 }
 
+type RunProgressRead = () => Promise<{
+  status: string;
+  totalPrompts: number;
+  completedPrompts: number;
+  failedPrompts: number;
+  canceledPrompts: number;
+}>;
+
 /**
  * A result reached its final state (generation): result.completed or result.failed, and
  * run.completed when it was the run's last item. Runs in the transaction that finished the item.
@@ -294,13 +302,7 @@ export async function wantsResultEvents(db: Db, userId: string, status: 'complet
 export async function resultFinished(
   tx: TransactionSql,
   item: { userId: string; resultId: string; runId: string; attempt: number; status: 'completed' | 'failed' },
-  runProgress: () => Promise<{
-    status: string;
-    totalPrompts: number;
-    completedPrompts: number;
-    failedPrompts: number;
-    canceledPrompts: number;
-  }>,
+  runProgress: RunProgressRead,
 ): Promise<void> {
   if (!(await wantsResultEvents(tx, item.userId, item.status))) return;
   await emitEvent(
@@ -310,24 +312,33 @@ export async function resultFinished(
     { resultId: item.resultId, runId: item.runId, status: item.status, attempt: item.attempt },
     `result.${item.status}:${item.resultId}:${item.attempt}`,
   );
+  await runMayHaveEnded(tx, item.userId, item.runId, runProgress);
+}
+
+/**
+ * run.completed when nothing of the run is processing any more (after an item's end or a cancel),
+ * once per run. Runs in the transaction of that change.
+ */
+export async function runMayHaveEnded(tx: TransactionSql, userId: string, runId: string, runProgress: RunProgressRead): Promise<void> {
+  if (!(await wanted(tx, userId, ['run.completed']))) return;
   // Items of one run finishing at once: each waits for the one before to commit, so the last sees
   // every other item final and only it finds the run done (the dedupe key covers a replay).
-  await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook-run:${item.runId}`}))`;
+  await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook-run:${runId}`}))`;
   const run = await runProgress();
   if (run.status === 'processing') return;
   await emitEvent(
     tx,
-    item.userId,
+    userId,
     'run.completed',
     {
-      runId: item.runId,
+      runId,
       status: run.status,
       total: run.totalPrompts,
       completed: run.completedPrompts,
       failed: run.failedPrompts,
       canceled: run.canceledPrompts,
     },
-    `run.completed:${item.runId}`,
+    `run.completed:${runId}`,
   );
 }
 

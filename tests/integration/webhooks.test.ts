@@ -230,6 +230,27 @@ describe('delivery', () => {
     expect(await deliverAttempt(d!.id, 1)).toBe('skipped');
     expect(received.filter((r) => r.path === '/replay')).toHaveLength(1);
   });
+  it('a run canceled before its items started ends with one run.completed (status canceled)', async () => {
+    const { saveApiKeys } = await import('../../app/services/api-keys.server');
+    const { startRun, cancelRun } = await import('../../app/services/generation.server');
+    const { textGenerationSchema } = await import('../../app/utils/generation-schema');
+    const user = await createGenUser(sql, { label: 'hooks-cancel', credits: 30 });
+    await saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text' });
+    await endpointFor(user.id, '/cancel', ['run.completed']);
+    // No generation loop runs in this file: the items wait, and the cancel ends them all.
+    const run = await startRun(
+      user.id,
+      textGenerationSchema().parse({ prompts: 'cancel one\ncancel two\ncancel three', model: 'openai/gpt-4o-mini-search-preview' }),
+    );
+    expect((await cancelRun(user.id, run.runId)).status).toBe('canceled');
+    await cancelRun(user.id, run.runId);
+    const got = await waitFor(() => received.find((r) => r.path === '/cancel' && r.answered === 200));
+    expect(JSON.parse(got.body)).toMatchObject({
+      type: 'run.completed',
+      data: { runId: run.runId, status: 'canceled', total: 3, canceled: 3 },
+    });
+    expect(await sql`SELECT 1 FROM webhook_events WHERE user_id = ${user.id}`).toHaveLength(1);
+  });
 });
 
 describe('the SSRF guard (ALLOW_PRIVATE_HOSTS off)', () => {
