@@ -1,4 +1,4 @@
-import { getFormProps, useForm } from '@conform-to/react';
+import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react';
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
@@ -16,6 +16,7 @@ import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
+import { DripFields, DripPreview, type DripPreviewData, type DripValues } from '~/components/wordpress/drip-fields';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import {
@@ -27,6 +28,9 @@ import {
   WordPressServiceError,
   type Publication,
 } from '~/services/wordpress.server';
+import { getDripSchedule, newSeed, queueDrip } from '~/services/wordpress-drip.server';
+import { timeOf } from '~/utils/drip-plan';
+import { dripSchema } from '~/utils/drip-schemas';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
@@ -39,8 +43,10 @@ import { instantToZoned } from '~/utils/zoned-time';
 // Bulk publish (issue 10): the results chosen on the Results or WordPress tab (?ids=, repeated or
 // comma-separated), to one site (?site= switches it and reloads its categories), published now or
 // spread over a schedule: the first at a date and time in the user's time zone, then one every N
-// hours or days. A plain GET/POST page, so it works without JavaScript; with it, the form is
-// checked in the browser (the same schema) and the schedule fields hide while "now" is chosen.
+// hours or days, or dripped under the site's drip schedule (issue 21 §4: N a day inside a daily
+// window on chosen weekdays; posting it renders the planned dates, a second post confirms them).
+// A plain GET/POST page, so it works without JavaScript; with it, the form is checked in the
+// browser (the same schema) and only the chosen mode's fields show.
 
 function idsOf(url: URL): string[] {
   const ids = url.searchParams
@@ -63,6 +69,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   let categoriesFailed = false;
   let siteZone = chosen?.timeZone ?? null;
   let existing = new Map<string, Publication>();
+  const schedule = chosen ? await getDripSchedule(userId, chosen.id) : null;
   if (chosen && results.length) {
     [categories, siteZone, existing] = await Promise.all([
       siteCategories(userId, chosen.id).catch(() => {
@@ -78,6 +85,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
     ]);
   }
   const timeZone = requestTimeZone(request);
+  const now = instantToZoned(new Date(), timeZone);
+  // The drip fields start from the site's saved rules, else a working week's 09:00-17:00.
+  const dripZone = schedule?.timeZone ?? siteZone ?? timeZone;
+  const drip: DripValues = {
+    startDate: instantToZoned(new Date(), dripZone).date,
+    perDay: String(schedule?.perDay ?? 3),
+    windowStart: timeOf(schedule?.windowStart ?? 9 * 60),
+    windowEnd: timeOf(schedule?.windowEnd ?? 17 * 60),
+    weekdays: schedule?.weekdays ?? [1, 2, 3, 4, 5],
+    spread: schedule?.spread ?? 'even',
+    timeZone: dripZone,
+  };
   return json(
     {
       user,
@@ -96,7 +115,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       categories,
       categoriesFailed,
       timeZone,
-      now: instantToZoned(new Date(), timeZone),
+      now,
+      drip,
+      dripPaused: Boolean(schedule?.pausedAt),
     },
     { headers: privatePageHeaders },
   );
@@ -107,6 +128,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
+  if (formData.get('mode') === 'drip') return dripAction(user.id, formData, t);
   const submission = parseWithZod(formData, { schema: bulkPublishSchema(t, requestTimeZone(request)) });
   if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
   const input = submission.value;
@@ -117,16 +139,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!(error instanceof WordPressServiceError)) throw error;
     // This page is Pro only (its loader sends others to the WordPress tab): the refusal goes there.
     if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
-    const message =
-      error.code === 'not_publishable'
-        ? t('bulk.notPublishable')
-        : error.code === 'past_start'
-          ? t('validation.pastStart')
-          : error.code === 'no_content'
-            ? t('publish.noContent')
-            : error.code === 'already_published'
-              ? t('bulk.existing.conflict')
-              : t('bulk.notFound');
+    const message = refusal(t, error.code);
     const status = error.code === 'not_found' ? 404 : error.code === 'already_published' ? 409 : 400;
     return json({ result: submission.reply({ formErrors: [message] }) }, { status });
   }
@@ -136,9 +149,90 @@ export async function action({ request }: ActionFunctionArgs) {
   });
 }
 
+/** The bulk service's refusals, in the reader's language. */
+function refusal(t: Translate, code: WordPressServiceError['code']): string {
+  switch (code) {
+    case 'not_publishable':
+      return t('bulk.notPublishable');
+    case 'past_start':
+      return t('validation.pastStart');
+    case 'no_content':
+      return t('publish.noContent');
+    case 'already_published':
+      return t('bulk.existing.conflict');
+    case 'no_capacity':
+      return t('drip.noCapacity');
+    case 'outside_rules':
+      return t('drip.rules.window');
+    default:
+      return t('bulk.notFound');
+  }
+}
+
+/**
+ * The drip mode: a post without `intent=confirm` plans (a dry run of the very same transaction) and
+ * renders the plan; the preview's confirmation posts the same fields with its seed, instant and
+ * fingerprint, and queues exactly that plan (or shows the new one when it came out otherwise).
+ */
+async function dripAction(userId: string, formData: FormData, t: Translate) {
+  const submission = parseWithZod(formData, { schema: dripSchema(t) });
+  if (submission.status !== 'success') return json({ result: submission.reply(), preview: null }, { status: 400 });
+  const v = submission.value;
+  const confirming = formData.get('intent') === 'confirm' && v.fingerprint && v.seed !== undefined && v.plannedAt;
+  const request = { ...v, seed: v.seed ?? newSeed(), plannedAt: confirming ? v.plannedAt! : new Date() };
+  const fields = [...formData.entries()].flatMap(([name, value]) =>
+    typeof value === 'string' && !['intent', 'seed', 'plannedAt', 'fingerprint'].includes(name) ? [[name, value] as [string, string]] : [],
+  );
+  const preview = async (changed: boolean) => {
+    const plannedAt = new Date();
+    const planned = await queueDrip(userId, { ...request, plannedAt }, { dryRun: true });
+    const data: DripPreviewData = {
+      posts: planned.publications.map((p) => ({ title: p.title, publishAt: p.publishAt })),
+      fingerprint: planned.fingerprint,
+      seed: request.seed,
+      plannedAt: plannedAt.toISOString(),
+      timeZone: v.timeZone,
+      fields,
+      changed,
+    };
+    return json({ result: submission.reply(), preview: data });
+  };
+  try {
+    if (!confirming) return await preview(false);
+    const { publications } = await queueDrip(userId, request, { expect: v.fingerprint });
+    const month = publications[0] ? instantToZoned(new Date(publications[0].publishAt), v.timeZone).date.slice(0, 7) : '';
+    return redirectWithToast(`/app/calendar?site=${v.siteId}${month ? `&month=${month}` : ''}`, {
+      type: 'success',
+      title: t('bulk.scheduled', { count: publications.length }),
+    });
+  } catch (error) {
+    if (!(error instanceof WordPressServiceError)) throw error;
+    if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
+    if (error.code === 'plan_changed')
+      return preview(true).catch(() => json({ result: submission.reply(), preview: null }, { status: 409 }));
+    const status = error.code === 'not_found' ? 404 : error.code === 'already_published' ? 409 : 400;
+    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }), preview: null }, { status });
+  }
+}
+
 export default function PublishBulk() {
-  const { user, account, results, skipped, sites, siteId, categories, categoriesFailed, timeZone, now, site, nowIso, existing } =
-    useLoaderData<typeof loader>();
+  const {
+    user,
+    account,
+    results,
+    skipped,
+    sites,
+    siteId,
+    categories,
+    categoriesFailed,
+    timeZone,
+    now,
+    site,
+    nowIso,
+    existing,
+    drip,
+    dripPaused,
+  } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
   const navigation = useNavigation();
@@ -146,13 +240,33 @@ export default function PublishBulk() {
   const hydrated = useHydrated();
   const [form, fields] = useForm({
     id: 'bulk-publish',
-    lastResult: actionData?.result,
+    lastResult: actionData?.result as SubmissionResult<string[]> | undefined,
     defaultValue: { mode: 'now', every: '1', unit: 'days', startDate: now.date, startTime: now.time, featured: 'on' },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: bulkPublishSchema(t as Translate, timeZone) }),
+    onValidate: ({ formData }) => {
+      const bulk = () => parseWithZod(formData, { schema: bulkPublishSchema(t as Translate, timeZone) });
+      // The drip fields' own rules: their errors land on the same field names (the value is not used here).
+      if (formData.get('mode') === 'drip')
+        return parseWithZod(formData, { schema: dripSchema(t as Translate) }) as unknown as ReturnType<typeof bulk>;
+      return bulk();
+    },
     shouldValidate: 'onSubmit',
     shouldRevalidate: 'onInput',
   });
-  const [mode, setMode] = useState<'now' | 'schedule'>(fields.mode.initialValue === 'schedule' ? 'schedule' : 'now');
+  const preview = (actionData && 'preview' in actionData ? actionData.preview : null) as DripPreviewData | null;
+  const initialMode = fields.mode.initialValue === 'schedule' || fields.mode.initialValue === 'drip' ? fields.mode.initialValue : 'now';
+  const [mode, setMode] = useState<'now' | 'schedule' | 'drip'>(initialMode);
+  // After a preview (or a refused drip form) the fields show what was posted.
+  const posted = (name: string) => (actionData?.result?.initialValue as Record<string, unknown> | undefined)?.[name];
+  const dripValues: DripValues = {
+    startDate: (posted('dripStartDate') as string) ?? drip.startDate,
+    perDay: (posted('perDay') as string) ?? drip.perDay,
+    windowStart: (posted('windowStart') as string) ?? drip.windowStart,
+    windowEnd: (posted('windowEnd') as string) ?? drip.windowEnd,
+    weekdays: posted('weekdays') !== undefined ? ([posted('weekdays')].flat() as string[]).map(Number) : drip.weekdays,
+    spread: posted('spread') === 'random' ? 'random' : posted('spread') === 'even' ? 'even' : drip.spread,
+    timeZone: drip.timeZone,
+  };
+  const errorsOf = (name: string) => (actionData?.result?.error as Record<string, string[] | undefined> | undefined)?.[name];
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
@@ -214,7 +328,7 @@ export default function PublishBulk() {
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('bulk.when')}</legend>
                 <div className="mt-2 flex flex-col gap-2">
-                  {(['now', 'schedule'] as const).map((m) => (
+                  {(['now', 'schedule', 'drip'] as const).map((m) => (
                     <label key={m} className="flex items-center gap-2 text-sm text-slate-800">
                       <input
                         type="radio"
@@ -224,7 +338,7 @@ export default function PublishBulk() {
                         onChange={() => setMode(m)}
                         className="size-4"
                       />
-                      {m === 'now' ? t('bulk.now') : t('bulk.spread')}
+                      {m === 'now' ? t('bulk.now') : m === 'schedule' ? t('bulk.spread') : t('drip.mode')}
                     </label>
                   ))}
                 </div>
@@ -234,7 +348,7 @@ export default function PublishBulk() {
               <fieldset
                 className="flex flex-col gap-4 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200"
                 data-testid="bulk-schedule"
-                hidden={hydrated && mode === 'now'}
+                hidden={hydrated && mode !== 'schedule'}
               >
                 <legend className="sr-only">{t('bulk.spread')}</legend>
                 <div className="flex flex-wrap gap-4">
@@ -289,6 +403,20 @@ export default function PublishBulk() {
                 <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
               </fieldset>
 
+              {dripPaused ? <p className="text-sm text-amber-800">{t('drip.pausedNote')}</p> : null}
+              <DripFields
+                values={dripValues}
+                minDate={drip.startDate}
+                hidden={hydrated && mode !== 'drip'}
+                errors={{
+                  dripStartDate: errorsOf('dripStartDate'),
+                  perDay: errorsOf('perDay'),
+                  windowStart: errorsOf('windowStart'),
+                  windowEnd: errorsOf('windowEnd'),
+                  weekdays: errorsOf('weekdays'),
+                }}
+              />
+
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
                 {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
@@ -314,10 +442,15 @@ export default function PublishBulk() {
                   {t('sites.cancel')}
                 </ButtonLink>
                 <Button type="submit" pending={busy}>
-                  {busy ? t('publish.publishing') : t('bulk.submit', { count: results.length })}
+                  {busy
+                    ? t('publish.publishing')
+                    : hydrated && mode === 'drip'
+                      ? t('drip.previewButton')
+                      : t('bulk.submit', { count: results.length })}
                 </Button>
               </div>
             </Form>
+            {preview ? <DripPreview preview={preview} busy={busy} /> : null}
           </>
         )}
       </div>

@@ -25,7 +25,6 @@ import {
   listSites,
   openTestedPassword,
   refreshSiteTimeZone,
-  reschedulePublication,
   retryPublicationNow,
   sealTestedPassword,
   setDefaultSite,
@@ -41,8 +40,10 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import { connectionMessage } from '~/http/wordpress-api.server';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
-import { useTimeZone } from '~/utils/time-zone';
-import { zonedToInstant } from '~/utils/zoned-time';
+import { moveScheduled } from '~/services/wordpress-drip.server';
+import { scheduleRefusal } from '~/http/schedule-messages.server';
+import { moveSchema } from '~/utils/drip-schemas';
+import { useTimeZone, validTimeZone } from '~/utils/time-zone';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
@@ -143,17 +144,14 @@ export async function action({ request }: ActionFunctionArgs) {
           await retryPublicationNow(user.id, id);
           return redirectWithToast(back, { type: 'success', title: t('scheduled.retrying') });
         }
-        const at = zonedToInstant(
-          String(formData.get('date') ?? ''),
-          String(formData.get('time') ?? ''),
-          String(formData.get('tz') ?? 'UTC'),
-        );
-        if (!at) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
-        await reschedulePublication(user.id, id, at);
+        // The calendar's move: the same checks (a drip post stays inside its site's schedule).
+        const move = moveSchema(t).safeParse(Object.fromEntries(formData));
+        if (!move.success) return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
+        await moveScheduled(user.id, id, move.data.date, move.data.time, validTimeZone(move.data.tz) ?? 'UTC');
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
-        const description = error.code === 'not_waiting' ? t('scheduled.notWaiting') : t('sites.notFound');
+        const description = error.code === 'not_found' ? t('sites.notFound') : scheduleRefusal(t, error.code);
         return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description });
       }
     }
@@ -180,9 +178,14 @@ export default function WordPressSites() {
           <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('common:wordpress.title')}</h1>
           <p className="mt-1 text-sm text-slate-700">{t('common:wordpress.subtitle')}</p>
         </div>
-        <ButtonLink to="?add=1" preventScrollReset>
-          {t('sites.add')}
-        </ButtonLink>
+        <div className="flex flex-wrap gap-2">
+          <ButtonLink to="/app/calendar" variant="secondary">
+            {t('calendar.link')}
+          </ButtonLink>
+          <ButtonLink to="?add=1" preventScrollReset>
+            {t('sites.add')}
+          </ButtonLink>
+        </div>
       </div>
       <div className="mt-8 border-b border-slate-200">
         <h2 className="-mb-px inline-flex border-b-2 border-indigo-600 px-4 py-3 text-sm font-medium text-indigo-700">

@@ -48,7 +48,19 @@ export type Site = {
 };
 
 export type WordPressErrorCode =
-  'not_found' | 'not_pro' | 'no_content' | 'not_publishable' | 'past_start' | 'site_unreachable' | 'already_published' | 'not_waiting';
+  | 'not_found'
+  | 'not_pro'
+  | 'no_content'
+  | 'not_publishable'
+  | 'past_start'
+  | 'site_unreachable'
+  | 'already_published'
+  | 'not_waiting'
+  // Drip schedules (wordpress-drip.server.ts).
+  | 'plan_changed'
+  | 'no_capacity'
+  | 'outside_rules'
+  | 'no_schedule';
 
 export class WordPressServiceError extends Error {
   constructor(
@@ -304,6 +316,8 @@ export type PublishRequest = {
   featuredImage?: { data: Buffer; mimeType: string } | null;
   /** The site's post this replaces (the user chose to update an earlier publication's post). */
   updatePostId?: number | null;
+  /** The drip plan this belongs to (wordpress-drip.server.ts): held while the site's schedule is paused. */
+  dripPlanId?: string | null;
 };
 
 export type Publication = {
@@ -473,11 +487,11 @@ export async function queuePublications(userId: string, requests: PublishRequest
       const [row] = await tx<PublicationRow[]>`
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
-           featured_image, featured_image_type, publish_at, marker, job_id, wp_status, update_post_id)
+           featured_image, featured_image_type, publish_at, marker, job_id, wp_status, update_post_id, drip_plan_id)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
           ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
-          ${r.updatePostId ?? null})
+          ${r.updatePostId ?? null}, ${r.dripPlanId ?? null})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -544,7 +558,12 @@ export type BulkPublishInput = {
    * new one, or leave them out. Unset: refused (already_published) when there is any.
    */
   onExisting?: 'update' | 'new' | 'skip';
+  /** A drip schedule instead: plans the chosen results' times inside this transaction (wordpress-drip.server.ts). */
+  drip?: DripTimes;
 };
+
+/** The times of the chosen results (in order) and the drip plan they belong to. */
+export type DripTimes = (chosen: { id: string; title: string }[], tx: Db) => Promise<{ times: Date[]; planId: string }>;
 
 /**
  * Bulk publish (issue 10): one publication per result, rows and `wordpress-publish` jobs (each with
@@ -587,9 +606,17 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
       updates.set(r.id, earlier.postId);
       return true;
     });
-    const times = input.schedule
-      ? zonedSchedule(input.schedule.start, chosen.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
+    const dripped = input.drip
+      ? await input.drip(
+          chosen.map((r) => ({ id: r.id, title: r.title?.trim() || r.prompt })),
+          tx,
+        )
       : null;
+    const times = dripped
+      ? dripped.times
+      : input.schedule
+        ? zonedSchedule(input.schedule.start, chosen.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
+        : null;
     const requests: PublishRequest[] = [];
     for (const [i, r] of chosen.entries()) {
       requests.push({
@@ -602,6 +629,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         categories: input.categories,
         tags: input.tags,
         publishAt: times ? times[i]! : null,
+        dripPlanId: dripped?.planId ?? null,
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
       });
     }
@@ -795,6 +823,7 @@ type WorkRow = {
   update_post_id: string | null;
   wp_status: 'publish' | 'draft' | 'pending';
   subscription_status: SubscriptionStatus;
+  held: boolean;
 };
 
 export type RunOutcome = 'published' | 'skipped' | 'failed';
@@ -822,16 +851,21 @@ function errorCodeOf(error: unknown): string | null {
  */
 export async function runPublication(
   publicationId: string,
-  opts: WpCallOptions & { jobId?: string; final?: boolean } = {},
+  opts: WpCallOptions & { jobId?: string; final?: boolean; now?: number } = {},
 ): Promise<RunOutcome> {
   const [row] = await sql<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
-           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status
+           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
+           (p.drip_plan_id IS NOT NULL AND EXISTS (
+             SELECT 1 FROM wordpress_drip_schedules d WHERE d.site_id = p.site_id AND d.paused_at IS NOT NULL)) AS held
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
   if (!row || row.status !== 'queued') return 'skipped';
   // A moved publication has a new job; the old one (if it still runs) stands down.
   if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
-  if (row.publish_at.getTime() > Date.now() + 1000) return 'skipped';
+  // The due check; `now` lets tests run a schedule of weeks on a fast clock.
+  if (row.publish_at.getTime() > (opts.now ?? Date.now()) + 1000) return 'skipped';
+  // Its site's drip schedule is paused: held (still queued); resuming plans it again with a new job.
+  if (row.held) return 'skipped';
   try {
     if (!isPro(row.subscription_status)) throw new PermanentFailure('not_pro', 'WordPress publishing requires a Pro subscription');
     if (row.site_id === null) throw new PermanentFailure('site_removed', 'The site was removed');

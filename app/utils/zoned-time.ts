@@ -7,7 +7,7 @@ import { DEFAULT_TIME_ZONE, validTimeZone } from '~/utils/time-zone';
 const validZone = (tz: string | null | undefined): string => validTimeZone(tz) ?? DEFAULT_TIME_ZONE;
 
 /** The zone's offset from UTC, in minutes, at this instant. */
-function offsetMinutes(instant: Date, tz: string): number {
+export function offsetMinutes(instant: Date, tz: string): number {
   const parts = Object.fromEntries(
     dateTimeFormat('en-US', {
       timeZone: tz,
