@@ -11,6 +11,7 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import { ErrorList, Field } from '~/components/ui/field';
+import { namespaces, type ClientNamespace } from '~/i18n';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import {
@@ -25,6 +26,7 @@ import {
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { readFormData } from '~/http/json-api.server';
 import { redirectWithToast } from '~/http/toast.server';
+import { withNamespaces } from '~/utils/i18n-client';
 import type { Translate } from '~/utils/auth-schemas';
 import { rootT } from '~/utils/meta';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
@@ -36,6 +38,10 @@ import { MAX_WEBHOOK_ENDPOINTS, webhookEndpointSchema, webhookEventTypes } from 
 // redirects with a toast.
 
 const PAGE = '/settings/webhooks';
+
+// The page's own words (developer) are opt-in; the shell (header, settings dialog) uses the rest.
+export const handle = { i18n: [...namespaces] satisfies ClientNamespace[] };
+export const clientLoader = withNamespaces(handle.i18n);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
