@@ -49,6 +49,12 @@ export function serviceError(ctx: WpApiContext, error: unknown) {
     if (error.code === 'no_content') return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
     if (error.code === 'not_publishable') return apiError(400, ctx.t('bulk.notPublishable'), { headers: ctx.headers });
     if (error.code === 'past_start') return apiError(400, ctx.t('validation.pastStart'), { headers: ctx.headers });
+    if (error.code === 'blocked_url') {
+      return json(
+        { error: ctx.t('sites.blockedUrl'), diagnosis: diagnosisOf(ctx.t, 'blocked_address') },
+        { status: 422, headers: ctx.headers },
+      );
+    }
     if (error.code === 'not_waiting') return apiError(409, ctx.t('scheduled.notWaiting'), { headers: ctx.headers });
     if (error.code === 'already_published' && error.existingMany.length > 0) {
       // Bulk: every selected result already on the site, and the choices (onExisting).

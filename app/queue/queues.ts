@@ -99,7 +99,9 @@ export const queues = {
       expireInSeconds: 10 * 60,
       retentionDays: 14,
     } satisfies Omit<PgBoss.Queue, 'name'>,
-    work: { batchSize: 5, pollingIntervalSeconds: 2, includeMetadata: true },
+    // A work() loop waits for its whole batch: four loops of two, so one slow site holds back at
+    // most one other publication while publish-now waits for its own (issue 21 §5).
+    work: { batchSize: 2, pollingIntervalSeconds: 1, includeMetadata: true, workers: 4 },
   },
   // One attempt of one webhook delivery (issue 23 §3). The backoff between attempts is ours
   // (webhooks.server.ts: WEBHOOK_RETRY_BASE_SECONDS doubling, for WEBHOOK_RETRY_WINDOW_HOURS): a failed

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isPro } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
@@ -18,8 +19,9 @@ import { getResult } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import {
   existingPublication,
+  imageResultHtml,
   listSites,
-  queuePublish,
+  publishAndWait,
   refreshSiteTimeZone,
   siteCategories,
   WordPressServiceError,
@@ -72,8 +74,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       result: {
         id: result.id,
         title: result.title ?? result.prompt,
-        content: result.type === 'text' ? result.content : `<p><img src="${result.content}" alt=""></p>`,
+        content: result.type === 'text' ? result.content : imageResultHtml(result, result.title ?? result.prompt),
         hasImage: result.metadata.imageUrls.length > 0,
+        isImage: result.type === 'image',
       },
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
       siteId: chosen?.id ?? null,
@@ -114,10 +117,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
     publishDate,
     featured: formData.get('featured') ?? '',
     onExisting: formData.get('onExisting') ?? '',
+    target: formData.get('target') ?? '',
   });
   if (!parsed.success) return json({ errors: parsed.error.issues.map((i) => i.message) }, { status: 400 });
+  let done;
   try {
-    await queuePublish(user.id, parsed.data);
+    // Publish now waits for the site (bounded); a slower site finishes in the background.
+    done = await publishAndWait(user.id, parsed.data);
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
     const message =
@@ -127,12 +133,28 @@ export async function action({ request, params }: ActionFunctionArgs) {
           ? t('publish.noContent')
           : error.code === 'already_published'
             ? t('publish.existing.conflict')
-            : t('sites.notFound');
+            : error.code === 'not_publishable'
+              ? t('publish.notImage')
+              : t('sites.notFound');
     const status = error.code === 'not_pro' ? 403 : error.code === 'already_published' ? 409 : 400;
     return json({ errors: [message] }, { status });
   }
-  const title = parsed.data.onExisting === 'update' ? t('publish.updating') : schedule ? t('publish.scheduled') : t('publish.queued');
-  return redirectWithToast('/app?tab=results', { type: 'success', title });
+  if (!done) return json({ errors: [t('publish.noContent')] }, { status: 400 });
+  const { publication, outcome } = done;
+  if (outcome === 'failed') return json({ errors: [publication.lastError ?? t('publish.failed')] }, { status: 502 });
+  const media = publication.kind === 'media';
+  const title =
+    outcome === 'scheduled'
+      ? t('publish.scheduled')
+      : outcome === 'background'
+        ? t('publish.backgroundTitle')
+        : media
+          ? t('publish.mediaUploaded')
+          : parsed.data.onExisting === 'update'
+            ? t('publish.updated')
+            : t('publish.published');
+  const description = outcome === 'background' ? t('publish.background') : undefined;
+  return redirectWithToast('/app?tab=results', { type: 'success', title, ...(description ? { description } : {}) });
 }
 
 export default function PublishResult() {
@@ -140,6 +162,9 @@ export default function PublishResult() {
     useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t, i18n } = useTranslation('wordpress');
+  // An image result: a post with the image, or the media library only (then the post's own fields
+  // are hidden with JavaScript; without it they are shown and ignored, as the choice says).
+  const [target, setTarget] = useState<'post' | 'media'>('post');
   const [params] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting';
@@ -219,35 +244,64 @@ export default function PublishResult() {
                   </fieldset>
                 </div>
               ) : null}
-              <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
-              <RichTextEditor
-                id="publish-content"
-                name="content"
-                label={t('publish.content')}
-                defaultValue={result.content}
-                minHeight={400}
-              />
-              <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                {t('publish.excerpt')}
-                <textarea name="excerpt" rows={3} className={inputClass} />
-              </label>
-              <fieldset>
-                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
-                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                {!categoriesFailed && categories.length === 0 ? (
-                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
-                ) : null}
-                <div className="mt-2 flex flex-wrap gap-3">
-                  {categories.map((c) => (
-                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
-                      {c.name}
-                    </label>
+              {result.isImage ? (
+                <fieldset data-testid="publish-target">
+                  <legend className="text-sm font-medium text-slate-800">{t('publish.target.legend')}</legend>
+                  {(['post', 'media'] as const).map((value) => (
+                    <div key={value} className="mt-2 flex items-start gap-2">
+                      <input
+                        id={`target-${value}`}
+                        type="radio"
+                        name="target"
+                        value={value}
+                        defaultChecked={value === 'post'}
+                        onChange={() => setTarget(value)}
+                        aria-describedby={`target-${value}-help`}
+                        className="mt-0.5 size-4 shrink-0"
+                      />
+                      <div className="text-sm">
+                        <label htmlFor={`target-${value}`} className="font-medium text-slate-800">
+                          {t(`publish.target.${value}`)}
+                        </label>
+                        <p id={`target-${value}-help`} className="text-slate-600">
+                          {t(`publish.target.${value}Help`)}
+                        </p>
+                      </div>
+                    </div>
                   ))}
-                </div>
-              </fieldset>
-              <Field label={t('publish.tags')} inputProps={{ name: 'tags' }} help={t('publish.tagsHelp')} />
-              {result.hasImage ? (
+                </fieldset>
+              ) : null}
+              <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
+              <PostFields wrap={result.isImage} hidden={target === 'media'}>
+                <RichTextEditor
+                  id="publish-content"
+                  name="content"
+                  label={t('publish.content')}
+                  defaultValue={result.content}
+                  minHeight={400}
+                />
+                <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                  {t('publish.excerpt')}
+                  <textarea name="excerpt" rows={3} className={inputClass} />
+                </label>
+                <fieldset>
+                  <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
+                  {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
+                  {!categoriesFailed && categories.length === 0 ? (
+                    <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
+                  ) : null}
+                  <div className="mt-2 flex flex-wrap gap-3">
+                    {categories.map((c) => (
+                      <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
+                        <input type="checkbox" name="categories" value={c.id} className="size-4" />
+                        {c.name}
+                      </label>
+                    ))}
+                  </div>
+                </fieldset>
+                <Field label={t('publish.tags')} inputProps={{ name: 'tags' }} help={t('publish.tagsHelp')} />
+              </PostFields>
+              {result.hasImage && !result.isImage ? (
                 <label className="flex items-center gap-2 text-sm text-slate-800">
                   <input type="checkbox" name="featured" defaultChecked className="size-4" />
                   {t('publish.featured')}
@@ -280,6 +334,12 @@ export default function PublishResult() {
       </div>
     </AppShell>
   );
+}
+
+/** The post's own fields; for an image result in a box that JavaScript hides when "media library only" is picked. */
+function PostFields({ wrap, hidden, children }: { wrap: boolean; hidden: boolean; children: React.ReactNode }) {
+  if (!wrap) return <>{children}</>;
+  return <div className={`flex flex-col gap-4${hidden ? ' hidden' : ''}`}>{children}</div>;
 }
 
 /** One answer to "already published": a required radio, its label, and what it does (described by). */

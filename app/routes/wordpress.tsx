@@ -110,6 +110,19 @@ export async function action({ request }: ActionFunctionArgs) {
         // The site's time zone, for showing scheduled times as the site sees them (best effort).
         await refreshSiteTimeZone(user.id, saved.id).catch(() => null);
       } catch (error) {
+        if (error instanceof WordPressServiceError && error.code === 'blocked_url') {
+          // Nothing saved; the form comes back with what was typed and the reason on the URL field.
+          const typed = String(formData.get('appPassword') ?? '').trim();
+          return json(
+            {
+              intent: intent.data,
+              result: submission.reply({ fieldErrors: { siteUrl: [t('sites.blockedUrl')] }, hideFields: ['appPassword'] }),
+              test: null,
+              testedPassword: typed ? sealTestedPassword(user.id, typed) : null,
+            },
+            { status: 422 },
+          );
+        }
         if (error instanceof WordPressServiceError)
           return redirectWithToast(back, { type: 'error', title: t('sites.updateFailed'), description: t('sites.notFound') });
         throw error;

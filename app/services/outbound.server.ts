@@ -145,6 +145,33 @@ export function checkUrl(raw: string | URL, rule: AddressRule = { allowPrivate: 
   return url;
 }
 
+/**
+ * The address rule for a URL about to be stored (a WordPress site being saved), so a site we would
+ * refuse to call cannot be saved either: the scheme, an IP literal, and every address the name
+ * resolves to now. A name that does not resolve (yet) is let through: every later call is guarded
+ * again when its socket connects.
+ */
+export async function checkUrlAddresses(
+  raw: string,
+  options: Pick<OutboundOptions, 'allowPrivate' | 'lookup' | 'allowAddress'> = {},
+): Promise<URL> {
+  const rule: AddressRule = { allowPrivate: options.allowPrivate ?? env.ALLOW_PRIVATE_HOSTS, allowAddress: options.allowAddress };
+  const url = checkUrl(raw, rule);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (rule.allowPrivate || net.isIP(host)) return url;
+  const resolve = options.lookup ?? systemLookup;
+  const addresses = await new Promise<dns.LookupAddress[]>((done) => {
+    const timer = setTimeout(() => done([]), 5_000);
+    resolve(host, { all: true }, (err, list) => {
+      clearTimeout(timer);
+      done(err ? [] : (list ?? []));
+    });
+  });
+  const bad = addresses.find((a) => refused(a.address, rule));
+  if (bad) throw new OutboundError('blocked_address', `${host} resolves to a private or reserved address (${bad.address})`);
+  return url;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Requests
 

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import dns from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import { LOW_CREDIT_THRESHOLD } from '~/catalogue';
 import { enqueueMany } from '~/queue/boss';
@@ -9,7 +8,7 @@ import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_TEST_EVENT, type WebhookEventType } from
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
 import { getCreditSummary } from './ledger.server';
 import { queueEmail } from './mail.server';
-import { checkUrl, isBlockedAddress, OutboundError, outboundRequest } from './outbound.server';
+import { checkUrlAddresses, OutboundError, outboundRequest } from './outbound.server';
 import { open, seal } from './secrets.server';
 
 // Signed outgoing webhooks (issue 23 §3). An event is written in the transaction of the change that
@@ -88,22 +87,12 @@ export type WebhookEndpoint = {
 };
 
 /**
- * Refuses a URL the SSRF guard would refuse: not http(s), credentials, or a host that is (or
- * resolves to) a private or reserved address. Delivery checks again at connection time.
+ * Refuses a URL the SSRF guard refuses for WordPress sites (scheme, credentials, a host that is or
+ * resolves to a private or reserved address). Delivery is guarded again at every connection.
  */
 async function guardUrl(raw: string): Promise<string> {
   try {
-    const url = checkUrl(raw);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!env.ALLOW_PRIVATE_HOSTS) {
-      const addresses = await dns.promises.lookup(host, { all: true }).catch(() => {
-        throw new OutboundError('dns', 'The host name could not be resolved');
-      });
-      if (addresses.some((a) => isBlockedAddress(a.address))) {
-        throw new OutboundError('blocked_address', `${host} resolves to a private or reserved address`);
-      }
-    }
-    return url.toString();
+    return (await checkUrlAddresses(raw)).toString();
   } catch (err) {
     if (err instanceof OutboundError) throw new WebhookError('blocked_url', err.message);
     throw err;

@@ -273,7 +273,7 @@ export async function findMediaByMarker(site: SiteCredentials, marker: string, o
 
 export async function uploadMedia(
   site: SiteCredentials,
-  file: { data: Buffer; filename: string; mimeType: string },
+  file: { data: Buffer; filename: string; mimeType: string; altText?: string },
   opts: WpCallOptions = {},
 ): Promise<WpMedia> {
   const safeName = file.filename.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'image';
@@ -281,9 +281,24 @@ export async function uploadMedia(
     site,
     'POST',
     '/wp/v2/media',
-    { body: file.data, headers: { 'Content-Type': file.mimeType, 'Content-Disposition': `attachment; filename="${safeName}"` } },
+    {
+      // With a raw body, WordPress reads the other fields from the query string.
+      query: { alt_text: file.altText || undefined },
+      body: file.data,
+      headers: { 'Content-Type': file.mimeType, 'Content-Disposition': `attachment; filename="${safeName}"` },
+    },
     { timeoutMs: 60_000, ...opts },
   );
+  return { id: data.id, url: data.source_url };
+}
+
+/** A media item of the site, or null when it is gone (deleted on the site). */
+export async function getMedia(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<WpMedia | null> {
+  const res = await call(site, 'GET', `/wp/v2/media/${id}`, { query: { context: 'edit', _fields: 'id,source_url' } }, opts);
+  if (res.status === 404) return null;
+  if (res.status < 200 || res.status >= 300) throw errorOf(res);
+  const data = res.json<{ id: number; source_url: string }>();
+  if (!data?.source_url) throw new WpError('not_wordpress', 'The site did not answer with JSON', res.status);
   return { id: data.id, url: data.source_url };
 }
 

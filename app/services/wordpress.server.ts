@@ -6,10 +6,13 @@ import { enqueueMany, getBoss } from '~/queue/boss';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { storedErrorCode } from '~/utils/wordpress-errors';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
+import { env } from '~/utils/env.server';
+import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { getResult, listResults, type Result } from './results.server';
 import { plainText } from './providers.server';
 import { open, seal } from './secrets.server';
 import { publicationFinished } from './webhooks.server';
+import { checkUrlAddresses, OutboundError, type OutboundOptions } from './outbound.server';
 import {
   checkConnection,
   createPost,
@@ -18,6 +21,7 @@ import {
   updatePost,
   findMediaByMarker,
   findPostByMarker,
+  getMedia,
   getPost,
   listCategories,
   normalizeSiteUrl,
@@ -28,6 +32,7 @@ import {
   type SiteCredentials,
   type WpCallOptions,
   type WpCategory,
+  type WpMedia,
 } from './wordpress-client.server';
 
 // Users' WordPress sites and what they publish to them. Sites are owned (another user's id is
@@ -60,7 +65,9 @@ export type WordPressErrorCode =
   | 'plan_changed'
   | 'no_capacity'
   | 'outside_rules'
-  | 'no_schedule';
+  | 'no_schedule'
+  /** The site's address is one the outbound guard refuses (private, loopback, another scheme). */
+  | 'blocked_url';
 
 export class WordPressServiceError extends Error {
   constructor(
@@ -153,8 +160,27 @@ export function openTestedPassword(userId: string, sealed: string): string | nul
 
 export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean };
 
-export async function createSite(userId: string, input: SiteInput & { appPassword: string }, db: Db = sql): Promise<Site> {
-  const siteUrl = normalizeSiteUrl(input.siteUrl);
+type GuardOptions = Pick<OutboundOptions, 'allowPrivate' | 'lookup' | 'allowAddress'>;
+
+/** The site's address, normalized, if the outbound guard would let us call it (else blocked_url). */
+async function guardedSiteUrl(raw: string, guard: GuardOptions): Promise<string> {
+  const siteUrl = normalizeSiteUrl(raw);
+  try {
+    await checkUrlAddresses(siteUrl, guard);
+  } catch (error) {
+    if (error instanceof OutboundError) throw new WordPressServiceError('blocked_url', error.message);
+    throw error;
+  }
+  return siteUrl;
+}
+
+export async function createSite(
+  userId: string,
+  input: SiteInput & { appPassword: string },
+  db: Db = sql,
+  guard: GuardOptions = {},
+): Promise<Site> {
+  const siteUrl = await guardedSiteUrl(input.siteUrl, guard);
   return transaction(db, async (tx) => {
     // The user's first site is the default one.
     await tx`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
@@ -169,10 +195,12 @@ export async function createSite(userId: string, input: SiteInput & { appPasswor
   });
 }
 
-export async function updateSite(userId: string, siteId: number, input: SiteInput, db: Db = sql): Promise<Site> {
-  const siteUrl = normalizeSiteUrl(input.siteUrl);
+export async function updateSite(userId: string, siteId: number, input: SiteInput, db: Db = sql, guard: GuardOptions = {}): Promise<Site> {
+  const siteUrl = await guardedSiteUrl(input.siteUrl, guard);
   return transaction(db, async (tx) => {
-    await getSite(userId, siteId, tx);
+    const before = await getSite(userId, siteId, tx);
+    // Another site at this address: what was uploaded to the old one's media library is not there.
+    if (before.siteUrl !== siteUrl) await tx`DELETE FROM wordpress_media WHERE site_id = ${siteId}`;
     if (input.isDefault)
       await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
     const password = input.appPassword?.trim();
@@ -313,7 +341,10 @@ export type PublishRequest = {
   publishAt: Date | null;
   /** The post's status on the site (default publish). */
   wpStatus?: 'publish' | 'draft' | 'pending';
-  featuredImage?: { data: Buffer; mimeType: string } | null;
+  /** The featured image: one of our stored images (uploaded once per site), or bytes of its own. */
+  featuredImage?: { imageId: string } | { data: Buffer; mimeType: string } | null;
+  /** 'media': only the content's images go to the media library (an image result); default 'post'. */
+  kind?: 'post' | 'media';
   /** The site's post this replaces (the user chose to update an earlier publication's post). */
   updatePostId?: number | null;
   /** The drip plan this belongs to (wordpress-drip.server.ts): held while the site's schedule is paused. */
@@ -336,6 +367,8 @@ export type Publication = {
   lastErrorCode: string | null;
   /** Set when this publication updates an earlier post instead of making one. */
   updatesPost: boolean;
+  /** 'media': the images went to the media library only (then `link` is the first one's URL). */
+  kind: 'post' | 'media';
   postId: number | null;
   link: string | null;
   publishedAt: string | null;
@@ -354,6 +387,7 @@ type PublicationRow = {
   last_error: string | null;
   last_error_code: string | null;
   update_post_id: string | null;
+  kind: 'post' | 'media';
   wp_post_id: string | null;
   wp_link: string | null;
   published_at: Date | null;
@@ -373,6 +407,7 @@ function toPublication(r: PublicationRow): Publication {
     lastError: r.last_error,
     lastErrorCode: r.last_error_code,
     updatesPost: r.update_post_id !== null,
+    kind: r.kind,
     postId: r.wp_post_id === null ? null : Number(r.wp_post_id),
     link: r.wp_link,
     publishedAt: r.published_at?.toISOString() ?? null,
@@ -382,7 +417,7 @@ function toPublication(r: PublicationRow): Publication {
 // A function of the query's own db: a fragment built at import would open the pool before the
 // database is known (the embedded one starts after the modules load).
 const publicationColumns = (db: Db) =>
-  db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, last_error_code, update_post_id,
+  db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, last_error_code, update_post_id, kind,
     wp_post_id, wp_link, published_at,
     (SELECT s.time_zone FROM wordpress_sites s WHERE s.id = site_id) AS site_time_zone`;
 
@@ -399,9 +434,18 @@ async function requirePro(userId: string, db: Db) {
  */
 export async function queuePublish(userId: string, p: PublishPayload, db: Db = sql): Promise<Publication | undefined> {
   const featuredImage = p.featured && p.resultId ? await resultImage(userId, p.resultId, db) : null;
+  const kind = p.target === 'media' ? 'media' : 'post';
+  let content = p.content;
+  if (kind === 'media') {
+    // Only an image result's own images go to the media library (what it is, not what was typed).
+    const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
+    if (!result) throw new WordPressServiceError('not_found');
+    if (result.type !== 'image' || result.status !== 'completed' || !result.content) throw new WordPressServiceError('not_publishable');
+    content = imageResultHtml(result, p.title);
+  }
   return transaction(db, async (tx) => {
     let updatePostId: number | null = null;
-    if (p.resultId) {
+    if (p.resultId && kind === 'post') {
       // Publishing a result again to the same site is the user's choice (issue 25): update the
       // earlier post or make a new one. Two publishes at once take turns, so the second sees the first.
       await lockResultOnSite(tx, userId, p.resultId, p.siteId);
@@ -421,14 +465,15 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
           siteId: p.siteId,
           resultId: p.resultId,
           title: p.title,
-          content: p.content,
+          content,
           excerpt: p.excerpt,
           categories: p.categories,
           tags: p.tags,
           publishAt: p.status === 'future' && p.publishDate ? new Date(p.publishDate) : null,
           wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
-          featuredImage,
+          featuredImage: kind === 'post' ? featuredImage : null,
           updatePostId,
+          kind,
         },
       ],
       tx,
@@ -453,6 +498,7 @@ export async function existingPublications(
   const rows = await db<PublicationRow[]>`
     SELECT DISTINCT ON (result_id) ${publicationColumns(db)} FROM wordpress_publications
     WHERE user_id = ${userId} AND result_id = ANY(${resultIds}::text[]) AND site_id = ${siteId} AND status IN ('published', 'queued')
+      AND kind = 'post'
     ORDER BY result_id, created_at DESC`;
   return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
 }
@@ -465,6 +511,7 @@ export async function existingPublication(userId: string, resultId: string, site
   const [row] = await db<PublicationRow[]>`
     SELECT ${publicationColumns(db)} FROM wordpress_publications
     WHERE user_id = ${userId} AND result_id = ${resultId} AND site_id = ${siteId} AND status IN ('published', 'queued')
+      AND kind = 'post'
     ORDER BY created_at DESC LIMIT 1`;
   return row ? toPublication(row) : null;
 }
@@ -484,14 +531,16 @@ export async function queuePublications(userId: string, requests: PublishRequest
       const jobId = crypto.randomUUID();
       const marker = `postforge${id.replace(/-/g, '')}`;
       const at = r.publishAt && r.publishAt.getTime() > now ? r.publishAt : new Date(now);
+      const bytes = r.featuredImage && 'data' in r.featuredImage ? r.featuredImage : null;
+      const imageId = r.featuredImage && 'imageId' in r.featuredImage ? r.featuredImage.imageId : null;
       const [row] = await tx<PublicationRow[]>`
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
-           featured_image, featured_image_type, publish_at, marker, job_id, wp_status, update_post_id, drip_plan_id)
+           featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
           ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
-          ${r.featuredImage?.data ?? null}, ${r.featuredImage?.mimeType ?? null}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
-          ${r.updatePostId ?? null}, ${r.dripPlanId ?? null})
+          ${bytes?.data ?? null}, ${bytes?.mimeType ?? null}, ${imageId}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
+          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -646,6 +695,43 @@ export async function getPublication(userId: string, id: string, db: Db = sql): 
   return toPublication(row);
 }
 
+/**
+ * The publication once it has ended (published, failed or canceled), or as it is when `timeoutMs`
+ * ran out. Bounded polling of its row: whichever process's worker runs the job, the row says.
+ */
+export async function waitForPublication(userId: string, id: string, timeoutMs: number): Promise<Publication> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 500)) {
+    const pub = await getPublication(userId, id);
+    const left = deadline - Date.now();
+    if (pub.status !== 'queued' || left <= 0) return pub;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+  }
+}
+
+export type PublishOutcome = {
+  publication: Publication;
+  /** published / failed: the site answered in time; background: still running; scheduled: for later. */
+  outcome: 'published' | 'failed' | 'background' | 'scheduled';
+};
+
+/**
+ * Publish (SPEC §7): queued through the one idempotent job path, then, unless scheduled for later,
+ * waited for up to WORDPRESS_PUBLISH_WAIT_SECONDS. Undefined when there was nothing to queue.
+ */
+export async function publishAndWait(
+  userId: string,
+  p: PublishPayload,
+  waitMs = env.WORDPRESS_PUBLISH_WAIT_SECONDS * 1000,
+): Promise<PublishOutcome | undefined> {
+  const queued = await queuePublish(userId, p);
+  if (!queued) return undefined;
+  if (Date.parse(queued.publishAt) > Date.now() + 1000) return { publication: queued, outcome: 'scheduled' };
+  const publication = await waitForPublication(userId, queued.id, waitMs);
+  const outcome = publication.status === 'published' ? 'published' : publication.status === 'queued' ? 'background' : 'failed';
+  return { publication, outcome };
+}
+
 /** What is waiting (queued, soonest first) and what recently ended (failed or published). */
 export async function listScheduled(userId: string, db: Db = sql): Promise<{ waiting: Publication[]; recent: Publication[] }> {
   const waiting = await db<PublicationRow[]>`
@@ -678,6 +764,7 @@ export function publicationView(p: Publication | undefined | null) {
         lastError: p.lastError,
         lastErrorCode: p.lastErrorCode,
         link: p.link,
+        kind: p.kind,
       }
     : null;
 }
@@ -730,6 +817,7 @@ function scheduledView(p: Publication) {
     lastError: p.lastError,
     lastErrorCode: p.lastErrorCode,
     link: p.link,
+    kind: p.kind,
   };
 }
 
@@ -814,6 +902,8 @@ type WorkRow = {
   tags: string[];
   featured_image: Buffer | null;
   featured_image_type: string | null;
+  featured_image_id: string | null;
+  kind: 'post' | 'media';
   status: string;
   publish_at: Date;
   marker: string;
@@ -855,7 +945,7 @@ export async function runPublication(
 ): Promise<RunOutcome> {
   const [row] = await sql<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
-           p.featured_image_type, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
+           p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
            (p.drip_plan_id IS NOT NULL AND EXISTS (
              SELECT 1 FROM wordpress_drip_schedules d WHERE d.site_id = p.site_id AND d.paused_at IS NOT NULL)) AS held
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
@@ -877,6 +967,23 @@ export async function runPublication(
     }
     // Credentials first: their error says what is wrong better than the calls after it would.
     await whoAmI(creds, opts);
+    const siteId = Number(row.site_id);
+    const images = ourImages(row.content, env.APP_URL);
+    if (row.kind === 'media') {
+      // An image result to the media library only: the publication is its first image there.
+      const media = await siteMediaFor(row.user_id, siteId, creds, images, opts);
+      const first = images.map((i) => media.get(i.id)).find(Boolean);
+      if (!first) throw new PermanentFailure('no_images', 'The result has no image to upload');
+      await transaction(sql, async (tx) => {
+        const [done] = await tx<{ resultId: string | null }[]>`
+          UPDATE wordpress_publications SET status = 'published', wp_media_id = ${first.id}, wp_link = ${first.url},
+            published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
+          WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+        if (done)
+          await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'published', link: first.url });
+      });
+      return 'published';
+    }
     const updating = row.update_post_id === null ? null : Number(row.update_post_id);
     let postId = row.wp_post_id === null ? null : Number(row.wp_post_id);
     // An update writes the same fields again when run twice: it needs no marker lookup.
@@ -885,9 +992,16 @@ export async function runPublication(
       if (existing) postId = existing.id;
     }
     if (postId === null) {
+      // Our images go to the site's media library (once each) and the content points at them; the
+      // featured image is the one chosen, else the first image of the content.
+      const chosen =
+        row.featured_image_id && !images.some((i) => i.id === row.featured_image_id) ? [{ id: row.featured_image_id, alt: '' }] : [];
+      const media = await siteMediaFor(row.user_id, siteId, creds, [...images, ...chosen], opts);
+      const content = rewriteImageSources(row.content, new Map([...media].map(([id, m]) => [id, m.url])), env.APP_URL);
       let mediaId = row.wp_media_id === null ? undefined : Number(row.wp_media_id);
+      mediaId ??= row.featured_image_id ? media.get(row.featured_image_id)?.id : undefined;
       if (mediaId === undefined && row.featured_image && row.featured_image_type) {
-        const media =
+        const upload =
           (await findMediaByMarker(creds, row.marker, opts)) ??
           (await uploadMedia(
             creds,
@@ -898,13 +1012,14 @@ export async function runPublication(
             },
             opts,
           ));
-        mediaId = media.id;
+        mediaId = upload.id;
         await sql`UPDATE wordpress_publications SET wp_media_id = ${mediaId}, updated_at = now() WHERE id = ${row.id}`;
       }
+      mediaId ??= images.map((i) => media.get(i.id)?.id).find((id) => id !== undefined);
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
       const fields = {
         title: wordPressText(row.title),
-        content: `${row.content}\n${markerComment(row.marker)}`,
+        content: `${content}\n${markerComment(row.marker)}`,
         excerpt: wordPressText(row.excerpt),
         status: row.wp_status,
         categories: row.categories.map(Number),
@@ -968,12 +1083,92 @@ export async function runPublication(
  * The generated image of a result (generation's stored images), for the featured image: the
  * newest attempt's first image. Null when the result has none.
  */
-async function resultImage(userId: string, resultId: string, db: Db = sql): Promise<{ data: Buffer; mimeType: string } | null> {
+async function resultImage(userId: string, resultId: string, db: Db = sql): Promise<{ imageId: string } | null> {
   if (!/^[0-9a-f-]{36}$/i.test(resultId)) return null;
-  const [row] = await db<{ bytes: Buffer; content_type: string }[]>`
-    SELECT bytes, content_type FROM generation_images WHERE user_id = ${userId} AND result_id = ${resultId}
+  const [row] = await db<{ id: string }[]>`
+    SELECT id FROM generation_images WHERE user_id = ${userId} AND result_id = ${resultId}
     ORDER BY attempt DESC, idx LIMIT 1`;
-  return row ? { data: row.bytes, mimeType: row.content_type } : null;
+  return row ? { imageId: row.id } : null;
+}
+
+/** An image result as post content: each of its images in a figure, the prompt as alt text. */
+export function imageResultHtml(result: Pick<Result, 'metadata' | 'content'>, alt: string): string {
+  const urls = result.metadata.imageUrls.length ? result.metadata.imageUrls : result.content ? [result.content] : [];
+  const text = plainText(alt).replace(/[&"<>]/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' })[c]!);
+  return urls.map((url) => `<figure><img src="${url}" alt="${text}"></figure>`).join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Our images on the site's media library
+
+/** The marker of one of our images on a site: in its file name, so its title and slug carry it. */
+function imageMarker(imageId: string): string {
+  return `postforgeimg${imageId.replace(/-/g, '').toLowerCase()}`;
+}
+
+/** A readable start for the file name (ASCII words of the alt text), then the marker. */
+function mediaFileName(imageId: string, alt: string, mimeType: string): string {
+  const words = alt
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `${words ? `${words}-` : ''}${imageMarker(imageId)}.${extensionOf(mimeType)}`;
+}
+
+/**
+ * Each of these images of the user on the site's media library, uploaded at most once per (site,
+ * image): a recorded upload is reused while the site still has it; else one the site already has
+ * under the image's marker (an upload whose record a crash lost); else a new upload, recorded at
+ * once. Images that are not the user's are left out. Returns image id → media.
+ */
+async function siteMediaFor(
+  userId: string,
+  siteId: number,
+  creds: SiteCredentials,
+  images: { id: string; alt: string }[],
+  opts: WpCallOptions,
+): Promise<Map<string, WpMedia>> {
+  const out = new Map<string, WpMedia>();
+  if (images.length === 0) return out;
+  const ids = images.map((i) => i.id);
+  const known = await sql<{ image_id: string; wp_media_id: string; source_url: string }[]>`
+    SELECT image_id, wp_media_id, source_url FROM wordpress_media WHERE site_id = ${siteId} AND image_id = ANY(${ids}::uuid[])`;
+  const recorded = new Map(known.map((k) => [k.image_id, { id: Number(k.wp_media_id), url: k.source_url }]));
+  for (const image of images) {
+    const earlier = recorded.get(image.id);
+    if (earlier) {
+      // Deleted on the site since: upload it again.
+      const still = await getMedia(creds, earlier.id, opts);
+      if (still) {
+        out.set(image.id, still);
+        continue;
+      }
+    }
+    const [stored] = await sql<{ bytes: Buffer; content_type: string }[]>`
+      SELECT bytes, content_type FROM generation_images WHERE id = ${image.id} AND user_id = ${userId}`;
+    if (!stored) continue;
+    const marker = imageMarker(image.id);
+    const found = earlier ? null : await findMediaByMarker(creds, marker, opts);
+    const media =
+      found ??
+      (await uploadMedia(
+        creds,
+        {
+          data: stored.bytes,
+          mimeType: stored.content_type,
+          filename: mediaFileName(image.id, image.alt, stored.content_type),
+          altText: image.alt,
+        },
+        opts,
+      ));
+    await sql`
+      INSERT INTO wordpress_media (site_id, image_id, wp_media_id, source_url) VALUES (${siteId}, ${image.id}, ${media.id}, ${media.url})
+      ON CONFLICT (site_id, image_id) DO UPDATE SET wp_media_id = EXCLUDED.wp_media_id, source_url = EXCLUDED.source_url, created_at = now()`;
+    out.set(image.id, media);
+  }
+  return out;
 }
 
 function extensionOf(mime: string): string {

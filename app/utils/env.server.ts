@@ -82,6 +82,9 @@ const schema = z.object({
   STRIPE_PRICE_TOPUP_360: z.string().optional(),
   STRIPE_PRICE_TOPUP_1170: z.string().optional(),
   ALLOW_PRIVATE_HOSTS: boolish,
+  // Publish-now (issue 21 §5): how long POST /api/wordpress/publish and the publish page wait for the
+  // site before answering "it will finish in the background" (0: never wait).
+  WORDPRESS_PUBLISH_WAIT_SECONDS: int(0, 120).default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Abuse limits can be raised for load tests; never disabled.
   RATE_LIMIT_MULTIPLIER: z.coerce.number().min(1).default(1),

@@ -113,6 +113,12 @@ export function publishSchema(t: Translate) {
         .transform((v) => (v ? v : null))
         .refine((v) => v === null || !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
       featured: checkbox,
+      // An image result: a post with its image(s), or its images to the media library only.
+      target: z
+        .enum(['post', 'media'])
+        .or(z.literal(''))
+        .optional()
+        .transform((v) => (v === 'media' ? 'media' : 'post')),
       // When the result was published to the site before: update that post, or make a new one.
       onExisting: z
         .enum(['update', 'new'])

@@ -9,6 +9,9 @@ import { startPeer, startProxy, type Peer, type Proxy } from '../support/http-pe
 // The test WordPress lives on 127.0.0.1 (the SSRF rule itself is tested in wordpress-ssrf.test.ts).
 vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_HOSTS = 'true';
+  // No worker runs here (jobs are run by hand): publish-now answers 202 at once instead of waiting
+  // for the site (the wait itself: wordpress-contract.test.ts).
+  process.env.WORDPRESS_PUBLISH_WAIT_SECONDS = '0';
 });
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
@@ -330,10 +333,12 @@ describe('/api/wordpress', () => {
       featured: 'on',
     });
     expect(res.status).toBe(302);
+    // The featured image is named by the stored image (uploaded once per site), not copied.
+    const [image] = await sql<{ id: string }[]>`SELECT id FROM generation_images WHERE result_id = ${result!.id}`;
     const [pub] = await sql<
-      { id: string; featured_image: Buffer | null }[]
-    >`SELECT id, featured_image FROM wordpress_publications WHERE result_id = ${result!.id}`;
-    expect(pub!.featured_image?.equals(PNG)).toBe(true);
+      { id: string; featured_image_id: string | null }[]
+    >`SELECT id, featured_image_id FROM wordpress_publications WHERE result_id = ${result!.id}`;
+    expect(pub!.featured_image_id).toBe(image!.id);
     expect(await runPublication(pub!.id)).toBe('published');
   });
 });

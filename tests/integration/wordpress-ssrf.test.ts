@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
 import { checkUrl, isBlockedAddress, outboundRequest, OutboundError, type LookupFn } from '../../app/services/outbound.server';
-import { testConnection } from '../../app/services/wordpress.server';
+import { createSite, testConnection } from '../../app/services/wordpress.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startPeer, type Peer } from '../support/http-peers';
 
@@ -160,6 +160,83 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
     ).json();
     expect(res).toMatchObject({ success: false, diagnosis: { code: 'blocked_address' } });
     expect(res.diagnosis.hint).toMatch(/private or internal/);
+  });
+});
+
+describe('a site the guard refuses cannot be saved (issue 21 §5)', () => {
+  async function signedIn(label: string) {
+    const [u] = await sql<
+      { id: string }[]
+    >`INSERT INTO users (email, name, subscription_status) VALUES (${`ssrf-save-${label}-${Date.now()}@example.com`}, 'S', 'pro') RETURNING id`;
+    const client = new TestClient(app.url);
+    const { setCookie } = await createSession(u!.id);
+    const pair = setCookie.split(';')[0]!;
+    client.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+    return { id: u!.id, client };
+  }
+  const sites = (userId: string) => sql<{ site_url: string }[]>`SELECT site_url FROM wordpress_sites WHERE user_id = ${userId}`;
+  const en =
+    'This site cannot be saved: its address points to a private or internal network, which Postforge never connects to. Use the public address of your site.';
+
+  it('the sites API answers 422 with a clear message (en, zh-HK) and saves nothing: IP literals and names resolving to them', async () => {
+    const { id, client } = await signedIn('api');
+    hits = 0;
+    for (const siteUrl of [
+      'http://127.0.0.1:9/',
+      `http://localhost:${new URL(redirector.url).port}`,
+      'http://169.254.169.254',
+      'http://[::1]/',
+    ]) {
+      const res = await client.postJson('/api/wordpress/sites', { siteUrl, username: 'a', appPassword: 'b' });
+      expect(res.status, siteUrl).toBe(422);
+      expect(await res.json(), siteUrl).toMatchObject({ error: en, diagnosis: { code: 'blocked_address' } });
+    }
+    const zh = await client.postJson(
+      '/api/wordpress/sites',
+      { siteUrl: 'http://10.1.2.3', username: 'a', appPassword: 'b' },
+      { 'accept-language': 'zh-HK' },
+    );
+    expect(zh.status).toBe(422);
+    expect((await zh.json()).error).toBe('無法儲存此網站：其地址指向私人或內部網絡，Postforge 不會連接這類地址。請使用網站的公開地址。');
+    expect(await sites(id)).toEqual([]);
+    expect(hits).toBe(0);
+  });
+
+  it('an update to a refused address is refused and the stored site stays; DNS answers are checked when saving', async () => {
+    const { id, client } = await signedIn('update');
+    // A name we control: public when the site is added, private later.
+    const site = await createSite(id, { siteUrl: 'https://blog.example.test', username: 'a', appPassword: 'b', isDefault: true }, sql, {
+      lookup: resolveTo('93.184.216.34'),
+    });
+    await expect(
+      createSite(id, { siteUrl: 'https://intranet.example.test', username: 'a', appPassword: 'b', isDefault: false }, sql, {
+        lookup: resolveTo('93.184.216.34', '10.0.0.7'),
+      }),
+    ).rejects.toMatchObject({ code: 'blocked_url' });
+    const res = await client.request(`/api/wordpress/sites/${site.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ siteUrl: 'http://192.168.1.10', username: 'a', appPassword: '' }),
+    });
+    expect(res.status).toBe(422);
+    expect((await res.json()).error).toBe(en);
+    expect(await sites(id)).toEqual([{ site_url: 'https://blog.example.test' }]);
+  });
+
+  it('the sites page (no JavaScript) shows the reason on the URL field, keeps what was typed, saves nothing', async () => {
+    const { id, client } = await signedIn('page');
+    const res = await client.postForm('/wordpress?add=1', {
+      intent: 'create',
+      siteUrl: 'http://127.0.0.1:9',
+      username: 'page-user',
+      appPassword: 'secret pass word',
+    });
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(en);
+    expect(html).toContain('value="page-user"');
+    expect(html).not.toContain('secret pass word');
+    expect(await sites(id)).toEqual([]);
   });
 });
 

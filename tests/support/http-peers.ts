@@ -26,6 +26,8 @@ function listen(server: http.Server): Promise<Peer> {
 export type Proxy = Peer & {
   /** Holds back the answer to the next `count` requests matching `match` by `ms` (the upstream still does the work). */
   delay(match: (req: http.IncomingMessage) => boolean, ms: number, count?: number): void;
+  /** Answers the next `count` requests matching `match` with `status` itself (the upstream never sees them). */
+  fail(match: (req: http.IncomingMessage) => boolean, status: number, count?: number): void;
   stripAuthorization: boolean;
   /** Requests seen, as "METHOD rest_route". */
   seen: string[];
@@ -33,11 +35,20 @@ export type Proxy = Peer & {
 
 export async function startProxy(target: string): Promise<Proxy> {
   const rules: { match: (req: http.IncomingMessage) => boolean; ms: number; left: number }[] = [];
+  const failures: { match: (req: http.IncomingMessage) => boolean; status: number; left: number }[] = [];
   const state = { stripAuthorization: false, seen: [] as string[] };
   const upstream = new URL(target);
   const server = http.createServer((req, res) => {
     const route = new URL(req.url ?? '/', 'http://x').searchParams.get('rest_route') ?? req.url ?? '';
     state.seen.push(`${req.method} ${route}`);
+    const failure = failures.find((f) => f.left > 0 && f.match(req));
+    if (failure) {
+      failure.left--;
+      req.resume();
+      res.writeHead(failure.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 'proxy_failure', message: `HTTP ${failure.status} from the test proxy` }));
+      return;
+    }
     const rule = rules.find((r) => r.left > 0 && r.match(req));
     if (rule) rule.left--;
     const headers = { ...req.headers, host: upstream.host };
@@ -64,6 +75,7 @@ export async function startProxy(target: string): Promise<Proxy> {
   const peer = await listen(server);
   const proxy = peer as Proxy;
   proxy.delay = (match, ms, count = 1) => void rules.push({ match, ms, left: count });
+  proxy.fail = (match, status, count = 1) => void failures.push({ match, status, left: count });
   proxy.seen = state.seen;
   Object.defineProperty(proxy, 'stripAuthorization', {
     get: () => state.stripAuthorization,

@@ -13,6 +13,8 @@ export type PublicationView = {
   lastError: string | null;
   lastErrorCode: string | null;
   link: string | null;
+  /** 'media': an image result sent to the media library only (the link is the image). */
+  kind?: 'post' | 'media';
 };
 
 /**
@@ -34,7 +36,7 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
           <span>{t('row.published', { site: p.siteName })}</span>
           {p.link ? (
             <a href={p.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 hover:underline">
-              {t('publish.viewPost')}
+              {p.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
             </a>
           ) : null}
         </>

@@ -18,6 +18,7 @@ export type ScheduledItem = {
   lastError: string | null;
   lastErrorCode: string | null;
   link: string | null;
+  kind?: 'post' | 'media';
 };
 
 const tone = { queued: 'brand', published: 'success', failed: 'warning', canceled: 'neutral' } as const;
@@ -120,7 +121,7 @@ export function ScheduledList({
                   ) : null}
                   {item.link ? (
                     <a href={item.link} className="font-medium text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
-                      {t('publish.viewPost')}
+                      {item.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
                     </a>
                   ) : null}
                 </span>
