@@ -391,14 +391,14 @@ export const excludedRoutes: Record<string, string> = {
   'api.register': 'Account creation, in the browser.',
   'api.forgot-password': 'Account recovery, in the browser.',
   'api.reset-password': 'Account recovery, in the browser.',
-  'api.api-keys': 'Provider keys are account secrets: session only.',
-  'api.settings': 'Account settings (with provider keys): session only.',
-  'api.subscription': 'Billing: session only.',
-  'api.subscription_.activate': 'Billing: session only.',
-  'api.subscription_.cancel': 'Billing: session only.',
-  'api.subscription_.checkout': 'Billing: session only.',
-  'api.subscription_.manual-upgrade': 'Billing: session only.',
-  'api.subscription_.plans': 'Billing: session only.',
+  'api.api-keys': 'Provider keys are account secrets: changed with a browser session only.',
+  'api.settings': 'Account settings (with provider keys): changed with a browser session only.',
+  'api.subscription': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.activate': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.cancel': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.checkout': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.manual-upgrade': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.plans': 'Billing: the plan and its changes belong to the browser session.',
   'api.templates': "The workspace form's saved settings (UI state).",
   'api.templates_.$id': "The workspace form's saved settings (UI state).",
   'api.user_.settings': "The workspace form's last-used values (UI state).",
@@ -448,7 +448,7 @@ function build() {
   const bearer = registry.registerComponent('securitySchemes', 'bearerToken', {
     type: 'http',
     scheme: 'bearer',
-    description: 'A personal API token (pf_...), created on the settings page.',
+    description: 'A personal API token (pf_live_...), made on Settings → Manage API tokens.',
   });
   const cookie = registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: '__session' });
   for (const op of operations) {
