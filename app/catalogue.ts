@@ -48,7 +48,8 @@ export const plans: Readonly<Record<PlanId, Plan>> = {
   },
 };
 
-// SPEC §9 lists 99 credits for the first pack but names it topup-100; we read it as 100.
+// SPEC §9 lists "99 credits for $30" for the first pack but names it topup-100; we sell 100 (the id,
+// the Stripe price STRIPE_PRICE_TOPUP_100 and every grant already booked say 100; README, Billing).
 export const topUpPacks: readonly TopUpPack[] = [
   { id: 'topup-100', credits: 100, priceCents: 3000, priceEnv: 'STRIPE_PRICE_TOPUP_100' },
   { id: 'topup-360', credits: 360, priceCents: 10000, priceEnv: 'STRIPE_PRICE_TOPUP_360' },
@@ -149,6 +150,12 @@ export const DEFAULT_IMAGE_MODEL = 'black-forest-labs/flux-schnell';
 export const TEMPLATE_DEFAULT_TEXT_MODEL = 'openai/gpt-4o-mini';
 /** Credits added per post when `embedImage` is on. */
 export const EMBED_IMAGE_CREDITS = 1;
+
+/** The cheapest and dearest model, in credits per topic (the landing page's "1 to 2 credits"). */
+export function modelCreditRange(): { min: number; max: number } {
+  const credits = models.map((m) => m.credits);
+  return { min: Math.min(...credits), max: Math.max(...credits) };
+}
 
 export function findModel(id: string | null | undefined): Model | undefined {
   return id ? models.find((m) => m.id === id) : undefined;

@@ -1,5 +1,6 @@
 import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { DataTable, type Column } from '~/components/ui/data-table';
 import { formatDate, formatTime, useTimeZone } from '~/utils/time-zone';
 
 // The user's ledger rows on /subscription: newest first, 20 a page, plain links for paging and
@@ -37,6 +38,47 @@ export function CreditHistory({
   const timeZone = useTimeZone();
   const number = (n: number) => n.toLocaleString(i18n.language);
   const signed = (n: number) => (n > 0 ? `+${number(n)}` : n < 0 ? `−${number(-n)}` : '0');
+  const columns: Column<CreditHistoryRow>[] = [
+    {
+      key: 'date',
+      header: t('history.date'),
+      headerClassName: 'py-2 pr-2 font-medium sm:pr-4',
+      className: 'py-2 pr-2 text-slate-700 sm:pr-4',
+      cell: (row) => (
+        <time dateTime={row.createdAt} className="flex flex-col sm:flex-row sm:gap-1.5">
+          <span className="whitespace-nowrap">{formatDate(row.createdAt, i18n.language, timeZone)}</span>
+          <span className="whitespace-nowrap">{formatTime(row.createdAt, i18n.language, timeZone)}</span>
+        </time>
+      ),
+    },
+    {
+      key: 'activity',
+      header: t('history.activity'),
+      headerClassName: 'py-2 pr-2 font-medium sm:pr-4',
+      className: 'py-2 pr-2 text-slate-900 sm:pr-4',
+      cell: (row) => (
+        <>
+          {t(`history.kinds.${row.kind}`)}
+          <span className="block text-xs text-slate-600 sm:ml-2 sm:inline">{t(`history.buckets.${row.bucket}`)}</span>
+        </>
+      ),
+    },
+    {
+      key: 'change',
+      header: t('history.change'),
+      headerClassName: 'py-2 pr-2 text-right font-medium sm:pr-4',
+      className: (row) =>
+        `whitespace-nowrap py-2 pr-2 text-right tabular-nums sm:pr-4 ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`,
+      cell: (row) => (row.kind === 'post' ? `${number(row.amount)} ${t('history.settled')}` : signed(row.delta)),
+    },
+    {
+      key: 'balance',
+      header: t('history.balanceAfter'),
+      headerClassName: 'py-2 text-right font-medium',
+      className: 'whitespace-nowrap py-2 text-right tabular-nums text-slate-900',
+      cell: (row) => number(row.balanceAfter),
+    },
+  ];
 
   return (
     <section
@@ -66,46 +108,13 @@ export function CreditHistory({
       ) : (
         <div className="mt-6 overflow-x-auto">
           {/* On a phone the cells wrap (date over time, activity over bucket) so every column fits. */}
-          <table className="w-full text-left text-sm" data-testid="credit-history">
-            <thead className="border-b border-slate-200 text-slate-700">
-              <tr>
-                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">
-                  {t('history.date')}
-                </th>
-                <th scope="col" className="py-2 pr-2 font-medium sm:pr-4">
-                  {t('history.activity')}
-                </th>
-                <th scope="col" className="py-2 pr-2 text-right font-medium sm:pr-4">
-                  {t('history.change')}
-                </th>
-                <th scope="col" className="py-2 text-right font-medium">
-                  {t('history.balanceAfter')}
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {history.rows.map((row) => (
-                <tr key={row.seq}>
-                  <td className="py-2 pr-2 text-slate-700 sm:pr-4">
-                    <time dateTime={row.createdAt} className="flex flex-col sm:flex-row sm:gap-1.5">
-                      <span className="whitespace-nowrap">{formatDate(row.createdAt, i18n.language, timeZone)}</span>
-                      <span className="whitespace-nowrap">{formatTime(row.createdAt, i18n.language, timeZone)}</span>
-                    </time>
-                  </td>
-                  <td className="py-2 pr-2 text-slate-900 sm:pr-4">
-                    {t(`history.kinds.${row.kind}`)}
-                    <span className="block text-xs text-slate-600 sm:ml-2 sm:inline">{t(`history.buckets.${row.bucket}`)}</span>
-                  </td>
-                  <td
-                    className={`whitespace-nowrap py-2 pr-2 text-right tabular-nums sm:pr-4 ${row.delta > 0 ? 'text-emerald-700' : row.delta < 0 ? 'text-rose-700' : 'text-slate-600'}`}
-                  >
-                    {row.kind === 'post' ? `${number(row.amount)} ${t('history.settled')}` : signed(row.delta)}
-                  </td>
-                  <td className="whitespace-nowrap py-2 text-right tabular-nums text-slate-900">{number(row.balanceAfter)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            className="w-full text-left text-sm"
+            testId="credit-history"
+            rows={history.rows}
+            rowKey={(row) => row.seq}
+            columns={columns}
+          />
         </div>
       )}
 

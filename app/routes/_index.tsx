@@ -6,6 +6,8 @@ import { LanguageSwitcher } from '~/components/language-switcher';
 import { ButtonLink, linkButtonClass } from '~/components/ui/button-link';
 import { LegalLinks } from '~/components/legal-links';
 import { useRootData } from '~/root';
+import { DEFAULT_TEXT_MODEL, findModel, modelCreditRange, plans, topUpPacks } from '~/catalogue';
+import { formatUsd } from '~/utils/intl-format';
 import { rootT } from '~/utils/meta';
 import type { ClientNamespace } from '~/i18n';
 
@@ -26,11 +28,6 @@ const features: { key: string; icon: IconName }[] = [
   { key: 'providers', icon: 'cpu' },
 ];
 const steps = ['topics', 'settings', 'generate', 'publish'] as const;
-const topUps = [
-  { credits: 99, price: 30 },
-  { credits: 360, price: 100 },
-  { credits: 1170, price: 300 },
-] as const;
 const previewTopics = ['one', 'two', 'three', 'four'] as const;
 
 const sectionLink =
@@ -119,7 +116,7 @@ function Hero({ signedIn }: { signedIn: boolean }) {
               {t('landing.hero.seeHow')}
             </a>
           </div>
-          <p className="mt-4 text-sm text-slate-600">{t('landing.hero.note')}</p>
+          <p className="mt-4 text-sm text-slate-600">{t('landing.hero.note', { count: plans.free.monthlyCredits })}</p>
         </div>
         <HeroPreview />
       </div>
@@ -232,8 +229,10 @@ function Check({ children }: { children: React.ReactNode }) {
   );
 }
 
+// Every amount of the pricing section comes from app/catalogue.ts; the locales hold only the words.
 function Credits({ signedIn }: { signedIn: boolean }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const usd = (cents: number) => formatUsd(i18n.language, cents / 100);
   return (
     <section id="pricing" aria-labelledby="pricing-title" className="scroll-mt-20 py-20 sm:py-28">
       <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:px-8">
@@ -260,12 +259,14 @@ function Credits({ signedIn }: { signedIn: boolean }) {
               <div className="rounded-2xl bg-slate-50 p-5 ring-1 ring-slate-200">
                 <h4 className="text-base font-semibold text-slate-900">{t('landing.credits.free.name')}</h4>
                 <p className="mt-2">
-                  <span className="text-3xl font-bold text-slate-900">$0</span>
+                  <span className="text-3xl font-bold text-slate-900">{usd(plans.free.priceCents)}</span>
                 </p>
-                <p className="mt-1 text-sm font-medium text-indigo-700">{t('landing.credits.free.credits')}</p>
+                <p className="mt-1 text-sm font-medium text-indigo-700">
+                  {t('landing.credits.free.credits', { count: plans.free.monthlyCredits })}
+                </p>
                 <ul className="mt-4 space-y-2">
                   <Check>{t('landing.credits.free.model')}</Check>
-                  <Check>{t('landing.credits.free.cost')}</Check>
+                  <Check>{t('landing.credits.free.cost', { count: findModel(DEFAULT_TEXT_MODEL)!.credits })}</Check>
                   <Check>{t('landing.credits.free.support')}</Check>
                 </ul>
               </div>
@@ -277,15 +278,17 @@ function Credits({ signedIn }: { signedIn: boolean }) {
                   </span>
                 </h4>
                 <p className="mt-2">
-                  <span className="text-3xl font-bold">$15</span>
+                  <span className="text-3xl font-bold">{usd(plans.pro.priceCents)}</span>
                   <span className="text-sm text-indigo-100"> {t('landing.credits.pro.perMonth')}</span>
                 </p>
-                <p className="mt-1 text-sm font-medium text-indigo-100">{t('landing.credits.pro.credits')}</p>
+                <p className="mt-1 text-sm font-medium text-indigo-100">
+                  {t('landing.credits.pro.credits', { count: plans.pro.monthlyCredits })}
+                </p>
                 <ul className="mt-4 space-y-2 text-sm leading-6">
                   {(['models', 'wordpress', 'topups', 'support'] as const).map((k) => (
                     <li key={k} className="flex gap-3">
                       <Icon name="check" className="mt-0.5 size-5 shrink-0 text-indigo-100" />
-                      <span>{t(`landing.credits.pro.${k}`)}</span>
+                      <span>{t(`landing.credits.pro.${k}`, modelCreditRange())}</span>
                     </li>
                   ))}
                 </ul>
@@ -304,11 +307,11 @@ function Credits({ signedIn }: { signedIn: boolean }) {
             </div>
             <p className="mt-3 text-sm leading-6 text-slate-700">{t('landing.credits.topUp.body')}</p>
             <ul className="mt-6 grid gap-4 sm:grid-cols-3">
-              {topUps.map(({ credits, price }) => (
-                <li key={credits} className="rounded-2xl bg-slate-50 p-5 text-center ring-1 ring-slate-200">
+              {topUpPacks.map(({ id, credits, priceCents }) => (
+                <li key={id} className="rounded-2xl bg-slate-50 p-5 text-center ring-1 ring-slate-200">
                   <p className="text-2xl font-bold text-slate-900">{credits.toLocaleString('en-US')}</p>
                   <p className="text-sm text-slate-700">{t('landing.credits.topUp.creditsUnit')}</p>
-                  <p className="mt-3 text-lg font-semibold text-indigo-700">${price}</p>
+                  <p className="mt-3 text-lg font-semibold text-indigo-700">{usd(priceCents)}</p>
                 </li>
               ))}
             </ul>
@@ -341,7 +344,7 @@ function CallToAction({ signedIn }: { signedIn: boolean }) {
         <h2 id="cta-title" className="text-3xl font-bold tracking-tight text-white sm:text-4xl">
           {t('landing.cta.title')}
         </h2>
-        <p className="mx-auto mt-4 max-w-2xl text-lg text-indigo-100">{t('landing.cta.body')}</p>
+        <p className="mx-auto mt-4 max-w-2xl text-lg text-indigo-100">{t('landing.cta.body', { count: plans.free.monthlyCredits })}</p>
         <div className="mt-8 flex justify-center">
           {signedIn ? (
             <ButtonLink to="/app" variant="inverse" size="lg">
@@ -415,5 +418,5 @@ export default function Landing() {
 
 export const meta: MetaFunction = ({ matches }) => [
   { title: rootT(matches, 'meta.landingTitle') },
-  { name: 'description', content: rootT(matches, 'meta.landingDescription') },
+  { name: 'description', content: rootT(matches, 'meta.landingDescription', 'common', { count: plans.free.monthlyCredits }) },
 ];

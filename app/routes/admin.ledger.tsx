@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Button } from '~/components/ui/button';
+import { DataTable, type Column } from '~/components/ui/data-table';
 import { Field } from '~/components/ui/field';
 import { getT } from '~/i18n.server';
 import { acknowledgeFlag, listFinanceFlags, type FlagState } from '~/services/billing-flags.server';
@@ -82,6 +83,113 @@ export default function AdminLedger() {
     }
   };
   const th = 'py-2 pr-4 font-medium';
+  const td = 'py-2 pr-4';
+  type Flag = (typeof flags.flags)[number];
+  type Payment = (typeof payments)[number];
+  type Problem = NonNullable<typeof report>['problems'][number];
+  const flagColumns: Column<Flag>[] = [
+    {
+      key: 'when',
+      header: t('admin.flags.when'),
+      headerClassName: th,
+      className: `${td} whitespace-nowrap`,
+      cell: (f) => time(f.createdAt),
+    },
+    {
+      key: 'kind',
+      header: t('admin.flags.kind'),
+      headerClassName: th,
+      className: td,
+      cell: (f) => t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind }),
+    },
+    { key: 'user', header: t('admin.user'), headerClassName: th, className: td, cell: (f) => f.userEmail ?? '—' },
+    {
+      key: 'amount',
+      header: t('admin.flags.amount'),
+      headerClassName: th,
+      className: `${td} tabular-nums`,
+      cell: (f) => money(f.currency, f.amountMinor),
+    },
+    {
+      key: 'shortfall',
+      header: t('admin.flags.shortfall'),
+      headerClassName: th,
+      className: `${td} tabular-nums`,
+      cell: (f) => f.shortfall ?? '—',
+    },
+    {
+      key: 'ref',
+      header: t('admin.flags.reference'),
+      headerClassName: th,
+      className: `${td} font-mono text-xs break-all`,
+      cell: (f) => f.ref,
+    },
+    {
+      key: 'state',
+      header: <span className="sr-only">{t('admin.flags.state')}</span>,
+      headerClassName: 'py-2 font-medium',
+      className: 'py-2',
+      cell: (f) =>
+        f.acknowledgedAt ? (
+          <span className="text-xs text-slate-700">
+            {t('admin.flags.acknowledgedBy', { who: f.acknowledgedBy ?? '—', when: time(f.acknowledgedAt) })}
+          </span>
+        ) : (
+          <Form method="post">
+            <input type="hidden" name="intent" value="acknowledge" />
+            <input type="hidden" name="flagId" value={f.id} />
+            <Button type="submit" variant="secondary" aria-label={t('admin.flags.acknowledgeLabel', { ref: f.ref })}>
+              {t('admin.flags.acknowledge')}
+            </Button>
+          </Form>
+        ),
+    },
+  ];
+  const paymentColumns: Column<Payment>[] = [
+    { key: 'seq', header: t('admin.row'), headerClassName: th, className: `${td} tabular-nums`, cell: (p) => p.seq },
+    {
+      key: 'when',
+      header: t('admin.flags.when'),
+      headerClassName: th,
+      className: `${td} whitespace-nowrap`,
+      cell: (p) => time(p.createdAt),
+    },
+    {
+      key: 'kind',
+      header: t('admin.flags.kind'),
+      headerClassName: th,
+      className: td,
+      cell: (p) => t(`history.kinds.${p.kind}`, { defaultValue: p.kind }),
+    },
+    { key: 'user', header: t('admin.user'), headerClassName: th, className: td, cell: (p) => p.userEmail },
+    { key: 'credits', header: t('admin.payments.credits'), headerClassName: th, className: `${td} tabular-nums`, cell: (p) => p.credits },
+    {
+      key: 'amount',
+      header: t('admin.flags.amount'),
+      headerClassName: th,
+      className: `${td} tabular-nums`,
+      cellProps: (p) => ({ 'data-currency': p.currency ?? '', 'data-amount-minor': p.amountMinor ?? '' }),
+      cell: (p) => money(p.currency, p.amountMinor),
+    },
+    {
+      key: 'stripe',
+      header: t('admin.payments.stripe'),
+      headerClassName: 'py-2 font-medium',
+      className: 'py-2 font-mono text-xs break-all',
+      cell: (p) => p.stripeIds.join(' '),
+    },
+  ];
+  const problemColumns: Column<Problem>[] = [
+    { key: 'check', header: t('admin.check'), headerClassName: th, className: `${td} font-mono text-xs`, cell: (p) => p.check },
+    { key: 'row', header: t('admin.row'), headerClassName: th, className: `${td} tabular-nums`, cell: (p) => p.seq ?? '—' },
+    {
+      key: 'problem',
+      header: t('admin.problem'),
+      headerClassName: 'py-2 font-medium',
+      className: 'py-2 font-mono text-xs',
+      cell: (p) => p.message,
+    },
+  ];
 
   return (
     <AppShell user={user} credits={credits}>
@@ -113,54 +221,14 @@ export default function AdminLedger() {
           </p>
         ) : (
           <div className="mt-4 overflow-x-auto">
-            <table className="min-w-full text-left text-sm" data-testid="finance-flags">
-              <thead className="border-b border-slate-200 text-slate-700">
-                <tr>
-                  {[
-                    'admin.flags.when',
-                    'admin.flags.kind',
-                    'admin.user',
-                    'admin.flags.amount',
-                    'admin.flags.shortfall',
-                    'admin.flags.reference',
-                  ].map((key) => (
-                    <th key={key} scope="col" className={th}>
-                      {t(key)}
-                    </th>
-                  ))}
-                  <th scope="col" className="py-2 font-medium">
-                    <span className="sr-only">{t('admin.flags.state')}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {flags.flags.map((f) => (
-                  <tr key={f.id} data-flag-id={f.id}>
-                    <td className="py-2 pr-4 whitespace-nowrap">{time(f.createdAt)}</td>
-                    <td className="py-2 pr-4">{t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind })}</td>
-                    <td className="py-2 pr-4">{f.userEmail ?? '—'}</td>
-                    <td className="py-2 pr-4 tabular-nums">{money(f.currency, f.amountMinor)}</td>
-                    <td className="py-2 pr-4 tabular-nums">{f.shortfall ?? '—'}</td>
-                    <td className="py-2 pr-4 font-mono text-xs break-all">{f.ref}</td>
-                    <td className="py-2">
-                      {f.acknowledgedAt ? (
-                        <span className="text-xs text-slate-700">
-                          {t('admin.flags.acknowledgedBy', { who: f.acknowledgedBy ?? '—', when: time(f.acknowledgedAt) })}
-                        </span>
-                      ) : (
-                        <Form method="post">
-                          <input type="hidden" name="intent" value="acknowledge" />
-                          <input type="hidden" name="flagId" value={f.id} />
-                          <Button type="submit" variant="secondary" aria-label={t('admin.flags.acknowledgeLabel', { ref: f.ref })}>
-                            {t('admin.flags.acknowledge')}
-                          </Button>
-                        </Form>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              className="min-w-full text-left text-sm"
+              testId="finance-flags"
+              rows={flags.flags}
+              rowKey={(f) => f.id}
+              rowProps={(f) => ({ 'data-flag-id': f.id })}
+              columns={flagColumns}
+            />
           </div>
         )}
       </section>
@@ -174,37 +242,13 @@ export default function AdminLedger() {
           <p className="mt-4 text-sm text-slate-700">{t('admin.payments.none')}</p>
         ) : (
           <div className="mt-4 overflow-x-auto">
-            <table className="min-w-full text-left text-sm" data-testid="stripe-payments">
-              <thead className="border-b border-slate-200 text-slate-700">
-                <tr>
-                  {['admin.row', 'admin.flags.when', 'admin.flags.kind', 'admin.user', 'admin.payments.credits', 'admin.flags.amount'].map(
-                    (key) => (
-                      <th key={key} scope="col" className={th}>
-                        {t(key)}
-                      </th>
-                    ),
-                  )}
-                  <th scope="col" className="py-2 font-medium">
-                    {t('admin.payments.stripe')}
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {payments.map((p) => (
-                  <tr key={p.seq}>
-                    <td className="py-2 pr-4 tabular-nums">{p.seq}</td>
-                    <td className="py-2 pr-4 whitespace-nowrap">{time(p.createdAt)}</td>
-                    <td className="py-2 pr-4">{t(`history.kinds.${p.kind}`, { defaultValue: p.kind })}</td>
-                    <td className="py-2 pr-4">{p.userEmail}</td>
-                    <td className="py-2 pr-4 tabular-nums">{p.credits}</td>
-                    <td className="py-2 pr-4 tabular-nums" data-currency={p.currency ?? ''} data-amount-minor={p.amountMinor ?? ''}>
-                      {money(p.currency, p.amountMinor)}
-                    </td>
-                    <td className="py-2 font-mono text-xs break-all">{p.stripeIds.join(' ')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              className="min-w-full text-left text-sm"
+              testId="stripe-payments"
+              rows={payments}
+              rowKey={(p) => p.seq}
+              columns={paymentColumns}
+            />
           </div>
         )}
       </section>
@@ -258,30 +302,12 @@ export default function AdminLedger() {
             ) : (
               <>
                 <p className="text-sm font-semibold text-rose-700">{t('admin.verifyFailed', { count: report.problems.length })}</p>
-                <table className="mt-3 min-w-full text-left text-sm">
-                  <thead className="border-b border-slate-200 text-slate-700">
-                    <tr>
-                      <th scope="col" className="py-2 pr-4 font-medium">
-                        {t('admin.check')}
-                      </th>
-                      <th scope="col" className="py-2 pr-4 font-medium">
-                        {t('admin.row')}
-                      </th>
-                      <th scope="col" className="py-2 font-medium">
-                        {t('admin.problem')}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody className="divide-y divide-slate-100">
-                    {report.problems.map((p, i) => (
-                      <tr key={i}>
-                        <td className="py-2 pr-4 font-mono text-xs">{p.check}</td>
-                        <td className="py-2 pr-4 tabular-nums">{p.seq ?? '—'}</td>
-                        <td className="py-2 font-mono text-xs">{p.message}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <DataTable
+                  className="mt-3 min-w-full text-left text-sm"
+                  rows={report.problems}
+                  rowKey={(_, i) => i}
+                  columns={problemColumns}
+                />
               </>
             )}
           </div>

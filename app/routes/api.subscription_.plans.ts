@@ -16,7 +16,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         description: t(`plans.${p.id}.description`),
         price: p.price,
         priceId: p.priceId,
-        features: p.featureKeys.map((k) => t(k)),
+        features: p.featureKeys.map((k) => t(k, { count: p.monthlyCredits })),
       })),
       topUpPlans: topUpPlans.map((p) => ({
         id: p.id,

@@ -14,7 +14,9 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { ErrorList, Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { ExistingChoice } from '~/components/wordpress/existing-choice';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { DripFields, DripPreview, type DripPreviewData, type DripValues } from '~/components/wordpress/drip-fields';
 import { getT } from '~/i18n.server';
@@ -417,22 +419,7 @@ export default function PublishBulk() {
                 }}
               />
 
-              <fieldset>
-                <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
-                {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                {!categoriesFailed && categories.length === 0 ? (
-                  <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
-                ) : null}
-                <div className="mt-2 flex flex-wrap gap-3">
-                  {categories.map((c) => (
-                    <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-                      <input type="checkbox" name="categories" value={c.id} className="size-4" />
-                      {c.name}
-                    </label>
-                  ))}
-                </div>
-              </fieldset>
-              <Field label={t('publish.tags')} inputProps={{ name: fields.tags.name }} help={t('publish.tagsHelp')} />
+              <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} tagsName={fields.tags.name} />
               <label className="flex items-center gap-2 text-sm text-slate-800">
                 <input type="checkbox" name={fields.featured.name} defaultChecked className="size-4" />
                 {t('bulk.featured')}
@@ -490,25 +477,13 @@ function ExistingPosts({
       <fieldset className="mt-3">
         <legend className="font-medium">{t('bulk.existing.choose')}</legend>
         {(['update', 'new', 'skip'] as const).map((value) => (
-          <div key={value} className="mt-2 flex items-start gap-2">
-            <input
-              id={`bulk-existing-${value}`}
-              type="radio"
-              name="onExisting"
-              value={value}
-              required
-              aria-describedby={`bulk-existing-${value}-help`}
-              className="mt-0.5 size-4 shrink-0"
-            />
-            <div>
-              <label htmlFor={`bulk-existing-${value}`} className="font-medium">
-                {t(`bulk.existing.${value}`)}
-              </label>
-              <p id={`bulk-existing-${value}-help`} className="text-amber-900">
-                {t(`bulk.existing.${value}Help`)}
-              </p>
-            </div>
-          </div>
+          <ExistingChoice
+            key={value}
+            idPrefix="bulk-existing"
+            value={value}
+            label={t(`bulk.existing.${value}`)}
+            help={t(`bulk.existing.${value}Help`)}
+          />
         ))}
       </fieldset>
     </div>

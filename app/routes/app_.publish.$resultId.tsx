@@ -12,7 +12,9 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { ExistingChoice } from '~/components/wordpress/existing-choice';
 import { SitePicker } from '~/components/wordpress/site-picker';
+import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
@@ -230,9 +232,19 @@ export default function PublishResult() {
                   <fieldset className="mt-3">
                     <legend className="font-medium">{t('publish.existing.choose')}</legend>
                     {existing.status === 'published' ? (
-                      <ExistingChoice value="update" label={t('publish.existing.update')} help={t('publish.existing.updateHelp')} />
+                      <ExistingChoice
+                        idPrefix="on-existing"
+                        value="update"
+                        label={t('publish.existing.update')}
+                        help={t('publish.existing.updateHelp')}
+                      />
                     ) : null}
-                    <ExistingChoice value="new" label={t('publish.existing.new')} help={t('publish.existing.newHelp')} />
+                    <ExistingChoice
+                      idPrefix="on-existing"
+                      value="new"
+                      label={t('publish.existing.new')}
+                      help={t('publish.existing.newHelp')}
+                    />
                     {existing.status === 'queued' ? (
                       <p className="mt-2">
                         {t('publish.existing.queuedHelp')}{' '}
@@ -284,22 +296,7 @@ export default function PublishResult() {
                   {t('publish.excerpt')}
                   <textarea name="excerpt" rows={3} className={inputClass} />
                 </label>
-                <fieldset>
-                  <legend className="text-sm font-medium text-slate-800">{t('publish.categories')}</legend>
-                  {categoriesFailed ? <p className="text-sm text-red-700">{t('publish.categoriesFailed')}</p> : null}
-                  {!categoriesFailed && categories.length === 0 ? (
-                    <p className="text-sm text-slate-600">{t('publish.noCategories')}</p>
-                  ) : null}
-                  <div className="mt-2 flex flex-wrap gap-3">
-                    {categories.map((c) => (
-                      <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-                        <input type="checkbox" name="categories" value={c.id} className="size-4" />
-                        {c.name}
-                      </label>
-                    ))}
-                  </div>
-                </fieldset>
-                <Field label={t('publish.tags')} inputProps={{ name: 'tags' }} help={t('publish.tagsHelp')} />
+                <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} />
               </PostFields>
               {result.hasImage && !result.isImage ? (
                 <label className="flex items-center gap-2 text-sm text-slate-800">
@@ -340,32 +337,6 @@ export default function PublishResult() {
 function PostFields({ wrap, hidden, children }: { wrap: boolean; hidden: boolean; children: React.ReactNode }) {
   if (!wrap) return <>{children}</>;
   return <div className={`flex flex-col gap-4${hidden ? ' hidden' : ''}`}>{children}</div>;
-}
-
-/** One answer to "already published": a required radio, its label, and what it does (described by). */
-function ExistingChoice({ value, label, help }: { value: 'update' | 'new'; label: string; help: string }) {
-  const id = `on-existing-${value}`;
-  return (
-    <div className="mt-2 flex items-start gap-2">
-      <input
-        id={id}
-        type="radio"
-        name="onExisting"
-        value={value}
-        required
-        aria-describedby={`${id}-help`}
-        className="mt-0.5 size-4 shrink-0"
-      />
-      <div>
-        <label htmlFor={id} className="font-medium">
-          {label}
-        </label>
-        <p id={`${id}-help`} className="text-amber-900">
-          {help}
-        </p>
-      </div>
-    </div>
-  );
 }
 
 export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.wordpressTitle') }];

@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod';
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { plans } from '~/catalogue';
 import { AuthShell, BackLink, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon, type IconName } from '~/components/icons';
@@ -224,7 +225,7 @@ function RegisterForm({ formAction }: { formAction: string }) {
     <Form method="post" action={formAction} {...getFormProps(form)} className="flex flex-col gap-5">
       <div>
         <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('register.title')}</h1>
-        <p className="mt-1 text-sm text-slate-600">{t('register.subtitle')}</p>
+        <p className="mt-1 text-sm text-slate-600">{t('register.subtitle', { count: plans.free.monthlyCredits })}</p>
       </div>
       <HoneypotInputs />
       <input type="hidden" name="intent" value="register" />

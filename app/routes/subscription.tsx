@@ -3,7 +3,7 @@ import { json, redirect } from '@remix-run/node';
 import { Form, useLoaderData, useLocation, useNavigate, useNavigation, useRevalidator } from '@remix-run/react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { LOW_CREDIT_THRESHOLD } from '~/catalogue';
+import { LOW_CREDIT_THRESHOLD, planOf } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { SettingsButton } from '~/components/settings-dialog';
 import { BalanceChart } from '~/components/balance-chart';
@@ -25,7 +25,7 @@ import {
 import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
-import { numberFormat } from '~/utils/intl-format';
+import { formatUsd, numberFormat } from '~/utils/intl-format';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
@@ -298,7 +298,7 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
   const number = (n: number) => n.toLocaleString(i18n.language);
   const timeZone = useTimeZone();
   const date = (iso: string | null) => (iso ? formatDate(iso, i18n.language, timeZone) : null);
-  const money = (usd: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(usd);
+  const money = (usd: number) => formatUsd(i18n.language, usd);
   const cents = (amount: number) => numberFormat(i18n.language, { style: 'currency', currency: 'USD' }).format(amount / 100);
   const status = info.subscriptionStatus;
   const pro = status === 'pro' || status === 'canceled';
@@ -402,7 +402,9 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
             <PlanBadge status={status} />
           </span>
         </div>
-        <p className="mt-2 text-sm text-slate-700">{t(`subscription.planDescription.${status}`)}</p>
+        <p className="mt-2 text-sm text-slate-700">
+          {t(`subscription.planDescription.${status}`, { count: planOf(status).monthlyCredits })}
+        </p>
         <dl className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <Figure label={t('subscription.monthlyCredits')} value={number(info.creditsRemaining)} testId="monthly-credits" />
           <Figure label={t('subscription.topUpCredits')} value={number(info.topUpCreditsRemaining)} testId="topup-credits" />
@@ -453,7 +455,7 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
                 </p>
                 <ul className="mt-4 flex-1 space-y-1 text-sm text-slate-800">
                   {plan.featureKeys.map((k) => (
-                    <li key={k}>✓ {b(k)}</li>
+                    <li key={k}>✓ {b(k, { count: plan.monthlyCredits })}</li>
                   ))}
                 </ul>
                 <div className="mt-6">

@@ -28,3 +28,11 @@ export function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptio
 export function numberFormat(locale: string, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
   return cached(numberFormats, `${locale}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(locale, options));
 }
+
+/** A price in US dollars as every page shows it: whole dollars without cents ("$15", "US$15" in zh-HK). */
+export function formatUsd(locale: string, usd: number): string {
+  const digits = Number.isInteger(usd) ? 0 : 2;
+  return numberFormat(locale, { style: 'currency', currency: 'USD', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
+    usd,
+  );
+}

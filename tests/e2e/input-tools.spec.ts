@@ -56,19 +56,40 @@ test.describe('settings dialog and dark mode', () => {
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await expect(dialog).toBeVisible();
     if (jsEnabled) {
-      // Focus moves in, to the close link first; Tab cannot leave the dialog either way round.
+      // Focus moves in, to the close link first. The dialog is modal (showModal): the page behind is
+      // inert, so Tab and Shift+Tab go round the dialog's controls and, past either end, to the
+      // browser's own controls (the document loses focus), never to the page behind.
       const close = dialog.getByRole('link', { name: 'Close' });
       await expect(close).toBeFocused();
-      await page.keyboard.press('Shift+Tab');
-      expect(await dialog.evaluate((el) => el.contains(document.activeElement) && document.activeElement !== el.querySelector('a'))).toBe(
-        true,
-      );
-      await page.keyboard.press('Tab');
-      await expect(close).toBeFocused();
+      expect(await dialog.evaluate((el) => el instanceof HTMLDialogElement && el.matches(':modal'))).toBe(true);
+      const where = () =>
+        dialog.evaluate((el) => {
+          const active = document.activeElement;
+          if (!active || active === document.body) return 'browser';
+          if (!el.contains(active)) return `outside: ${active.outerHTML.slice(0, 80)}`;
+          return active === el.querySelector('a') ? 'close' : 'inside';
+        });
+      const controls = await dialog.locator('a[href], button, input:not([type=hidden]), select, textarea').count();
+      for (const key of ['Tab', 'Shift+Tab']) {
+        const seen: string[] = [];
+        for (let i = 0; i < controls + 2; i++) {
+          await page.keyboard.press(key);
+          seen.push(await where());
+          if (seen.at(-1) === 'close') break;
+        }
+        expect(
+          seen.filter((s) => s.startsWith('outside')),
+          `${key}: ${seen.join(', ')}`,
+        ).toEqual([]);
+        expect(seen.at(-1), `${key} comes back round to the close link`).toBe('close');
+        expect(seen, `${key} visits the dialog's other controls`).toContain('inside');
+      }
       await page.keyboard.press('Escape');
     } else await page.getByRole('link', { name: 'Close' }).click();
     await expect(page.getByRole('dialog', { name: 'Settings' })).toHaveCount(0);
     await expect(page).toHaveURL(/\/subscription$/);
+    // Focus returns to the link that opened it.
+    if (jsEnabled) await expect(page.getByRole('main').getByRole('link', { name: 'Settings' })).toBeFocused();
   });
 });
 

@@ -53,10 +53,10 @@ describe('landing page', () => {
     ]) {
       expect(html).toContain(s);
     }
-    // Four steps, and the three top-up packs of SPEC §9.
+    // Four steps, and the three top-up packs of the catalogue (the first is 100 credits: README, Billing).
     expect(html.match(/<ol[\s\S]*?<\/ol>/)?.[0].match(/<li/g)).toHaveLength(4);
     for (const [credits, price] of [
-      ['99', '$30'],
+      ['100', '$30'],
       ['360', '$100'],
       ['1,170', '$300'],
     ]) {
@@ -229,11 +229,12 @@ describe('protected pages', () => {
   it('renders the settings dialog from the URL, with a close link', async () => {
     const { client } = await signedInClient();
     const html = text(await (await client.get('/app?tab=results&settings=1')).text());
-    expect(html).toMatch(/role="dialog"[^>]*aria-modal="true"/);
+    // Open in the server's HTML (no script needed); the page's script makes it modal (showModal).
+    expect(html).toMatch(/<dialog open=""[^>]*aria-labelledby="[^"]+"/);
     expect(html).toContain('>Settings</h2>');
     expect(html).toContain('href="/app?tab=results"');
     const closed = text(await (await client.get('/app?tab=results')).text());
-    expect(closed).not.toContain('role="dialog"');
+    expect(closed).not.toContain('<dialog');
   });
 
   it('renders the header in Traditional Chinese', async () => {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
+import { plans, topUpPacks } from '../../app/catalogue';
 
 // A Stripe-compatible HTTP test server: the parts of the API Postforge calls (customers, Checkout
 // Sessions, subscriptions, invoices, refunds, the billing portal), a hosted checkout page that
@@ -74,11 +75,14 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     topup360: 'price_test_topup_360',
     topup1170: 'price_test_topup_1170',
   };
+  // The dashboard's prices are set up from the catalogue (README, Billing), so the test account's are too.
+  const packCents = (id: string) => topUpPacks.find((p) => p.id === id)!.priceCents;
+  const proCents = plans.pro.priceCents;
   const priceAmounts: Record<string, { amount: number; recurring: boolean }> = {
-    [prices.pro]: { amount: 1500, recurring: true },
-    [prices.topup100]: { amount: 3000, recurring: false },
-    [prices.topup360]: { amount: 10000, recurring: false },
-    [prices.topup1170]: { amount: 30000, recurring: false },
+    [prices.pro]: { amount: proCents, recurring: true },
+    [prices.topup100]: { amount: packCents('topup-100'), recurring: false },
+    [prices.topup360]: { amount: packCents('topup-360'), recurring: false },
+    [prices.topup1170]: { amount: packCents('topup-1170'), recurring: false },
   };
 
   const save = (o: Obj) => (objects.set(o.id, o), o);
@@ -144,7 +148,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     const charge = save({
       id: newId('ch'),
       object: 'charge',
-      amount: 1500,
+      amount: proCents,
       currency: 'usd',
       amount_refunded: 0,
       refunded: false,
@@ -157,7 +161,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       customer: sub.customer,
       status: 'paid',
       billing_reason: reason,
-      amount_paid: 1500,
+      amount_paid: proCents,
       currency: 'usd',
       period_start: start,
       period_end: end,
@@ -167,7 +171,11 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
         quote_details: null,
         subscription_details: { subscription: sub.id, metadata: sub.metadata ?? {} },
       },
-      lines: { object: 'list', data: [{ id: newId('il'), object: 'line_item', amount: 1500, period: { start, end } }], has_more: false },
+      lines: {
+        object: 'list',
+        data: [{ id: newId('il'), object: 'line_item', amount: proCents, period: { start, end } }],
+        has_more: false,
+      },
       charge: charge.id,
     });
   }

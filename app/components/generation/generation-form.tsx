@@ -15,6 +15,7 @@ import {
   contentLengths,
   DEFAULT_IMAGE_MODEL,
   DEFAULT_TEXT_MODEL,
+  EMBED_IMAGE_CREDITS,
   findModel,
   GUIDANCE,
   modelsOfKind,
@@ -331,7 +332,7 @@ export function GenerationForm({
           {type === 'text' ? (
             <CheckboxField
               label={t('form.embedImage')}
-              help={t('form.embedImageHelp')}
+              help={t('form.embedImageHelp', { count: EMBED_IMAGE_CREDITS })}
               inputProps={getInputProps(fields.embedImage, { type: 'checkbox' })}
             />
           ) : null}
@@ -423,7 +424,7 @@ export function GenerationForm({
             {/* The live count needs the page's script; without it (and before it runs) the rule. */}
             {hydrated || topics.length > 0
               ? t(type === 'image' ? 'form.usageImage' : 'form.usage', { count: topics.length, credits: cost })
-              : t('form.usageStatic')}{' '}
+              : t('form.usageStatic', { count: EMBED_IMAGE_CREDITS })}{' '}
             <span className="text-slate-600">{t('form.balance', { credits: t('form.usageCredits', { count: credits }) })}</span>
           </p>
           <Button type="submit" size="lg" pending={submitting} disabled={short} aria-describedby={short ? shortId : undefined}>

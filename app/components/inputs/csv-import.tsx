@@ -4,7 +4,8 @@ import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
 import { Icon } from '~/components/icons';
 import { Button } from '~/components/ui/button';
 import { isCsvFile, type CsvRow } from '~/utils/csv-file';
-import { errorOf, notify } from './notify';
+import { showToast } from '~/components/ui/toast';
+import { errorOf } from './response-error';
 
 export const CSV_TEMPLATE_URL = '/app/blog-topics-template.csv';
 export const CSV_FORM_ACTION = '/app/csv';
@@ -49,7 +50,7 @@ export function CsvImport({
 
   async function upload(file: File) {
     if (!isCsvFile(file)) {
-      notify({ type: 'error', title: t('csv.invalidFileTitle'), description: t('csv.invalidFileBody') });
+      showToast({ type: 'error', title: t('csv.invalidFileTitle'), description: t('csv.invalidFileBody') });
       return;
     }
     setBusy(true);
@@ -63,16 +64,16 @@ export function CsvImport({
         headers: { accept: 'application/json' },
       });
       if (!res.ok) {
-        notify({ type: 'error', title: t('csv.failedTitle'), description: await errorOf(res) });
+        showToast({ type: 'error', title: t('csv.failedTitle'), description: await errorOf(res) });
         return;
       }
       const data = (await res.json()) as Omit<CsvLoaded, 'fileName'>;
       const result = { ...data, fileName: file.name };
       setLoaded(result);
       onLoaded?.(result);
-      notify({ type: 'success', title: t('csv.uploadedTitle'), description: t('csv.uploadedBody', { count: data.prompts.length }) });
+      showToast({ type: 'success', title: t('csv.uploadedTitle'), description: t('csv.uploadedBody', { count: data.prompts.length }) });
     } catch {
-      notify({ type: 'error', title: t('csv.failedTitle'), description: t('csv.errors.invalidFormat') });
+      showToast({ type: 'error', title: t('csv.failedTitle'), description: t('csv.errors.invalidFormat') });
     } finally {
       setBusy(false);
       if (fileInput.current) fileInput.current.value = '';

@@ -4,7 +4,8 @@ import { Icon } from '~/components/icons';
 import { Button } from '~/components/ui/button';
 import type { TitleOptions } from '~/services/titles.server';
 import { keywordLines } from '~/utils/title-request';
-import { errorOf, notify } from './notify';
+import { showToast } from '~/components/ui/toast';
+import { errorOf } from './response-error';
 
 export const TITLES_FORM_ACTION = '/app/titles';
 
@@ -39,7 +40,7 @@ export function GenerateTitlesButton({
 
   async function run() {
     if (!lines.length) {
-      notify({ type: 'error', title: t('titles.missingInputTitle'), description: t('titles.missingInput') });
+      showToast({ type: 'error', title: t('titles.missingInputTitle'), description: t('titles.missingInput') });
       return;
     }
     setBusy(true);
@@ -57,19 +58,19 @@ export function GenerateTitlesButton({
           res.status >= 500 || res.status === 429 || res.status === 400
             ? await errorOf(res)
             : t('titles.failedStatus', { status: res.statusText || res.status });
-        notify({ type: 'error', title: t('titles.failedTitle'), description: message });
+        showToast({ type: 'error', title: t('titles.failedTitle'), description: message });
         return;
       }
       const body = (await res.json()) as { title?: string; titles?: string[] };
       const titles = multipleKeywords ? (body.titles ?? []) : body.title ? [body.title] : [];
       onTitles(titles);
-      notify(
+      showToast(
         multipleKeywords
           ? { type: 'success', title: t('titles.generatedManyTitle'), description: t('titles.generatedManyBody', { count: titles.length }) }
           : { type: 'success', title: t('titles.generatedTitle'), description: t('titles.generatedBody') },
       );
     } catch {
-      notify({ type: 'error', title: t('titles.failedTitle'), description: t('titles.failedBody') });
+      showToast({ type: 'error', title: t('titles.failedTitle'), description: t('titles.failedBody') });
     } finally {
       setBusy(false);
     }

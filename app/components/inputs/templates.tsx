@@ -9,7 +9,8 @@ import { inputClass } from '~/components/ui/input';
 import { TEMPLATE_NAME_MAX, type TemplateSettings, type TemplateType } from '~/utils/input-settings';
 import { dateTimeFormat } from '~/utils/intl-format';
 import { Modal } from './modal';
-import { errorOf, notify } from './notify';
+import { showToast } from '~/components/ui/toast';
+import { errorOf } from './response-error';
 
 export const TEMPLATES_PAGE = '/app/templates';
 export const TEMPLATE_PARAM = 'template';
@@ -170,7 +171,7 @@ export function SaveTemplateForm({
         if (!onSave) return;
         event.preventDefault();
         if (!name.trim()) {
-          notify({ type: 'error', title: t('templates.nameRequiredTitle'), description: t('templates.nameRequiredBody') });
+          showToast({ type: 'error', title: t('templates.nameRequiredTitle'), description: t('templates.nameRequiredBody') });
           return;
         }
         onSave(name.trim());
@@ -266,14 +267,14 @@ export function TemplatesDialog({
         body: JSON.stringify({ name, type, settings, ...settings }),
       });
       if (!res.ok) {
-        notify({ type: 'error', title: t('templates.saveFailedTitle'), description: await errorOf(res) });
+        showToast({ type: 'error', title: t('templates.saveFailedTitle'), description: await errorOf(res) });
         return;
       }
-      notify({ type: 'success', title: t('templates.savedTitle') });
+      showToast({ type: 'success', title: t('templates.savedTitle') });
       setSavingOpen(false);
       await refresh();
     } catch {
-      notify({ type: 'error', title: t('templates.saveFailedTitle'), description: t('templates.saveFailedBody') });
+      showToast({ type: 'error', title: t('templates.saveFailedTitle'), description: t('templates.saveFailedBody') });
     } finally {
       setSaving(false);
     }
@@ -288,10 +289,10 @@ export function TemplatesDialog({
         headers: { accept: 'application/json' },
       });
       if (!res.ok) {
-        notify({ type: 'error', title: t('templates.deleteFailedTitle'), description: await errorOf(res) });
+        showToast({ type: 'error', title: t('templates.deleteFailedTitle'), description: await errorOf(res) });
         return;
       }
-      notify({ type: 'success', title: t('templates.deletedTitle') });
+      showToast({ type: 'success', title: t('templates.deletedTitle') });
       onDeleted?.(template);
       await refresh();
     } finally {
@@ -326,7 +327,7 @@ export function TemplatesDialog({
               onDelete={(template) => void remove(template)}
               onLoad={(template) => {
                 onLoad(template);
-                notify({
+                showToast({
                   type: 'success',
                   title: t('templates.loadedTitle'),
                   description: t('templates.loadedBody', { name: template.name }),

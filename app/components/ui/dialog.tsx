@@ -5,7 +5,8 @@ import { DialogFrame, dialogCloseClass } from '~/components/ui/dialog-frame';
 
 /**
  * A dialog whose open state lives in the URL (e.g. `?settings=1`): rendered by the server, so it
- * opens without JavaScript; closing is a link. With JavaScript, Escape and the backdrop close it too.
+ * opens without JavaScript (`<dialog open>`); closing is a link. With JavaScript it becomes modal
+ * (showModal), and Escape and the backdrop close it too.
  */
 export function UrlDialog({
   title,
