@@ -17,6 +17,7 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.
 import { getLogger } from './app/utils/logger.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
+import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-session.server';
 import {
   databaseMarkedDown,
   markDatabaseUp,
@@ -114,6 +115,12 @@ function sameOriginOnly(env: Env) {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     // Server-to-server webhooks carry their own signature and no browser Origin.
     if (req.path.startsWith('/api/webhooks/') || req.path.startsWith('/webhooks/')) return next();
+    // An API token is the credential itself, never sent by a browser on its own: a forged form
+    // cannot carry it. Only without a cookie, so a cookie never rides along unchecked.
+    if (bearerToken(req.get('authorization')) !== null && !req.get('cookie')) {
+      delete req.headers.origin;
+      return next();
+    }
     const origin = req.get('origin');
     const fetchSite = req.get('sec-fetch-site');
     let ok: boolean;
@@ -154,11 +161,11 @@ function publicFiles(serve: express.Handler) {
 const PERSONAL_TYPES = /^(?:text\/html|application\/json|text\/csv|text\/x-script)/i;
 
 /**
- * Every answer to a signed-in request that carries a page or data (HTML, JSON, CSV, Remix data) is
+ * Every answer to a signed-in request (session cookie or API token) that carries a page or data (HTML, JSON, CSV, Remix data) is
  * `private, no-store`, so Back after logout or a shared proxy never shows the account again.
  */
 function noStoreWhenSignedIn(req: Request, res: Response, next: NextFunction) {
-  if (!readCookie(req.get('cookie'), '__session')) return next();
+  if (!readCookie(req.get('cookie'), '__session') && !req.get('authorization')) return next();
   onHeaders(res, () => {
     if (PERSONAL_TYPES.test(String(res.getHeader('content-type') ?? ''))) res.setHeader('Cache-Control', 'private, no-store');
   });
@@ -337,6 +344,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use(publicFiles(express.static(path.join(ROOT, 'public'), { maxAge: '1h', index: false })));
   app.use(noStoreWhenSignedIn);
   app.use(bodyLimit);
+  app.use(refuseBearerOnSessionOnly);
   app.use(sameOriginOnly(env));
   app.post('/webhooks/stripe', ...stripeWebhookHandler);
   app.use(databaseGate(db));

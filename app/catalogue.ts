@@ -275,6 +275,20 @@ export const writingStyles = [
   'Technical',
   'Storytelling',
 ] as const;
+/**
+ * SPEC's own labels where they differ from the catalogue's values (SPEC §9: the form's default
+ * reading level is '8th & 9th grade, easily understood'; points of view 'First', 'Second',
+ * 'Third'). Every request schema accepts them and reads them as the catalogue's value (seedValue).
+ */
+export const seedLabels: Readonly<Record<'readingLevel' | 'pointOfView', Readonly<Record<string, string>>>> = {
+  readingLevel: { '8th & 9th grade, easily understood': '8th & 9th grade' },
+  pointOfView: { First: 'First person', Second: 'Second person', Third: 'Third person' },
+};
+
+/** The catalogue's value for a SPEC label of the field (anything else unchanged). */
+export function seedValue(field: keyof typeof seedLabels, value: unknown): unknown {
+  return typeof value === 'string' ? (seedLabels[field][value.trim()] ?? value) : value;
+}
 export const contentLengths = ['Short', 'Medium', 'Long'] as const;
 /** maxTokens by content length (SPEC §9; 'Very Short' is in the token table only). */
 export const maxTokensByLength: Readonly<Record<string, number>> = { 'Very Short': 420, Short: 850, Medium: 1700, Long: 3400 };

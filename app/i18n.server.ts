@@ -11,6 +11,7 @@ import enWordpress from './locales/en/wordpress.json';
 import enWorkspace from './locales/en/workspace.json';
 import enLegal from './locales/en/legal.json';
 import enDeveloper from './locales/en/developer.json';
+import enTokens from './locales/en/tokens.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
 import zhEmail from './locales/zh-HK/email.json';
@@ -22,6 +23,7 @@ import zhWordpress from './locales/zh-HK/wordpress.json';
 import zhWorkspace from './locales/zh-HK/workspace.json';
 import zhLegal from './locales/zh-HK/legal.json';
 import zhDeveloper from './locales/zh-HK/developer.json';
+import zhTokens from './locales/zh-HK/tokens.json';
 import {
   defaultLanguage,
   languageCookieName,
@@ -47,6 +49,7 @@ export const resources = {
     workspace: enWorkspace,
     legal: enLegal,
     developer: enDeveloper,
+    tokens: enTokens,
   },
   'zh-HK': {
     common: zhCommon,
@@ -60,6 +63,7 @@ export const resources = {
     workspace: zhWorkspace,
     legal: zhLegal,
     developer: zhDeveloper,
+    tokens: zhTokens,
   },
 } as const;
 

@@ -84,6 +84,7 @@ function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicate
 export function SettingsDialog() {
   const { t } = useTranslation();
   const { t: ti } = useTranslation('inputs');
+  const { t: tt } = useTranslation('tokens');
   const { isOpen, closeHref } = useSettingsLinks();
   const root = useRouteLoaderData<typeof rootLoader>('root');
   const navigation = useNavigation();
@@ -110,6 +111,12 @@ export function SettingsDialog() {
             <p className="text-xs text-slate-600">{ti('settings.apiKeysHint')}</p>
             <KeyField name="openRouterApiKey" label={ti('settings.openRouterApiKey')} mask={settings.openRouterApiKey} />
             <KeyField name="replicateApiKey" label={ti('settings.replicateApiKey')} mask={settings.replicateApiKey} />
+            <p className="text-sm text-slate-700">
+              {tt('page.manageHint')}{' '}
+              <Link to="/settings/api-tokens" className="font-medium text-indigo-700 hover:underline">
+                {tt('page.manage')}
+              </Link>
+            </p>
           </fieldset>
           <fieldset className="flex flex-col gap-4">
             <legend className="mb-1 text-sm font-semibold text-slate-900">{ti('settings.defaults')}</legend>

@@ -1,7 +1,7 @@
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { BillingError, type BillingErrorCode } from '~/services/billing.server';
-import { getSession, type CurrentSession } from '~/services/sessions.server';
+import type { CurrentSession } from '~/services/sessions.server';
 import { apiError } from '~/http/json-api.server';
 
 // Glue between the billing service's typed errors and the JSON routes / the page's toasts.
@@ -40,12 +40,8 @@ export async function billingApiError(request: Request, err: unknown): Promise<R
   return apiError(STATUS[err.code], await billingErrorMessage(request, err), { headers: { 'X-Billing-Error': err.code } });
 }
 
-/** The signed-in session for a JSON route, or the 401 to return. */
-export async function apiSession(request: Request): Promise<CurrentSession | Response> {
-  const session = await getSession(request);
-  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
-  return session;
-}
+/** The signed-in session (or API token) for a JSON route, or the 401 to return. */
+export { apiSession } from '~/http/api-session.server';
 
 export function noStore(data: unknown, session?: CurrentSession, status = 200) {
   const headers = new Headers({ 'Cache-Control': 'no-store' });

@@ -1,8 +1,8 @@
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import { GenerationError } from '~/services/generation.server';
-import { getSession } from '~/services/sessions.server';
 import { apiError } from '~/http/json-api.server';
+import { apiHeaders, apiSession } from '~/http/api-session.server';
 
 // Shared by the generation and results JSON routes (SPEC §7): the signed-in user or a 401, and
 // GenerationError → `{ error }` with its status, in the request's language.
@@ -10,11 +10,9 @@ import { apiError } from '~/http/json-api.server';
 export type ApiUser = { userId: string; subscriptionStatus: 'free' | 'pro' | 'canceled'; headers: Headers };
 
 export async function requireApiUser(request: Request): Promise<ApiUser | Response> {
-  const session = await getSession(request);
-  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
-  const headers = new Headers({ 'Cache-Control': 'no-store' });
-  if (session.setCookie) headers.append('Set-Cookie', session.setCookie);
-  return { userId: session.user.id, subscriptionStatus: session.user.subscriptionStatus, headers };
+  const session = await apiSession(request);
+  if (session instanceof Response) return session;
+  return { userId: session.user.id, subscriptionStatus: session.user.subscriptionStatus, headers: apiHeaders(session) };
 }
 
 /** The translated `{ error }` response of a GenerationError; anything else is rethrown. */

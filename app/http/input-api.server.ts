@@ -1,15 +1,14 @@
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
-import { getSession, type SessionUser } from '~/services/sessions.server';
-import { apiError } from '~/http/json-api.server';
+import type { SessionUser } from '~/services/sessions.server';
+import { apiSession } from '~/http/api-session.server';
 
 // Small helpers for the input tools' JSON routes.
 
 /** The signed-in user, or a 401 JSON Response to return. */
 export async function apiUser(request: Request): Promise<SessionUser | Response> {
-  const session = await getSession(request);
-  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
-  return session.user;
+  const session = await apiSession(request);
+  return session instanceof Response ? session : session.user;
 }
 
 /** A JSON answer that is never cached. */

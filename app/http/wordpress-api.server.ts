@@ -1,11 +1,12 @@
 import { json } from '@remix-run/node';
 import type { ZodTypeAny, input, output, SafeParseReturnType } from 'zod';
 import { getT } from '~/i18n.server';
-import { getSession, type SessionUser } from '~/services/sessions.server';
+import type { SessionUser } from '~/services/sessions.server';
 import { WpError, type ConnectionCheck, type WpProblem } from '~/services/wordpress-client.server';
 import { WordPressServiceError } from '~/services/wordpress.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
+import { apiHeaders, apiSession } from '~/http/api-session.server';
 
 // The common parts of the /api/wordpress/* resource routes: the signed-in user (401 otherwise),
 // the JSON body checked against a schema in the user's language, and service errors as statuses.
@@ -13,19 +14,21 @@ import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/h
 export type WpApiContext = { user: SessionUser; t: Translate; headers: Headers };
 
 export async function wpApiContext(request: Request): Promise<WpApiContext | Response> {
-  const session = await getSession(request);
-  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
-  const headers = new Headers({ 'Cache-Control': 'no-store' });
-  if (session.setCookie) headers.append('Set-Cookie', session.setCookie);
-  return { user: session.user, t: (await getT(request, 'wordpress')) as Translate, headers };
+  const session = await apiSession(request);
+  if (session instanceof Response) return session;
+  return { user: session.user, t: (await getT(request, 'wordpress')) as Translate, headers: apiHeaders(session) };
 }
 
-export async function readBody<S extends ZodTypeAny>(request: Request, schema: S): Promise<{ value: output<S> } | Response> {
+/** The JSON body checked against schema: its value, and the body as sent (raw, for an Idempotency-Key's fingerprint). */
+export async function readBody<S extends ZodTypeAny>(
+  request: Request,
+  schema: S,
+): Promise<{ value: output<S>; raw: Record<string, unknown> } | Response> {
   const body = await readJsonObject(request);
   if (body instanceof Response) return body;
   const parsed: SafeParseReturnType<input<S>, output<S>> = schema.safeParse(body);
   if (!parsed.success) return validationError(parsed.error);
-  return { value: parsed.data };
+  return { value: parsed.data, raw: body };
 }
 
 export function ok(ctx: WpApiContext, data: unknown, status = 200) {
@@ -93,7 +96,8 @@ export function diagnosisOf(t: Translate, problem: WpProblem) {
 
 /** SPEC §8's connection-test messages, with a diagnosis the user can act on. */
 export function connectionMessage(t: Translate, check: ConnectionCheck) {
-  if (check.ok) return { success: true as const, message: t('connection.success') };
+  // seoPlugin: whether the companion plugin is active (the SEO meta can be written; issue 21 §3).
+  if (check.ok) return { success: true as const, message: t('connection.success'), seoPlugin: check.seoPlugin };
   const message =
     check.problem === 'not_wordpress'
       ? t('connection.notWordPress')

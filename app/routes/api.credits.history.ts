@@ -1,20 +1,18 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node';
 import { z } from 'zod';
-import { getT } from '~/i18n.server';
 import { listHistory, PAGE_SIZE } from '~/services/ledger.server';
-import { getSession } from '~/services/sessions.server';
-import { apiError, methodNotAllowed } from '~/http/json-api.server';
+import { apiHeaders, apiSession } from '~/http/api-session.server';
+import { methodNotAllowed } from '~/http/json-api.server';
 
 const query = z.object({ page: z.coerce.number().int().min(1).max(1_000_000).catch(1) });
 
 // The signed-in user's credit history, newest first, PAGE_SIZE a page (?page=N).
 export async function loader({ request }: LoaderFunctionArgs) {
-  const session = await getSession(request);
-  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
+  const session = await apiSession(request);
+  if (session instanceof Response) return session;
   const { page } = query.parse(Object.fromEntries(new URL(request.url).searchParams));
   const history = await listHistory(session.user.id, page);
-  const headers = new Headers({ 'Cache-Control': 'no-store' });
-  if (session.setCookie) headers.append('Set-Cookie', session.setCookie);
+  const headers = apiHeaders(session);
   return json(
     {
       page: history.page,

@@ -1,18 +1,17 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { getSession } from '~/services/sessions.server';
+import { apiSession } from '~/http/api-session.server';
 import { generateTitles } from '~/services/titles.server';
 import { tooManyJson } from '~/http/rate-limit-response.server';
 import { inputsT, noStore } from '~/http/input-api.server';
 import { apiError, methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { titleRequestSchema } from '~/utils/title-request';
-import { getT } from '~/i18n.server';
 
 // SPEC §7 POST /api/generate-blog-title: single → { title }, multiple → { titles } by position.
 export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== 'POST') return methodNotAllowed(request);
-  const session = await getSession(request);
-  if (!session) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
+  const session = await apiSession(request);
+  if (session instanceof Response) return session;
   const body = await readJsonObject(request);
   if (body instanceof Response) return body;
   const t = (await inputsT(request)) as Translate;

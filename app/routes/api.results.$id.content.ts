@@ -5,7 +5,8 @@ import { resultContentSchema } from '~/utils/generation-schema';
 import { ok, requireApiUser, withGenerationErrors } from '~/http/generation-api.server';
 import { methodNotAllowed, readJsonObject, validationError } from '~/http/json-api.server';
 
-// SPEC §7: PUT /api/results/{id}/content { content } → the result (its content sanitized again).
+// SPEC §7: PUT /api/results/{id}/content { content, metaDescription?, slug?, focusKeyword? } → the result
+// (its content sanitized again; SEO fields given are stored, absent ones kept).
 export async function action({ request, params }: ActionFunctionArgs) {
   if (request.method !== 'PUT') return methodNotAllowed(request, 'PUT');
   const user = await requireApiUser(request);
@@ -15,7 +16,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const parsed = resultContentSchema(await getT(request, 'generation')).safeParse(body);
   if (!parsed.success) return validationError(parsed.error);
   return withGenerationErrors(request, user, async () =>
-    ok(await updateResultContent(user.userId, params.id ?? '', parsed.data.content), user),
+    ok(await updateResultContent(user.userId, params.id ?? '', parsed.data.content, parsed.data), user),
   );
 }
 

@@ -1,8 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { publishAndWait } from '~/services/wordpress.server';
+import { getPublication, publishAndWait, queuePublish, WordPressServiceError } from '~/services/wordpress.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { methodNotAllowed, ok, readBody, serviceError, wpApiContext } from '~/http/wordpress-api.server';
 import { apiError } from '~/http/json-api.server';
+import { once } from '~/http/idempotency.server';
 
 // SPEC §7: POST the publish payload (SPEC §3); Pro and Pro (Ending) only. The post is made by the
 // `wordpress-publish` job (the one idempotent path). Publish now (status publish/draft/pending)
@@ -12,7 +13,8 @@ import { apiError } from '~/http/json-api.server';
 // Scheduled (future) answers { success: true, publicationId, publishAt } at once. `target: 'media'`
 // puts an image result's images into the media library only (link: the first one's URL). A result
 // already published to the site (or waiting to be) is a 409 with `existing` unless the payload says
-// `onExisting`: 'update' (that post) or 'new' (another post).
+// `onExisting`: 'update' (that post) or 'new' (another post). Once per Idempotency-Key (issue 23
+// §2): the same key and payload answer about the publication queued the first time, never a second.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }
@@ -24,7 +26,14 @@ export async function action({ request }: ActionFunctionArgs) {
   const body = await readBody(request, publishSchema(ctx.t));
   if (body instanceof Response) return body;
   try {
-    const done = await publishAndWait(ctx.user.id, body.value);
+    const first = await once(request, ctx.user.id, body.value, async (tx) => {
+      const queued = await queuePublish(ctx.user.id, body.value, tx);
+      if (!queued) throw new WordPressServiceError('no_content');
+      return { status: 202, body: { publicationId: queued.id } };
+    });
+    if (first instanceof Response) return first;
+    const { publicationId } = first.body as { publicationId: string };
+    const done = await publishAndWait(ctx.user.id, body.value, undefined, () => getPublication(ctx.user.id, publicationId));
     if (!done) return apiError(400, ctx.t('publish.noContent'), { headers: ctx.headers });
     const { publication: pub, outcome } = done;
     const common = { publicationId: pub.id, status: pub.status, kind: pub.kind, publishAt: pub.publishAt };

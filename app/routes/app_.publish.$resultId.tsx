@@ -12,6 +12,7 @@ import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
 import { Field } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
+import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 import { ExistingChoice } from '~/components/wordpress/existing-choice';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
@@ -78,6 +79,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         title: result.title ?? result.prompt,
         content: result.type === 'text' ? result.content : imageResultHtml(result, result.title ?? result.prompt),
         hasImage: result.metadata.imageUrls.length > 0,
+        seo: result.seo,
         isImage: result.type === 'image',
       },
       sites: sites.map((s) => ({ id: s.id, siteName: s.siteName })),
@@ -113,6 +115,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
     title: formData.get('title'),
     content: formData.get('content'),
     excerpt: formData.get('excerpt') ?? '',
+    metaDescription: formData.get('metaDescription') ?? undefined,
+    slug: formData.get('slug') ?? undefined,
+    focusKeyword: formData.get('focusKeyword') ?? undefined,
     categories: formData.getAll('categories').map(String),
     tags: String(formData.get('tags') ?? ''),
     status: schedule ? 'future' : 'publish',
@@ -292,10 +297,14 @@ export default function PublishResult() {
                   defaultValue={result.content}
                   minHeight={400}
                 />
-                <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                  {t('publish.excerpt')}
-                  <textarea name="excerpt" rows={3} className={inputClass} />
-                </label>
+                <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+                  <label htmlFor="publish-excerpt">{t('publish.excerpt')}</label>
+                  <textarea id="publish-excerpt" name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
+                  <span id="publish-excerpt-help" className="text-xs font-normal text-slate-600">
+                    {t('seo.excerptHelp')}
+                  </span>
+                </div>
+                {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
                 <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} />
               </PostFields>
               {result.hasImage && !result.isImage ? (

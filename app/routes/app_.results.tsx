@@ -19,7 +19,14 @@ const RESULTS = '/app?tab=results';
 const intentSchema = z.discriminatedUnion('intent', [
   z.object({ intent: z.literal('retry'), id: z.string().min(1).max(100) }),
   z.object({ intent: z.literal('remove'), id: z.string().min(1).max(100) }),
-  z.object({ intent: z.literal('save'), id: z.string().min(1).max(100), content: z.string() }),
+  z.object({
+    intent: z.literal('save'),
+    id: z.string().min(1).max(100),
+    content: z.string(),
+    metaDescription: z.string().optional(),
+    slug: z.string().optional(),
+    focusKeyword: z.string().optional(),
+  }),
   z.object({ intent: z.literal('clear') }),
 ]);
 
@@ -54,10 +61,12 @@ export async function action({ request }: ActionFunctionArgs) {
         await deleteResult(user.id, input.id);
         return redirectWithToast(back, { type: 'success', title: tw('toasts.resultRemoved'), description: tw('toasts.resultRemovedBody') });
       case 'save': {
-        const content = resultContentSchema(tg as Translate).safeParse({ content: input.content });
+        const { intent: _intent, id: _id, ...fields } = input;
+        const content = resultContentSchema(tg as Translate).safeParse(fields);
         if (!content.success)
           return redirectWithToast(back, { type: 'error', title: tw(failure), description: content.error.issues[0]?.message });
-        await updateResultContent(user.id, input.id, content.data.content);
+        const { content: html, ...seo } = content.data;
+        await updateResultContent(user.id, input.id, html, seo);
         return redirectWithToast(back, { type: 'success', title: tw('toasts.contentSaved'), description: tw('toasts.contentSavedBody') });
       }
       case 'clear':

@@ -1,15 +1,16 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
-import { getSession } from '~/services/sessions.server';
 import { getImage } from '~/services/results.server';
 import { GenerationError } from '~/services/generation.server';
+import { apiSession } from '~/http/api-session.server';
 
 // GET /images/{id}: a generated image from our own storage, to its owner only (anyone else: 404).
-// Images never change, so the browser keeps them (privately) for a year.
+// Images never change, so the browser keeps them (privately) for a year. An API token works too
+// (scripts fetch a result's imageUrls).
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const notFound = () =>
     new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
-  const session = await getSession(request);
-  if (!session) return notFound();
+  const session = await apiSession(request);
+  if (session instanceof Response) return session.status === 429 ? session : notFound();
   try {
     const image = await getImage(session.user.id, params.id ?? '');
     const etag = `"${image.id}"`;

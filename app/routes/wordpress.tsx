@@ -103,10 +103,12 @@ export async function action({ request }: ActionFunctionArgs) {
         return json({ intent: intent.data, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
       }
       try {
+        // The form's unchecked box sends nothing: Classic HTML off.
+        const input = { ...submission.value, classicHtml: submission.value.classicHtml ?? false };
         const saved =
           intent.data === 'create'
-            ? await createSite(user.id, submission.value as z.infer<ReturnType<typeof siteSchema>>)
-            : await updateSite(user.id, siteId, submission.value);
+            ? await createSite(user.id, input as z.infer<ReturnType<typeof siteSchema>>)
+            : await updateSite(user.id, siteId, input);
         // The site's time zone, for showing scheduled times as the site sees them (best effort).
         await refreshSiteTimeZone(user.id, saved.id).catch(() => null);
       } catch (error) {
@@ -232,6 +234,8 @@ export default function WordPressSites() {
 
       <ScheduledList scheduled={scheduled} timeZone={zone} />
 
+      <SeoPluginHelp />
+
       {adding ? <SiteDialog mode="create" /> : null}
       {editing ? <SiteDialog mode="update" site={editing} /> : null}
       {deleting ? (
@@ -260,6 +264,7 @@ function SiteRow({ site }: { site: LoaderSite }) {
         <p className="flex items-center gap-2 font-semibold text-slate-900">
           <span className="truncate">{site.siteName}</span>
           {site.isDefault ? <Badge tone="success">{t('sites.default')}</Badge> : null}
+          {site.classicHtml ? <Badge>{t('sites.classicBadge')}</Badge> : null}
         </p>
         <p className="truncate text-sm text-slate-600">
           {site.siteUrl} · {site.username}
@@ -298,6 +303,37 @@ function SiteRow({ site }: { site: LoaderSite }) {
   );
 }
 
+/** Where to get the companion plugin and how to install it (issue 21 §3). */
+function SeoPluginHelp() {
+  const { t } = useTranslation('wordpress');
+  return (
+    <section
+      aria-labelledby="seo-plugin-title"
+      className="mt-8 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
+      data-testid="seo-plugin"
+    >
+      <h2 id="seo-plugin-title" className="text-lg font-semibold text-slate-900">
+        {t('seoPlugin.title')}
+      </h2>
+      <p className="mt-2 text-sm text-slate-700">{t('seoPlugin.body')}</p>
+      <ol className="mt-3 list-decimal space-y-1 pl-5 text-sm text-slate-800">
+        <li>
+          <a href={SEO_PLUGIN_URL} download className="font-medium text-indigo-700 underline">
+            {t('seoPlugin.download')}
+          </a>
+        </li>
+        <li>{t('seoPlugin.stepUpload')}</li>
+        <li>{t('seoPlugin.stepActivate')}</li>
+        <li>{t('seoPlugin.stepTest')}</li>
+      </ol>
+      <p className="mt-3 text-sm text-slate-600">{t('seoPlugin.without')}</p>
+    </section>
+  );
+}
+
+/** The companion plugin, served as a static file from public/wordpress/. */
+const SEO_PLUGIN_URL = '/wordpress/postforge-seo.php';
+
 function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSite }) {
   const { t } = useTranslation('wordpress');
   const actionData = useActionData<typeof action>();
@@ -309,7 +345,9 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
   const [form, fields] = useForm({
     id: `site-${mode}`,
     lastResult,
-    defaultValue: site ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '' } : undefined,
+    defaultValue: site
+      ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '', classicHtml: site.classicHtml ? 'on' : '' }
+      : undefined,
     onValidate: ({ formData }) => {
       const intent = formData.get('intent');
       const tr = t as Translate;
@@ -358,6 +396,19 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
           <input {...getInputProps(fields.isDefault, { type: 'checkbox' })} className="size-4 rounded border-slate-300 text-indigo-600" />
           {t('sites.isDefault')}
         </label>
+        <div className="flex items-start gap-2 text-sm text-slate-800">
+          <input
+            {...getInputProps(fields.classicHtml, { type: 'checkbox' })}
+            className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600"
+            aria-describedby="classic-html-help"
+          />
+          <div>
+            <label htmlFor={fields.classicHtml.id}>{t('sites.classicHtml')}</label>
+            <p id="classic-html-help" className="text-xs text-slate-600">
+              {t('sites.classicHtmlHelp')}
+            </p>
+          </div>
+        </div>
         {test ? (
           <div
             role="status"
@@ -365,6 +416,11 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
             className={`rounded-lg p-3 text-sm ring-1 ring-inset ${test.success ? 'bg-emerald-50 text-emerald-900 ring-emerald-200' : 'bg-red-50 text-red-900 ring-red-200'}`}
           >
             <p className="font-semibold">{test.message}</p>
+            {test.success ? (
+              <p className="mt-1" data-testid="seo-plugin-status" data-active={test.seoPlugin ? 'true' : 'false'}>
+                {test.seoPlugin ? t('connection.seoPluginActive') : t('connection.seoPluginMissing')}
+              </p>
+            ) : null}
             {!test.success && test.diagnosis ? (
               <p className="mt-1">
                 <span className="font-medium">{t('connection.whatToDo')}: </span>

@@ -4,6 +4,7 @@ import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
+import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
 import { getRunProgress, holdKey, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
@@ -175,6 +176,8 @@ type Output = {
   images: (ImageBytes & { id: string; idx: number })[];
   /** The CSV row's keywords (searchable). */
   keywords?: string;
+  /** A text result's SEO fields (generated with the article, or derived). */
+  seo?: SeoFields;
 };
 
 function imageSettingsOf(settings: Record<string, unknown>, model: string, numOutputs: number): ImageSettings {
@@ -209,8 +212,10 @@ async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup, answer
   const settings = { ...row.settings, model: row.model } as unknown as TextSettings & { embedImage?: boolean };
   const brief = briefOfRow(row);
   const answer = await requestArticle(key, row.prompt, settings, brief);
+  // The SEO fields the model wrote after the article (same call); the rest derived below.
+  const { article: markdown, seo: seoGiven } = splitSeoBlock(answer.text);
   const convert = () => {
-    const generated = markdownToArticle(answer.text, row.prompt);
+    const generated = markdownToArticle(markdown, row.prompt);
     // A title asked for in the CSV is the post's title, whatever heading the model wrote.
     return brief?.title ? { ...generated, title: brief.title } : generated;
   };
@@ -236,6 +241,7 @@ async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup, answer
     title: article.title,
     content: html,
     text,
+    seo: seoWithFallbacks(seoGiven, { title: article.title, html: article.html, topic: row.prompt, keywords: brief?.keywords }),
     metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: answer.usage ?? null, ...countText(text) },
     images,
     keywords: brief?.keywords,
@@ -366,7 +372,8 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
     .join('\n')
     .slice(0, SEARCH_TEXT_MAX);
   const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
-    metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now()`;
+    metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
+    seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null}`;
   if (out.images.length === 0) return finish(item, set, 'post', db);
   try {
     return await transaction(db, async (tx) => {

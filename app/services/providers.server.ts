@@ -4,6 +4,7 @@ import { marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { DEFAULT_TEXT_MODEL, findModel, wordsByLength, type StructureFlag } from '~/catalogue';
 import type { TopicBrief } from '~/utils/csv-file';
+import { SEO_PROMPT } from '~/utils/seo-fields';
 import { env } from '~/utils/env.server';
 import { singleton } from '~/utils/singleton.server';
 
@@ -174,6 +175,7 @@ export function buildTextPrompt(topic: string, s: TextSettings, brief: TopicBrie
   const system = [
     'You are an expert blog writer. Answer with the article only, in Markdown.',
     'The first line is the title as a level-1 heading ("# Title"). Do not use HTML.',
+    SEO_PROMPT,
   ].join(' ');
   const user = [
     `Write a ${s.articleType.toLowerCase()} blog post about: ${topic}`,

@@ -31,6 +31,8 @@ export const LIMITS = {
   pageviewIp: { max: 300, windowSeconds: 60 },
   /** Title-generation calls per user (free of credits, so bounded: app/services/titles.server.ts). */
   titleUser: { max: 30, windowSeconds: 60 * 60 },
+  /** Requests with one personal API token (app/http/api-session.server.ts), whoever sends them. */
+  apiToken: { max: 600, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimitName = keyof typeof LIMITS;

@@ -20,6 +20,7 @@ import {
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
+import { cleanSeo, seoWithFallbacks, type SeoFields } from '~/utils/seo-fields';
 
 // The results of generation (SPEC §3 Result, §4, §7 Results): every read and write is scoped to
 // the owner; another user's id is "not found".
@@ -47,6 +48,11 @@ export type Result = {
     /** The topic's own CSV columns (title, keywords, instructions) that went into its prompt. */
     brief?: TopicBrief;
   };
+  /**
+   * A text result's SEO fields (issue 21 §3): generated with the article, edited by the user, or
+   * (results made before, or a model that left one out) derived from its title and text. Null for images.
+   */
+  seo: (SeoFields & { stored: boolean }) | null;
   characterCount: number;
   wordCount: number;
   createdAt: string;
@@ -72,6 +78,9 @@ type Row = {
   model: string;
   metadata: Record<string, unknown>;
   settings: Record<string, unknown> | null;
+  seoDescription: string | null;
+  seoSlug: string | null;
+  seoKeyword: string | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -79,7 +88,8 @@ type Row = {
 
 const columns = (db: Db) => db`
   r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.error, r.model, r.metadata,
-  g.settings, r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
+  g.settings, r.seo_description AS "seoDescription", r.seo_slug AS "seoSlug", r.seo_keyword AS "seoKeyword",
+  r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
 
 /** Characters and words of a text result's visible text (CJK characters count as words). */
 export function countText(text: string): { characterCount: number; wordCount: number } {
@@ -116,6 +126,16 @@ function toResult(r: Row): Result {
       settings: r.settings ?? undefined,
       ...(brief ? { brief } : {}),
     },
+    seo:
+      r.type === 'text'
+        ? {
+            ...seoWithFallbacks(
+              { metaDescription: r.seoDescription ?? '', slug: r.seoSlug ?? '', focusKeyword: r.seoKeyword ?? '' },
+              { title: r.title ?? r.prompt, html: r.content ?? '', topic: r.prompt, keywords: brief?.keywords },
+            ),
+            stored: r.seoDescription !== null || r.seoSlug !== null || r.seoKeyword !== null,
+          }
+        : null,
     ...counts,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
@@ -245,8 +265,17 @@ export async function getResult(userId: string, id: string, db: Db = sql): Promi
   return toResult(await findRow(userId, id, db));
 }
 
-/** Saves an edited text (sanitized again); only completed text results. Returns the result. */
-export async function updateResultContent(userId: string, id: string, html: string, db: Db = sql): Promise<Result> {
+/**
+ * Saves an edited text (sanitized again) and, when given, its SEO fields (cleaned; an emptied one
+ * falls back to its derived value on read); only completed text results. Returns the result.
+ */
+export async function updateResultContent(
+  userId: string,
+  id: string,
+  html: string,
+  seo: Partial<SeoFields> | null = null,
+  db: Db = sql,
+): Promise<Result> {
   const row = await findRow(userId, id, db);
   if (row.type !== 'text' || row.status !== 'completed') throw errors.notEditable();
   const content = sanitizeArticle(html);
@@ -256,8 +285,17 @@ export async function updateResultContent(userId: string, id: string, html: stri
   await db`
     UPDATE generation_results SET content = ${content}, search_text = ${search}, updated_at = now(),
       metadata = metadata || ${db.json(counts as never)}
+      ${seo ? seoAssignments(seo, db) : db``}
     WHERE id = ${id} AND user_id = ${userId}`;
   return getResult(userId, id, db);
+}
+
+function seoAssignments(seo: Partial<SeoFields>, db: Db) {
+  const clean = cleanSeo(seo);
+  return db`
+    ${seo.metaDescription !== undefined ? db`, seo_description = ${clean.metaDescription}` : db``}
+    ${seo.slug !== undefined ? db`, seo_slug = ${clean.slug}` : db``}
+    ${seo.focusKeyword !== undefined ? db`, seo_keyword = ${clean.focusKeyword}` : db``}`;
 }
 
 /**

@@ -99,7 +99,18 @@ async function callOk<T>(...args: Parameters<typeof call>): Promise<{ data: T; r
 // ---------------------------------------------------------------------------------------------
 // Connection test with a diagnosis
 
-export type ConnectionCheck = { ok: true; userName: string; timeZone: string | null } | { ok: false; problem: WpProblem; detail: string };
+export type ConnectionCheck =
+  | {
+      ok: true;
+      userName: string;
+      timeZone: string | null;
+      /** The companion plugin (public/wordpress/postforge-seo.php) is active: SEO meta can be written. */
+      seoPlugin: boolean;
+    }
+  | { ok: false; problem: WpProblem; detail: string };
+
+/** The REST namespace the companion plugin adds (its status route); present only while it is active. */
+export const SEO_PLUGIN_NAMESPACE = 'postforge/v1';
 
 type RestIndex = {
   namespaces?: string[];
@@ -193,7 +204,7 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
     if (data.capabilities && data.capabilities.publish_posts === false) {
       return { ok: false, problem: 'forbidden', detail: 'This user cannot publish posts' };
     }
-    return { ok: true, userName: data.name, timeZone: timeZoneOfIndex(body) };
+    return { ok: true, userName: data.name, timeZone: timeZoneOfIndex(body), seoPlugin: body.namespaces.includes(SEO_PLUGIN_NAMESPACE) };
   } catch (error) {
     if (error instanceof WpError) return { ok: false, problem: error.problem, detail: error.message };
     throw error;
@@ -327,6 +338,10 @@ export type NewPost = {
   categories: number[];
   tags: number[];
   featuredMedia?: number;
+  /** The post's slug (WordPress makes it unique); empty: WordPress derives it from the title. */
+  slug?: string;
+  /** Post meta; keys nothing registers for REST are ignored by WordPress (read back to know). */
+  meta?: Record<string, string>;
 };
 
 export async function createPost(site: SiteCredentials, post: NewPost, opts: WpCallOptions = {}): Promise<WpPost> {
@@ -353,6 +368,8 @@ async function writePost(site: SiteCredentials, route: string, post: NewPost, op
         categories: post.categories,
         tags: post.tags,
         ...(post.featuredMedia ? { featured_media: post.featuredMedia } : {}),
+        ...(post.slug ? { slug: post.slug } : {}),
+        ...(post.meta && Object.keys(post.meta).length ? { meta: post.meta } : {}),
       },
     },
     { timeoutMs: 30_000, ...opts },
@@ -366,7 +383,83 @@ export async function whoAmI(site: SiteCredentials, opts: WpCallOptions = {}): P
   return data;
 }
 
-export async function getPost(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<WpPost> {
-  const { data } = await callOk<WpPost>(site, 'GET', `/wp/v2/posts/${id}`, { query: { context: 'edit', _fields: 'id,status,link' } }, opts);
-  return data;
+/** A post as read back: its status, link and the post meta the REST API exposes (registered keys only). */
+export async function getPost(
+  site: SiteCredentials,
+  id: number,
+  opts: WpCallOptions = {},
+): Promise<WpPost & { meta: Record<string, unknown> }> {
+  const { data } = await callOk<WpPost & { meta?: unknown }>(
+    site,
+    'GET',
+    `/wp/v2/posts/${id}`,
+    { query: { context: 'edit', _fields: 'id,status,link,meta' } },
+    opts,
+  );
+  // WordPress answers an empty meta as [] (a PHP empty array), a filled one as an object.
+  const meta = data.meta && typeof data.meta === 'object' && !Array.isArray(data.meta) ? (data.meta as Record<string, unknown>) : {};
+  return { id: data.id, status: data.status, link: data.link, meta };
+}
+
+export type WpPublishedPost = { id: number; title: string; url: string; categories: string[]; tags: string[]; excerpt: string };
+
+type WpTerm = { taxonomy?: string; name?: string };
+type WpListedPost = {
+  id: number;
+  link: string;
+  title?: { rendered?: string };
+  excerpt?: { rendered?: string };
+  _embedded?: { 'wp:term'?: WpTerm[][] };
+};
+
+/**
+ * The site's published posts, newest first, 100 a page, at most `limit`: title, link, excerpt (as
+ * plain text) and the names of their categories and tags (embedded, so one request a page).
+ */
+export async function listPublishedPosts(
+  site: SiteCredentials,
+  limit: number,
+  opts: WpCallOptions & { pageSize?: number } = {},
+): Promise<WpPublishedPost[]> {
+  const { pageSize = 100, ...callOpts } = opts;
+  // One page size for every page (WordPress pages by offset = (page - 1) * per_page).
+  const perPage = Math.max(1, Math.min(100, pageSize, limit));
+  const all: WpPublishedPost[] = [];
+  for (let page = 1; all.length < limit; page++) {
+    const { data, res } = await callOk<WpListedPost[]>(
+      site,
+      'GET',
+      '/wp/v2/posts',
+      {
+        query: {
+          status: 'publish',
+          per_page: perPage,
+          page,
+          orderby: 'date',
+          order: 'desc',
+          _embed: 'wp:term',
+          _fields: 'id,link,title,excerpt,_links,_embedded',
+        },
+      },
+      { timeoutMs: 30_000, ...callOpts },
+    );
+    if (!Array.isArray(data)) throw new WpError('not_wordpress', 'The site did not answer with a list of posts', res.status);
+    for (const p of data) {
+      const terms = (p._embedded?.['wp:term'] ?? []).flat();
+      const names = (taxonomy: string) => terms.filter((t) => t.taxonomy === taxonomy && t.name).map((t) => decodeEntities(t.name!));
+      all.push({
+        id: p.id,
+        title: decodeEntities(stripTags(p.title?.rendered ?? '')),
+        url: p.link,
+        categories: names('category'),
+        tags: names('post_tag'),
+        excerpt: decodeEntities(stripTags(p.excerpt?.rendered ?? ''))
+          .replace(/\s+/g, ' ')
+          .slice(0, 1000),
+      });
+    }
+    const pages = Number(res.headers['x-wp-totalpages'] ?? 1);
+    if (data.length === 0 || page >= pages) break;
+  }
+  return all.slice(0, limit);
 }

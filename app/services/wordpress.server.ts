@@ -10,6 +10,8 @@ import { env } from '~/utils/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { getResult, listResults, type Result } from './results.server';
 import { plainText } from './providers.server';
+import { htmlToBlocks } from '~/utils/gutenberg-blocks';
+import { cleanSeo, type SeoFields } from '~/utils/seo-fields';
 import { open, seal } from './secrets.server';
 import { publicationFinished } from './webhooks.server';
 import { checkUrlAddresses, OutboundError, type OutboundOptions } from './outbound.server';
@@ -49,6 +51,8 @@ export type Site = {
   isDefault: boolean;
   /** The site's own time zone (its REST index says it), null until known. */
   timeZone: string | null;
+  /** Posts go as plain HTML (one Classic block, for older themes) instead of Gutenberg blocks. */
+  classicHtml: boolean;
   createdAt: string;
 };
 
@@ -92,6 +96,7 @@ type SiteRow = {
   username: string;
   is_default: boolean;
   time_zone: string | null;
+  classic_html: boolean;
   created_at: Date;
 };
 
@@ -103,6 +108,7 @@ function toSite(r: SiteRow): Site {
     username: r.username,
     isDefault: r.is_default,
     timeZone: r.time_zone,
+    classicHtml: r.classic_html,
     createdAt: r.created_at.toISOString(),
   };
 }
@@ -113,7 +119,7 @@ export function siteNameOf(siteUrl: string): string {
 
 export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
   const rows = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, time_zone, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, created_at FROM wordpress_sites
     WHERE user_id = ${userId} ORDER BY is_default DESC, id`;
   return rows.map(toSite);
 }
@@ -121,7 +127,7 @@ export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
 export async function getSite(userId: string, siteId: number, db: Db = sql): Promise<Site> {
   if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('not_found');
   const [row] = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, time_zone, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, created_at FROM wordpress_sites
     WHERE user_id = ${userId} AND id = ${siteId}`;
   if (!row) throw new WordPressServiceError('not_found');
   return toSite(row);
@@ -158,7 +164,7 @@ export function openTestedPassword(userId: string, sealed: string): string | nul
   }
 }
 
-export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean };
+export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean; classicHtml?: boolean };
 
 type GuardOptions = Pick<OutboundOptions, 'allowPrivate' | 'lookup' | 'allowAddress'>;
 
@@ -188,9 +194,10 @@ export async function createSite(
     const isDefault = input.isDefault || n === 0;
     if (isDefault) await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default`;
     const [row] = await tx<SiteRow[]>`
-      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default)
-      VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault})
-      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
+      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default, classic_html)
+      VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault},
+        ${input.classicHtml ?? false})
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
     return toSite(row!);
   });
 }
@@ -208,9 +215,10 @@ export async function updateSite(userId: string, siteId: number, input: SiteInpu
       UPDATE wordpress_sites SET
         site_url = ${siteUrl}, site_name = ${siteNameOf(siteUrl)}, username = ${input.username.trim()},
         app_password_sealed = ${password ? seal(password, sealContext(userId)) : sql`app_password_sealed`},
-        is_default = ${input.isDefault ? true : sql`is_default`}, updated_at = now()
+        is_default = ${input.isDefault ? true : sql`is_default`},
+        classic_html = ${input.classicHtml ?? sql`classic_html`}, updated_at = now()
       WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
     return toSite(row!);
   });
 }
@@ -221,7 +229,7 @@ export async function setDefaultSite(userId: string, siteId: number, db: Db = sq
     await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
     const [row] = await tx<SiteRow[]>`
       UPDATE wordpress_sites SET is_default = true, updated_at = now() WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, time_zone, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
     return toSite(row!);
   });
 }
@@ -326,6 +334,36 @@ function markerComment(marker: string): string {
   return `<!-- ${marker} -->`;
 }
 
+/**
+ * The post's content as sent: Gutenberg blocks (the marker an attribute of the first block), or
+ * for a Classic HTML site the HTML with the marker as a comment. Takes the stored (sanitized) HTML
+ * after any rewriting of its image URLs, so the two steps compose.
+ */
+export function postContent(
+  html: string,
+  opts: { classicHtml: boolean; marker: string; mediaIdOf?: (src: string) => number | undefined },
+): string {
+  const clean = prepareContent(html);
+  if (opts.classicHtml) return `${clean}\n${markerComment(opts.marker)}`;
+  return htmlToBlocks(clean, { marker: opts.marker, mediaIdOf: opts.mediaIdOf });
+}
+
+/**
+ * The post meta keys of Yoast SEO and Rank Math for the meta description and focus keyword: what
+ * the companion plugin (public/wordpress/postforge-seo.php) registers for the REST API.
+ */
+export const SEO_META_KEYS = {
+  description: ['_yoast_wpseo_metadesc', 'rank_math_description'],
+  focusKeyword: ['_yoast_wpseo_focuskw', 'rank_math_focus_keyword'],
+} as const;
+
+function seoMeta(row: { meta_description: string; focus_keyword: string }): Record<string, string> {
+  const meta: Record<string, string> = {};
+  if (row.meta_description) for (const k of SEO_META_KEYS.description) meta[k] = row.meta_description;
+  if (row.focus_keyword) for (const k of SEO_META_KEYS.focusKeyword) meta[k] = row.focus_keyword;
+  return meta;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Publishing
 
@@ -347,6 +385,8 @@ export type PublishRequest = {
   kind?: 'post' | 'media';
   /** The site's post this replaces (the user chose to update an earlier publication's post). */
   updatePostId?: number | null;
+  /** Slug, meta description and focus keyword (issue 21 §3); empty ones are not sent. */
+  seo?: SeoFields | null;
   /** The drip plan this belongs to (wordpress-drip.server.ts): held while the site's schedule is paused. */
   dripPlanId?: string | null;
 };
@@ -372,6 +412,11 @@ export type Publication = {
   postId: number | null;
   link: string | null;
   publishedAt: string | null;
+  /**
+   * Whether the site stored the meta description and focus keyword (Yoast SEO / Rank Math keys,
+   * exposed by the companion plugin): null when none were sent or not yet known.
+   */
+  seoWritten: boolean | null;
 };
 
 type PublicationRow = {
@@ -391,6 +436,7 @@ type PublicationRow = {
   wp_post_id: string | null;
   wp_link: string | null;
   published_at: Date | null;
+  seo_written: boolean | null;
 };
 
 function toPublication(r: PublicationRow): Publication {
@@ -411,6 +457,7 @@ function toPublication(r: PublicationRow): Publication {
     postId: r.wp_post_id === null ? null : Number(r.wp_post_id),
     link: r.wp_link,
     publishedAt: r.published_at?.toISOString() ?? null,
+    seoWritten: r.seo_written,
   };
 }
 
@@ -418,7 +465,7 @@ function toPublication(r: PublicationRow): Publication {
 // database is known (the embedded one starts after the modules load).
 const publicationColumns = (db: Db) =>
   db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, last_error_code, update_post_id, kind,
-    wp_post_id, wp_link, published_at,
+    wp_post_id, wp_link, published_at, seo_written,
     (SELECT s.time_zone FROM wordpress_sites s WHERE s.id = site_id) AS site_time_zone`;
 
 async function requirePro(userId: string, db: Db) {
@@ -473,6 +520,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
           wpStatus: p.status === 'draft' || p.status === 'pending' ? p.status : 'publish',
           featuredImage: kind === 'post' ? featuredImage : null,
           updatePostId,
+          seo: await payloadSeo(userId, p, tx),
           kind,
         },
       ],
@@ -480,6 +528,16 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     );
     return publication;
   });
+}
+
+/**
+ * The SEO fields of one publish: what the form or API sent, each field it left out taken from the
+ * result (stored or derived), cleaned.
+ */
+async function payloadSeo(userId: string, p: PublishPayload, db: Db): Promise<SeoFields> {
+  const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
+  const pick = (k: keyof SeoFields) => p[k] ?? result?.seo?.[k] ?? '';
+  return cleanSeo({ metaDescription: pick('metaDescription'), slug: pick('slug'), focusKeyword: pick('focusKeyword') });
 }
 
 /** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
@@ -536,11 +594,12 @@ export async function queuePublications(userId: string, requests: PublishRequest
       const [row] = await tx<PublicationRow[]>`
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
-           featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id)
+           featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id,
+           slug, meta_description, focus_keyword)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
           ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${bytes?.data ?? null}, ${bytes?.mimeType ?? null}, ${imageId}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
-          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null})
+          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -680,6 +739,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         publishAt: times ? times[i]! : null,
         dripPlanId: dripped?.planId ?? null,
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
+        seo: r.seo,
       });
     }
     return queuePublications(userId, requests, tx);
@@ -723,8 +783,10 @@ export async function publishAndWait(
   userId: string,
   p: PublishPayload,
   waitMs = env.WORDPRESS_PUBLISH_WAIT_SECONDS * 1000,
+  /** How the publication is queued (an Idempotency-Key's replay: the one queued the first time). */
+  queue: () => Promise<Publication | undefined> = () => queuePublish(userId, p),
 ): Promise<PublishOutcome | undefined> {
-  const queued = await queuePublish(userId, p);
+  const queued = await queue();
   if (!queued) return undefined;
   if (Date.parse(queued.publishAt) > Date.now() + 1000) return { publication: queued, outcome: 'scheduled' };
   const publication = await waitForPublication(userId, queued.id, waitMs);
@@ -764,6 +826,7 @@ export function publicationView(p: Publication | undefined | null) {
         lastError: p.lastError,
         lastErrorCode: p.lastErrorCode,
         link: p.link,
+        seoWritten: p.seoWritten,
         kind: p.kind,
       }
     : null;
@@ -817,6 +880,7 @@ function scheduledView(p: Publication) {
     lastError: p.lastError,
     lastErrorCode: p.lastErrorCode,
     link: p.link,
+    seoWritten: p.seoWritten,
     kind: p.kind,
   };
 }
@@ -913,6 +977,10 @@ type WorkRow = {
   update_post_id: string | null;
   wp_status: 'publish' | 'draft' | 'pending';
   subscription_status: SubscriptionStatus;
+  slug: string;
+  meta_description: string;
+  focus_keyword: string;
+  classic_html: boolean | null;
   held: boolean;
 };
 
@@ -946,9 +1014,11 @@ export async function runPublication(
   const [row] = await sql<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
            p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
+           p.slug, p.meta_description, p.focus_keyword, s.classic_html,
            (p.drip_plan_id IS NOT NULL AND EXISTS (
              SELECT 1 FROM wordpress_drip_schedules d WHERE d.site_id = p.site_id AND d.paused_at IS NOT NULL)) AS held
-    FROM wordpress_publications p JOIN users u ON u.id = p.user_id WHERE p.id = ${publicationId}`;
+    FROM wordpress_publications p JOIN users u ON u.id = p.user_id LEFT JOIN wordpress_sites s ON s.id = p.site_id
+    WHERE p.id = ${publicationId}`;
   if (!row || row.status !== 'queued') return 'skipped';
   // A moved publication has a new job; the old one (if it still runs) stands down.
   if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
@@ -1019,12 +1089,21 @@ export async function runPublication(
       const tagIds = row.tags.length ? await ensureTags(creds, row.tags, opts) : [];
       const fields = {
         title: wordPressText(row.title),
-        content: `${content}\n${markerComment(row.marker)}`,
-        excerpt: wordPressText(row.excerpt),
+        // Images already point at the site's media library (rewritten above); then blocks or Classic HTML.
+        content: postContent(content, {
+          classicHtml: row.classic_html ?? false,
+          marker: row.marker,
+          // An image block names its media library item, as the block editor does.
+          mediaIdOf: (src) => [...media.values()].find((m) => m.url === src)?.id,
+        }),
+        // No excerpt of its own: the meta description is the post's summary too.
+        excerpt: wordPressText(row.excerpt || row.meta_description),
         status: row.wp_status,
         categories: row.categories.map(Number),
         tags: tagIds,
         featuredMedia: mediaId,
+        slug: row.slug || undefined,
+        meta: seoMeta(row),
       };
       let post;
       if (updating === null) post = await createPost(creds, fields, opts);
@@ -1047,20 +1126,16 @@ export async function runPublication(
     if (post.status !== row.wp_status) {
       throw new WpError('site_error', `The post is ${post.status}, not ${row.wp_status}`, undefined, 'status_mismatch');
     }
+    // Without the companion plugin WordPress ignores the SEO meta keys: the read-back says so.
+    const sent = seoMeta(row);
+    const seoWritten = Object.keys(sent).length ? Object.entries(sent).every(([k, v]) => post.meta[k] === v) : null;
     await transaction(sql, async (tx) => {
       const [done] = await tx<{ resultId: string | null }[]>`
         UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
-          published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
+          seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
       if (done)
-        await publicationFinished(tx, {
-          ...done,
-          userId: row.user_id,
-          publicationId: row.id,
-          status: 'published',
-          postId,
-          link: post.link,
-        });
+        await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'published', postId, link: post.link });
     });
     return 'published';
   } catch (error) {

@@ -108,6 +108,8 @@ const schema = z.object({
   // beyond this many, or longer than this, are answered 503 with Retry-After (overload says so).
   REQUEST_QUEUE_MAX: int(0, 100_000).default(200),
   REQUEST_QUEUE_WAIT_SECONDS: int(1, 600).default(10),
+  // Internal links (issue 26): how many of a site's published posts are read as link targets.
+  LINK_SOURCE_MAX_POSTS: int(1, 10_000).default(500),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -14,6 +14,7 @@ import {
   pointsOfView,
   readingLevels,
   runCost,
+  seedValue,
   stylePresets,
   textDefaults,
   tones,
@@ -21,6 +22,7 @@ import {
   type ModelKind,
 } from '~/catalogue';
 import { BRIEF_MAX } from '~/utils/csv-file';
+import { META_DESCRIPTION_MAX, seoFieldsSchema } from '~/utils/seo-fields';
 
 // The generation payloads of SPEC §3/§7, shared by the workspace form (Conform's parseWithZod, in the
 // browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
@@ -97,9 +99,14 @@ function model(t: Translate, kind: ModelKind) {
   );
 }
 
-function option<T extends readonly [string, ...string[]]>(t: Translate, values: T, fallback: T[number]) {
+function option<T extends readonly [string, ...string[]]>(
+  t: Translate,
+  values: T,
+  fallback: T[number],
+  seed?: Parameters<typeof seedValue>[0],
+) {
   return z.preprocess(
-    (v) => (v === '' || v === null ? undefined : v),
+    (v) => (v === '' || v === null ? undefined : seed ? seedValue(seed, v) : v),
     z.enum(values, { errorMap: () => ({ message: t('validation.invalidOption') }) }).default(fallback as never),
   ) as unknown as z.ZodDefault<z.ZodEnum<z.Writeable<T>>>;
 }
@@ -171,9 +178,9 @@ export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSc
       maxTokens: number(t, 'validation.maxTokens', 16, 16_000, undefined, true),
       language: option(t, contentLanguages, textDefaults.language),
       toneOfVoice: option(t, tones, textDefaults.toneOfVoice),
-      pointOfView: option(t, pointsOfView, textDefaults.pointOfView),
+      pointOfView: option(t, pointsOfView, textDefaults.pointOfView, 'pointOfView'),
       articleType: option(t, articleTypes, textDefaults.articleType),
-      readingLevel: option(t, readingLevels, textDefaults.readingLevel),
+      readingLevel: option(t, readingLevels, textDefaults.readingLevel, 'readingLevel'),
       contentLength: option(t, contentLengths, textDefaults.contentLength),
       writingStyle: option(t, writingStyles, textDefaults.writingStyle),
       includeIntro: flag(mode, textDefaults.includeIntro),
@@ -245,4 +252,5 @@ export const resultContentSchema = (t: Translate = keysOnly) =>
     content: z
       .string({ required_error: t('validation.contentRequired'), invalid_type_error: t('validation.contentRequired') })
       .max(500_000, t('validation.contentTooLong')),
+    ...seoFieldsSchema(t('validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX })),
   });

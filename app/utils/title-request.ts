@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TITLE_KEYWORDS } from '~/catalogue';
+import { MAX_TITLE_KEYWORDS, seedValue } from '~/catalogue';
 import type { Translate } from '~/utils/auth-schemas';
 
 // SPEC §7 POST /api/generate-blog-title body, shared by the JSON route and the no-JavaScript form.
@@ -49,8 +49,8 @@ export const titleRequestSchema = (t: Translate) =>
           language: body.language,
           toneOfVoice: body.toneOfVoice,
           articleType: body.articleType,
-          readingLevel: body.readingLevel,
-          pointOfView: body.pointOfView,
+          readingLevel: seedValue('readingLevel', body.readingLevel) as string | undefined,
+          pointOfView: seedValue('pointOfView', body.pointOfView) as string | undefined,
           writingStyle: body.writingStyle,
         },
       };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { validTimeZone } from './time-zone';
 import { zonedToInstant } from './zoned-time';
+import { META_DESCRIPTION_MAX, seoFieldsSchema } from './seo-fields';
 
 // The WordPress forms' rules (SPEC §5), the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
@@ -39,6 +40,12 @@ export function siteSchema(t: Translate) {
       .min(1, t('wordpress:validation.appPassword'))
       .max(200),
     isDefault: checkbox,
+    // Issue 21: plain HTML (a Classic block) instead of Gutenberg blocks, for older themes. Absent:
+    // unchanged through the JSON API; the site form, whose unchecked box sends nothing, reads it as off.
+    classicHtml: z
+      .union([z.boolean(), z.literal('on'), z.literal('true'), z.literal('false'), z.literal('')])
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === true || v === 'on' || v === 'true')),
   });
 }
 
@@ -103,6 +110,7 @@ export function publishSchema(t: Translate) {
         .min(1, t('wordpress:validation.content'))
         .max(2_000_000),
       excerpt: z.string().max(5000).optional().default(''),
+      ...seoFieldsSchema(t('wordpress:validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX })),
       categories: idList,
       categoryIds: idList,
       tags: tagList,

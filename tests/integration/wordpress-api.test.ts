@@ -134,6 +134,8 @@ describe('/api/wordpress', () => {
     expect(await test({ siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).toEqual({
       success: true,
       message: 'Connection successful! WordPress site is properly configured.',
+      // The companion SEO plugin (issue 21 §3) is not installed on this site.
+      seoPlugin: false,
     });
     const wrong = await test({ siteUrl: wp.url, username: wp.username, appPassword: 'aaaa bbbb cccc dddd eeee ffff' });
     expect(wrong).toMatchObject({
@@ -210,6 +212,14 @@ describe('/api/wordpress', () => {
       title: ['Title is required'],
       content: ['Content is required'],
     });
+
+    // A meta description over 155 characters (issue 21 §3), in the reader's language.
+    const long = { siteId: site.id, title: 't', content: '<p>c</p>', status: 'publish', metaDescription: 'x'.repeat(156) };
+    const tooLong = await pro.client.postJson('/api/wordpress/publish', long);
+    expect(tooLong.status).toBe(400);
+    expect((await tooLong.json()).fields).toEqual({ metaDescription: ['The meta description must be at most 155 characters.'] });
+    const tooLongZh = await pro.client.postJson('/api/wordpress/publish', long, { 'accept-language': 'zh-HK' });
+    expect((await tooLongZh.json()).fields).toEqual({ metaDescription: ['Meta 描述最多只可有 155 個字元。'] });
 
     const res = await pro.client.postJson('/api/wordpress/publish', {
       resultId: null,

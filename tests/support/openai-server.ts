@@ -55,6 +55,17 @@ export function defaultArticle(topic: string): string {
   return `# ${topic}: a practical guide\n\nThis article explains **${topic}** in plain words.\n\n## Why it matters\n\n- First point about ${topic}\n- Second point\n\n## FAQ\n\n### Is it hard?\n\nNo.\n`;
 }
 
+/**
+ * The SEO block a model writes after the article when the prompt asks for it (issue 21 §3): what
+ * the worker parses into the result's meta description, slug and focus keyword.
+ */
+export function defaultSeoBlock(topic: string): string {
+  return `\n---SEO---\nMeta description: A practical guide to ${topic}: why it matters and the first steps.\nSlug: ${topic
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')}-guide\nFocus keyword: ${topic}\n`;
+}
+
 export function topicOf(messages: { role: string; content: string }[]): string {
   const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const m = user.match(/about: (.*)$/m);
@@ -181,7 +192,9 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
         case 'ok': {
           const s = step;
           return later(s.latencyMs ?? latency, () => {
-            const content = s.content ?? (opts.article ?? defaultArticle)(topic);
+            const asksSeo = (body.messages ?? []).some((m) => m.role === 'system' && m.content.includes('---SEO---'));
+            const content =
+              s.content ?? (opts.article ? opts.article(topic) : defaultArticle(topic) + (asksSeo ? defaultSeoBlock(topic) : ''));
             json(res, 200, {
               id: `chatcmpl-${requests.length}`,
               object: 'chat.completion',

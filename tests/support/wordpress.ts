@@ -39,6 +39,13 @@ export type WordPressSite = {
   php(code: string): Promise<string>;
   /** Calls the site's REST API as the admin (route like `/wp/v2/posts?status=any`). */
   rest<T = unknown>(route: string, init?: RequestInit): Promise<{ status: number; body: T }>;
+  /**
+   * Copies a one-file plugin into wp-content/plugins/NAME/NAME.php (NAME: the file's name without
+   * .php) and activates it through the REST API as the admin (TOOLING.md). Returns NAME/NAME.
+   */
+  installPlugin(file: string): Promise<string>;
+  /** Activates or deactivates an installed plugin (NAME/NAME) through the REST API. */
+  setPluginActive(plugin: string, active: boolean): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -393,7 +400,7 @@ export async function startWordPress(): Promise<WordPressSite> {
     throw error;
   }
   const auth = `Basic ${Buffer.from(`${WP_ADMIN_USER}:${gold.appPassword}`).toString('base64')}`;
-  return {
+  const site: WordPressSite = {
     url: url(),
     username: WP_ADMIN_USER,
     appPassword: gold.appPassword,
@@ -415,6 +422,23 @@ export async function startWordPress(): Promise<WordPressSite> {
       }
       return { status: res.status, body: body as T };
     },
+    async installPlugin(file) {
+      const name = path.basename(file, '.php');
+      fs.mkdirSync(path.join(wpDir, 'wp-content', 'plugins', name), { recursive: true });
+      fs.copyFileSync(file, path.join(wpDir, 'wp-content', 'plugins', name, `${name}.php`));
+      await site.setPluginActive(`${name}/${name}`, true);
+      return `${name}/${name}`;
+    },
+    async setPluginActive(plugin, active) {
+      const res = await site.rest<{ status?: string }>(`/wp/v2/plugins/${plugin}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: active ? 'active' : 'inactive' }),
+      });
+      if (res.body.status !== (active ? 'active' : 'inactive'))
+        throw new Error(`plugin ${plugin}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    },
     stop,
   };
+  return site;
 }

@@ -13,6 +13,7 @@ import { PublicationStatus, type PublicationView } from '~/components/wordpress/
 import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl } from './urls';
+import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 
 export type ResultView = Pick<
   Result,
@@ -20,6 +21,8 @@ export type ResultView = Pick<
 > & {
   /** The result's latest WordPress publication (feat/wp), if any. */
   publication?: PublicationView | null;
+  /** A text result's SEO fields (issue 21 §3), edited with it. */
+  seo?: Result['seo'];
 };
 
 /** What the results list knows about the user's WordPress publishing (feat/wp). */
@@ -274,6 +277,7 @@ export function ResultItem({
                     minHeight={300}
                     disabled={busy('save')}
                   />
+                  {result.seo ? <SeoFieldset seo={result.seo} idPrefix={`result-${result.id}`} disabled={busy('save')} /> : null}
                   <div className="flex gap-2">
                     <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy('save')}>
                       {busy('save') ? t('results.actions.saving') : t('results.actions.save')}

@@ -13,6 +13,8 @@ export type PublicationView = {
   lastError: string | null;
   lastErrorCode: string | null;
   link: string | null;
+  /** False: the site did not store the SEO meta (the companion plugin is not active). */
+  seoWritten?: boolean | null;
   /** 'media': an image result sent to the media library only (the link is the image). */
   kind?: 'post' | 'media';
 };
@@ -38,6 +40,11 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
             <a href={p.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 hover:underline">
               {p.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
             </a>
+          ) : null}
+          {p.seoWritten === false ? (
+            <span className="text-amber-800" data-testid="seo-not-written">
+              {t('seo.notWritten')}
+            </span>
           ) : null}
         </>
       ) : p.status === 'failed' ? (

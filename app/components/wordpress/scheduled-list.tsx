@@ -18,6 +18,7 @@ export type ScheduledItem = {
   lastError: string | null;
   lastErrorCode: string | null;
   link: string | null;
+  seoWritten?: boolean | null;
   kind?: 'post' | 'media';
 };
 
@@ -123,6 +124,11 @@ export function ScheduledList({
                     <a href={item.link} className="font-medium text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
                       {item.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
                     </a>
+                  ) : null}
+                  {item.status === 'published' && item.seoWritten === false ? (
+                    <span className="text-amber-800" data-testid="seo-not-written">
+                      {t('seo.notWritten')}
+                    </span>
                   ) : null}
                 </span>
               </li>

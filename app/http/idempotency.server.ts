@@ -1,0 +1,45 @@
+import { json } from '@remix-run/node';
+import { getT } from '~/i18n.server';
+import { fingerprint, runOnce, validKey, type Answer, type TransactionSql } from '~/services/idempotency.server';
+import { apiError } from '~/http/json-api.server';
+
+// The HTTP side of Idempotency-Key (issue 23 §2; the rules are in the service): the header read
+// and checked, the body's fingerprint, and the outcome as a response. A replay carries
+// `Idempotent-Replayed: true` (Stripe's header). A request still in flight with the key is waited
+// for (up to 10 s), then answered 409 to be retried.
+
+/**
+ * The answer of work, once per Idempotency-Key (each time without the header), with whether it is
+ * a replay; or the refusal to return (a malformed key 400, another body 422, still running 409).
+ * `input` is the request as the route's schema read it, so key order or a default spelled out
+ * does not make another request.
+ */
+export async function once(
+  request: Request,
+  userId: string,
+  input: unknown,
+  work: (tx: TransactionSql) => Promise<Answer>,
+): Promise<(Answer & { replayed: boolean }) | Response> {
+  const key = request.headers.get('Idempotency-Key');
+  if (key !== null && !validKey(key)) return apiError(400, (await getT(request, 'tokens'))('errors.idempotencyKeyInvalid'));
+  const outcome = await runOnce(userId, key, fingerprint(request.method, new URL(request.url).pathname, input), work);
+  if (outcome.kind === 'fresh' || outcome.kind === 'replayed') return { ...outcome.answer, replayed: outcome.kind === 'replayed' };
+  const t = await getT(request, 'tokens');
+  if (outcome.kind === 'mismatch') return apiError(422, t('errors.idempotencyMismatch'));
+  return apiError(409, t('errors.idempotencyBusy'), { headers: { 'Retry-After': '1' } });
+}
+
+/** work's answer as the response, once per Idempotency-Key; a replay says `Idempotent-Replayed: true`. */
+export async function idempotent(
+  request: Request,
+  userId: string,
+  input: unknown,
+  headers: Headers,
+  work: (tx: TransactionSql) => Promise<Answer>,
+): Promise<Response> {
+  const answer = await once(request, userId, input, work);
+  if (answer instanceof Response) return answer;
+  const out = new Headers(headers);
+  if (answer.replayed) out.set('Idempotent-Replayed', 'true');
+  return json(answer.body, { status: answer.status, headers: out });
+}
