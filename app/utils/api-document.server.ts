@@ -310,6 +310,22 @@ export const operations: ApiOperation[] = [
     response: { schema: anyObject('Categories'), description: '`categories` (id, name).' },
   },
   {
+    route: 'api.wordpress.sites.$id.posts',
+    method: 'get',
+    path: '/api/wordpress/sites/{id}/posts',
+    tag: 'WordPress',
+    summary: "A site's published posts as last read (for internal links)",
+    response: { schema: anyObject('SitePosts'), description: '`refreshedAt`, `posts`.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id.posts',
+    method: 'post',
+    path: '/api/wordpress/sites/{id}/posts',
+    tag: 'WordPress',
+    summary: "Read a site's published posts again",
+    response: { schema: anyObject('SitePostsRefreshed'), description: '`refreshedAt`, `posts`.' },
+  },
+  {
     route: 'api.wordpress.test-connection',
     method: 'post',
     path: '/api/wordpress/test-connection',
