@@ -2,7 +2,18 @@
 export const languages = ['en', 'zh-HK'] as const;
 export type Language = (typeof languages)[number];
 export const defaultLanguage: Language = 'en';
-export const namespaces = ['common', 'auth', 'ledger', 'generation', 'inputs', 'billing', 'wordpress', 'workspace', 'tokens', 'developer'] as const;
+export const namespaces = [
+  'common',
+  'auth',
+  'ledger',
+  'generation',
+  'inputs',
+  'billing',
+  'wordpress',
+  'workspace',
+  'tokens',
+  'developer',
+] as const;
 export type ClientNamespace = (typeof namespaces)[number];
 /** Namespaces only the pages that name them load (the webhooks page): every other page stays as light. */
 const optInNamespaces: readonly ClientNamespace[] = ['developer'];

@@ -1135,7 +1135,14 @@ export async function runPublication(
           seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
       if (done)
-        await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'published', postId, link: post.link });
+        await publicationFinished(tx, {
+          ...done,
+          userId: row.user_id,
+          publicationId: row.id,
+          status: 'published',
+          postId,
+          link: post.link,
+        });
     });
     return 'published';
   } catch (error) {
