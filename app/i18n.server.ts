@@ -10,6 +10,7 @@ import enBilling from './locales/en/billing.json';
 import enWordpress from './locales/en/wordpress.json';
 import enWorkspace from './locales/en/workspace.json';
 import enLegal from './locales/en/legal.json';
+import enDeveloper from './locales/en/developer.json';
 import enTokens from './locales/en/tokens.json';
 import zhAuth from './locales/zh-HK/auth.json';
 import zhCommon from './locales/zh-HK/common.json';
@@ -21,6 +22,7 @@ import zhBilling from './locales/zh-HK/billing.json';
 import zhWordpress from './locales/zh-HK/wordpress.json';
 import zhWorkspace from './locales/zh-HK/workspace.json';
 import zhLegal from './locales/zh-HK/legal.json';
+import zhDeveloper from './locales/zh-HK/developer.json';
 import zhTokens from './locales/zh-HK/tokens.json';
 import {
   defaultLanguage,
@@ -46,6 +48,7 @@ export const resources = {
     wordpress: enWordpress,
     workspace: enWorkspace,
     legal: enLegal,
+    developer: enDeveloper,
     tokens: enTokens,
   },
   'zh-HK': {
@@ -59,6 +62,7 @@ export const resources = {
     wordpress: zhWordpress,
     workspace: zhWorkspace,
     legal: zhLegal,
+    developer: zhDeveloper,
     tokens: zhTokens,
   },
 } as const;

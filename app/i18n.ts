@@ -2,8 +2,23 @@
 export const languages = ['en', 'zh-HK'] as const;
 export type Language = (typeof languages)[number];
 export const defaultLanguage: Language = 'en';
-export const namespaces = ['common', 'auth', 'ledger', 'generation', 'inputs', 'billing', 'wordpress', 'workspace', 'tokens'] as const;
+export const namespaces = [
+  'common',
+  'auth',
+  'ledger',
+  'generation',
+  'inputs',
+  'billing',
+  'wordpress',
+  'workspace',
+  'tokens',
+  'developer',
+] as const;
 export type ClientNamespace = (typeof namespaces)[number];
+/** Namespaces only the pages that name them load (the webhooks page): every other page stays as light. */
+const optInNamespaces: readonly ClientNamespace[] = ['developer'];
+/** What a page whose routes name no namespaces gets. */
+export const defaultNamespaces: readonly ClientNamespace[] = namespaces.filter((ns) => !optInNamespaces.includes(ns));
 
 /**
  * The browser gets the catalogue of a page's namespaces only: each route names the namespaces it
@@ -16,7 +31,7 @@ export function pageNamespaces(matches: readonly { handle?: unknown }[]): Client
   for (const match of matches) {
     const declared = (match.handle as { i18n?: readonly ClientNamespace[] } | undefined)?.i18n;
     if (!declared) {
-      if (match !== matches[0]) return [...namespaces];
+      if (match !== matches[0]) return [...defaultNamespaces];
       continue; // the root declares nothing of its own
     }
     for (const ns of declared) wanted.add(ns);

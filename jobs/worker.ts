@@ -8,6 +8,7 @@ import { startGenerationLoop } from './generation-loop';
 import { handlePasswordResetRequest } from './handlers/password-reset';
 import { handleBillingDuplicate, handleStripeEvent } from './handlers/stripe-event';
 import { handleWordPressPublish } from './handlers/wordpress-publish';
+import { handleWebhookDeliver } from './handlers/webhook-deliver';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -20,6 +21,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'stripe-event': handleStripeEvent,
   'billing-duplicate': handleBillingDuplicate,
   'wordpress-publish': handleWordPressPublish,
+  'webhook-deliver': handleWebhookDeliver,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

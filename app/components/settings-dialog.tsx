@@ -203,6 +203,17 @@ export function SettingsDialog() {
               {ti('settings.autoSave')}
             </label>
           </fieldset>
+          <div className="flex flex-col gap-1">
+            <p className="text-sm font-semibold text-slate-900">{ti('settings.developers')}</p>
+            <p className="flex gap-4 text-sm">
+              <Link to="/settings/webhooks" className="font-medium text-indigo-700 hover:underline">
+                {ti('settings.webhooksLink')}
+              </Link>
+              <Link to="/api/docs" reloadDocument className="font-medium text-indigo-700 hover:underline">
+                {ti('settings.apiDocsLink')}
+              </Link>
+            </p>
+          </div>
           <div className="sticky bottom-0 flex justify-end gap-2 bg-white pt-2">
             <Button type="submit" pending={saving}>
               {saving ? ti('settings.saving') : ti('settings.save')}

@@ -7,7 +7,7 @@ export const queues = {
     payload: z.object({
       messageKey: z.string().min(1),
       to: z.string().email(),
-      template: z.enum(['set-password', 'reset-password']),
+      template: z.enum(['set-password', 'reset-password', 'webhook-disabled']),
       language: z.enum(['en', 'zh-HK']),
       params: z.record(z.string()),
     }),
@@ -102,6 +102,21 @@ export const queues = {
     // A work() loop waits for its whole batch: four loops of two, so one slow site holds back at
     // most one other publication while publish-now waits for its own (issue 21 §5).
     work: { batchSize: 2, pollingIntervalSeconds: 1, includeMetadata: true, workers: 4 },
+  },
+  // One attempt of one webhook delivery (issue 23 §3). The backoff between attempts is ours
+  // (webhooks.server.ts: WEBHOOK_RETRY_BASE_SECONDS doubling, for WEBHOOK_RETRY_WINDOW_HOURS): a failed
+  // attempt enqueues the next one with startAfter, in the transaction that records it. pg-boss's own
+  // retry only backs up a crashed attempt.
+  'webhook-deliver': {
+    payload: z.object({ deliveryId: z.string().uuid(), attempt: z.number().int().min(1) }),
+    options: {
+      retryLimit: 3,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: 120,
+      retentionDays: 3,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 10, pollingIntervalSeconds: 0.5 },
   },
 } as const;
 

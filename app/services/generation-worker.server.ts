@@ -7,8 +7,9 @@ import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
-import { leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
+import { getRunProgress, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
 import { extendHolds, holdKey, LedgerError, settleHolds, type HoldOutcome } from './ledger.server';
+import { resultFinished, wantsResultEvents } from './webhooks.server';
 import {
   buildImagePrompt,
   generateImages,
@@ -293,20 +294,55 @@ const isHoldGone = (err: unknown) => err instanceof LedgerError && err.code === 
  */
 async function finishRow(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  set: (db: Db) => Fragment,
+  set: SetFragment,
   outcome: HoldOutcome | null,
   db: Db,
-): Promise<boolean> {
-  const update = (d: Db) => d<{ id: string }[]>`
+): Promise<{ id: string; runId: string } | null> {
+  const update = (d: Db) => d<{ id: string; runId: string }[]>`
     UPDATE generation_results SET ${set(d)}, lease_until = NULL, updated_at = now()
     WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
-    RETURNING id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
-  if (!outcome) return (await update(db)).length > 0;
+    RETURNING id, run_id AS "runId", pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
+  if (!outcome) return (await update(db))[0] ?? null;
   return transaction(db, async (tx) => {
-    if ((await update(tx)).length === 0) return false;
+    const [done] = await update(tx);
+    if (!done) return null;
     await settleHolds([holdKey(item.resultId, item.attempt)], outcome, tx);
-    return true;
+    return done;
   });
+}
+
+type SetFragment = (d: Db) => Fragment;
+
+/**
+ * The final state, its hold's outcome and the webhook events it causes, in one transaction
+ * (`set` is built on that transaction). An owner with no endpoint for these events (most) keeps
+ * the single statement: no transaction holds the item's and the ledger's locks across round trips.
+ * Skipped when the item was no longer ours.
+ */
+async function finishInTransaction(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: SetFragment,
+  outcome: HoldOutcome | null,
+  status: 'completed' | 'failed',
+  db: Db,
+): Promise<ItemOutcome> {
+  const inTransaction = 'savepoint' in db;
+  if (!inTransaction && !(await wantsResultEvents(db, item.userId, status))) {
+    return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction(db, async (tx) => {
+        const done = await finishRow(item, set, outcome, tx);
+        if (!done) return 'skipped';
+        await resultFinished(tx, { ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx));
+        return status;
+      });
+    } catch (err) {
+      // A deadlock victim (with a heartbeat or another item's booking) was rolled back whole: again.
+      if (inTransaction || attempt >= 3 || (err as { code?: string })?.code !== '40P01') throw err;
+    }
+  }
 }
 
 /**
@@ -315,18 +351,17 @@ async function finishRow(
  */
 async function finish(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  set: (db: Db) => Fragment,
+  set: SetFragment,
   outcome: HoldOutcome,
   db: Db,
 ): Promise<ItemOutcome> {
-  const done = outcome === 'post' ? 'completed' : 'failed';
   try {
-    return (await finishRow(item, set, outcome, db)) ? done : 'skipped';
+    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', db);
   } catch (err) {
     if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
-    const final = outcome === 'post' ? (d: Db) => d`status = 'failed', error = ${HOLD_GONE}` : set;
-    return (await finishRow(item, final, null, db)) ? 'failed' : 'skipped';
+    const final: SetFragment = outcome === 'post' ? (d) => d`status = 'failed', error = ${HOLD_GONE}` : set;
+    return finishInTransaction(item, final, null, 'failed', db);
   }
 }
 
@@ -341,7 +376,7 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
   ]
     .join('\n')
     .slice(0, SEARCH_TEXT_MAX);
-  const set = (d: Db) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
+  const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
     seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null}`;
   if (out.images.length === 0) return finish(item, set, 'post', db);
@@ -352,7 +387,7 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
           INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
           VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
       }
-      if (!(await finishRow(item, set, 'post', tx))) throw new Gone();
+      if ((await finishInTransaction(item, set, 'post', 'completed', tx)) === 'skipped') throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {

@@ -16,6 +16,7 @@ import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
 import { briefsByTopic, topicKey } from '~/utils/csv-file';
 import { AppError, type ErrorParams } from '~/utils/app-error';
+import { creditsSpent, runMayHaveEnded } from './webhooks.server';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (ledger.server.ts holdKey) and its own `generate-item` job. The worker
@@ -192,6 +193,7 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
       if (err instanceof LedgerError && err.code === 'insufficient_credits') throw errors.insufficientCredits();
       throw err;
     }
+    await creditsSpent(tx, userId, perItem * rows.length);
     await enqueueMany(
       GENERATE_QUEUE,
       rows.map((r) => ({
@@ -322,6 +324,7 @@ export async function cancelRun(userId: string, runId: string, db: Db = sql): Pr
       WHERE id = ${runId} AND user_id = ${userId} RETURNING id`;
     if (!run) throw errors.notFound('job');
     await cancelItems(userId, { runId }, false, tx);
+    await runMayHaveEnded(tx, userId, runId, () => getRunProgress(userId, runId, tx));
   });
   return getRunProgress(userId, runId, db);
 }

@@ -14,6 +14,7 @@ import { plainText } from './providers.server';
 import { htmlToBlocks } from '~/utils/gutenberg-blocks';
 import { cleanSeo, type SeoFields } from '~/utils/seo-fields';
 import { open, seal } from './secrets.server';
+import { publicationFinished } from './webhooks.server';
 import { checkUrlAddresses, OutboundError, type OutboundOptions } from './outbound.server';
 import {
   checkConnection,
@@ -1062,10 +1063,14 @@ export async function runPublication(
       const media = await siteMediaFor(row.user_id, siteId, creds, images, opts, db);
       const first = images.map((i) => media.get(i.id)).find(Boolean);
       if (!first) throw new PermanentFailure('no_images', 'The result has no image to upload');
-      await db`
-        UPDATE wordpress_publications SET status = 'published', wp_media_id = ${first.id}, wp_link = ${first.url},
-          published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
-        WHERE id = ${row.id} AND status = 'queued'`;
+      await transaction(db, async (tx) => {
+        const [done] = await tx<{ resultId: string | null }[]>`
+          UPDATE wordpress_publications SET status = 'published', wp_media_id = ${first.id}, wp_link = ${first.url},
+            published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
+          WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+        if (done)
+          await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'published', link: first.url });
+      });
       return 'published';
     }
     const updating = row.update_post_id === null ? null : Number(row.update_post_id);
@@ -1143,18 +1148,33 @@ export async function runPublication(
     // Without the companion plugin WordPress ignores the SEO meta keys: the read-back says so.
     const sent = seoMeta(row);
     const seoWritten = Object.keys(sent).length ? Object.entries(sent).every(([k, v]) => post.meta[k] === v) : null;
-    await db`
-      UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
-        seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
-      WHERE id = ${row.id} AND status = 'queued'`;
+    await transaction(db, async (tx) => {
+      const [done] = await tx<{ resultId: string | null }[]>`
+        UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
+          seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
+        WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+      if (done)
+        await publicationFinished(tx, {
+          ...done,
+          userId: row.user_id,
+          publicationId: row.id,
+          status: 'published',
+          postId,
+          link: post.link,
+        });
+    });
     return 'published';
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const final = opts.final || error instanceof PermanentFailure;
-    await db`
-      UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
-        last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : db`status`}, updated_at = now()
-      WHERE id = ${row.id} AND status = 'queued'`;
+    await transaction(db, async (tx) => {
+      const [done] = await tx<{ resultId: string | null }[]>`
+        UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
+          last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : tx`status`}, updated_at = now()
+        WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+      if (done && final)
+        await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'failed', error: message });
+    });
     if (final) return 'failed';
     throw error;
   }

@@ -100,6 +100,10 @@ const schema = z.object({
   GENERATION_PROVIDER_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).default(120),
   GENERATION_PROVIDER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   GENERATION_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  // Outgoing webhooks (issue 23 §3): the first retry's delay (each next one doubles, at most 6 hours)
+  // and how long an event is retried before its delivery ends failed.
+  WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.01).max(168).default(24),
   // The web process's request line (server.ts takeTurns): requests waiting for a turn into Remix
   // beyond this many, or longer than this, are answered 503 with Retry-After (overload says so).
   REQUEST_QUEUE_MAX: int(0, 100_000).default(200),

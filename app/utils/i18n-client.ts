@@ -1,7 +1,7 @@
 import type { i18n as I18n, Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type { ClientLoaderFunctionArgs } from '@remix-run/react';
-import { defaultLanguage, namespaces, type ClientNamespace, type Language } from '~/i18n';
+import { defaultLanguage, defaultNamespaces, type ClientNamespace, type Language } from '~/i18n';
 import { createTranslator } from '~/utils/translator';
 
 type Catalogue = Resource[string];
@@ -51,7 +51,7 @@ export function getI18n(language: Language): I18n {
 export function usesEveryNamespace(language: Language): boolean {
   if (typeof document === 'undefined') return true;
   const loaded = window.__postforgeI18n?.[language] ?? {};
-  return namespaces.every((ns) => ns in loaded);
+  return defaultNamespaces.every((ns) => ns in loaded);
 }
 
 const pending = new Map<string, Promise<void>>();
@@ -60,7 +60,7 @@ const pending = new Map<string, Promise<void>>();
  * Loads the namespaces (all when none are named) of a language that the page does not have yet,
  * through the same cached catalogue script, and adds them to the page's i18next instance.
  */
-export function ensureNamespaces(language: Language, wanted: readonly ClientNamespace[] = namespaces): Promise<void> {
+export function ensureNamespaces(language: Language, wanted: readonly ClientNamespace[] = defaultNamespaces): Promise<void> {
   if (typeof document === 'undefined') return Promise.resolve();
   const have = window.__postforgeI18n?.[language] ?? {};
   const missing = wanted.filter((ns) => !(ns in have));

@@ -16,6 +16,7 @@ import {
   WordPressServiceError,
   type PublishRequest,
 } from '../../app/services/wordpress.server';
+import { createEndpoint } from '../../app/services/webhooks.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';
 
@@ -95,7 +96,14 @@ beforeAll(async () => {
   siteId = (await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true })).id;
   proxiedSiteId = (await createSite(userId, { siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword, isDefault: false }))
     .id;
+  // The publication events are written with the final state (their delivery: webhooks.test.ts).
+  await createEndpoint(userId, { url: 'http://127.0.0.1:9/hooks', events: ['publication.published', 'publication.failed'] });
 }, 180_000);
+
+async function eventsOf(publicationId: string) {
+  return sql<{ type: string; data: Record<string, unknown> }[]>`
+    SELECT type, payload->'data' AS data FROM webhook_events WHERE user_id = ${userId} AND payload->'data'->>'publicationId' = ${publicationId}`;
+}
 
 afterAll(async () => {
   await proxy?.close();
@@ -141,6 +149,12 @@ describe('publishing to a real WordPress through the queue', () => {
     const image = await fetch(media.source_url);
     expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
     expect(done.link).toContain('/now-post/');
+    expect(await eventsOf(pub!.id)).toEqual([
+      {
+        type: 'publication.published',
+        data: { publicationId: pub!.id, resultId: null, status: 'published', postId: done.postId, link: done.link },
+      },
+    ]);
   });
 
   it('title and excerpt reach WordPress as plain text, even for an admin with unfiltered_html (issue 22 §5)', async () => {
@@ -281,6 +295,10 @@ describe('publishing to a real WordPress through the queue', () => {
     expect(failed.status).toBe('failed');
     expect(failed.lastError).toMatch(/not currently logged in/i);
     expect(failed.attempts).toBe(2);
+    // Only the final failure is an event (the retried one was not).
+    const events = await eventsOf(pub!.id);
+    expect(events.map((e) => e.type)).toEqual(['publication.failed']);
+    expect(events[0]!.data.error).toMatch(/not currently logged in/i);
   });
 
   it("Free users cannot publish; another user's site is not found", async () => {

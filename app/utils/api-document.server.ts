@@ -1,0 +1,526 @@
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodTypeAny } from 'zod';
+import { imageGenerationSchema, resultContentSchema, resultsQuerySchema, textGenerationSchema } from './generation-schema';
+import { titleRequestSchema } from './title-request';
+import { webhookEventTypes } from './webhook-events';
+import {
+  bulkPublishSchema,
+  publishSchema,
+  rescheduleSchema,
+  siteSchema,
+  siteUpdateSchema,
+  testConnectionSchema,
+  uploadImageSchema,
+} from './wordpress-schemas';
+
+// The OpenAPI document of the JSON API (issue 23 §4), generated from the very zod schemas the routes
+// validate with: each operation names the schema's module and export (a test checks that the route
+// imports it and that the document's request schema is what that schema generates). Routes that are
+// not part of the scriptable API are listed in `excludedRoutes` with the reason.
+
+extendZodWithOpenApi(z);
+
+/** Translation keys stand in for messages: the document needs the shapes, not the words. */
+const keys = (key: string) => key;
+
+export type SchemaSource = { module: string; name: string };
+
+export type ApiOperation = {
+  /** The route module under app/routes (without extension). */
+  route: string;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  body?: { schema: ZodTypeAny; source: SchemaSource; example?: Record<string, unknown> };
+  query?: { schema: z.AnyZodObject; source: SchemaSource; example?: Record<string, unknown> };
+  response?: { status?: number; schema?: ZodTypeAny; description: string; contentType?: string };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Answers (what the routes return; the requests are the routes' own schemas)
+
+const error = z
+  .object({ error: z.string(), fields: z.record(z.array(z.string())).optional() })
+  .openapi('Error', { description: 'Every failure: a message in the request language, and per-field messages on 400.' });
+
+const started = z.object({ jobId: z.string().uuid(), total: z.number().int(), credits: z.number().int() }).openapi('StartedRun');
+
+const job = z
+  .object({
+    id: z.string().uuid(),
+    type: z.enum(['text', 'image']),
+    model: z.string(),
+    totalPrompts: z.number().int(),
+    completedPrompts: z.number().int(),
+    failedPrompts: z.number().int(),
+    canceledPrompts: z.number().int(),
+    processingPrompts: z.number().int(),
+    refundedCredits: z.number().int(),
+    status: z.enum(['processing', 'completed', 'canceled']),
+    createdAt: z.string(),
+  })
+  .openapi('Job');
+
+const result = z
+  .object({
+    id: z.string().uuid(),
+    type: z.enum(['text', 'image']),
+    prompt: z.string(),
+    title: z.string().nullable(),
+    content: z.string().nullable(),
+    status: z.enum(['processing', 'completed', 'failed', 'canceled']),
+    error: z.string().nullable(),
+    model: z.string(),
+    createdAt: z.string(),
+  })
+  .passthrough()
+  .openapi('Result');
+
+const results = z
+  .object({
+    results: z.array(result),
+    pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  })
+  .openapi('ResultPage');
+
+const anyObject = (name: string) => z.object({}).passthrough().openapi(name);
+
+/** The envelope every webhook request carries (signed per Standard Webhooks). */
+export const webhookEnvelope = z
+  .object({
+    type: z.enum(webhookEventTypes),
+    timestamp: z.string().datetime(),
+    data: z.record(z.unknown()),
+  })
+  .openapi('WebhookEvent');
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+const gen = (name: string) => ({ module: 'generation-schema', name });
+const wp = (name: string) => ({ module: 'wordpress-schemas', name });
+
+export const operations: ApiOperation[] = [
+  {
+    route: 'api.generate.text',
+    method: 'post',
+    path: '/api/generate/text',
+    tag: 'Generation',
+    summary: 'Start a run of blog posts (one per topic)',
+    description:
+      'Holds the credits of every item at once (all or none) and answers with the run id; poll GET /api/jobs/{id} or subscribe to run.completed.',
+    body: {
+      schema: textGenerationSchema(keys),
+      source: gen('textGenerationSchema'),
+      example: { prompts: 'How to brew pour-over coffee\nBest hiking trails near Hong Kong', model: 'openai/gpt-4o-mini-search-preview' },
+    },
+    response: { schema: started, description: 'The run started.' },
+  },
+  {
+    route: 'api.generate.image',
+    method: 'post',
+    path: '/api/generate/image',
+    tag: 'Generation',
+    summary: 'Start a run of images (one per prompt)',
+    body: {
+      schema: imageGenerationSchema(keys),
+      source: gen('imageGenerationSchema'),
+      example: { prompts: ['A red bicycle against a white wall'], model: 'black-forest-labs/flux-schnell', aspectRatio: '16:9' },
+    },
+    response: { schema: started, description: 'The run started.' },
+  },
+  {
+    route: 'api.generate-blog-title',
+    method: 'post',
+    path: '/api/generate-blog-title',
+    tag: 'Generation',
+    summary: 'Suggest blog titles for keywords',
+    body: {
+      schema: titleRequestSchema(keys),
+      source: { module: 'title-request', name: 'titleRequestSchema' },
+      example: { keywords: 'pour-over coffee\ncold brew', multipleKeywords: true },
+    },
+    response: { schema: anyObject('Titles'), description: '`title` (one keyword) or `titles` (matched to the keywords by position).' },
+  },
+  {
+    route: 'api.jobs.$id',
+    method: 'get',
+    path: '/api/jobs/{id}',
+    tag: 'Generation',
+    summary: "A run's progress",
+    response: { schema: job, description: 'The counts by state; status is completed once nothing is processing.' },
+  },
+  {
+    route: 'api.jobs.$id.cancel',
+    method: 'post',
+    path: '/api/jobs/{id}/cancel',
+    tag: 'Generation',
+    summary: "Cancel a run's waiting items (their credits are released)",
+    response: { schema: job, description: 'The run after the cancel.' },
+  },
+  {
+    route: 'api.results',
+    method: 'get',
+    path: '/api/results',
+    tag: 'Results',
+    summary: 'List results, newest first',
+    query: {
+      schema: resultsQuerySchema,
+      source: gen('resultsQuerySchema'),
+      example: { page: '1', limit: '20', type: 'text', search: 'coffee' },
+    },
+    response: { schema: results, description: 'A page of results.' },
+  },
+  {
+    route: 'api.results',
+    method: 'delete',
+    path: '/api/results',
+    tag: 'Results',
+    summary: 'Delete every result',
+    response: { description: 'Deleted.' },
+  },
+  {
+    route: 'api.results.$id',
+    method: 'get',
+    path: '/api/results/{id}',
+    tag: 'Results',
+    summary: 'One result',
+    response: { schema: anyObject('ResultItem'), description: '`result`.' },
+  },
+  {
+    route: 'api.results.$id',
+    method: 'delete',
+    path: '/api/results/{id}',
+    tag: 'Results',
+    summary: 'Delete a result',
+    response: { description: 'Deleted.' },
+  },
+  {
+    route: 'api.results.$id.content',
+    method: 'put',
+    path: '/api/results/{id}/content',
+    tag: 'Results',
+    summary: "Replace a text result's HTML (sanitized)",
+    body: {
+      schema: resultContentSchema(keys),
+      source: gen('resultContentSchema'),
+      example: { content: '<h2>Edited</h2><p>New text.</p>' },
+    },
+    response: { schema: anyObject('SavedContent'), description: '`result.content` as stored.' },
+  },
+  {
+    route: 'api.results.$id.retry',
+    method: 'post',
+    path: '/api/results/{id}/retry',
+    tag: 'Results',
+    summary: 'Generate a failed result again (holds its credits again)',
+    response: { schema: anyObject('Retried'), description: 'Retry started.' },
+  },
+  {
+    route: 'api.results.$id.download',
+    method: 'get',
+    path: '/api/results/{id}/download',
+    tag: 'Results',
+    summary: 'Download a result as a file: a text result as .txt, an image (?index=0..3) as its file',
+    response: { description: 'The file.', contentType: 'application/octet-stream' },
+  },
+  {
+    route: 'api.results.download-all',
+    method: 'get',
+    path: '/api/results/download-all',
+    tag: 'Results',
+    summary: 'Download every completed result as a ZIP',
+    query: { schema: resultsQuerySchema, source: gen('resultsQuerySchema') },
+    response: { description: 'A ZIP archive.', contentType: 'application/zip' },
+  },
+  {
+    route: 'api.user',
+    method: 'get',
+    path: '/api/user',
+    tag: 'Account',
+    summary: 'The current user and credits',
+    response: { schema: anyObject('User'), description: 'The user.' },
+  },
+  {
+    route: 'api.credits.history',
+    method: 'get',
+    path: '/api/credits/history',
+    tag: 'Account',
+    summary: 'Credit history (the ledger), newest first, by ?page',
+    response: { schema: anyObject('CreditHistory'), description: 'A page of entries.' },
+  },
+  {
+    route: 'api.wordpress.sites',
+    method: 'get',
+    path: '/api/wordpress/sites',
+    tag: 'WordPress',
+    summary: 'Your WordPress sites',
+    response: { schema: anyObject('Sites'), description: '`sites`.' },
+  },
+  {
+    route: 'api.wordpress.sites',
+    method: 'post',
+    path: '/api/wordpress/sites',
+    tag: 'WordPress',
+    summary: 'Add a site (application password; the URL passes the SSRF guard)',
+    body: {
+      schema: siteSchema(keys),
+      source: wp('siteSchema'),
+      example: { siteUrl: 'https://blog.example.com', username: 'editor', appPassword: 'abcd efgh ijkl mnop qrst uvwx', isDefault: true },
+    },
+    response: { status: 201, schema: anyObject('Site'), description: '`site`.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id',
+    method: 'put',
+    path: '/api/wordpress/sites/{id}',
+    tag: 'WordPress',
+    summary: 'Change a site (a blank password keeps the stored one)',
+    body: {
+      schema: siteUpdateSchema(keys),
+      source: wp('siteUpdateSchema'),
+      example: { siteUrl: 'https://blog.example.com', username: 'editor', siteName: 'Blog' },
+    },
+    response: { schema: anyObject('SiteUpdated'), description: '`site`.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id',
+    method: 'delete',
+    path: '/api/wordpress/sites/{id}',
+    tag: 'WordPress',
+    summary: 'Remove a site',
+    response: { description: 'Removed.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id.default',
+    method: 'put',
+    path: '/api/wordpress/sites/{id}/default',
+    tag: 'WordPress',
+    summary: 'Make a site the default',
+    response: { description: 'Done.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id.categories',
+    method: 'get',
+    path: '/api/wordpress/sites/{id}/categories',
+    tag: 'WordPress',
+    summary: "A site's categories",
+    response: { schema: anyObject('Categories'), description: '`categories` (id, name).' },
+  },
+  {
+    route: 'api.wordpress.sites.$id.posts',
+    method: 'get',
+    path: '/api/wordpress/sites/{id}/posts',
+    tag: 'WordPress',
+    summary: "A site's published posts as last read (for internal links)",
+    response: { schema: anyObject('SitePosts'), description: '`refreshedAt`, `posts`.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id.posts',
+    method: 'post',
+    path: '/api/wordpress/sites/{id}/posts',
+    tag: 'WordPress',
+    summary: "Read a site's published posts again",
+    response: { schema: anyObject('SitePostsRefreshed'), description: '`refreshedAt`, `posts`.' },
+  },
+  {
+    route: 'api.wordpress.test-connection',
+    method: 'post',
+    path: '/api/wordpress/test-connection',
+    tag: 'WordPress',
+    summary: 'Check a site and its credentials',
+    body: {
+      schema: testConnectionSchema(keys),
+      source: wp('testConnectionSchema'),
+      example: { siteUrl: 'https://blog.example.com', username: 'editor', appPassword: 'abcd efgh ijkl mnop qrst uvwx' },
+    },
+    response: { schema: anyObject('ConnectionTest'), description: '`success`, `message`.' },
+  },
+  {
+    route: 'api.wordpress.publish',
+    method: 'post',
+    path: '/api/wordpress/publish',
+    tag: 'WordPress',
+    summary: 'Publish a post now or at publishDate (queued; subscribe to publication.published)',
+    body: {
+      schema: publishSchema(keys),
+      source: wp('publishSchema'),
+      example: { siteId: 1, title: 'How to brew pour-over coffee', content: '<p>Start with fresh beans.</p>', status: 'publish' },
+    },
+    response: { schema: anyObject('Published'), description: '`success`, `postId` (once published), the publication.' },
+  },
+  {
+    route: 'api.wordpress.publish-bulk',
+    method: 'post',
+    path: '/api/wordpress/publish-bulk',
+    tag: 'WordPress',
+    summary: 'Publish many results, spread over a schedule',
+    body: { schema: bulkPublishSchema(keys), source: wp('bulkPublishSchema') },
+    response: { schema: anyObject('BulkPublished'), description: 'The publications queued.' },
+  },
+  {
+    route: 'api.wordpress.scheduled',
+    method: 'get',
+    path: '/api/wordpress/scheduled',
+    tag: 'WordPress',
+    summary: 'Waiting and recently finished publications',
+    response: { schema: anyObject('Scheduled'), description: 'The publications.' },
+  },
+  {
+    route: 'api.wordpress.scheduled.$id',
+    method: 'put',
+    path: '/api/wordpress/scheduled/{id}',
+    tag: 'WordPress',
+    summary: 'Move a waiting publication',
+    body: { schema: rescheduleSchema(keys), source: wp('rescheduleSchema') },
+    response: { schema: anyObject('Moved'), description: '`publication`.' },
+  },
+  {
+    route: 'api.wordpress.scheduled.$id',
+    method: 'delete',
+    path: '/api/wordpress/scheduled/{id}',
+    tag: 'WordPress',
+    summary: 'Cancel a waiting publication',
+    response: { schema: anyObject('Canceled'), description: '`publication`.' },
+  },
+  {
+    route: 'api.wordpress.upload-image',
+    method: 'post',
+    path: '/api/wordpress/upload-image',
+    tag: 'WordPress',
+    summary: "Upload an image to a site's media library",
+    body: { schema: uploadImageSchema(keys), source: wp('uploadImageSchema') },
+    response: { schema: anyObject('Uploaded'), description: '`success`, `url`.' },
+  },
+];
+
+/** Route modules under app/routes that are not part of the scriptable API, and why. */
+export const excludedRoutes: Record<string, string> = {
+  'api.openapi[.]json': 'This document.',
+  'api.docs': 'The reference page rendered from this document.',
+  'api.$': 'The not-found answer of every unknown /api path.',
+  'api.analytics.pageview': "The browser's page-view beacon.",
+  'api.login': 'Signing in makes a browser session (scripts use a token).',
+  'api.logout': 'Ends a browser session.',
+  'api.register': 'Account creation, in the browser.',
+  'api.forgot-password': 'Account recovery, in the browser.',
+  'api.reset-password': 'Account recovery, in the browser.',
+  'api.api-keys': 'Provider keys are account secrets: changed with a browser session only.',
+  'api.settings': 'Account settings (with provider keys): changed with a browser session only.',
+  'api.subscription': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.activate': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.cancel': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.checkout': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.manual-upgrade': 'Billing: the plan and its changes belong to the browser session.',
+  'api.subscription_.plans': 'Billing: the plan and its changes belong to the browser session.',
+  'api.templates': "The workspace form's saved settings (UI state).",
+  'api.templates_.$id': "The workspace form's saved settings (UI state).",
+  'api.user_.settings': "The workspace form's last-used values (UI state).",
+  'api.upload-csv': "The workspace's CSV reader; scripts send prompts and rows to /api/generate/text.",
+};
+
+// ---------------------------------------------------------------------------------------------
+// The document
+
+/**
+ * A schema as the document shows it: a field that falls back on a bad value (`.catch`) is an
+ * optional field of its inner type (zod-to-openapi does not read `.catch`).
+ */
+export function documentable(schema: ZodTypeAny): ZodTypeAny {
+  if (schema instanceof z.ZodCatch) return documentable(schema._def.innerType as ZodTypeAny).optional();
+  if (schema instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, ZodTypeAny>).map(([k, v]) => [k, documentable(v)]));
+    const rebuilt = z.object(shape);
+    return schema._def.unknownKeys === 'passthrough'
+      ? rebuilt.passthrough()
+      : schema._def.unknownKeys === 'strict'
+        ? rebuilt.strict()
+        : rebuilt;
+  }
+  if (schema instanceof z.ZodEffects) {
+    const inner = schema._def.schema as ZodTypeAny;
+    return inner instanceof z.ZodObject ? documentable(inner) : schema;
+  }
+  return schema;
+}
+
+const pathParams = (path: string) => {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return names.length ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
+};
+
+let cached: ReturnType<typeof build> | undefined;
+
+/** The document (built once per process). */
+export function openApiDocument() {
+  cached ??= build();
+  return cached;
+}
+
+function build() {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'bearerToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A personal API token (pf_live_...), made on Settings → Manage API tokens.',
+  });
+  const cookie = registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: '__session' });
+  for (const op of operations) {
+    const params = pathParams(op.path);
+    const status = op.response?.status ?? 200;
+    registry.registerPath({
+      method: op.method,
+      path: op.path,
+      tags: [op.tag],
+      summary: op.summary,
+      description: op.description,
+      operationId: `${op.method}${op.path.replace(/[{}]/g, '').replace(/[/.-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+      security: [{ [bearer.name]: [] }, { [cookie.name]: [] }],
+      request: {
+        params,
+        query: op.query ? (documentable(op.query.schema) as z.AnyZodObject) : undefined,
+        body: op.body
+          ? {
+              required: true,
+              content: { 'application/json': { schema: documentable(op.body.schema), example: op.body.example } },
+            }
+          : undefined,
+      },
+      responses: {
+        [status]: {
+          description: op.response?.description ?? 'OK',
+          content: op.response?.schema
+            ? { [op.response.contentType ?? 'application/json']: { schema: op.response.schema } }
+            : op.response?.contentType
+              ? { [op.response.contentType]: { schema: { type: 'string', format: 'binary' } } }
+              : undefined,
+        },
+        400: { description: 'Invalid input (`fields` names each field).', content: { 'application/json': { schema: error } } },
+        401: { description: 'No session or token, or a revoked or expired token.', content: { 'application/json': { schema: error } } },
+        404: { description: 'Not found (or not yours).', content: { 'application/json': { schema: error } } },
+      },
+    });
+  }
+  for (const type of webhookEventTypes) {
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      summary: type,
+      description:
+        'Sent to your endpoints with the headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature (Standard Webhooks). Answer 2xx; anything else is retried with backoff for about 24 hours.',
+      request: { body: { content: { 'application/json': { schema: webhookEnvelope } } } },
+      responses: { 200: { description: 'Received.' } },
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Postforge API',
+      version: '1.0.0',
+      description: 'Start bulk generation runs, read their results, publish to WordPress. JSON in, JSON out.',
+    },
+    servers: [{ url: '/' }],
+  });
+}

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ZodTypeAny } from 'zod';
+import { sql } from '../../db/client';
+import { saveApiKeys } from '../../app/services/api-keys.server';
+import { openApiDocument, operations } from '../../app/utils/api-document.server';
+import { startTestApp, type TestApp } from '../support/app-server';
+import { createGenUser } from '../support/generation';
+import { signedInClient } from '../support/input-tools';
+
+// The document's examples sent to the compiled app: each generation example is accepted as is (no
+// 400), and the answers of the start, the job and the results list have the documented shapes.
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const responseSchema = (path: string, method: string) =>
+  operations.find((o) => o.path === path && o.method === method)!.response!.schema as ZodTypeAny;
+
+describe('the examples of the document, against the routes', () => {
+  it('starts runs from the documented examples and answers in the documented shapes', async () => {
+    const user = await createGenUser(sql, { credits: 20, label: 'openapi' });
+    await saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text', replicateApiKey: 'r8-test-image' });
+    const client = await signedInClient(app.url, user.id);
+    const doc = openApiDocument() as unknown as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>;
+    };
+    const jobIds: string[] = [];
+    for (const path of ['/api/generate/text', '/api/generate/image']) {
+      const example = doc.paths[path]!.post!.requestBody!.content['application/json']!.example;
+      expect(example, path).toBeDefined();
+      const res = await client.postJson(path, example);
+      const body = (await res.json()) as { jobId: string };
+      expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(200);
+      expect(responseSchema(path, 'post').safeParse(body).success, JSON.stringify(body)).toBe(true);
+      jobIds.push(body.jobId);
+    }
+    for (const id of jobIds) {
+      const job = await (await client.get(`/api/jobs/${id}`)).json();
+      const parsed = responseSchema('/api/jobs/{id}', 'get').safeParse(job);
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    }
+    const list = await (await client.get('/api/results?page=1&limit=20&type=all')).json();
+    const parsed = responseSchema('/api/results', 'get').safeParse(list);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect((list as { results: unknown[] }).results.length).toBeGreaterThanOrEqual(3);
+  });
+});
