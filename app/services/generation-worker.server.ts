@@ -327,7 +327,7 @@ async function finishInTransaction(
   db: Db,
 ): Promise<ItemOutcome> {
   const inTransaction = 'savepoint' in db;
-  if (!inTransaction && !(await wantsResultEvents(db, item.userId, status))) {
+  if (!inTransaction && !(await wantsResultEvents(item.userId, status, db))) {
     return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
   }
   for (let attempt = 1; ; attempt++) {
@@ -335,7 +335,7 @@ async function finishInTransaction(
       return await transaction(db, async (tx) => {
         const done = await finishRow(item, set, outcome, tx);
         if (!done) return 'skipped';
-        await resultFinished(tx, { ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx));
+        await resultFinished({ ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx), tx);
         return status;
       });
     } catch (err) {

@@ -193,7 +193,7 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
       if (err instanceof LedgerError && err.code === 'insufficient_credits') throw errors.insufficientCredits();
       throw err;
     }
-    await creditsSpent(tx, userId, perItem * rows.length);
+    await creditsSpent(userId, perItem * rows.length, tx);
     await enqueueMany(
       GENERATE_QUEUE,
       rows.map((r) => ({
@@ -324,7 +324,7 @@ export async function cancelRun(userId: string, runId: string, db: Db = sql): Pr
       WHERE id = ${runId} AND user_id = ${userId} RETURNING id`;
     if (!run) throw errors.notFound('job');
     await cancelItems(userId, { runId }, false, tx);
-    await runMayHaveEnded(tx, userId, runId, () => getRunProgress(userId, runId, tx));
+    await runMayHaveEnded(userId, runId, () => getRunProgress(userId, runId, tx), tx);
   });
   return getRunProgress(userId, runId, db);
 }

@@ -239,7 +239,7 @@ function envelope(type: string, at: Date, data: Json) {
  * attempts, in the caller's transaction. No subscribed endpoint: nothing is written. A dedupe key
  * already used (the same fact recorded twice) writes nothing either.
  */
-export async function emitEvent(tx: TransactionSql, userId: string, type: WebhookEventType, data: Json, dedupeKey?: string) {
+export async function emitEvent(userId: string, type: WebhookEventType, data: Json, dedupeKey: string | undefined, tx: TransactionSql) {
   const eventId = newEventId();
   const payload = envelope(type, new Date(), data);
   const deliveries = await tx<{ id: string }[]>`
@@ -264,13 +264,13 @@ export async function emitEvent(tx: TransactionSql, userId: string, type: Webhoo
 }
 
 /** Whether any enabled endpoint of the owner wants one of these types (skips the work when none does). */
-async function wanted(tx: TransactionSql, userId: string, types: WebhookEventType[]): Promise<boolean> {
+async function wanted(userId: string, types: WebhookEventType[], tx: TransactionSql): Promise<boolean> {
   const rows = await tx`SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${types}::text[] LIMIT 1`;
   return rows.length > 0;
 }
 
 /** Whether the owner has an enabled endpoint for a result's final state or its run's end. */
-export async function wantsResultEvents(db: Db, userId: string, status: 'completed' | 'failed'): Promise<boolean> {
+export async function wantsResultEvents(userId: string, status: 'completed' | 'failed', db: Db): Promise<boolean> {
   const rows = await db`
     SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${[`result.${status}`, 'run.completed']}::text[] LIMIT 1`;
   return rows.length > 0;
@@ -289,34 +289,33 @@ type RunProgressRead = () => Promise<{
  * run.completed when it was the run's last item. Runs in the transaction that finished the item.
  */
 export async function resultFinished(
-  tx: TransactionSql,
   item: { userId: string; resultId: string; runId: string; attempt: number; status: 'completed' | 'failed' },
   runProgress: RunProgressRead,
+  tx: TransactionSql,
 ): Promise<void> {
-  if (!(await wantsResultEvents(tx, item.userId, item.status))) return;
+  if (!(await wantsResultEvents(item.userId, item.status, tx))) return;
   await emitEvent(
-    tx,
     item.userId,
     `result.${item.status}`,
     { resultId: item.resultId, runId: item.runId, status: item.status, attempt: item.attempt },
     `result.${item.status}:${item.resultId}:${item.attempt}`,
+    tx,
   );
-  await runMayHaveEnded(tx, item.userId, item.runId, runProgress);
+  await runMayHaveEnded(item.userId, item.runId, runProgress, tx);
 }
 
 /**
  * run.completed when nothing of the run is processing any more (after an item's end or a cancel),
  * once per run. Runs in the transaction of that change.
  */
-export async function runMayHaveEnded(tx: TransactionSql, userId: string, runId: string, runProgress: RunProgressRead): Promise<void> {
-  if (!(await wanted(tx, userId, ['run.completed']))) return;
+export async function runMayHaveEnded(userId: string, runId: string, runProgress: RunProgressRead, tx: TransactionSql): Promise<void> {
+  if (!(await wanted(userId, ['run.completed'], tx))) return;
   // Items of one run finishing at once: each waits for the one before to commit, so the last sees
   // every other item final and only it finds the run done (the dedupe key covers a replay).
   await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook-run:${runId}`}))`;
   const run = await runProgress();
   if (run.status === 'processing') return;
   await emitEvent(
-    tx,
     userId,
     'run.completed',
     {
@@ -328,12 +327,12 @@ export async function runMayHaveEnded(tx: TransactionSql, userId: string, runId:
       canceled: run.canceledPrompts,
     },
     `run.completed:${runId}`,
+    tx,
   );
 }
 
 /** A publication reached its final state (WordPress): publication.published or publication.failed. */
 export async function publicationFinished(
-  tx: TransactionSql,
   p: {
     userId: string;
     publicationId: string;
@@ -343,9 +342,9 @@ export async function publicationFinished(
     link?: string | null;
     error?: string | null;
   },
+  tx: TransactionSql,
 ): Promise<void> {
   await emitEvent(
-    tx,
     p.userId,
     `publication.${p.status}`,
     {
@@ -355,6 +354,7 @@ export async function publicationFinished(
       ...(p.status === 'published' ? { postId: p.postId ?? null, link: p.link ?? null } : { error: p.error ?? null }),
     },
     `publication.${p.status}:${p.publicationId}`,
+    tx,
   );
 }
 
@@ -362,12 +362,12 @@ export async function publicationFinished(
  * Credits were just held or spent: credits.low when this took the available balance from at least
  * LOW_CREDIT_THRESHOLD to below it (once per crossing, not on every spend below it).
  */
-export async function creditsSpent(tx: TransactionSql, userId: string, amount: number): Promise<void> {
-  if (amount <= 0 || !(await wanted(tx, userId, ['credits.low']))) return;
+export async function creditsSpent(userId: string, amount: number, tx: TransactionSql): Promise<void> {
+  if (amount <= 0 || !(await wanted(userId, ['credits.low'], tx))) return;
   const after = (await getCreditSummary(userId, tx)).totalCreditsRemaining;
   const before = after + amount;
   if (!(before >= LOW_CREDIT_THRESHOLD && after < LOW_CREDIT_THRESHOLD)) return;
-  await emitEvent(tx, userId, 'credits.low', { available: after, threshold: LOW_CREDIT_THRESHOLD });
+  await emitEvent(userId, 'credits.low', { available: after, threshold: LOW_CREDIT_THRESHOLD }, undefined, tx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -471,7 +471,7 @@ async function record(
         next_attempt_at = ${retry && !disable ? next : null}, updated_at = now()
       WHERE id = ${d.id} AND attempts = ${attempt - 1}`;
     if (disable) {
-      await disableEndpoint(tx, d.userId, d.endpointId);
+      await disableEndpoint(d.userId, d.endpointId, tx);
       return 'failed';
     }
     if (!retry) return 'failed';
@@ -481,7 +481,7 @@ async function record(
 }
 
 /** Turns the endpoint off, ends its waiting deliveries failed, and e-mails the owner (once). */
-async function disableEndpoint(tx: TransactionSql, userId: string, endpointId: string): Promise<void> {
+async function disableEndpoint(userId: string, endpointId: string, tx: TransactionSql): Promise<void> {
   const [row] = await tx<{ url: string; email: string; name: string; language: 'en' | 'zh-HK'; disabledAt: Date }[]>`
     WITH off AS (
       UPDATE webhook_endpoints SET enabled = false, disabled_at = now(), updated_at = now()

@@ -1069,7 +1069,7 @@ export async function runPublication(
             published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
           WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
         if (done)
-          await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'published', link: first.url });
+          await publicationFinished({ ...done, userId: row.user_id, publicationId: row.id, status: 'published', link: first.url }, tx);
       });
       return 'published';
     }
@@ -1154,14 +1154,17 @@ export async function runPublication(
           seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
       if (done)
-        await publicationFinished(tx, {
-          ...done,
-          userId: row.user_id,
-          publicationId: row.id,
-          status: 'published',
-          postId,
-          link: post.link,
-        });
+        await publicationFinished(
+          {
+            ...done,
+            userId: row.user_id,
+            publicationId: row.id,
+            status: 'published',
+            postId,
+            link: post.link,
+          },
+          tx,
+        );
     });
     return 'published';
   } catch (error) {
@@ -1173,7 +1176,7 @@ export async function runPublication(
           last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : tx`status`}, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
       if (done && final)
-        await publicationFinished(tx, { ...done, userId: row.user_id, publicationId: row.id, status: 'failed', error: message });
+        await publicationFinished({ ...done, userId: row.user_id, publicationId: row.id, status: 'failed', error: message }, tx);
     });
     if (final) return 'failed';
     throw error;

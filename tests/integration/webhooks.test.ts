@@ -108,7 +108,7 @@ describe('delivery', () => {
     failFirst.set('/retry', 2);
     const types = ['result.completed', 'result.failed', 'run.completed'] as const;
     await transaction(sql, async (tx) => {
-      for (const type of types) await emitEvent(tx, user.id, type, { resultId: `r-${type}` }, `test:${type}:${user.id}`);
+      for (const type of types) await emitEvent(user.id, type, { resultId: `r-${type}` }, `test:${type}:${user.id}`, tx);
     });
     const events = await sql<{ id: string; type: string }[]>`SELECT id, type FROM webhook_events WHERE user_id = ${user.id}`;
     expect(events).toHaveLength(3);
@@ -136,19 +136,19 @@ describe('delivery', () => {
 
   it('writes a fact once (dedupe key), nothing without a subscribed endpoint, and only to endpoints that chose the type', async () => {
     const user = await createGenUser(sql, { label: 'hooks-filter' });
-    await transaction(sql, (tx) => emitEvent(tx, user.id, 'credits.low', { available: 1 }));
+    await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 1 }, undefined, tx));
     expect(await sql`SELECT 1 FROM webhook_events WHERE user_id = ${user.id}`).toHaveLength(0);
     await endpointFor(user.id, '/only-runs', ['run.completed']);
     await transaction(sql, async (tx) => {
-      await emitEvent(tx, user.id, 'run.completed', { runId: 'a' }, `run.completed:dedupe:${user.id}`);
-      await emitEvent(tx, user.id, 'run.completed', { runId: 'a' }, `run.completed:dedupe:${user.id}`);
-      await emitEvent(tx, user.id, 'credits.low', { available: 1 });
+      await emitEvent(user.id, 'run.completed', { runId: 'a' }, `run.completed:dedupe:${user.id}`, tx);
+      await emitEvent(user.id, 'run.completed', { runId: 'a' }, `run.completed:dedupe:${user.id}`, tx);
+      await emitEvent(user.id, 'credits.low', { available: 1 }, undefined, tx);
     });
     const events = await sql<{ type: string }[]>`SELECT type FROM webhook_events WHERE user_id = ${user.id}`;
     expect(events.map((e) => e.type)).toEqual(['run.completed']);
     // A rolled-back change writes no event (the outbox is in its transaction).
     await transaction(sql, async (tx) => {
-      await emitEvent(tx, user.id, 'run.completed', { runId: 'b' }, `run.completed:rollback:${user.id}`);
+      await emitEvent(user.id, 'run.completed', { runId: 'b' }, `run.completed:rollback:${user.id}`, tx);
       throw new Error('rolled back');
     }).catch(() => {});
     expect(await sql`SELECT 1 FROM webhook_events WHERE user_id = ${user.id}`).toHaveLength(1);
@@ -195,7 +195,7 @@ describe('delivery', () => {
     const { id } = await endpointFor(user.id, '/dead', ['credits.low']);
     failFirst.set('/dead', 1000);
     await sql`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days 1 minute' WHERE id = ${id}`;
-    await transaction(sql, (tx) => emitEvent(tx, user.id, 'credits.low', { available: 3 }));
+    await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 3 }, undefined, tx));
     await waitFor(async () => {
       const [row] = await sql<{ enabled: boolean }[]>`SELECT enabled FROM webhook_endpoints WHERE id = ${id}`;
       return row && !row.enabled;
@@ -209,11 +209,11 @@ describe('delivery', () => {
     expect(mails[0]!.data.template).toBe('webhook-disabled');
     expect(mails[0]!.data.params.url).toBe(`${receiver.url}/dead`);
     // A disabled endpoint gets no new events.
-    await transaction(sql, (tx) => emitEvent(tx, user.id, 'credits.low', { available: 2 }));
+    await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 2 }, undefined, tx));
     expect(await sql`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ${id}`).toHaveLength(1);
     await enableEndpoint(user.id, id);
     failFirst.set('/dead', 0);
-    await transaction(sql, (tx) => emitEvent(tx, user.id, 'credits.low', { available: 1 }));
+    await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 1 }, undefined, tx));
     await waitFor(
       async () => (await sql`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ${id} AND status = 'delivered'`).length === 1,
     );
@@ -222,7 +222,7 @@ describe('delivery', () => {
   it('a replayed attempt job does nothing once its attempt was made', async () => {
     const user = await createGenUser(sql, { label: 'hooks-replay' });
     await endpointFor(user.id, '/replay', ['credits.low']);
-    await transaction(sql, (tx) => emitEvent(tx, user.id, 'credits.low', { available: 1 }));
+    await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 1 }, undefined, tx));
     const [d] = await waitFor(async () => {
       const rows = await sql<{ id: string }[]>`SELECT id FROM webhook_deliveries WHERE user_id = ${user.id} AND status = 'delivered'`;
       return rows.length ? rows : null;
@@ -285,7 +285,7 @@ describe('the SSRF guard (ALLOW_PRIVATE_HOSTS off)', () => {
     await sql`
       INSERT INTO webhook_endpoints (id, user_id, url, events, secret_sealed, secret_hint)
       VALUES (${id}, ${user.id}, ${`${receiver.url}/late`}, ARRAY['credits.low'], ${seal('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', `webhook-secret:${id}`)}, 'AAAA')`;
-    await transaction(sql, (tx) => emitEvent(tx, user.id, 'credits.low', { available: 1 }));
+    await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 1 }, undefined, tx));
     const [delivery] = await sql<{ id: string }[]>`SELECT id FROM webhook_deliveries WHERE endpoint_id = ${id}`;
     await waitFor(async () => {
       const [d] = await sql<{ attempts: number; lastError: string | null }[]>`
