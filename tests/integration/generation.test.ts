@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { startReplicateServer, type ReplicateServer } from '../support/replicate-server';
+import { errorStatus } from '../../app/http/errors.server';
 import { available, createGenUser, openHolds, statusCounts, waitForRun } from '../support/generation';
 
 // Service-level generation tests: the real loop in this process, real Postgres, the provider test
@@ -208,7 +209,9 @@ describe('starting a run is refused, with nothing written', () => {
       .startRun(u.id, textInput(Array.from({ length: credits + 1 }, (_, i) => `short ${i}`).join('\n')))
       .catch((e) => e);
     expect(err).toBeInstanceOf(s.gen.GenerationError);
-    expect(err.status).toBe(402);
+    expect(err.code).toBe('insufficient_credits');
+    // The HTTP edge answers it with 402 (app/http/errors.server.ts).
+    expect(errorStatus(err)).toBe(402);
     expect(err.message).toBe('Insufficient credits. Please upgrade your plan.');
     expect(await rowsOf(u.id)).toEqual({ runs: 0, results: 0, entries: 0 });
     const jobsAfter = await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'generate-item'`;
