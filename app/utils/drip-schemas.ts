@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { DRIP_MAX_PER_DAY, DRIP_SPREADS, minutesOf } from './drip-plan';
 import { validTimeZone } from './time-zone';
-import { BULK_MAX } from './wordpress-schemas';
+import { BULK_MAX, siteIdField } from './wordpress-schemas';
 
 // The drip form of the bulk publish page (issue 21 §4), the same on the server and in the browser:
 // the results, the site, its rules (N a day, a daily window, weekdays, even or random) in a time
@@ -26,10 +26,7 @@ export function dripSchema(t: Translate) {
       .refine((v) => minutesOf(v) !== null, message);
   return z
     .object({
-      siteId: z.coerce
-        .number({ required_error: t('wordpress:validation.site'), invalid_type_error: t('wordpress:validation.site') })
-        .int(t('wordpress:validation.site'))
-        .min(1, t('wordpress:validation.site')),
+      siteId: siteIdField(t),
       resultIds: list.pipe(
         z
           .array(z.string().max(100))

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Translate } from './auth-schemas';
+import { httpUrl } from './wordpress-schemas';
 
 // The events an account's webhook endpoints can choose (issue 23 §3), and the endpoint form's rules
 // (the same on the server and in the browser; messages from the `developer` namespace).
@@ -23,19 +24,7 @@ export const MAX_WEBHOOK_ENDPOINTS = 10;
 
 export function webhookEndpointSchema(t: Translate) {
   return z.object({
-    url: z
-      .string({ required_error: t('developer:validation.url') })
-      .trim()
-      .min(1, t('developer:validation.url'))
-      .max(WEBHOOK_URL_MAX, t('developer:validation.url'))
-      .refine((v) => {
-        try {
-          const u = new URL(v);
-          return (u.protocol === 'http:' || u.protocol === 'https:') && Boolean(u.hostname);
-        } catch {
-          return false;
-        }
-      }, t('developer:validation.url')),
+    url: httpUrl(t('developer:validation.url')).refine((v) => v.length <= WEBHOOK_URL_MAX, t('developer:validation.url')),
     events: z
       .array(z.enum(webhookEventTypes), { required_error: t('developer:validation.events') })
       .min(1, t('developer:validation.events'))

@@ -7,7 +7,8 @@ import { META_DESCRIPTION_MAX, seoFieldsSchema } from './seo-fields';
 // The WordPress forms' rules (SPEC §5), the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
 
-const httpUrl = (message: string) =>
+/** An absolute http(s) URL (a WordPress site, a webhook endpoint): one message for every way it is wrong. */
+export const httpUrl = (message: string) =>
   z
     .string({ required_error: message })
     .trim()
@@ -142,6 +143,13 @@ export type PublishPayload = z.output<ReturnType<typeof publishSchema>>;
 
 export const BULK_MAX = 500;
 
+/** The chosen site of a publish form (bulk, drip): a positive id, or the one message. */
+export const siteIdField = (t: Translate) =>
+  z.coerce
+    .number({ required_error: t('wordpress:validation.site'), invalid_type_error: t('wordpress:validation.site') })
+    .int(t('wordpress:validation.site'))
+    .min(1, t('wordpress:validation.site'));
+
 /**
  * Bulk publish (issue 10): the chosen completed results, to one site, now or spread over a schedule
  * (the first at startDate + startTime in the user's zone, or at startAt, an ISO instant; then one
@@ -150,10 +158,7 @@ export const BULK_MAX = 500;
 export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
   return z
     .object({
-      siteId: z.coerce
-        .number({ required_error: t('wordpress:validation.site'), invalid_type_error: t('wordpress:validation.site') })
-        .int(t('wordpress:validation.site'))
-        .min(1, t('wordpress:validation.site')),
+      siteId: siteIdField(t),
       resultIds: z
         .union([z.array(z.string()), z.string()], { required_error: t('wordpress:validation.pickResults') })
         .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
