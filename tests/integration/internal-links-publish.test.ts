@@ -1,0 +1,265 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from '../../db/client';
+import { linkRun, refreshSitePosts, removeLink, resultLinks, type ResultLink } from '../../app/services/internal-links.server';
+import { linkFixups } from '../../app/services/publish-links.server';
+import {
+  createSite,
+  getPublication,
+  queueBulkPublications,
+  runPublication,
+  runPublicationLinkFixups,
+  type Publication,
+} from '../../app/services/wordpress.server';
+import { startWordPress, type WordPressSite } from '../support/wordpress';
+import { startProxy, type Proxy } from '../support/http-peers';
+
+// Issue 26 §5 and its "done means" against the real WordPress (seeded with 52 posts): a 20-post run
+// linked within itself and to the site is published in an order where posts go out before the run
+// posts they link to. Every post is read back from WordPress (raw and rendered): each link stands on
+// its anchor inside its sentence, no post links to itself, a removed link is nowhere, a site post
+// deleted before publishing loses its link, and every late link was woven in by exactly one update
+// (counted at a proxy in front of the site). Jobs are run by hand, as a worker would, so the test
+// chooses the order, runs fix-up jobs late, twice and two at once.
+
+vi.hoisted(() => {
+  process.env.ALLOW_PRIVATE_HOSTS = 'true';
+  process.env.LINK_SOURCE_MAX_POSTS = '500';
+});
+
+let wp: WordPressSite;
+let proxy: Proxy;
+const SUBJECTS = ['espresso', 'green tea', 'sourdough', 'kimchi', 'cold brew', 'matcha', 'ramen', 'croissant', 'kombucha', 'pho'];
+const ANGLES = ['basics', 'history', 'science', 'equipment', 'recipes', 'myths', 'shopping', 'storage', 'travel', 'health'];
+ANGLES.push('advanced', 'origins', 'chemistry', 'gadgets', 'variations', 'legends', 'budgets', 'preservation', 'festivals', 'nutrition');
+
+type WpPost = { id: number; link: string; status: string; content: { raw: string; rendered: string } };
+
+beforeAll(async () => {
+  wp = await startWordPress();
+  proxy = await startProxy(wp.url);
+  const out = await wp.php(`
+    require_once ABSPATH . 'wp-admin/includes/taxonomy.php';
+    $subjects = ${JSON.stringify(SUBJECTS)};
+    for ($i = 1; $i <= 52; $i++) {
+      $s = $subjects[$i % count($subjects)];
+      $cat = wp_create_category(ucfirst($s) . ' guides');
+      wp_insert_post(['post_title' => "Guide $i: " . ucfirst($s) . " at home", 'post_content' => "<p>All about $s, part $i.</p>",
+        'post_status' => 'publish', 'post_category' => [$cat], 'tags_input' => [$s, "tag-$i"]]);
+    }
+    echo 'seeded';`);
+  expect(out).toContain('seeded');
+}, 180_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await wp?.stop();
+});
+
+async function user(label: string) {
+  const [u] = await sql<{ id: string }[]>`
+    INSERT INTO users (email, name, subscription_status)
+    VALUES (${`links-pub-${label}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}@example.com`}, ${label}, 'pro') RETURNING id`;
+  return u!.id;
+}
+
+/**
+ * A completed run: post i is about SUBJECTS[i % 10], mentions two other subjects in its sentences,
+ * and names another post of the run (its twin by default: the other post on the same subject).
+ */
+async function run(
+  userId: string,
+  titles: string[],
+  subjectOf: (i: number) => string = (i) => SUBJECTS[i % SUBJECTS.length]!,
+  mentionOf: (i: number) => string = (i) => titles[(i + 10) % titles.length]!,
+) {
+  const [r] = await sql<{ id: string }[]>`
+    INSERT INTO generation_runs (user_id, type, model, total) VALUES (${userId}, 'text', 'm', ${titles.length}) RETURNING id`;
+  const ids: string[] = [];
+  for (const [i, title] of titles.entries()) {
+    const subject = subjectOf(i);
+    const other = SUBJECTS[(SUBJECTS.indexOf(subject) + 3) % SUBJECTS.length]!;
+    const third = SUBJECTS[(SUBJECTS.indexOf(subject) + 6) % SUBJECTS.length]!;
+    const content =
+      `<h2>${title}</h2><p>Welcome to ${title}. This post is about ${subject}.</p>` +
+      `<p>It pairs well with ${other}, they say. Some make ${third} at home on weekends.</p><p>More on ${subject} soon. Our ${mentionOf(i)} notes are worth a read.</p>`;
+    const [row] = await sql<{ id: string }[]>`
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits, search_text)
+      VALUES (${userId}, ${r!.id}, ${i + 1}, 'text', ${title}, ${title}, ${content}, 'completed', 'm', 1,
+        ${`${title} ${title} This post is about ${subject}. It pairs well with ${other}. Some make ${third} at home. Our ${mentionOf(i)} notes.`}) RETURNING id`;
+    ids.push(row!.id);
+  }
+  return { runId: r!.id, ids };
+}
+
+/** The anchors of a post's HTML: href and text, in order. */
+const anchorsOf = (html: string) => [...html.matchAll(/<a\b([^>]*)>([\s\S]*?)<\/a>/g)].map((m) => ({ attrs: m[1]!, text: m[2]! }));
+const hrefOf = (attrs: string) => /\bhref="([^"]*)"/.exec(attrs)?.[1] ?? '';
+
+/** Fix-up jobs enqueued so far (each carries its source publication id). */
+async function fixupJobs(): Promise<{ id: string; publicationId: string }[]> {
+  return sql<{ id: string; publicationId: string }[]>`
+    SELECT id, data->>'linkFixups' AS "publicationId" FROM pgboss.job
+    WHERE name = 'wordpress-publish' AND data ? 'linkFixups' ORDER BY created_on, id`;
+}
+
+/** Content updates of post `id` seen at the proxy (a create is POST /wp/v2/posts, an update POST /wp/v2/posts/ID). */
+const updatesOf = (id: number) => proxy.seen.filter((s) => s === `POST /wp/v2/posts/${id}`).length;
+
+async function readPost(id: number): Promise<WpPost> {
+  const res = await wp.rest<WpPost>(`/wp/v2/posts/${id}?context=edit`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** The block names parse_blocks() finds in each post (null: whitespace between blocks). */
+async function blockNames(ids: number[]): Promise<Record<string, (string | null)[]>> {
+  const out = await wp.php(`
+    $out = [];
+    foreach (${JSON.stringify(ids)} as $id) {
+      $names = [];
+      $walk = function ($blocks) use (&$walk, &$names) { foreach ($blocks as $b) { $names[] = $b['blockName']; $walk($b['innerBlocks']); } };
+      $walk(parse_blocks(get_post($id)->post_content));
+      $out[$id] = $names;
+    }
+    echo json_encode($out);`);
+  return JSON.parse(out.slice(out.indexOf('{'))) as Record<string, (string | null)[]>;
+}
+
+describe('internal links on publish (issue 26 §5)', () => {
+  it('publishes a 20-post run with its links resolved for the site, late links fixed up once, removed and deleted ones absent', async () => {
+    const userId = await user('run20');
+    const site = await createSite(userId, { siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
+    expect(await refreshSitePosts(userId, site.id)).toBe(53);
+    const titles = Array.from({ length: 20 }, (_, i) => `${SUBJECTS[i % SUBJECTS.length]} ${ANGLES[i]}`);
+    const { runId, ids } = await run(userId, titles);
+    expect(await linkRun(userId, runId, { siteId: site.id, count: 3 })).toBeGreaterThanOrEqual(40);
+    const proposals = new Map<string, ResultLink[]>();
+    for (const id of ids) proposals.set(id, await resultLinks(userId, id));
+    const all = [...proposals.values()].flat();
+    const toRun = all.filter((l) => l.targetResultId !== null);
+    const toSite = all.filter((l) => l.targetResultId === null);
+    expect(toRun.length).toBeGreaterThanOrEqual(10);
+    expect(toSite.length).toBeGreaterThanOrEqual(10);
+
+    // The user removes one link to a run post and one to a site post; a linked site post is deleted on the site.
+    const removed = [toRun[4]!, toSite[7]!];
+    for (const l of removed) await removeLink(userId, l.id);
+    const deletedLink = toSite.find((l) => l.targetKey !== removed[1]!.targetKey && l.resultId !== removed[1]!.resultId)!;
+    const deletedPostId = Number(deletedLink.targetKey.slice(5));
+    expect(await wp.php(`echo wp_delete_post(${deletedPostId}, true) ? 'deleted' : 'no';`)).toContain('deleted');
+
+    // Queued together, published in an order where half the run's posts go out before their twins.
+    const pubs = await queueBulkPublications(userId, {
+      siteId: site.id,
+      resultIds: ids,
+      schedule: null,
+      categories: [],
+      tags: [],
+      featured: false,
+    });
+    expect(pubs).toHaveLength(20);
+    const pubOf = new Map(pubs.map((p) => [p.resultId!, p]));
+    const order = [3, 17, 0, 12, 5, 9, 19, 1, 14, 7, 10, 2, 16, 4, 11, 8, 18, 6, 13, 15].map((i) => ids[i]!);
+    const ran = new Set<string>();
+    for (const [n, resultId] of order.entries()) {
+      expect(await runPublication(pubOf.get(resultId)!.id)).toBe('published');
+      // Fix-up jobs run late: after every fourth publication, each new one once.
+      if (n % 4 === 3) {
+        for (const job of await fixupJobs()) {
+          if (ran.has(job.id)) continue;
+          ran.add(job.id);
+          await runPublicationLinkFixups(job.publicationId);
+        }
+      }
+    }
+    const jobs = await fixupJobs();
+    for (const job of jobs.filter((j) => !ran.has(j.id))) await runPublicationLinkFixups(job.publicationId);
+    expect(jobs.length).toBeGreaterThan(0);
+    const updatesBefore = new Map<number, number>();
+    const published = new Map<string, Publication>();
+    for (const id of ids) {
+      const pub = await getPublication(userId, pubOf.get(id)!.id);
+      expect(pub.status).toBe('published');
+      published.set(id, pub);
+      updatesBefore.set(pub.postId!, updatesOf(pub.postId!));
+    }
+
+    // Every fix-up job again, and each twice at once: nothing more is sent to the site.
+    await Promise.all(jobs.flatMap((j) => [runPublicationLinkFixups(j.publicationId), runPublicationLinkFixups(j.publicationId)]));
+    // A crash between the site's update and recording it: the row is queued again, the retry finds the link there.
+    const [anyDone] = await sql<{ id: string; publication_id: string }[]>`
+      SELECT id, publication_id FROM wordpress_link_fixups WHERE user_id = ${userId} AND state = 'done' LIMIT 1`;
+    await sql`UPDATE wordpress_link_fixups SET state = 'queued' WHERE id = ${anyDone!.id}`;
+    expect(await runPublicationLinkFixups(anyDone!.publication_id)).toEqual({ updated: false, done: 1, dropped: 0 });
+    for (const [postId, n] of updatesBefore) expect(updatesOf(postId), `post ${postId}`).toBe(n);
+
+    // The site's posts now, for the expected URLs.
+    const liveSite = new Map(
+      (await wp.rest<{ id: number; link: string }[]>('/wp/v2/posts?per_page=100&_fields=id,link')).body.map((p) => [p.id, p.link]),
+    );
+    const finalUrl = (l: ResultLink) =>
+      l.targetResultId ? published.get(l.targetResultId)!.link! : (liveSite.get(Number(l.targetKey.slice(5))) ?? null);
+
+    let lateTotal = 0;
+    const lateOf = new Map<string, number>();
+    // Posts that carry every link proposed for them (none removed, no target deleted).
+    const whole = new Set<string>();
+    const postIds = ids.map((id) => published.get(id)!.postId!);
+    const blocks = await blockNames(postIds);
+    for (const id of ids) {
+      const pub = published.get(id)!;
+      const post = await readPost(pub.postId!);
+      const kept = proposals.get(id)!.filter((l) => !removed.some((r) => r.id === l.id));
+      const anchors = anchorsOf(post.content.raw);
+      const rendered = anchorsOf(post.content.rendered);
+      expect(rendered.map((a) => hrefOf(a.attrs))).toEqual(anchors.map((a) => hrefOf(a.attrs)));
+      // Exactly the kept links whose target lives on the site, each once, at its final URL, on its anchor.
+      const expected = kept.filter((l) => finalUrl(l) !== null);
+      expect(anchors.map((a) => hrefOf(a.attrs)).sort()).toEqual(expected.map((l) => finalUrl(l)!).sort());
+      for (const l of expected) {
+        const a = anchors.find((x) => hrefOf(x.attrs) === finalUrl(l))!;
+        expect(a.text).toBe(l.anchor);
+        expect(l.sentence).toContain(l.anchor);
+        // Internal links: no nofollow.
+        expect(a.attrs).not.toContain('nofollow');
+      }
+      // The anchor's sentence is in the post as WordPress shows it, with the link inside it.
+      const text = post.content.rendered.replace(/<[^>]+>/g, '');
+      for (const l of expected) expect(text).toContain(l.sentence);
+      for (const a of anchors) expect(hrefOf(a.attrs)).not.toBe(pub.link);
+      for (const r of removed) if (r.resultId === id) expect(anchors.some((a) => hrefOf(a.attrs) === finalUrl(r))).toBe(false);
+      expect(post.content.raw).not.toContain(`href="${deletedLink.targetUrl}"`);
+      // Only known blocks; the links are inside paragraphs.
+      for (const name of blocks[String(pub.postId)]!) expect([null, 'core/heading', 'core/paragraph']).toContain(name);
+      // Late links: each done once (one update of the post per fix-up job that added any).
+      const fixups = await linkFixups(pub.id);
+      lateTotal += fixups.length;
+      lateOf.set(id, fixups.length);
+      if (anchors.length === proposals.get(id)!.length) whole.add(id);
+      for (const f of fixups) expect(f).toMatchObject({ state: 'done', targetUrl: published.get(f.targetResultId)!.link });
+      expect(updatesOf(pub.postId!)).toBeLessThanOrEqual(fixups.length);
+      if (fixups.length) expect(updatesOf(pub.postId!)).toBeGreaterThanOrEqual(1);
+      else expect(updatesOf(pub.postId!)).toBe(0);
+    }
+    expect(lateTotal).toBeGreaterThanOrEqual(5);
+    // The deleted site post: its link was dropped, its cache row removed.
+    expect(toSite.some((l) => l.targetKey === deletedLink.targetKey)).toBe(true);
+    const [cacheRow] = await sql`SELECT 1 FROM wordpress_site_posts WHERE site_id = ${site.id} AND wp_post_id = ${deletedPostId}`;
+    expect(cacheRow).toBeUndefined();
+
+    // One post's links as read back from WordPress (the issue note quotes it): one with a late link.
+    const shown = ids.find((id) => lateOf.get(id)! > 0 && whole.has(id))!;
+    const post = await readPost(published.get(shown)!.postId!);
+    console.log(
+      `Post "${titles[ids.indexOf(shown)]}" (${post.link}) as read back from WordPress (context=edit), ` +
+        `${lateOf.get(shown)} link(s) added by a late fix-up, ${updatesOf(post.id)} update(s) after its creation:\n` +
+        anchorsOf(post.content.raw)
+          .map((a) => {
+            const l = proposals.get(shown)!.find((x) => finalUrl(x) === hrefOf(a.attrs))!;
+            return `  <a ${a.attrs.trim()}>${a.text}</a>  (${l.targetResultId ? 'run post' : 'site post'} "${l.targetTitle}"; sentence: "${l.sentence}")`;
+          })
+          .join('\n'),
+    );
+  }, 300_000);
+});
