@@ -7,6 +7,7 @@ import {
   createSite,
   getPublication,
   queueBulkPublications,
+  queuePublications,
   runPublication,
   runPublicationLinkFixups,
   type Publication,
@@ -262,4 +263,100 @@ describe('internal links on publish (issue 26 §5)', () => {
           .join('\n'),
     );
   }, 300_000);
+
+  it('follows the run and site switches, keeps Classic HTML, leaves a post alone when its target is gone, places nothing the user edited out', async () => {
+    const userId = await user('cases');
+    const site = await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
+    const classic = await createSite(userId, {
+      siteUrl: proxy.url,
+      username: wp.username,
+      appPassword: wp.appPassword,
+      isDefault: false,
+      classicHtml: true,
+    });
+    const titles = ['alpha espresso', 'beta green tea', 'gamma sourdough', 'delta kimchi'];
+    // Post i names post i + 1: a chain of run links (no site posts cached: run links only).
+    const { runId, ids } = await run(
+      userId,
+      titles,
+      (i) => SUBJECTS[i]!,
+      (i) => titles[(i + 1) % titles.length]!,
+    );
+    expect(await linkRun(userId, runId, { siteId: site.id })).toBeGreaterThanOrEqual(4);
+    const linkTo = async (from: number, to: number) => (await resultLinks(userId, ids[from]!)).find((l) => l.targetResultId === ids[to]);
+    expect(await linkTo(0, 1)).toBeDefined();
+    expect(await linkTo(1, 2)).toBeDefined();
+    const request = (i: number, siteId: number, content?: string) => ({
+      siteId,
+      resultId: ids[i]!,
+      title: titles[i]!,
+      content: content ?? '',
+      excerpt: '',
+      categories: [],
+      tags: [],
+      publishAt: null,
+    });
+    const contentOf = async (i: number) =>
+      (await sql<{ content: string }[]>`SELECT content FROM generation_results WHERE id = ${ids[i]!}`)[0]!.content;
+    const publish = async (i: number, siteId: number, content?: string) => {
+      const [pub] = await queuePublications(userId, [request(i, siteId, content ?? (await contentOf(i)))]);
+      expect(await runPublication(pub!.id)).toBe('published');
+      return getPublication(userId, pub!.id);
+    };
+    const fixupTo = async (publicationId: string, to: number) =>
+      (await linkFixups(publicationId)).filter((f) => f.targetResultId === ids[to]);
+    const runJobsOf = async (publicationId: string) => {
+      for (const job of (await fixupJobs()).filter((j) => j.publicationId === publicationId)) await runPublicationLinkFixups(publicationId);
+    };
+
+    // Site switch off: published without links, and nothing waits.
+    await sql`UPDATE wordpress_sites SET link_enabled = false WHERE id = ${site.id}`;
+    const off = await publish(1, site.id);
+    expect((await readPost(off.postId!)).content.raw).not.toContain('<a ');
+    expect(await linkFixups(off.id)).toEqual([]);
+    // Run switch off (site on): the same.
+    await sql`UPDATE wordpress_sites SET link_enabled = true WHERE id = ${site.id}`;
+    await sql`UPDATE generation_runs SET link_enabled = false WHERE id = ${runId}`;
+    const runOff = await publish(2, site.id);
+    expect((await readPost(runOff.postId!)).content.raw).not.toContain('<a ');
+    await sql`UPDATE generation_runs SET link_enabled = true WHERE id = ${runId}`;
+
+    // Classic HTML site: post 0 waits for post 1; the fix-up weaves into HTML (no block markup).
+    const c0 = await publish(0, classic.id);
+    expect(await fixupTo(c0.id, 1)).toEqual([expect.objectContaining({ state: 'waiting' })]);
+    const c1 = await publish(1, classic.id);
+    expect(await fixupTo(c0.id, 1)).toEqual([expect.objectContaining({ state: 'queued', targetUrl: c1.link })]);
+    await runJobsOf(c0.id);
+    const c0Post = await readPost(c0.postId!);
+    expect(c0Post.content.raw).not.toContain('<!-- wp:');
+    expect(c0Post.content.raw).toContain(`<a href="${c1.link}">${(await linkTo(0, 1))!.anchor}</a>`);
+    expect(updatesOf(c0.postId!)).toBe(1);
+
+    // Block site, where post 1 is already published (without links, above): post 3 links post 0, which
+    // is not there yet (it waits); post 0 links post 1 at once. Post 0 is then deleted on the site
+    // before the fix-up runs: post 3 is left alone.
+    const b3 = await publish(3, site.id);
+    expect(await fixupTo(b3.id, 0)).toEqual([expect.objectContaining({ state: 'waiting' })]);
+    const b0 = await publish(0, site.id);
+    expect((await readPost(b0.postId!)).content.raw).toContain(`<a href="${off.link}">${(await linkTo(0, 1))!.anchor}</a>`);
+    expect(await fixupTo(b0.id, 1)).toEqual([]);
+    expect(await fixupTo(b3.id, 0)).toEqual([expect.objectContaining({ state: 'queued', targetUrl: b0.link })]);
+    const before = await readPost(b3.postId!);
+    expect(await wp.php(`echo wp_delete_post(${b0.postId}, true) ? 'deleted' : 'no';`)).toContain('deleted');
+    await runJobsOf(b3.id);
+    expect(await fixupTo(b3.id, 0)).toEqual([expect.objectContaining({ state: 'dropped' })]);
+    const after = await readPost(b3.postId!);
+    expect(after.content.raw).toBe(before.content.raw);
+    const revisions = await wp.rest<unknown[]>(`/wp/v2/posts/${b3.postId}/revisions`);
+    expect(revisions.body.length).toBeLessThanOrEqual(1);
+
+    // The user edited the sentence with post 2's anchor out of post 1 before publishing it (to the
+    // Classic site, where post 2 is not): nothing is placed and nothing waits for post 2.
+    const l12 = (await linkTo(1, 2))!;
+    const edited = (await contentOf(1)).replace(l12.sentence, 'A sentence without it.');
+    expect(edited).not.toContain(l12.anchor);
+    const e1 = await publish(1, classic.id, edited);
+    expect(await fixupTo(e1.id, 2)).toEqual([]);
+    expect((await readPost(e1.postId!)).content.raw).not.toContain(`${l12.anchor}</a>`);
+  }, 120_000);
 });
