@@ -49,8 +49,8 @@ export async function publishLinks(
 ): Promise<PublishLinks> {
   const { userId, siteId, publicationId, resultId } = input;
   if (!/^[0-9a-f-]{36}$/i.test(resultId)) return { html: input.content, placed: 0, waiting: 0 };
-  const [run] = await db<{ link_site_posts: boolean; link_count: number }[]>`
-    SELECT g.link_site_posts, g.link_count FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+  const [run] = await db<{ link_site_posts: boolean }[]>`
+    SELECT g.link_site_posts FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
     WHERE r.user_id = ${userId} AND r.id = ${resultId}`;
   if (!run) return { html: input.content, placed: 0, waiting: 0 };
   const kept = await db<KeptLink[]>`
@@ -195,10 +195,31 @@ export async function runLinkFixups(
   try {
     return await transaction(db, async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`wordpress-link-fixup:${siteId}:${postId}`}, 0))`;
-      const rows = await tx<{ id: string; target_result_id: string; anchor: string; target_title: string }[]>`
-        SELECT id, target_result_id, anchor, target_title FROM wordpress_link_fixups
-        WHERE publication_id = ${publicationId} AND state = 'queued' ORDER BY created_at, id FOR UPDATE`;
-      if (rows.length === 0) return none;
+      // Each with whether it may still go in: the user has not removed the link since (nor turned
+      // linking off for the run or the site).
+      const locked = await tx<{ id: string; target_result_id: string; anchor: string; target_title: string; wanted: boolean }[]>`
+        SELECT f.id, f.target_result_id, f.anchor, f.target_title,
+          (s.link_enabled AND g.link_enabled AND EXISTS (
+            SELECT 1 FROM result_links l WHERE l.result_id = r.id AND l.target_result_id = f.target_result_id AND l.removed_at IS NULL
+          )) AS wanted
+        FROM wordpress_link_fixups f
+        JOIN wordpress_publications p ON p.id = f.publication_id
+        JOIN wordpress_sites s ON s.id = f.site_id
+        LEFT JOIN generation_results r ON r.id::text = p.result_id
+        LEFT JOIN generation_runs g ON g.id = r.run_id
+        WHERE f.publication_id = ${publicationId} AND f.state = 'queued' ORDER BY f.created_at, f.id FOR UPDATE OF f`;
+      if (locked.length === 0) return none;
+      const finish = (ids: string[], state: 'done' | 'dropped', note: string | null) =>
+        ids.length
+          ? tx`
+              UPDATE wordpress_link_fixups SET state = ${state}, note = ${note}, attempts = attempts + 1, updated_at = now(),
+                done_at = CASE WHEN ${state} = 'done' THEN now() ELSE done_at END
+              WHERE id = ANY (${ids}::uuid[])`
+          : Promise.resolve();
+      const unwanted = locked.filter((r) => !r.wanted).map((r) => r.id);
+      await finish(unwanted, 'dropped', 'link removed or linking off');
+      const rows = locked.filter((r) => r.wanted);
+      if (rows.length === 0) return { updated: false, done: 0, dropped: unwanted.length };
       const site = await creds(source.user_id, siteId);
       const targets = await tx<{ result_id: string; wp_post_id: string }[]>`
         SELECT DISTINCT ON (result_id) result_id, wp_post_id FROM wordpress_publications
@@ -208,20 +229,13 @@ export async function runLinkFixups(
       const targetPost = new Map(targets.map((t) => [t.result_id, Number(t.wp_post_id)]));
       const live = await publishedPostLinks(site, [...targetPost.values()], opts);
       const post = await getPostRaw(site, postId, opts);
-      const finish = (ids: string[], state: 'done' | 'dropped', note: string | null) =>
-        ids.length
-          ? tx`
-              UPDATE wordpress_link_fixups SET state = ${state}, note = ${note}, attempts = attempts + 1, updated_at = now(),
-                done_at = CASE WHEN ${state} = 'done' THEN now() ELSE done_at END
-              WHERE id = ANY (${ids}::uuid[])`
-          : Promise.resolve();
       if (!post) {
         await finish(
           rows.map((r) => r.id),
           'dropped',
           'source post gone',
         );
-        return { updated: false, done: 0, dropped: rows.length };
+        return { updated: false, done: 0, dropped: locked.length };
       }
       const urlOf = new Map<string, string>();
       const gone: string[] = [];
@@ -247,7 +261,11 @@ export async function runLinkFixups(
       await finish([...placed, ...already], 'done', null);
       await finish(gone, 'dropped', 'target not published');
       await finish(unplaced, 'dropped', 'anchor not in the post');
-      return { updated: placed.length > 0, done: placed.length + already.length, dropped: gone.length + unplaced.length };
+      return {
+        updated: placed.length > 0,
+        done: placed.length + already.length,
+        dropped: unwanted.length + gone.length + unplaced.length,
+      };
     });
   } catch (error) {
     if (opts.final) {

@@ -267,7 +267,7 @@ describe('internal links on publish (issue 26 §5)', () => {
     );
   }, 300_000);
 
-  it('follows the run and site switches, keeps Classic HTML, leaves a post alone when its target is gone, places nothing the user edited out', async () => {
+  it('follows the run and site switches, keeps Classic HTML, leaves a post alone when its target is gone or the link was removed, places nothing the user edited out', async () => {
     const userId = await user('cases');
     const site = await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
     const classic = await createSite(userId, {
@@ -353,6 +353,19 @@ describe('internal links on publish (issue 26 §5)', () => {
     expect(after.content.raw).toBe(before.content.raw);
     const revisions = await wp.rest<unknown[]>(`/wp/v2/posts/${b3.postId}/revisions`);
     expect(revisions.body.length).toBeLessThanOrEqual(1);
+
+    // A link removed by the user while its post waits: the fix-up drops it and the post is not touched.
+    const l23 = (await linkTo(2, 3))!;
+    expect(l23).toBeDefined();
+    const c2 = await publish(2, classic.id);
+    expect(await fixupTo(c2.id, 3)).toEqual([expect.objectContaining({ state: 'waiting' })]);
+    await removeLink(userId, l23.id);
+    const c3 = await publish(3, classic.id);
+    expect((await readPost(c3.postId!)).content.raw).toContain(`<a href="${c0.link}">`);
+    await runJobsOf(c2.id);
+    expect(await fixupTo(c2.id, 3)).toEqual([expect.objectContaining({ state: 'dropped' })]);
+    expect(updatesOf(c2.postId!)).toBe(0);
+    expect((await readPost(c2.postId!)).content.raw).not.toContain(`href="${c3.link}"`);
 
     // The user edited the sentence with post 2's anchor out of post 1 before publishing it (to the
     // Classic site, where post 2 is not): nothing is placed and nothing waits for post 2.
