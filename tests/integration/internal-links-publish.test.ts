@@ -247,6 +247,11 @@ describe('internal links on publish (issue 26 §5)', () => {
       else expect(updatesOf(pub.postId!)).toBe(0);
     }
     expect(lateTotal).toBeGreaterThanOrEqual(5);
+    const totalUpdates = postIds.reduce((n, id) => n + updatesOf(id), 0);
+    console.log(
+      `20 posts: ${all.length} links proposed (${toRun.length} to run posts, ${toSite.length} to site posts), 2 removed, ` +
+        `1 site post deleted; ${lateTotal} late links fixed up by ${totalUpdates} post updates (${jobs.length} fix-up jobs, each run 3+ times)`,
+    );
     // The deleted site post: its link was dropped, its cache row removed.
     expect(toSite.some((l) => l.targetKey === deletedLink.targetKey)).toBe(true);
     const [cacheRow] = await sql`SELECT 1 FROM wordpress_site_posts WHERE site_id = ${site.id} AND wp_post_id = ${deletedPostId}`;
