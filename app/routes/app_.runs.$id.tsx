@@ -87,9 +87,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
     throw error;
   }
   const back = runUrl(runId);
-  // Without JavaScript the page comes back scrolled to the post acted on; a fetcher (a Remix data
-  // request) stays where it is.
-  const scripted = new URL(request.url).searchParams.has('_data');
+  // Without JavaScript the page comes back scrolled to the post acted on; with it (the hydrated
+  // forms add stay=1) the page stays where it is.
+  const scripted = formData.get('stay') === '1';
   const to = (hash: string) => (scripted ? back : `${back}${hash}`);
   const failed = (description: string) => redirectWithToast(back, { type: 'error', title: t('links.toasts.failed'), description });
 

@@ -1,6 +1,7 @@
 import { useFetcher } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { runUrl } from '~/components/generation/urls';
+import { useHydrated } from '~/components/generation/use-hydrated';
 import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import type { ResultLink } from '~/services/internal-links.server';
@@ -9,6 +10,11 @@ import type { ResultLink } from '~/services/internal-links.server';
 // anchor in its sentence), where it goes (a post of the run, by its URL or its /slug/, or a post
 // of the user's site) and why (its relevance score). Remove one (it is never proposed again), or
 // link this post again; removed links stay listed, folded.
+
+/** With JavaScript the forms post through fetchers: the answer keeps the page where it is (no #post-... jump). */
+export function StayField() {
+  return useHydrated() ? <input type="hidden" name="stay" value="1" /> : null;
+}
 
 export type LinkView = Omit<ResultLink, 'removedAt'> & { removedAt: string | null };
 
@@ -39,6 +45,7 @@ export function PostLinks({
         </div>
         <relink.Form method="post" action={runUrl(runId)} preventScrollReset>
           <input type="hidden" name="intent" value="relink-post" />
+          <StayField />
           <input type="hidden" name="resultId" value={post.id} />
           <Button
             type="submit"
@@ -109,6 +116,7 @@ function ProposedLink({ runId, link }: { runId: string; link: LinkView }) {
         </div>
         <remove.Form method="post" action={runUrl(runId)} preventScrollReset>
           <input type="hidden" name="intent" value="remove-link" />
+          <StayField />
           <input type="hidden" name="linkId" value={link.id} />
           <input type="hidden" name="resultId" value={link.resultId} />
           <Button

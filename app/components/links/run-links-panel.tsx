@@ -11,7 +11,7 @@ import type { RunLinkSettings } from '~/services/internal-links.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { dateTimeFormat } from '~/utils/intl-format';
 import { LINK_COUNT_MAX, runLinkSettingsSchema } from '~/utils/link-schemas';
-import { PostLinks, type LinkView } from './post-links';
+import { PostLinks, StayField, type LinkView } from './post-links';
 
 // The internal links of a run (issue 26 §4, §6), on the run's page: its settings and "Link posts",
 // then each post's proposed links. Every form is a plain POST to the run's page (redirected back
@@ -76,6 +76,7 @@ export function RunLinksPanel({
 
       <fetcher.Form method="post" action={runUrl(runId)} preventScrollReset {...getFormProps(form)} className="flex flex-col gap-4">
         <input type="hidden" name="intent" value="link-run" />
+        <StayField />
         <FormAlert id={form.errorId} title={t('links.settingsFailed')} errors={form.errors} />
         <label className="flex items-center gap-2 text-sm text-slate-800">
           <input {...getInputProps(fields.enabled, { type: 'checkbox' })} className="size-4 rounded border-slate-300 text-indigo-600" />
