@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import postgres from 'postgres';
-import { createAccount, expect, test, text } from './fixtures';
+import { axeViolations, createAccount, expect, test, text } from './fixtures';
 
 // Issue 26 §4, §6: a run's internal links reviewed on its page, in both projects (JavaScript on:
 // fetchers, no reload; off: plain form posts answered by redirects). A completed run with no site
@@ -65,11 +65,18 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
   page,
   jsEnabled,
   baseURL,
-}) => {
+}, testInfo) => {
   const account = await createAccount(page, 'links');
   const { runId, ids } = await completedRun(account.email);
   const first = page.locator(`#post-${ids[0]}`);
-  await page.goto(`/app/runs/${runId}`);
+
+  await test.step('from the Results tab, a post leads to its links on the run page', async () => {
+    await page.goto('/app?tab=results');
+    const result = page.getByTestId('result').filter({ has: page.getByTestId('result-title').getByText(TITLES[0]!, { exact: true }) });
+    await result.getByRole('link', { name: 'Internal links' }).click();
+    await expect(page).toHaveURL(new RegExp(`/app/runs/${runId}#post-${ids[0]}$`));
+    await expect(first).toBeVisible();
+  });
 
   await test.step('the panel: settings, the no-credits note, not linked yet', async () => {
     const panel = page.getByTestId('internal-links');
@@ -106,6 +113,16 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
     // The anchor is in its sentence, highlighted.
     const anchor = (await link.getByTestId('link-anchor').textContent())!.replace(/^“|”$/g, '');
     await expect(link.locator('mark')).toHaveText(anchor);
+  });
+
+  await test.step('the panel passes axe (serious and critical rules) and is captured at 390 px', async () => {
+    if (jsEnabled) {
+      const violations = await axeViolations(page);
+      expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByTestId('internal-links').screenshot({ path: testInfo.outputPath(`links-390-js${jsEnabled ? 1 : 0}.png`) });
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 
   await test.step('remove one: it is listed as removed', async () => {
