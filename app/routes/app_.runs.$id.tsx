@@ -15,7 +15,14 @@ import { useRevalidateWhile } from '~/components/generation/use-revalidate-while
 import { getT } from '~/i18n.server';
 import { RunLinksPanel } from '~/components/links/run-links-panel';
 import { cancelRun, GenerationError, getRunProgress, isUuid, type RunProgress } from '~/services/generation.server';
-import { linkRunBySettings, removeLink, runLinkSettings, runLinksView, saveRunLinkSettings } from '~/services/internal-links.server';
+import {
+  isRunPost,
+  linkRunBySettings,
+  removeLink,
+  runLinkSettings,
+  runLinksView,
+  saveRunLinkSettings,
+} from '~/services/internal-links.server';
 import { listSites, WordPressServiceError } from '~/services/wordpress.server';
 import { readFormData } from '~/http/json-api.server';
 import type { Translate } from '~/utils/auth-schemas';
@@ -120,6 +127,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       const submission = parseWithZod(formData, { schema: relinkPostSchema(t), disableAutoCoercion: true });
       if (submission.status !== 'success') return failed(t('links.validation.post'));
       const { resultId } = submission.value;
+      if (!(await isRunPost(user.id, runId, resultId))) return failed(t('links.validation.post'));
       const count = await linkRunBySettings(user.id, runId, { resultId });
       const { enabled } = await runLinkSettings(user.id, runId);
       return redirectWithToast(

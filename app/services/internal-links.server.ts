@@ -493,3 +493,11 @@ export async function runLinksView(userId: string, runId: string, db: Db = sql):
   }
   return [...byPost.values()];
 }
+
+/** Whether the result is a completed text post of the user's run (what "Re-link this post" may name). */
+export async function isRunPost(userId: string, runId: string, resultId: string, db: Db = sql): Promise<boolean> {
+  const [row] = await db`
+    SELECT 1 FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND id = ${resultId} AND type = 'text' AND status = 'completed'`;
+  return Boolean(row);
+}

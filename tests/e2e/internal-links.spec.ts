@@ -152,7 +152,25 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
   });
 
   await test.step('re-link the run: the removed one stays removed', async () => {
-    await submit(page, page.getByRole('button', { name: 'Link posts' }));
+    const button = page.getByRole('button', { name: 'Link posts' });
+    if (jsEnabled) {
+      // The answer is held until the button has shown that it is working (a fetcher: no navigation).
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const isRun = (url: URL) => url.pathname === `/app/runs/${runId}`;
+      await page.route(isRun, async (route) => {
+        if (route.request().method() === 'POST') await held;
+        await route.continue();
+      });
+      const answered = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/app/runs/'));
+      await button.click();
+      const busy = page.getByRole('button', { name: 'Linking…' });
+      await expect(busy).toHaveAttribute('aria-busy', 'true');
+      await expect(busy).toBeDisabled();
+      release();
+      await answered;
+      await page.unroute(isRun);
+    } else await submit(page, button);
     await expectToast(page, 'Posts linked');
     await expect(first.getByTestId('removed-links')).toContainText('1 removed link');
     expect(await targets(first)).not.toContain(removedTarget);

@@ -187,6 +187,12 @@ describe('the run page: internal links without JavaScript', () => {
     // Ids that are not ids: a message, no error page.
     const badPost = await follow(a.c, await a.c.postForm(url, { intent: 'relink-post', resultId: 'nope' }));
     expect(badPost.text).toContain('That post is not in this run.');
+    const notHers = await follow(
+      a.c,
+      await a.c.postForm(url, { intent: 'relink-post', resultId: other.ids[0]! }, { 'accept-language': 'zh-HK' }),
+    );
+    expect(notHers.text).toContain('此批次中沒有該文章。');
+    expect(await linksOf(other.runId)).toHaveLength(0);
     const badLink = await follow(a.c, await a.c.postForm(url, { intent: 'remove-link', linkId: "1' OR 1=1" }));
     expect(badLink.text).toContain('That link was not found.');
     expect((await a.c.postForm('/app/runs/not-a-run', settings())).status).toBe(404);
