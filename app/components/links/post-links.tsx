@@ -136,7 +136,7 @@ function ProposedLink({ runId, link }: { runId: string; link: LinkView }) {
         {at >= 0 ? (
           <>
             {link.sentence.slice(0, at)}
-            <mark className="rounded bg-amber-100 px-0.5 text-slate-900">{link.anchor}</mark>
+            <mark className="rounded bg-amber-50 px-0.5 text-amber-900">{link.anchor}</mark>
             {link.sentence.slice(at + link.anchor.length)}
           </>
         ) : (
