@@ -2,6 +2,7 @@ import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
 import { listPublishedPosts, type WpCallOptions } from './wordpress-client.server';
 import { weaveLinks } from '~/utils/link-weaver';
+import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { siteCredentials, WordPressServiceError } from './wordpress.server';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
@@ -342,7 +343,7 @@ export type RunLinkSettings = {
   linkedAt: Date | null;
 };
 
-export const LINK_COUNT_MAX = 10;
+export { LINK_COUNT_MAX };
 
 /** The run's linking settings, for its owner only. */
 export async function runLinkSettings(userId: string, runId: string, db: Db = sql): Promise<RunLinkSettings> {
@@ -464,4 +465,39 @@ export async function linkedContent(userId: string, resultId: string, db: Db = s
     kept.map((l) => ({ url: l.targetUrl!, title: l.targetTitle, phrases: [l.anchor] })),
     { maxLinks: kept.length },
   ).html;
+}
+
+export type RunLinksPost = { id: string; title: string; links: ResultLink[]; removed: ResultLink[] };
+
+/**
+ * The review of a run's links for one page (issue 26 §4): each completed text post of the run in
+ * order with its kept proposals and its removed links. Two queries whatever the run's size.
+ */
+export async function runLinksView(userId: string, runId: string, db: Db = sql): Promise<RunLinksPost[]> {
+  const posts = await db<{ id: string; title: string }[]>`
+    SELECT id, coalesce(nullif(title, ''), prompt) AS title FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND type = 'text' AND status = 'completed'
+    ORDER BY position, id`;
+  if (posts.length === 0) return [];
+  const rows = await db<LinkRow[]>`
+    SELECT l.id, l.result_id, l.position, l.target_key, l.target_result_id, l.target_url, l.target_slug, l.target_title,
+      l.anchor, l.sentence, l.score, l.removed_at
+    FROM result_links l JOIN generation_results r ON r.id = l.result_id
+    WHERE l.user_id = ${userId} AND r.user_id = ${userId} AND r.run_id = ${runId}
+    ORDER BY l.result_id, l.removed_at NULLS FIRST, l.position`;
+  const byPost = new Map(posts.map((p) => [p.id, { ...p, links: [] as ResultLink[], removed: [] as ResultLink[] }]));
+  for (const row of rows) {
+    const link = toLink(row);
+    const post = byPost.get(link.resultId);
+    if (post) (link.removedAt ? post.removed : post.links).push(link);
+  }
+  return [...byPost.values()];
+}
+
+/** Whether the result is a completed text post of the user's run (what "Re-link this post" may name). */
+export async function isRunPost(userId: string, runId: string, resultId: string, db: Db = sql): Promise<boolean> {
+  const [row] = await db`
+    SELECT 1 FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND id = ${resultId} AND type = 'text' AND status = 'completed'`;
+  return Boolean(row);
 }
