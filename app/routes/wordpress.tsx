@@ -119,8 +119,12 @@ export async function action({ request }: ActionFunctionArgs) {
         return json({ intent: intent, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
       }
       try {
-        // The form's unchecked box sends nothing: Classic HTML off.
-        const input = { ...submission.value, classicHtml: submission.value.classicHtml ?? false };
+        // The form's unchecked boxes send nothing: Classic HTML off, internal links off.
+        const input = {
+          ...submission.value,
+          classicHtml: submission.value.classicHtml ?? false,
+          internalLinks: submission.value.internalLinks ?? false,
+        };
         const saved =
           intent === 'create'
             ? await createSite(user.id, input as z.infer<ReturnType<typeof siteSchema>>)
@@ -364,8 +368,15 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
     id: `site-${mode}`,
     lastResult,
     defaultValue: site
-      ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '', classicHtml: site.classicHtml ? 'on' : '' }
-      : undefined,
+      ? {
+          siteUrl: site.siteUrl,
+          username: site.username,
+          isDefault: site.isDefault ? 'on' : '',
+          classicHtml: site.classicHtml ? 'on' : '',
+          internalLinks: site.internalLinks ? 'on' : '',
+        }
+      : // Internal links cost nothing: on unless the user says otherwise.
+        { internalLinks: 'on' },
     onValidate: ({ formData }) => {
       const testing = parseWithZod(formData, { schema: testIntent }).status === 'success';
       const tr = t as Translate;
@@ -424,6 +435,19 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
             <label htmlFor={fields.classicHtml.id}>{t('sites.classicHtml')}</label>
             <p id="classic-html-help" className="text-xs text-slate-600">
               {t('sites.classicHtmlHelp')}
+            </p>
+          </div>
+        </div>
+        <div className="flex items-start gap-2 text-sm text-slate-800">
+          <input
+            {...getInputProps(fields.internalLinks, { type: 'checkbox' })}
+            className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600"
+            aria-describedby="internal-links-help"
+          />
+          <div>
+            <label htmlFor={fields.internalLinks.id}>{t('sites.internalLinks')}</label>
+            <p id="internal-links-help" className="text-xs text-slate-600">
+              {t('sites.internalLinksHelp')}
             </p>
           </div>
         </div>

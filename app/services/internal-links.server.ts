@@ -3,6 +3,9 @@ import { env } from '~/utils/env.server';
 import { listPublishedPosts, type WpCallOptions } from './wordpress-client.server';
 import { weaveLinks } from '~/utils/link-weaver';
 import { siteCredentials, WordPressServiceError } from './wordpress.server';
+import { singleton } from '~/utils/singleton.server';
+import { getLogger } from '~/utils/logger.server';
+import { enqueue } from '~/queue/boss';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
 // other results of the same run) and which of them each post should link to. No provider call:
@@ -16,13 +19,31 @@ export type SitePost = { wpPostId: number; title: string; url: string; categorie
 /**
  * Reads the site's published posts again (newest first, at most LINK_SOURCE_MAX_POSTS) and replaces
  * its cached list. The REST calls run outside any transaction; the swap is one transaction under
- * the site row's lock, so two refreshes at once leave one whole list, never a mix.
+ * the site row's lock, so two refreshes at once leave one whole list, never a mix. Presses that
+ * arrive while a read of the same site is under way in this process share that read (the page's
+ * button, the API and a run's linking job), so a burst of them costs the site one read.
  */
-export async function refreshSitePosts(userId: string, siteId: number, opts: WpCallOptions & { limit?: number } = {}): Promise<number> {
-  const site = await siteCredentials(userId, siteId);
+export function refreshSitePosts(
+  userId: string,
+  siteId: number,
+  opts: WpCallOptions & { limit?: number } = {},
+  db: Db = sql,
+): Promise<number> {
+  const key = `${userId}:${siteId}:${opts.limit ?? ''}`;
+  const running = refreshesUnderWay.get(key);
+  if (running) return running;
+  const read = readSitePosts(userId, siteId, opts, db).finally(() => refreshesUnderWay.delete(key));
+  refreshesUnderWay.set(key, read);
+  return read;
+}
+
+const refreshesUnderWay = singleton('internal-links:refreshes', () => new Map<string, Promise<number>>());
+
+async function readSitePosts(userId: string, siteId: number, opts: WpCallOptions & { limit?: number }, db: Db): Promise<number> {
+  const site = await siteCredentials(userId, siteId, db);
   const { limit = env.LINK_SOURCE_MAX_POSTS, ...callOpts } = opts;
   const posts = await listPublishedPosts(site, limit, callOpts);
-  await transaction(sql, async (tx) => {
+  await transaction(db, async (tx) => {
     const [row] = await tx`SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId} FOR UPDATE`;
     if (!row) throw new WordPressServiceError('not_found');
     await tx`DELETE FROM wordpress_site_posts WHERE site_id = ${siteId}`;
@@ -45,6 +66,16 @@ export async function refreshSitePosts(userId: string, siteId: number, opts: WpC
     await tx`UPDATE wordpress_sites SET posts_refreshed_at = now() WHERE id = ${siteId}`;
   });
   return posts.length;
+}
+
+export type SitePostsSummary = { siteId: number; count: number; refreshedAt: Date | null };
+
+/** For each of the user's sites: how many posts are cached as link targets and when they were read. */
+export async function sitePostsSummary(userId: string, db: Db = sql): Promise<SitePostsSummary[]> {
+  const rows = await db<{ id: string; n: number; posts_refreshed_at: Date | null }[]>`
+    SELECT s.id, s.posts_refreshed_at, (SELECT count(*)::int FROM wordpress_site_posts p WHERE p.site_id = s.id) AS n
+    FROM wordpress_sites s WHERE s.user_id = ${userId} ORDER BY s.id`;
+  return rows.map((r) => ({ siteId: Number(r.id), count: r.n, refreshedAt: r.posts_refreshed_at }));
 }
 
 /** The cached posts of one of the user's sites and when they were read (null: never). */
@@ -394,16 +425,75 @@ export async function linkRunBySettings(userId: string, runId: string, options: 
         AND (${options.resultId ?? null}::uuid IS NULL OR l.result_id = ${options.resultId ?? null})`;
     return 0;
   }
-  let siteId: number | null = null;
-  if (settings.sitePosts) {
-    if (settings.siteId !== null) siteId = settings.siteId;
-    else {
-      const [site] = await db<{ id: string }[]>`
-        SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND is_default ORDER BY id LIMIT 1`;
-      siteId = site ? Number(site.id) : null;
+  const siteId = await linkSiteOf(userId, settings, db);
+  return linkRun(userId, runId, { count: settings.count, siteId, resultId: options.resultId }, db);
+}
+
+/** The site whose posts the run links to: its chosen one, else the user's default; null for none. */
+async function linkSiteOf(userId: string, settings: RunLinkSettings, db: Db): Promise<number | null> {
+  if (!settings.sitePosts) return null;
+  if (settings.siteId !== null) return settings.siteId;
+  const [site] = await db<{ id: string }[]>`
+    SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND is_default ORDER BY id LIMIT 1`;
+  return site ? Number(site.id) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linking a run when it finishes (the `link-run` queue)
+
+/**
+ * Called after an item of a run has ended (its final state committed): when that was the run's
+ * last item processing, the run is a text run with linking on and has a completed post, its
+ * linking job is enqueued. Each ending item checks after its own commit, so the last one to commit
+ * sees every other one ended; two that see it at once enqueue one job (singleton key per run).
+ */
+export async function linkWhenRunEnds(userId: string, of: { resultId: string } | { runId: string }, db: Db = sql): Promise<boolean> {
+  const [run] = await db<{ id: string }[]>`
+    SELECT g.id FROM generation_runs g
+    WHERE g.user_id = ${userId} AND g.type = 'text' AND g.link_enabled
+      AND g.id = ${'runId' in of ? of.runId : db`(SELECT run_id FROM generation_results WHERE id = ${of.resultId})`}
+      AND NOT EXISTS (SELECT 1 FROM generation_results x WHERE x.run_id = g.id AND x.status = 'processing')
+      AND EXISTS (SELECT 1 FROM generation_results x WHERE x.run_id = g.id AND x.status = 'completed' AND x.type = 'text')`;
+  if (!run) return false;
+  await enqueue('link-run', { userId, runId: run.id }, { singletonKey: run.id }, db);
+  return true;
+}
+
+export type FinishedRunLinking = { linked: boolean; links: number; siteId: number | null; siteRead: 'cached' | 'read' | 'failed' | null };
+
+/**
+ * The linking job of a finished run: links it as its settings say, unless linking is off or the
+ * run was linked after its last post was completed (a replayed job, or the user linked it by hand
+ * since). The site's posts are read first when they never were; when the site cannot be read
+ * (down, refused), linking goes on without them: the run's posts link among themselves.
+ */
+export async function linkFinishedRun(userId: string, runId: string, db: Db = sql): Promise<FinishedRunLinking> {
+  const [run] = await db<{ linked_at: Date | null; last_completed: Date | null }[]>`
+    SELECT g.linked_at,
+      (SELECT max(x.completed_at) FROM generation_results x WHERE x.run_id = g.id AND x.status = 'completed' AND x.type = 'text')
+        AS last_completed
+    FROM generation_runs g WHERE g.user_id = ${userId} AND g.id = ${runId}`;
+  const settings = run ? await runLinkSettings(userId, runId, db) : null;
+  if (!run || !settings?.enabled || !run.last_completed || (run.linked_at && run.linked_at >= run.last_completed)) {
+    return { linked: false, links: 0, siteId: null, siteRead: null };
+  }
+  const siteId = await linkSiteOf(userId, settings, db);
+  let siteRead: FinishedRunLinking['siteRead'] = null;
+  if (siteId !== null) {
+    const [site] = await db<{ posts_refreshed_at: Date | null }[]>`
+      SELECT posts_refreshed_at FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId}`;
+    siteRead = site?.posts_refreshed_at ? 'cached' : 'read';
+    if (site && !site.posts_refreshed_at) {
+      try {
+        await refreshSitePosts(userId, siteId, {}, db);
+      } catch (err) {
+        siteRead = 'failed';
+        getLogger().warn({ err: String(err), runId, siteId }, 'internal links: the site posts could not be read; linking within the run');
+      }
     }
   }
-  return linkRun(userId, runId, { count: settings.count, siteId, resultId: options.resultId }, db);
+  const links = await linkRunBySettings(userId, runId, {}, db);
+  return { linked: true, links, siteId, siteRead };
 }
 
 type LinkRow = {
