@@ -6,6 +6,8 @@ import { siteCredentials, WordPressServiceError } from './wordpress.server';
 import { singleton } from '~/utils/singleton.server';
 import { getLogger } from '~/utils/logger.server';
 import { enqueue } from '~/queue/boss';
+import { LINK_COUNT_MAX, type RunLinkSettingsInput } from '~/utils/link-settings';
+import { errors as generationErrors, isUuid } from './generation.server';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
 // other results of the same run) and which of them each post should link to. No provider call:
@@ -373,7 +375,7 @@ export type RunLinkSettings = {
   linkedAt: Date | null;
 };
 
-export const LINK_COUNT_MAX = 10;
+export { LINK_COUNT_MAX };
 
 /** The run's linking settings, for its owner only. */
 export async function runLinkSettings(userId: string, runId: string, db: Db = sql): Promise<RunLinkSettings> {
@@ -554,4 +556,84 @@ export async function linkedContent(userId: string, resultId: string, db: Db = s
     kept.map((l) => ({ url: l.targetUrl!, title: l.targetTitle, phrases: [l.anchor] })),
     { maxLinks: kept.length },
   ).html;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON API's views and actions (api.jobs.$id.links, api.results.$id.links)
+
+export type RunLinks = {
+  runId: string;
+  settings: RunLinkSettings;
+  /** Every text post of the run in order, with its links (removed ones too, marked). */
+  results: { resultId: string; position: number; title: string; status: string; links: ResultLink[] }[];
+};
+
+/** The owner's run, or generation's "job not found". */
+async function ownRun(userId: string, runId: string, db: Db): Promise<void> {
+  if (!isUuid(runId)) throw generationErrors.notFound('job');
+  const [run] = await db`SELECT 1 FROM generation_runs WHERE user_id = ${userId} AND id = ${runId}`;
+  if (!run) throw generationErrors.notFound('job');
+}
+
+/** The run's link settings and every text post's links, for its owner. */
+export async function runLinks(userId: string, runId: string, db: Db = sql): Promise<RunLinks> {
+  await ownRun(userId, runId, db);
+  const settings = await runLinkSettings(userId, runId, db);
+  const results = await db<{ id: string; position: number; title: string | null; prompt: string; status: string }[]>`
+    SELECT id, position, title, prompt, status FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND type = 'text' ORDER BY position, id`;
+  const rows = await db<LinkRow[]>`
+    SELECT l.id, l.result_id, l.position, l.target_key, l.target_result_id, l.target_url, l.target_slug, l.target_title, l.anchor,
+      l.sentence, l.score, l.removed_at
+    FROM result_links l JOIN generation_results r ON r.id = l.result_id
+    WHERE l.user_id = ${userId} AND r.run_id = ${runId} ORDER BY l.removed_at NULLS FIRST, l.position`;
+  const byResult = new Map<string, ResultLink[]>();
+  for (const row of rows) {
+    const list = byResult.get(row.result_id) ?? [];
+    list.push(toLink(row));
+    byResult.set(row.result_id, list);
+  }
+  return {
+    runId,
+    settings,
+    results: results.map((r) => ({
+      resultId: r.id,
+      position: r.position,
+      title: r.title ?? r.prompt,
+      status: r.status,
+      links: byResult.get(r.id) ?? [],
+    })),
+  };
+}
+
+/**
+ * Saves the fields given of the run's link settings (the others keep their values) and links the
+ * whole run again as they now say. Returns how many links were proposed.
+ */
+export async function relinkRun(userId: string, runId: string, input: RunLinkSettingsInput, db: Db = sql): Promise<number> {
+  await ownRun(userId, runId, db);
+  const { linkedAt: _, ...current } = await runLinkSettings(userId, runId, db);
+  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<typeof current>;
+  await saveRunLinkSettings(userId, runId, { ...current, ...given }, db);
+  return linkRunBySettings(userId, runId, {}, db);
+}
+
+/** Links one completed text post again, as its run's settings say; its links after. */
+export async function relinkResult(userId: string, resultId: string, db: Db = sql): Promise<{ linked: number; links: ResultLink[] }> {
+  if (!isUuid(resultId)) throw generationErrors.notFound();
+  const [row] = await db<{ run_id: string; type: string; status: string }[]>`
+    SELECT run_id, type, status FROM generation_results WHERE user_id = ${userId} AND id = ${resultId}`;
+  if (!row) throw generationErrors.notFound();
+  if (row.type !== 'text' || row.status !== 'completed') throw new WordPressServiceError('not_linkable');
+  const linked = await linkRunBySettings(userId, row.run_id, { resultId }, db);
+  return { linked, links: await resultLinks(userId, resultId, db) };
+}
+
+/** Removes one of the post's links (again: no change); it is never proposed again for that post. */
+export async function removeResultLink(userId: string, resultId: string, linkId: string, db: Db = sql): Promise<void> {
+  if (!isUuid(resultId) || !isUuid(linkId)) throw new WordPressServiceError('link_not_found');
+  const [row] = await db`
+    UPDATE result_links SET removed_at = coalesce(removed_at, now())
+    WHERE user_id = ${userId} AND result_id = ${resultId} AND id = ${linkId} RETURNING id`;
+  if (!row) throw new WordPressServiceError('link_not_found');
 }

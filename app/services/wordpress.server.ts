@@ -74,6 +74,9 @@ export const WORDPRESS_ERROR_CODES = [
   'no_schedule',
   /** The site's address is one the outbound guard refuses (private, loopback, another scheme). */
   'blocked_url',
+  // Internal links (internal-links.server.ts): a link that is not the post's, a post that cannot be linked.
+  'link_not_found',
+  'not_linkable',
 ] as const;
 export type WordPressErrorCode = (typeof WORDPRESS_ERROR_CODES)[number];
 
@@ -91,6 +94,8 @@ const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
   outside_rules: 'calendar.outsideRules',
   no_schedule: 'calendar.noSchedule',
   blocked_url: 'sites.blockedUrl',
+  link_not_found: 'linkErrors.linkNotFound',
+  not_linkable: 'linkErrors.notLinkable',
 };
 
 export class WordPressServiceError extends AppError<'wordpress', WordPressErrorCode> {
