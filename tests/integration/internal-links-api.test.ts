@@ -110,6 +110,20 @@ describe('the per-site switch over /api/wordpress/sites', () => {
     expect(((await second.json()) as { site: { internalLinks: boolean } }).site.internalLinks).toBe(false);
     const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM wordpress_sites WHERE user_id = ${user.id} AND link_enabled`;
     expect(row!.n).toBe(0);
+
+    // Refresh posts pressed three times at once: each answer is the whole list, the cache holds it once.
+    const answers = await Promise.all([1, 2, 3].map(() => c.postJson(`/api/wordpress/sites/${site.id}/posts`, {})));
+    const bodies = (await Promise.all(answers.map((a) => a.json()))) as { posts: { wpPostId: number }[]; refreshedAt: string }[];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const published = await wp.rest<unknown[]>('/wp/v2/posts?per_page=100&status=publish');
+    for (const b of bodies)
+      expect(b.posts.map((p) => p.wpPostId).sort()).toEqual(published.body.map((p) => (p as { id: number }).id).sort());
+    const [cached] = await sql<{ n: number; distinct: number }[]>`
+      SELECT count(*)::int AS n, count(DISTINCT wp_post_id)::int AS distinct FROM wordpress_site_posts WHERE site_id = ${site.id}`;
+    expect(cached).toEqual({ n: published.body.length, distinct: published.body.length });
+    // Another user cannot read or refresh it.
+    const stranger = await signedInClient(app.url, (await createGenUser(sql, { label: 'links-sites-stranger' })).id);
+    expect((await stranger.postJson(`/api/wordpress/sites/${site.id}/posts`, {})).status).toBe(404);
   }, 60_000);
 });
 
