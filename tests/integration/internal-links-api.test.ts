@@ -7,6 +7,7 @@ import { createGenUser } from '../support/generation';
 import { signedInClient } from '../support/input-tools';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import type { ZodTypeAny } from 'zod';
+import zlib from 'node:zlib';
 
 // Internal links over the JSON API (issue 26 §1, §4, §6), through the compiled app (run `npx remix
 // build` first): the per-site switch of /api/wordpress/sites (against the real WordPress), a run's
@@ -71,6 +72,26 @@ const documented = (path: string, method: string) =>
 function expectShape(path: string, method: string, body: unknown) {
   const parsed = documented(path, method).safeParse(body);
   expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+}
+
+/** The files of a ZIP, read through its central directory (yazl streams entries with data descriptors). */
+function unzip(zip: Buffer): Map<string, string> {
+  const files = new Map<string, string>();
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = zip.readUInt32LE(end + 16);
+  for (let n = zip.readUInt16LE(end + 10); n > 0; n--) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + size);
+    files.set(name, (method === 8 ? zlib.inflateRawSync(data) : data).toString('utf8'));
+    at += 46 + skip;
+  }
+  return files;
 }
 
 function send(c: TestClient, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -175,6 +196,27 @@ describe('a run’s links over the JSON API', () => {
     // The other posts were not touched by re-linking one.
     const after = (await (await c.get(`/api/jobs/${runId}/links`)).json()) as RunLinks;
     expect(after.results.slice(1)).toEqual(linked.results.slice(1));
+
+    // Downloads list each post's kept links after its text (relative slugs: this run has no site), in
+    // the caller's language; the removed one is not there.
+    const line = (l: Link) => `- ${l.anchor} → /${l.targetSlug}/`;
+    const kept = one.links.filter((l) => !l.removedAt);
+    expect(kept.length).toBeGreaterThan(0);
+    const txt = await (await c.get(`/api/results/${ids[0]}/download`)).text();
+    expect(txt).toContain(`\n\nInternal links:\n${kept.map(line).join('\n')}\n`);
+    expect(txt).not.toContain(line(target));
+    const zhTxt = await (await c.get(`/api/results/${ids[0]}/download`, { 'accept-language': 'zh-HK' })).text();
+    expect(zhTxt).toContain(`\n\n內部連結:\n${kept.map(line).join('\n')}\n`);
+    const zip = Buffer.from(await (await c.get('/api/results/download-all?type=text')).arrayBuffer());
+    const all = unzip(zip).get('text_results.txt')!;
+    // Each post's part of the file (under its prompt) lists exactly its kept links.
+    for (const [i, r] of after.results.entries()) {
+      const part = all.split(`==================== ${SUBJECTS[i]} ====================`)[1]!.split('====================')[0]!;
+      const keptHere = r.links.filter((l) => !l.removedAt);
+      if (keptHere.length === 0) expect(part).not.toContain('Internal links:');
+      else expect(part).toContain(`\nInternal links:\n${keptHere.map(line).join('\n')}\n`);
+      for (const l of r.links.filter((x) => x.removedAt)) expect(part).not.toContain(line(l));
+    }
 
     // Off: kept links withdrawn, the removed one stays recorded.
     const offed = (await (await send(c, 'PUT', `/api/jobs/${runId}/links`, { enabled: false })).json()) as RunLinks & { linked: number };

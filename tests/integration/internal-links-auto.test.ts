@@ -45,6 +45,7 @@ type Modules = {
   gen: typeof import('../../app/services/generation.server');
   links: typeof import('../../app/services/internal-links.server');
   wordpress: typeof import('../../app/services/wordpress.server');
+  results: typeof import('../../app/services/results.server');
   schema: typeof import('../../app/utils/generation-schema');
 };
 let m: Modules;
@@ -67,6 +68,7 @@ beforeAll(async () => {
     gen: await import('../../app/services/generation.server'),
     links: await import('../../app/services/internal-links.server'),
     wordpress: await import('../../app/services/wordpress.server'),
+    results: await import('../../app/services/results.server'),
     schema: await import('../../app/utils/generation-schema'),
   };
   const { startBoss } = await import('../../app/queue/boss');
@@ -164,6 +166,13 @@ describe('a finished run is linked by itself', () => {
     expect(links.some((l) => l.target_key.startsWith('site:'))).toBe(true);
     expect(links.some((l) => l.target_result_id !== null)).toBe(true);
     for (const l of links) expect(l.target_url?.startsWith(wp.url)).toBe(true);
+
+    // A download lists each post's kept links with their absolute URLs on the site.
+    for (const r of results) {
+      const own = links.filter((l) => l.result_id === r.id);
+      const file = (await m.results.resultDownload(user.id, r.id)).body.toString('utf8');
+      expect(file).toContain(`\nInternal links:\n${own.map((l) => `- ${l.anchor} → ${l.target_url}`).join('\n')}\n`);
+    }
 
     // Linked once: the job is done, and a replay finds the run linked and changes nothing.
     await until('the job to complete', async () => (await linkJobs(runId)).every((j) => j.state === 'completed'));
