@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
 
 // Internal links on /wordpress (issue 26 §1, §6), with and without JavaScript, against the real
 // WordPress that global-setup starts: the per-site switch on the add and edit forms (on by default,
@@ -103,6 +103,14 @@ test('the internal-links switch of a site and its posts cache, refreshed from th
     `${cached.posts.length} post${cached.posts.length === 1 ? '' : 's'} read for internal links · read `,
   );
   await expect(refresh).toHaveText('Refresh posts');
+  // The row's new parts and the edit form's switch pass the accessibility checks.
+  if (jsEnabled) {
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: `Edit ${host}` }).click();
+    await expect(page.getByRole('dialog', { name: 'Edit WordPress site' })).toBeVisible();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.goto('/wordpress');
+  }
 
   // A site that refuses the connection: nothing cached, the reason in the user's language.
   await page.getByRole('link', { name: 'Add site' }).click();
