@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { relinkRun, runLinks } from '~/services/internal-links.server';
-import { runLinkSettingsSchema } from '~/utils/link-settings';
+import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
 import { withApi } from '~/http/api-context.server';
 
 // Internal links of a run (issue 26 §4, §6). GET: its settings and every text post's links (removed
@@ -16,7 +16,7 @@ export function action({ request, params }: ActionFunctionArgs) {
     'generation',
     async (ctx) => {
       const runId = params.id ?? '';
-      const linked = await relinkRun(ctx.user.id, runId, await ctx.read(runLinkSettingsSchema(ctx.t)));
+      const linked = await relinkRun(ctx.user.id, runId, await ctx.read(runLinkSettingsApiSchema(ctx.t)));
       return ctx.ok({ linked, ...(await runLinks(ctx.user.id, runId)) });
     },
     { methods: ['PUT'], allow: 'GET, PUT' },

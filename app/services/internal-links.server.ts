@@ -2,11 +2,12 @@ import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
 import { listPublishedPosts, type WpCallOptions } from './wordpress-client.server';
 import { weaveLinks } from '~/utils/link-weaver';
+import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { siteCredentials, WordPressServiceError } from './wordpress.server';
 import { singleton } from '~/utils/singleton.server';
 import { getLogger } from '~/utils/logger.server';
 import { enqueue } from '~/queue/boss';
-import { LINK_COUNT_MAX, type RunLinkSettingsInput } from '~/utils/link-settings';
+import type { RunLinkSettingsInput } from '~/utils/link-schemas';
 import { errors as generationErrors, isUuid } from './generation.server';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
@@ -558,14 +559,49 @@ export async function linkedContent(userId: string, resultId: string, db: Db = s
   ).html;
 }
 
+export type RunLinksPost = { id: string; title: string; links: ResultLink[]; removed: ResultLink[] };
+
+/**
+ * The review of a run's links for one page (issue 26 §4): each completed text post of the run in
+ * order with its kept proposals and its removed links. Two queries whatever the run's size.
+ */
+export async function runLinksView(userId: string, runId: string, db: Db = sql): Promise<RunLinksPost[]> {
+  const posts = await db<{ id: string; title: string }[]>`
+    SELECT id, coalesce(nullif(title, ''), prompt) AS title FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND type = 'text' AND status = 'completed'
+    ORDER BY position, id`;
+  if (posts.length === 0) return [];
+  const rows = await db<LinkRow[]>`
+    SELECT l.id, l.result_id, l.position, l.target_key, l.target_result_id, l.target_url, l.target_slug, l.target_title,
+      l.anchor, l.sentence, l.score, l.removed_at
+    FROM result_links l JOIN generation_results r ON r.id = l.result_id
+    WHERE l.user_id = ${userId} AND r.user_id = ${userId} AND r.run_id = ${runId}
+    ORDER BY l.result_id, l.removed_at NULLS FIRST, l.position`;
+  const byPost = new Map(posts.map((p) => [p.id, { ...p, links: [] as ResultLink[], removed: [] as ResultLink[] }]));
+  for (const row of rows) {
+    const link = toLink(row);
+    const post = byPost.get(link.resultId);
+    if (post) (link.removedAt ? post.removed : post.links).push(link);
+  }
+  return [...byPost.values()];
+}
+
+/** Whether the result is a completed text post of the user's run (what "Re-link this post" may name). */
+export async function isRunPost(userId: string, runId: string, resultId: string, db: Db = sql): Promise<boolean> {
+  const [row] = await db`
+    SELECT 1 FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND id = ${resultId} AND type = 'text' AND status = 'completed'`;
+  return Boolean(row);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The JSON API's views and actions (api.jobs.$id.links, api.results.$id.links)
 
 export type RunLinks = {
   runId: string;
   settings: RunLinkSettings;
-  /** Every text post of the run in order, with its links (removed ones too, marked). */
-  results: { resultId: string; position: number; title: string; status: string; links: ResultLink[] }[];
+  /** Every completed text post of the run in order, with its links (kept first, then removed ones, marked). */
+  results: { resultId: string; title: string; links: ResultLink[] }[];
 };
 
 /** The owner's run, or generation's "job not found". */
@@ -575,34 +611,14 @@ async function ownRun(userId: string, runId: string, db: Db): Promise<void> {
   if (!run) throw generationErrors.notFound('job');
 }
 
-/** The run's link settings and every text post's links, for its owner. */
+/** The run's link settings and every completed text post's links, for its owner (the review's view). */
 export async function runLinks(userId: string, runId: string, db: Db = sql): Promise<RunLinks> {
   await ownRun(userId, runId, db);
-  const settings = await runLinkSettings(userId, runId, db);
-  const results = await db<{ id: string; position: number; title: string | null; prompt: string; status: string }[]>`
-    SELECT id, position, title, prompt, status FROM generation_results
-    WHERE user_id = ${userId} AND run_id = ${runId} AND type = 'text' ORDER BY position, id`;
-  const rows = await db<LinkRow[]>`
-    SELECT l.id, l.result_id, l.position, l.target_key, l.target_result_id, l.target_url, l.target_slug, l.target_title, l.anchor,
-      l.sentence, l.score, l.removed_at
-    FROM result_links l JOIN generation_results r ON r.id = l.result_id
-    WHERE l.user_id = ${userId} AND r.run_id = ${runId} ORDER BY l.removed_at NULLS FIRST, l.position`;
-  const byResult = new Map<string, ResultLink[]>();
-  for (const row of rows) {
-    const list = byResult.get(row.result_id) ?? [];
-    list.push(toLink(row));
-    byResult.set(row.result_id, list);
-  }
+  const [settings, posts] = await Promise.all([runLinkSettings(userId, runId, db), runLinksView(userId, runId, db)]);
   return {
     runId,
     settings,
-    results: results.map((r) => ({
-      resultId: r.id,
-      position: r.position,
-      title: r.title ?? r.prompt,
-      status: r.status,
-      links: byResult.get(r.id) ?? [],
-    })),
+    results: posts.map((p) => ({ resultId: p.id, title: p.title, links: [...p.links, ...p.removed] })),
   };
 }
 

@@ -2,7 +2,7 @@ import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@ast
 import { z, type ZodTypeAny } from 'zod';
 import { imageGenerationSchema, resultContentSchema, resultsQuerySchema, textGenerationSchema } from './generation-schema';
 import { titleRequestSchema } from './title-request';
-import { runLinkSettingsSchema } from './link-settings';
+import { runLinkSettingsApiSchema } from './link-schemas';
 import { webhookEventTypes } from './webhook-events';
 import {
   bulkPublishSchema,
@@ -120,9 +120,7 @@ const runLinks = z
     results: z.array(
       z.object({
         resultId: z.string().uuid(),
-        position: z.number().int(),
         title: z.string(),
-        status: z.string(),
         links: z.array(resultLink),
       }),
     ),
@@ -299,8 +297,8 @@ export const operations: ApiOperation[] = [
     description:
       'Fields left out keep their values. `siteId` null: the default site. Removed links stay removed; linking off withdraws the rest.',
     body: {
-      schema: runLinkSettingsSchema(keys),
-      source: { module: 'link-settings', name: 'runLinkSettingsSchema' },
+      schema: runLinkSettingsApiSchema(keys),
+      source: { module: 'link-schemas', name: 'runLinkSettingsApiSchema' },
       example: { enabled: true, count: 3, sitePosts: true, siteId: null },
     },
     response: {

@@ -240,10 +240,10 @@ describe('a run’s links over the JSON API', () => {
     const tooMany = await send(c, 'PUT', `/api/jobs/${runId}/links`, { count: 11 }, { 'accept-language': 'en' });
     expect(tooMany.status).toBe(400);
     expect(((await tooMany.json()) as { fields: Record<string, string[]> }).fields.count).toEqual([
-      'Choose between 1 and 10 links per post.',
+      'Links per post must be a whole number from 1 to 10.',
     ]);
     const zh = await send(c, 'PUT', `/api/jobs/${runId}/links`, { count: 0 }, { 'accept-language': 'zh-HK' });
-    expect(((await zh.json()) as { fields: Record<string, string[]> }).fields.count).toEqual(['每篇文章請選擇 1 至 10 個連結。']);
+    expect(((await zh.json()) as { fields: Record<string, string[]> }).fields.count).toEqual(['每篇文章的連結數目須為 1 至 10 的整數。']);
     expect((await send(c, 'PUT', `/api/jobs/${runId}/links`, { siteId: 'abc' })).status).toBe(400);
     expect((await send(c, 'PUT', `/api/jobs/${runId}/links`, [1, 2])).status).toBe(400);
     // Nothing was saved by a refused PUT.
