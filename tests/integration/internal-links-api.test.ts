@@ -7,6 +7,8 @@ import { createGenUser } from '../support/generation';
 import { signedInClient } from '../support/input-tools';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import type { ZodTypeAny } from 'zod';
+import fs from 'node:fs';
+import path from 'node:path';
 import zlib from 'node:zlib';
 
 // Internal links over the JSON API (issue 26 §1, §4, §6), through the compiled app (run `npx remix
@@ -145,6 +147,38 @@ describe('the per-site switch over /api/wordpress/sites', () => {
     // Another user cannot read or refresh it.
     const stranger = await signedInClient(app.url, (await createGenUser(sql, { label: 'links-sites-stranger' })).id);
     expect((await stranger.postJson(`/api/wordpress/sites/${site.id}/posts`, {})).status).toBe(404);
+  }, 60_000);
+});
+
+describe('Refresh posts when the site does not answer as WordPress', () => {
+  it('tells why in the user’s language: the page’s toast and the API’s diagnosis; nothing is cached', async () => {
+    const user = await createGenUser(sql, { label: 'links-notwp' });
+    const c = await signedInClient(app.url, user.id);
+    // This app itself: its answer to the REST route is a web page, not a list of posts. (The test
+    // WordPress serves published posts whatever the credentials, so a wrong password cannot fail here.)
+    const added = await c.postJson('/api/wordpress/sites', { siteUrl: app.url, username: 'admin', appPassword: 'abcd efgh ijkl mnop' });
+    const { site } = (await added.json()) as { site: { id: number } };
+    const zh = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'app/locales/zh-HK/wordpress.json'), 'utf8')) as {
+      diagnosis: Record<string, string>;
+      sites: Record<string, string>;
+    };
+
+    const api = await c.postJson(`/api/wordpress/sites/${site.id}/posts`, {}, { 'accept-language': 'zh-HK' });
+    expect(api.status).toBe(502);
+    const body = (await api.json()) as { diagnosis: { code: string; hint: string } };
+    expect(body.diagnosis.code).toBe('not_wordpress');
+    expect(body.diagnosis.hint).toBe(zh.diagnosis[body.diagnosis.code]);
+
+    // The page without JavaScript: a form post, a redirect, the toast on the page it leads to.
+    const posted = await c.postForm('/wordpress', { intent: 'refresh-posts', siteId: String(site.id) }, { 'accept-language': 'zh-HK' });
+    expect([302, 303]).toContain(posted.status);
+    expect(posted.headers.get('location')).toBe('/wordpress');
+    const page = await (await c.get('/wordpress', { 'accept-language': 'zh-HK' })).text();
+    expect(page).toContain(zh.sites.refreshFailed);
+    expect(page).toContain(zh.diagnosis[body.diagnosis.code]);
+    expect(page).toContain(zh.sites.postsNever);
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM wordpress_site_posts WHERE site_id = ${site.id}`;
+    expect(row!.n).toBe(0);
   }, 60_000);
 });
 
