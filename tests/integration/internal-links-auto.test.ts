@@ -117,7 +117,7 @@ async function linksOf(runId: string) {
     }[]
   >`
     SELECT l.result_id, l.target_result_id, l.target_key, l.target_url, l.target_slug, l.anchor, l.sentence
-    FROM result_links l JOIN generation_results r ON r.id = l.result_id WHERE r.run_id = ${runId} AND l.removed_at IS NULL`;
+    FROM result_links l JOIN generation_results r ON r.id = l.result_id WHERE r.run_id = ${runId} AND l.removed_at IS NULL ORDER BY l.result_id, l.position`;
 }
 
 async function linkJobs(runId: string) {
@@ -246,6 +246,20 @@ describe('a finished run is linked by itself', () => {
       const [r] = await sql<{ completed_at: Date }[]>`SELECT completed_at FROM generation_results WHERE id = ${results[0]!.id}`;
       return now && now >= r!.completed_at;
     });
+    // Eight items seen ending at once queue it at most once waiting (and once running), and the
+    // jobs find it linked: the links do not change.
+    const before = await linksOf(runId);
+    const linkedBefore = await linkedAt(runId)();
+    const queued = await Promise.all(
+      results.concat(results, results, results).map((r) => m.links.linkWhenRunEnds(user.id, { resultId: r.id })),
+    );
+    expect(queued.every(Boolean)).toBe(true);
+    const waiting = (await linkJobs(runId)).filter((j) => j.state === 'created');
+    expect(waiting.length).toBeLessThanOrEqual(1);
+    await until('the jobs to complete', async () => (await linkJobs(runId)).every((j) => j.state === 'completed'));
+    expect(await linkedAt(runId)()).toEqual(linkedBefore);
+    expect(await linksOf(runId)).toEqual(before);
+
     // Another user's run is never queued.
     const stranger = await createGenUser(sql, { label: 'autolink-stranger' });
     expect(await m.links.linkWhenRunEnds(stranger.id, { runId })).toBe(false);
