@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import { getT } from '~/i18n.server';
 import { detectLanguage } from '~/i18n.server';
 import { normalizeLanguage, type Language } from '~/i18n';
-import { openApiDocument } from '~/utils/api-document.server';
 
 // GET /api/openapi.json and GET /api/docs (issue 23 §4): the document, and a reference page rendered
 // from it on the server (plain HTML: no script, so it reads the same without JavaScript). The page's
@@ -10,12 +9,16 @@ import { openApiDocument } from '~/utils/api-document.server';
 
 const CACHE = 'public, max-age=300';
 
+// The document's module (its zod schemas, zod-to-openapi) loads on the first request for it: two
+// rare routes need it, and kept from start-up it is ~1 MB of every server's heap (issue 19).
+const loadDocument = async () => (await import('~/utils/api-document.server')).openApiDocument();
+
 let json: { body: string; etag: string } | undefined;
 
 /** The document as JSON, public and cacheable (it changes only with a deploy). */
-export function openApiResponse(request: Request): Response {
-  json ??= (() => {
-    const body = JSON.stringify(openApiDocument());
+export async function openApiResponse(request: Request): Promise<Response> {
+  json ??= await (async () => {
+    const body = JSON.stringify(await loadDocument());
     return { body, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
   })();
   const headers = {
@@ -95,7 +98,7 @@ export async function apiDocsResponse(request: Request): Promise<Response> {
   const asked = normalizeLanguage(new URL(request.url).searchParams.get('lang'));
   const language: Language = asked ?? (await detectLanguage(request));
   const t = (await getT(language, 'developer')) as T;
-  const doc = openApiDocument() as unknown as {
+  const doc = (await loadDocument()) as unknown as {
     info: { title: string; description?: string };
     paths: Record<string, Record<string, Operation>>;
     webhooks?: Record<string, Record<string, Operation>>;
