@@ -25,9 +25,25 @@ export async function startTestCluster(): Promise<TestCluster> {
   };
 }
 
-/** Creates a fresh, migrated database on the cluster and returns its URL. */
+function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function urlOf(clusterUrl: string, name: string): string {
+  const u = new URL(clusterUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * Creates a fresh, migrated database on the cluster and returns its URL. When the vitest run made
+ * a migrated template (TEST_TEMPLATE_DATABASE, see vitest-global-setup.ts), the database is a copy
+ * of it (CREATE DATABASE ... TEMPLATE: ~0.1 s instead of running every migration again).
+ */
 export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Promise<string> {
-  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = uniqueName(prefix);
+  const template = process.env.TEST_TEMPLATE_DATABASE;
+  if (template) return copyDatabase(clusterUrl, template, name);
   const url = await createDatabase(clusterUrl, name);
   const sql = connect(url, 1);
   try {
@@ -36,4 +52,48 @@ export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Pro
     await sql.end();
   }
   return url;
+}
+
+/**
+ * A migrated database that serves only as a template: nothing may stay connected to it (Postgres
+ * refuses to copy a database in use). Returns its name.
+ */
+export async function migratedTemplate(clusterUrl: string, prefix = 'pf_template'): Promise<string> {
+  const name = uniqueName(prefix);
+  const url = await createDatabase(clusterUrl, name);
+  const sql = connect(url, 1);
+  try {
+    await migrate(sql);
+  } finally {
+    await sql.end();
+  }
+  return name;
+}
+
+/** CREATE DATABASE name TEMPLATE template; returns the new database's URL. */
+export async function copyDatabase(clusterUrl: string, template: string, name: string): Promise<string> {
+  const admin = connect(clusterUrl, 1);
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } finally {
+    await admin.end();
+  }
+  return urlOf(clusterUrl, name);
+}
+
+/**
+ * The database of one vitest worker (VITEST_POOL_ID): a copy of the template made by the first
+ * file the worker runs and shared by the files it runs after, one at a time (as one database was
+ * shared by every file when the run had one worker). Files of different workers run at the same
+ * time and so never share a database: not their rows, not their pg-boss queues.
+ */
+export async function workerDatabase(clusterUrl: string, template: string, name: string): Promise<string> {
+  const admin = connect(clusterUrl, 1);
+  try {
+    const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`;
+    if (!exists) await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } finally {
+    await admin.end();
+  }
+  return urlOf(clusterUrl, name);
 }
