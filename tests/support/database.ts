@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import PgBoss from 'pg-boss';
 import { createDatabase, freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { connect } from '../../db/client';
 import { migrate } from '../../db/migrate';
+import { queues } from '../../app/queue/queues';
 
 export type TestCluster = { url: string; stop: () => Promise<void> };
 
@@ -55,8 +57,8 @@ export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Pro
 }
 
 /**
- * A migrated database that serves only as a template: nothing may stay connected to it (Postgres
- * refuses to copy a database in use). Returns its name.
+ * A migrated database, with pg-boss's schema and the app's queues, that serves only as a template:
+ * nothing may stay connected to it (Postgres refuses to copy a database in use). Returns its name.
  */
 export async function migratedTemplate(clusterUrl: string, prefix = 'pf_template'): Promise<string> {
   const name = uniqueName(prefix);
@@ -67,6 +69,14 @@ export async function migratedTemplate(clusterUrl: string, prefix = 'pf_template
   } finally {
     await sql.end();
   }
+  // What the first startBoss() on a database does (then a no-op on each copy).
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, supervise: false, schedule: false, migrate: true });
+  await boss.start();
+  try {
+    for (const [queue, q] of Object.entries(queues)) await boss.createQueue(queue, { name: queue, ...q.options });
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
   return name;
 }
 
@@ -75,23 +85,6 @@ export async function copyDatabase(clusterUrl: string, template: string, name: s
   const admin = connect(clusterUrl, 1);
   try {
     await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  } finally {
-    await admin.end();
-  }
-  return urlOf(clusterUrl, name);
-}
-
-/**
- * The database of one vitest worker (VITEST_POOL_ID): a copy of the template made by the first
- * file the worker runs and shared by the files it runs after, one at a time (as one database was
- * shared by every file when the run had one worker). Files of different workers run at the same
- * time and so never share a database: not their rows, not their pg-boss queues.
- */
-export async function workerDatabase(clusterUrl: string, template: string, name: string): Promise<string> {
-  const admin = connect(clusterUrl, 1);
-  try {
-    const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`;
-    if (!exists) await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   } finally {
     await admin.end();
   }
