@@ -89,9 +89,10 @@ export const queues = {
     work: { batchSize: 5, pollingIntervalSeconds: 1 },
   },
   // WordPress publishing, now or at publish_at (startAfter). Retries back off from 30 s and double:
-  // twelve retries span about 34 hours before an item ends failed with the site's message.
+  // twelve retries span about 34 hours before an item ends failed with the site's message. The same
+  // queue carries the late internal links of a published post (`linkFixups`: its publication id).
   'wordpress-publish': {
-    payload: z.object({ publicationId: z.string().uuid() }),
+    payload: z.union([z.object({ publicationId: z.string().uuid() }), z.object({ linkFixups: z.string().uuid() })]),
     options: {
       retryLimit: 12,
       retryDelay: 30,

@@ -1,3 +1,4 @@
+import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
@@ -12,7 +13,20 @@ import { ButtonLink } from '~/components/ui/button-link';
 import { showToast } from '~/components/ui/toast';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { getT } from '~/i18n.server';
-import { cancelRun, GenerationError, getRunProgress } from '~/services/generation.server';
+import { RunLinksPanel } from '~/components/links/run-links-panel';
+import { cancelRun, GenerationError, getRunProgress, isUuid, type RunProgress } from '~/services/generation.server';
+import {
+  isRunPost,
+  linkRunBySettings,
+  removeLink,
+  runLinkSettings,
+  runLinksView,
+  saveRunLinkSettings,
+} from '~/services/internal-links.server';
+import { listSites, WordPressServiceError } from '~/services/wordpress.server';
+import { readFormData } from '~/http/json-api.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { relinkPostSchema, removeLinkSchema, runLinkSettingsSchema, runPageIntent } from '~/utils/link-schemas';
 import { requireUser } from '~/services/sessions.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { rootT } from '~/utils/meta';
@@ -22,6 +36,8 @@ import { redirectWithToast } from '~/http/toast.server';
 // While the run goes on it refreshes itself (a meta refresh inside <noscript>, to ?watch=1); when a
 // watched run has ended it forwards to the Results tab with the 'Generation Complete' toast. With
 // JavaScript it polls every 2 s instead. Another user's run is a 404.
+// A text run that has ended with completed posts also shows its internal links (issue 26 §4, §6):
+// the run's link settings, "Link posts", and each post's proposed links to remove or re-link.
 
 async function progressOr404(userId: string, id: string) {
   try {
@@ -40,27 +56,111 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const t = await getT(request, 'workspace');
     return redirectWithToast(`/app?tab=results&run=${run.id}`, runEndedToast(t, run));
   }
-  return json({ user, account, run }, { headers: privatePageHeaders });
+  const links = await linksOf(userId, run);
+  return json({ user, account, run, links }, { headers: privatePageHeaders });
+}
+
+/** The internal-links review of an ended text run with completed posts (null: nothing to link). */
+async function linksOf(userId: string, run: RunProgress) {
+  if (run.type !== 'text' || run.status === 'processing' || run.completedPrompts === 0) return null;
+  const [settings, posts, sites] = await Promise.all([runLinkSettings(userId, run.id), runLinksView(userId, run.id), listSites(userId)]);
+  return { settings, posts, sites: sites.map((s) => ({ id: s.id, name: s.siteName, isDefault: s.isDefault })) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const t = await getT(request, 'workspace');
+  const runId = params.id ?? '';
+  if (!isUuid(runId)) throw new Response('Not Found', { status: 404 });
+  const formData = await readFormData(request);
+  if (formData instanceof Response) throw formData;
+  const t = (await getT(request, 'workspace')) as Translate;
+  const head = parseWithZod(formData, { schema: runPageIntent, disableAutoCoercion: true });
+  const intent = head.status === 'success' ? head.value.intent : null;
+  if (intent === 'cancel') {
+    try {
+      const run = await cancelRun(user.id, runId);
+      return redirectWithToast(runUrl(run.id), cancelToast(t, run));
+    } catch (error) {
+      if (error instanceof GenerationError && error.code === 'not_found') throw new Response('Not Found', { status: 404 });
+      throw error;
+    }
+  }
+
+  // Internal links: the run must be the user's own (another user's run is a 404, as for the page).
   try {
-    const run = await cancelRun(user.id, params.id ?? '');
-    return redirectWithToast(runUrl(run.id), cancelToast(t, run));
+    await runLinkSettings(user.id, runId);
   } catch (error) {
-    if (error instanceof GenerationError && error.code === 'not_found') throw new Response('Not Found', { status: 404 });
+    if (error instanceof WordPressServiceError && error.code === 'not_found') throw new Response('Not Found', { status: 404 });
     throw error;
+  }
+  const back = runUrl(runId);
+  // Without JavaScript the page comes back scrolled to the post acted on; with it (the hydrated
+  // forms add stay=1) the page stays where it is.
+  const scripted = formData.get('stay') === '1';
+  const to = (hash: string) => (scripted ? back : `${back}${hash}`);
+  const failed = (description: string) => redirectWithToast(back, { type: 'error', title: t('links.toasts.failed'), description });
+
+  switch (intent) {
+    case 'link-run': {
+      const submission = parseWithZod(formData, { schema: runLinkSettingsSchema(t), disableAutoCoercion: true });
+      if (submission.status !== 'success') return json({ intent, result: submission.reply() }, { status: 400 });
+      const { intent: _intent, ...settings } = submission.value;
+      try {
+        await saveRunLinkSettings(user.id, runId, settings);
+      } catch (error) {
+        // The run is the user's (checked above): what is not found is the site.
+        if (!(error instanceof WordPressServiceError && error.code === 'not_found')) throw error;
+        return json(
+          { intent, result: submission.reply({ fieldErrors: { siteId: [t('links.validation.siteNotFound')] } }) },
+          { status: 400 },
+        );
+      }
+      const count = await linkRunBySettings(user.id, runId);
+      return redirectWithToast(
+        to('#internal-links'),
+        settings.enabled
+          ? { type: 'success', title: t('links.toasts.linked'), description: t('links.toasts.linkedBody', { count }) }
+          : { type: 'success', title: t('links.toasts.off'), description: t('links.toasts.offBody') },
+      );
+    }
+    case 'relink-post': {
+      const submission = parseWithZod(formData, { schema: relinkPostSchema(t), disableAutoCoercion: true });
+      if (submission.status !== 'success') return failed(t('links.validation.post'));
+      const { resultId } = submission.value;
+      if (!(await isRunPost(user.id, runId, resultId))) return failed(t('links.validation.post'));
+      const count = await linkRunBySettings(user.id, runId, { resultId });
+      const { enabled } = await runLinkSettings(user.id, runId);
+      return redirectWithToast(
+        to(`#post-${resultId}`),
+        enabled
+          ? { type: 'success', title: t('links.toasts.postLinked'), description: t('links.toasts.linkedBody', { count }) }
+          : { type: 'info', title: t('links.toasts.off'), description: t('links.toasts.offBody') },
+      );
+    }
+    case 'remove-link': {
+      const submission = parseWithZod(formData, { schema: removeLinkSchema(t), disableAutoCoercion: true });
+      if (submission.status !== 'success') return failed(t('links.validation.link'));
+      try {
+        await removeLink(user.id, submission.value.linkId);
+      } catch (error) {
+        if (!(error instanceof WordPressServiceError && error.code === 'not_found')) throw error;
+        return failed(t('links.validation.link'));
+      }
+      const post = formData.get('resultId');
+      const hash = typeof post === 'string' && isUuid(post) ? `#post-${post}` : '';
+      return redirectWithToast(to(hash), { type: 'success', title: t('links.toasts.removed'), description: t('links.toasts.removedBody') });
+    }
+    default:
+      return failed(t('form.invalid'));
   }
 }
 
 export default function RunProgressPage() {
-  const { user, account, run } = useLoaderData<typeof loader>();
+  const { user, account, run, links } = useLoaderData<typeof loader>();
   const { t } = useTranslation('workspace');
   const navigation = useNavigation();
   const processing = run.status === 'processing';
-  const canceling = navigation.state !== 'idle' && navigation.formMethod === 'POST';
+  const canceling = navigation.state !== 'idle' && navigation.formMethod === 'POST' && !navigation.formData?.get('intent');
   const previous = useRef(run.status);
 
   useRevalidateWhile(processing);
@@ -112,6 +212,7 @@ export default function RunProgressPage() {
             )}
           </div>
         </section>
+        {links ? <RunLinksPanel runId={run.id} {...links} /> : null}
       </div>
     </AppShell>
   );

@@ -2,6 +2,7 @@ import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
 import { listPublishedPosts, type WpCallOptions } from './wordpress-client.server';
 import { weaveLinks } from '~/utils/link-weaver';
+import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { siteCredentials, WordPressServiceError } from './wordpress.server';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
@@ -124,8 +125,8 @@ export async function chooseTargets(
     if (!site) throw new WordPressServiceError('not_found');
     siteUrl = site.site_url.replace(/\/+$/, '');
   }
-  const results = await db<{ id: string; title: string | null; prompt: string; wp_link: string | null }[]>`
-    SELECT r.id, r.title, r.prompt,
+  const results = await db<{ id: string; title: string | null; prompt: string; seo_slug: string | null; wp_link: string | null }[]>`
+    SELECT r.id, r.title, r.prompt, r.seo_slug,
       (SELECT p.wp_link FROM wordpress_publications p
         WHERE p.user_id = ${userId} AND p.result_id = r.id::text AND p.site_id = ${siteId} AND p.status = 'published' AND p.wp_link IS NOT NULL
         ORDER BY p.published_at DESC LIMIT 1) AS wp_link
@@ -139,7 +140,8 @@ export async function chooseTargets(
   // Planned slugs: unique within the run (a repeated title gets -2, -3... as WordPress would).
   const taken = new Map<string, number>();
   const planned = results.map((r) => {
-    const base = slugFromTitle(r.title ?? r.prompt);
+    // The slug publishing will send (the result's SEO slug), else one made from the title.
+    const base = r.seo_slug?.trim() || slugFromTitle(r.title ?? r.prompt);
     const n = (taken.get(base) ?? 0) + 1;
     taken.set(base, n);
     const slug = n === 1 ? base : `${base}-${n}`;
@@ -276,7 +278,7 @@ const placementUrl = (c: { url: string | null; slug: string | null; key: string 
 export async function linkRun(
   userId: string,
   runId: string,
-  options: { count?: number; siteId?: number | null } = {},
+  options: { count?: number; siteId?: number | null; resultId?: string } = {},
   db: Db = sql,
 ): Promise<number> {
   const count = Math.max(0, Math.min(20, Math.floor(options.count ?? 3)));
@@ -288,9 +290,11 @@ export async function linkRun(
       WHERE l.user_id = ${userId} AND r.run_id = ${runId} AND l.removed_at IS NOT NULL`;
     const removedKeys = new Set(removed.map((r) => `${r.result_id} ${r.target_key}`));
     // More candidates than links: some have no phrase in the text, some were removed.
-    const chosen = await chooseTargets(userId, runId, { ...options, count: count * 4 }, tx);
+    const chosen = await chooseTargets(userId, runId, { count: count * 4, siteId: options.siteId }, tx);
+    // One post (re-run for a post) or all of them.
+    const sources = [...chosen.keys()].filter((id) => options.resultId === undefined || id === options.resultId);
     const contents = await tx<{ id: string; content: string | null }[]>`
-      SELECT id, content FROM generation_results WHERE user_id = ${userId} AND run_id = ${runId} AND id = ANY (${[...chosen.keys()]}::uuid[])`;
+      SELECT id, content FROM generation_results WHERE user_id = ${userId} AND run_id = ${runId} AND id = ANY (${sources}::uuid[])`;
     let total = 0;
     for (const { id, content } of contents) {
       const candidates = (chosen.get(id) ?? []).filter((c) => !removedKeys.has(`${id} ${c.key}`));
@@ -320,8 +324,87 @@ export async function linkRun(
       if (rows.length > 0) await tx`INSERT INTO result_links ${tx(rows)}`;
       total += rows.length;
     }
+    if (options.resultId === undefined) await tx`UPDATE generation_runs SET linked_at = now() WHERE id = ${runId}`;
     return total;
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings per run (migration 026)
+
+export type RunLinkSettings = {
+  enabled: boolean;
+  /** Links per post, 1-10. */
+  count: number;
+  /** Whether links may point at the site's existing posts (else only at the run's own posts). */
+  sitePosts: boolean;
+  /** The site the run links against; null: the user's default site when linking runs. */
+  siteId: number | null;
+  linkedAt: Date | null;
+};
+
+export { LINK_COUNT_MAX };
+
+/** The run's linking settings, for its owner only. */
+export async function runLinkSettings(userId: string, runId: string, db: Db = sql): Promise<RunLinkSettings> {
+  const [run] = await db<
+    { link_enabled: boolean; link_count: number; link_site_posts: boolean; link_site_id: string | null; linked_at: Date | null }[]
+  >`
+    SELECT link_enabled, link_count, link_site_posts, link_site_id, linked_at FROM generation_runs WHERE user_id = ${userId} AND id = ${runId}`;
+  if (!run) throw new WordPressServiceError('not_found');
+  return {
+    enabled: run.link_enabled,
+    count: run.link_count,
+    sitePosts: run.link_site_posts,
+    siteId: run.link_site_id === null ? null : Number(run.link_site_id),
+    linkedAt: run.linked_at,
+  };
+}
+
+/** Saves the run's linking settings (the site must be the user's own). */
+export async function saveRunLinkSettings(
+  userId: string,
+  runId: string,
+  input: Omit<RunLinkSettings, 'linkedAt'>,
+  db: Db = sql,
+): Promise<RunLinkSettings> {
+  const count = Math.max(1, Math.min(LINK_COUNT_MAX, Math.floor(input.count)));
+  if (input.siteId !== null) {
+    const [site] = await db`SELECT 1 FROM wordpress_sites WHERE user_id = ${userId} AND id = ${input.siteId}`;
+    if (!site) throw new WordPressServiceError('not_found');
+  }
+  const [run] = await db`
+    UPDATE generation_runs SET link_enabled = ${input.enabled}, link_count = ${count}, link_site_posts = ${input.sitePosts},
+      link_site_id = ${input.siteId}
+    WHERE user_id = ${userId} AND id = ${runId} RETURNING id`;
+  if (!run) throw new WordPressServiceError('not_found');
+  return runLinkSettings(userId, runId, db);
+}
+
+/**
+ * Links the run (or one of its posts) as its settings say: the chosen site, else the user's default
+ * site, when site posts are wanted; with linking off, its kept proposals are withdrawn (removed ones
+ * stay recorded). The one entry point for the review page, the API and linking a finished run.
+ */
+export async function linkRunBySettings(userId: string, runId: string, options: { resultId?: string } = {}, db: Db = sql): Promise<number> {
+  const settings = await runLinkSettings(userId, runId, db);
+  if (!settings.enabled) {
+    await db`
+      DELETE FROM result_links l USING generation_results r
+      WHERE l.result_id = r.id AND r.run_id = ${runId} AND l.user_id = ${userId} AND l.removed_at IS NULL
+        AND (${options.resultId ?? null}::uuid IS NULL OR l.result_id = ${options.resultId ?? null})`;
+    return 0;
+  }
+  let siteId: number | null = null;
+  if (settings.sitePosts) {
+    if (settings.siteId !== null) siteId = settings.siteId;
+    else {
+      const [site] = await db<{ id: string }[]>`
+        SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND is_default ORDER BY id LIMIT 1`;
+      siteId = site ? Number(site.id) : null;
+    }
+  }
+  return linkRun(userId, runId, { count: settings.count, siteId, resultId: options.resultId }, db);
 }
 
 type LinkRow = {
@@ -382,4 +465,39 @@ export async function linkedContent(userId: string, resultId: string, db: Db = s
     kept.map((l) => ({ url: l.targetUrl!, title: l.targetTitle, phrases: [l.anchor] })),
     { maxLinks: kept.length },
   ).html;
+}
+
+export type RunLinksPost = { id: string; title: string; links: ResultLink[]; removed: ResultLink[] };
+
+/**
+ * The review of a run's links for one page (issue 26 §4): each completed text post of the run in
+ * order with its kept proposals and its removed links. Two queries whatever the run's size.
+ */
+export async function runLinksView(userId: string, runId: string, db: Db = sql): Promise<RunLinksPost[]> {
+  const posts = await db<{ id: string; title: string }[]>`
+    SELECT id, coalesce(nullif(title, ''), prompt) AS title FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND type = 'text' AND status = 'completed'
+    ORDER BY position, id`;
+  if (posts.length === 0) return [];
+  const rows = await db<LinkRow[]>`
+    SELECT l.id, l.result_id, l.position, l.target_key, l.target_result_id, l.target_url, l.target_slug, l.target_title,
+      l.anchor, l.sentence, l.score, l.removed_at
+    FROM result_links l JOIN generation_results r ON r.id = l.result_id
+    WHERE l.user_id = ${userId} AND r.user_id = ${userId} AND r.run_id = ${runId}
+    ORDER BY l.result_id, l.removed_at NULLS FIRST, l.position`;
+  const byPost = new Map(posts.map((p) => [p.id, { ...p, links: [] as ResultLink[], removed: [] as ResultLink[] }]));
+  for (const row of rows) {
+    const link = toLink(row);
+    const post = byPost.get(link.resultId);
+    if (post) (link.removedAt ? post.removed : post.links).push(link);
+  }
+  return [...byPost.values()];
+}
+
+/** Whether the result is a completed text post of the user's run (what "Re-link this post" may name). */
+export async function isRunPost(userId: string, runId: string, resultId: string, db: Db = sql): Promise<boolean> {
+  const [row] = await db`
+    SELECT 1 FROM generation_results
+    WHERE user_id = ${userId} AND run_id = ${runId} AND id = ${resultId} AND type = 'text' AND status = 'completed'`;
+  return Boolean(row);
 }

@@ -406,6 +406,47 @@ export async function getPost(
   return { id: data.id, status: data.status, link: data.link, meta };
 }
 
+/**
+ * Of these post ids, the ones published on the site now, with their current link: one request for
+ * up to 100 ids (internal links check their targets when a post is published). A post deleted,
+ * trashed or unpublished is simply not in the answer.
+ */
+export async function publishedPostLinks(site: SiteCredentials, ids: number[], opts: WpCallOptions = {}): Promise<Map<number, string>> {
+  const unique = [...new Set(ids.filter((id) => Number.isSafeInteger(id) && id > 0))].slice(0, 100);
+  if (unique.length === 0) return new Map();
+  const { data, res } = await callOk<{ id: number; link: string; status: string }[]>(
+    site,
+    'GET',
+    '/wp/v2/posts',
+    { query: { include: unique.join(','), status: 'publish', per_page: 100, _fields: 'id,link,status' } },
+    opts,
+  );
+  if (!Array.isArray(data)) throw new WpError('not_wordpress', 'The site did not answer with a list of posts', res.status);
+  return new Map(data.filter((p) => p.status === 'publish' && p.link).map((p) => [p.id, p.link]));
+}
+
+/** A post's stored content (block markup or Classic HTML, `context=edit`), or null when it is gone. */
+export async function getPostRaw(
+  site: SiteCredentials,
+  id: number,
+  opts: WpCallOptions = {},
+): Promise<{ id: number; status: string; link: string; raw: string } | null> {
+  const res = await call(site, 'GET', `/wp/v2/posts/${id}`, { query: { context: 'edit', _fields: 'id,status,link,content' } }, opts);
+  if (res.status === 404 || res.status === 410) return null;
+  if (res.status < 200 || res.status >= 300) throw errorOf(res);
+  const data = res.json<{ id: number; status: string; link: string; content?: { raw?: string } }>();
+  if (!data || typeof data.content?.raw !== 'string')
+    throw new WpError('not_wordpress', 'The site did not answer with the post', res.status);
+  if (data.status === 'trash') return null;
+  return { id: data.id, status: data.status, link: data.link, raw: data.content.raw };
+}
+
+/** Replaces only a post's content (a late internal link woven in); every other field stays. */
+export async function updatePostContent(site: SiteCredentials, id: number, content: string, opts: WpCallOptions = {}): Promise<WpPost> {
+  const { data } = await callOk<WpPost>(site, 'POST', `/wp/v2/posts/${id}`, { json: { content } }, { timeoutMs: 30_000, ...opts });
+  return { id: data.id, status: data.status, link: data.link };
+}
+
 export type WpPublishedPost = { id: number; title: string; url: string; categories: string[]; tags: string[]; excerpt: string };
 
 type WpTerm = { taxonomy?: string; name?: string };

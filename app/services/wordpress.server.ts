@@ -15,6 +15,7 @@ import { htmlToBlocks } from '~/utils/gutenberg-blocks';
 import { cleanSeo, type SeoFields } from '~/utils/seo-fields';
 import { open, seal } from './secrets.server';
 import { publicationFinished } from './webhooks.server';
+import { publishLinks, queueLinkFixups, runLinkFixups, type FixupOutcome } from './publish-links.server';
 import { checkUrlAddresses, OutboundError, type OutboundOptions } from './outbound.server';
 import {
   checkConnection,
@@ -1000,6 +1001,9 @@ type WorkRow = {
   focus_keyword: string;
   classic_html: boolean | null;
   held: boolean;
+  result_id: string | null;
+  /** Internal links go in: the result's run and the site both have linking on (issue 26 §5). */
+  link_on: boolean;
 };
 
 export type RunOutcome = 'published' | 'skipped' | 'failed';
@@ -1033,7 +1037,10 @@ export async function runPublication(
   const [row] = await db<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
            p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
-           p.slug, p.meta_description, p.focus_keyword, s.classic_html,
+           p.slug, p.meta_description, p.focus_keyword, s.classic_html, p.result_id,
+           (p.kind = 'post' AND coalesce(s.link_enabled, false) AND coalesce((
+             SELECT g.link_enabled FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
+             WHERE r.user_id = p.user_id AND r.id::text = p.result_id), false)) AS link_on,
            (p.drip_plan_id IS NOT NULL AND EXISTS (
              SELECT 1 FROM wordpress_drip_schedules d WHERE d.site_id = p.site_id AND d.paused_at IS NOT NULL)) AS held
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id LEFT JOIN wordpress_sites s ON s.id = p.site_id
@@ -1086,7 +1093,19 @@ export async function runPublication(
       const chosen =
         row.featured_image_id && !images.some((i) => i.id === row.featured_image_id) ? [{ id: row.featured_image_id, alt: '' }] : [];
       const media = await siteMediaFor(row.user_id, siteId, creds, [...images, ...chosen], opts, db);
-      const content = rewriteImageSources(row.content, new Map([...media].map(([id, m]) => [id, m.url])), env.APP_URL);
+      // The result's kept internal links, resolved for this site, woven into what the user is publishing.
+      const linked =
+        row.link_on && row.result_id
+          ? (
+              await publishLinks(
+                { userId: row.user_id, siteId, publicationId: row.id, resultId: row.result_id, content: row.content },
+                creds,
+                opts,
+                db,
+              )
+            ).html
+          : row.content;
+      const content = rewriteImageSources(linked, new Map([...media].map(([id, m]) => [id, m.url])), env.APP_URL);
       let mediaId = row.wp_media_id === null ? undefined : Number(row.wp_media_id);
       mediaId ??= row.featured_image_id ? media.get(row.featured_image_id)?.id : undefined;
       if (mediaId === undefined && row.featured_image && row.featured_image_type) {
@@ -1153,6 +1172,8 @@ export async function runPublication(
         UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
           seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
+      // Links waiting for this post (or for posts this one links to) get their URL now.
+      if (done) await queueLinkFixups(siteId, tx);
       if (done)
         await publicationFinished(
           {
@@ -1181,6 +1202,19 @@ export async function runPublication(
     if (final) return 'failed';
     throw error;
   }
+}
+
+/**
+ * The late internal links of one published post (a `wordpress-publish` job queued when their
+ * targets were published on the same site): publish-links.server.ts's runLinkFixups with the site's
+ * credentials. A removed site or lapsed Pro leaves the post alone.
+ */
+export async function runPublicationLinkFixups(
+  publicationId: string,
+  opts: WpCallOptions & { final?: boolean } = {},
+  db: Db = sql,
+): Promise<FixupOutcome> {
+  return runLinkFixups(publicationId, (userId, siteId) => siteCredentials(userId, siteId, db), opts, db);
 }
 
 /**

@@ -15,7 +15,12 @@ export type LinkTarget = {
 
 export type PlacedLink = { anchor: string; url: string; title: string; sentence: string };
 
-export type WeaveOptions = { maxLinks?: number; selfUrl?: string | null };
+export type WeaveOptions = {
+  maxLinks?: number;
+  selfUrl?: string | null;
+  /** The links' rel; null: none (a post's links to its own site, sent at publish time). Default LINK_REL. */
+  rel?: string | null;
+};
 
 /** Text inside these is never linked (nor is a paragraph inside them). */
 const CLOSED = new Set(['a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'figcaption', 'pre', 'code', 'blockquote', 'table']);
@@ -212,9 +217,16 @@ export function weaveLinks(html: string, targets: LinkTarget[], options: WeaveOp
     if (placed) usedUrls.push(url);
   }
 
+  const rel = options.rel === undefined ? LINK_REL : options.rel;
+  const relAttr = rel ? ` rel="${escapeAttr(rel)}"` : '';
   let out = html;
   for (const ins of [...insertions].sort((x, y) => y.rawStart - x.rawStart)) {
-    out = `${out.slice(0, ins.rawStart)}<a href="${escapeAttr(ins.url)}" rel="${LINK_REL}">${out.slice(ins.rawStart, ins.rawEnd)}</a>${out.slice(ins.rawEnd)}`;
+    out = `${out.slice(0, ins.rawStart)}<a href="${escapeAttr(ins.url)}"${relAttr}>${out.slice(ins.rawStart, ins.rawEnd)}</a>${out.slice(ins.rawEnd)}`;
   }
   return { html: out, links };
+}
+
+/** Whether the HTML already holds a link to `url` as weaveLinks writes it (a fix-up run twice adds nothing). */
+export function hasLinkTo(html: string, url: string): boolean {
+  return html.includes(`href="${escapeAttr(url.trim())}"`);
 }

@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { runPublication } from '~/services/wordpress.server';
+import { runPublication, runPublicationLinkFixups } from '~/services/wordpress.server';
 import { getBoss } from '~/queue/boss';
 import { queues } from '~/queue/queues';
 import { jobSql } from '../../db/client';
@@ -11,10 +11,11 @@ export async function handleWordPressPublish(jobs: PgBoss.Job<unknown>[]): Promi
   await Promise.all(
     jobs.map(async (job) => {
       const meta = job as PgBoss.JobWithMetadata<unknown>;
-      const { publicationId } = queues['wordpress-publish'].payload.parse(job.data);
+      const payload = queues['wordpress-publish'].payload.parse(job.data);
       const final = typeof meta.retryCount === 'number' && typeof meta.retryLimit === 'number' && meta.retryCount >= meta.retryLimit;
       try {
-        await runPublication(publicationId, { jobId: job.id, final }, jobSql);
+        if ('linkFixups' in payload) await runPublicationLinkFixups(payload.linkFixups, { final }, jobSql);
+        else await runPublication(payload.publicationId, { jobId: job.id, final }, jobSql);
       } catch (error) {
         await boss.fail('wordpress-publish', job.id, { message: error instanceof Error ? error.message : String(error) });
       }

@@ -4,10 +4,13 @@ import {
   chooseTargets,
   linkedContent,
   linkRun,
+  linkRunBySettings,
   phrasesOf,
   refreshSitePosts,
   removeLink,
   resultLinks,
+  runLinkSettings,
+  saveRunLinkSettings,
   sitePosts,
   slugFromTitle,
 } from '../../app/services/internal-links.server';
@@ -256,6 +259,58 @@ describe('linking a run', () => {
       expect(await linkedContent(userId, id)).toBe(row!.content);
     }
   }, 60_000);
+});
+
+describe('linking a run as its settings say', () => {
+  it('uses the run settings (default site, count, site posts), re-runs one post alone, and withdraws kept links when off', async () => {
+    const userId = await user('settings');
+    const site = await createSite(userId, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
+    await refreshSitePosts(userId, site.id);
+    const titles = Array.from({ length: 20 }, (_, i) => `${SUBJECTS[i % SUBJECTS.length]} ${ANGLES[i]}`);
+    const { runId, ids } = await run(userId, titles);
+
+    // Defaults: on, 3 links, site posts of the default site.
+    expect(await runLinkSettings(userId, runId)).toEqual({ enabled: true, count: 3, sitePosts: true, siteId: null, linkedAt: null });
+    expect(await linkRunBySettings(userId, runId)).toBeGreaterThanOrEqual(20);
+    expect((await runLinkSettings(userId, runId)).linkedAt).toBeInstanceOf(Date);
+    const all = (await Promise.all(ids.map((id) => resultLinks(userId, id)))).flat();
+    expect(all.some((l) => l.targetKey.startsWith('site:'))).toBe(true);
+
+    // One link each, run posts only: slugs, no site post.
+    await saveRunLinkSettings(userId, runId, { enabled: true, count: 1, sitePosts: false, siteId: null });
+    await linkRunBySettings(userId, runId);
+    for (const id of ids) {
+      const links = (await resultLinks(userId, id)).filter((l) => !l.removedAt);
+      expect(links.length).toBeLessThanOrEqual(1);
+      for (const l of links) expect(l).toMatchObject({ targetUrl: null, targetKey: expect.stringMatching(/^result:/) });
+    }
+
+    // Re-running one post touches only its proposals.
+    await saveRunLinkSettings(userId, runId, { enabled: true, count: 3, sitePosts: true, siteId: site.id });
+    const before1 = await resultLinks(userId, ids[1]!);
+    await linkRunBySettings(userId, runId, { resultId: ids[0]! });
+    expect((await resultLinks(userId, ids[0]!)).filter((l) => !l.removedAt).length).toBeGreaterThan(1);
+    expect(await resultLinks(userId, ids[1]!)).toEqual(before1);
+
+    // Off: kept proposals withdrawn, removed ones stay recorded.
+    const [gone] = await resultLinks(userId, ids[0]!);
+    await removeLink(userId, gone!.id);
+    await saveRunLinkSettings(userId, runId, { enabled: false, count: 3, sitePosts: true, siteId: site.id });
+    expect(await linkRunBySettings(userId, runId)).toBe(0);
+    expect(await resultLinks(userId, ids[0]!)).toEqual([expect.objectContaining({ id: gone!.id, removedAt: expect.any(Date) })]);
+    expect(await resultLinks(userId, ids[2]!)).toEqual([]);
+
+    // Another user's site or run: not found.
+    const stranger = await user('settings-stranger');
+    const theirs = await createSite(stranger, { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });
+    await expect(saveRunLinkSettings(userId, runId, { enabled: true, count: 3, sitePosts: true, siteId: theirs.id })).rejects.toMatchObject(
+      {
+        code: 'not_found',
+      },
+    );
+    await expect(runLinkSettings(stranger, runId)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(linkRunBySettings(stranger, runId)).rejects.toMatchObject({ code: 'not_found' });
+  }, 120_000);
 });
 
 describe('the site posts API', () => {

@@ -12,12 +12,24 @@ import { BulkCheckbox } from '~/components/wordpress/bulk-select';
 import { PublicationStatus, type PublicationView } from '~/components/wordpress/publication-status';
 import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
-import { RESULTS_ACTION, resultDownloadUrl } from './urls';
+import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
 import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 
 export type ResultView = Pick<
   Result,
-  'id' | 'type' | 'prompt' | 'title' | 'content' | 'status' | 'error' | 'metadata' | 'characterCount' | 'wordCount' | 'createdAt' | 'model'
+  | 'id'
+  | 'runId'
+  | 'type'
+  | 'prompt'
+  | 'title'
+  | 'content'
+  | 'status'
+  | 'error'
+  | 'metadata'
+  | 'characterCount'
+  | 'wordCount'
+  | 'createdAt'
+  | 'model'
 > & {
   /** The result's latest WordPress publication (feat/wp), if any. */
   publication?: PublicationView | null;
@@ -259,6 +271,12 @@ export function ResultItem({
             ) : result.content ? (
               <Link to="/wordpress" className={smallButton}>
                 {t('wordpress:row.connectSite')}
+              </Link>
+            ) : null}
+            {result.type === 'text' && result.content ? (
+              // Its proposed internal links are reviewed with the rest of its run (issue 26 §4).
+              <Link to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
+                {t('links.open')}
               </Link>
             ) : null}
             {result.type === 'text' ? (
