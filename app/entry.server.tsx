@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { json, type AppLoadContext, type EntryContext, type HandleDataRequestFunction, type HandleErrorFunction } from '@remix-run/node';
 import { RemixServer } from '@remix-run/react';
-import { renderToPipeableStream } from 'react-dom/server';
+import { renderToString } from 'react-dom/server';
 import { languages } from './i18n';
 import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
@@ -11,8 +10,6 @@ import { setDataTiming, startRenderTiming } from './utils/server-timing.server';
 import { failedForDatabase, noteDatabaseError, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './utils/db-unavailable.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
-
-const ABORT_DELAY = 5_000;
 
 /**
  * The key to keep this render under in the landing cache, or null. Only an anonymous page is kept:
@@ -37,11 +34,6 @@ function landingCacheKey(request: Request, status: number, headers: Headers, con
   return landingKey(root) === requestKey ? requestKey : null;
 }
 
-/**
- * Renders the whole document, then answers with one body. Postforge defers no data, so streaming
- * gains nothing here, while React's many small chunks each cost a socket write (measured: the
- * largest item of the signed-in page's CPU profile).
- */
 /** A database that cannot be reached is an outage (503, logged in one line), not a bug. */
 export const handleError: HandleErrorFunction = (error, { request }) => {
   if (noteDatabaseError(error, request)) return void console.warn(`database unreachable: ${(error as Error).message}`);
@@ -60,6 +52,12 @@ export const handleDataRequest: HandleDataRequestFunction = async (response, { r
   return response;
 };
 
+/**
+ * Renders the whole document to one string and answers with it. Postforge defers no data and has no
+ * Suspense boundary, so streaming gains nothing, while React's stream encodes each of its many small
+ * chunks into 2 KB byte views (a view object per chunk): the same page through renderToString costs
+ * about a third of the CPU (issue 19). A page that suspended would get its fallback, not its data.
+ */
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -75,46 +73,17 @@ export default async function handleRequest(
   const nonce = loadContext.cspNonce ?? '';
   const key = nonce ? landingCacheKey(request, responseStatusCode, responseHeaders, remixContext) : null;
   responseHeaders.set('Content-Type', 'text/html; charset=utf-8');
-  return new Promise<Response>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const sink = new Writable({
-      // React aborts a render whose destination closes; this one closes only after the whole page is
-      // in, and that late abort ended the sink a second time (an error object with its stack per request).
-      emitClose: false,
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk);
-        done();
-      },
-      final(done) {
-        // Clearing the abort timer releases the finished render at once (RSS under load).
-        clearTimeout(timer);
-        const body = Buffer.concat(chunks);
-        if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
-        // After storing: a cached landing page never replays this request's timing.
-        finishTiming(responseHeaders);
-        resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
-        done();
-      },
-    });
-    const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-      </NonceProvider>,
-      {
-        nonce,
-        onAllReady() {
-          pipe(sink);
-        },
-        onShellError(error: unknown) {
-          clearTimeout(timer);
-          reject(error);
-        },
-        onError(error: unknown) {
-          responseStatusCode = 500;
-          console.error(error);
-        },
-      },
-    );
-    const timer = setTimeout(abort, ABORT_DELAY);
-  });
+  // A render error throws here, as a shell error did: Remix renders the error boundary instead.
+  const body = Buffer.from(
+    '<!DOCTYPE html>' +
+      renderToString(
+        <NonceProvider value={nonce}>
+          <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+        </NonceProvider>,
+      ),
+  );
+  if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
+  // After storing: a cached landing page never replays this request's timing.
+  finishTiming(responseHeaders);
+  return new Response(body, { headers: responseHeaders, status: responseStatusCode });
 }

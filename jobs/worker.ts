@@ -9,6 +9,7 @@ import { handlePasswordResetRequest } from './handlers/password-reset';
 import { handleBillingDuplicate, handleStripeEvent } from './handlers/stripe-event';
 import { handleWordPressPublish } from './handlers/wordpress-publish';
 import { handleWebhookDeliver } from './handlers/webhook-deliver';
+import { handleLinkRun } from './handlers/link-run';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -22,6 +23,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'billing-duplicate': handleBillingDuplicate,
   'wordpress-publish': handleWordPressPublish,
   'webhook-deliver': handleWebhookDeliver,
+  'link-run': handleLinkRun,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

@@ -53,6 +53,9 @@ export const ERROR_STATUS: {
     no_schedule: 404,
     // A site address the outbound guard refuses: not saved.
     blocked_url: 422,
+    // Internal links: another post's (or no) link; an image, or a post not completed.
+    link_not_found: 404,
+    not_linkable: 409,
     // The site itself failed or refused (a bad gateway from the client's point of view).
     site_failed: 502,
   },

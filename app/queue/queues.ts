@@ -119,6 +119,22 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 10, pollingIntervalSeconds: 0.5 },
   },
+  // Internal links (issue 26 §1-§3): links a text run's posts once its last item has ended, as the
+  // run's settings say (internal-links.server.ts). Enqueued by the item that ends the run, with the
+  // run id as singleton key under the stately policy: at most one waiting and one running per run,
+  // so items ending together enqueue it once. Linking is idempotent (it replaces the proposals).
+  'link-run': {
+    payload: z.object({ userId: z.string().uuid(), runId: z.string().uuid() }),
+    options: {
+      policy: 'stately',
+      retryLimit: 5,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: 10 * 60,
+      retentionDays: 3,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 2, pollingIntervalSeconds: 1 },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

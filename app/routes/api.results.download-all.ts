@@ -6,7 +6,7 @@ import { contentDisposition } from '~/http/download.server';
 
 // GET /api/results/download-all[?type=text|image&search=…]: the completed results the Results tab
 // shows for that filter and search, as ONE ZIP streamed while it is built (text_results.txt with
-// each prompt as a separator, images named by SPEC §9).
+// each prompt as a separator and each post's internal links after it, images named by SPEC §9).
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'generation', async (ctx) => {
     const url = new URL(request.url);
@@ -14,7 +14,7 @@ export function loader({ request }: LoaderFunctionArgs) {
       type: url.searchParams.get('type') ?? undefined,
       search: url.searchParams.get('search') ?? undefined,
     });
-    const zip = await streamAllResults(ctx.user.id, { type, search });
+    const zip = await streamAllResults(ctx.user.id, { type, search }, { linksHeading: ctx.t('download.linksHeading') });
     return new Response(zip.stream, {
       headers: {
         'Content-Type': 'application/zip',

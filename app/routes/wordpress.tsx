@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, useForm } from '@conform-to/react';
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
+import { Form, useActionData, useFetcher, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
@@ -21,6 +21,7 @@ import {
   cancelPublication,
   createSite,
   deleteSite,
+  getSite,
   listScheduled,
   listSites,
   openTestedPassword,
@@ -43,15 +44,29 @@ import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/word
 import { moveScheduled } from '~/services/wordpress-drip.server';
 import { scheduleRefusal } from '~/http/schedule-messages.server';
 import { moveSchema } from '~/utils/drip-schemas';
+import { refreshSitePosts, sitePostsSummary } from '~/services/internal-links.server';
+import { AppError } from '~/utils/app-error';
+import { errorMessage } from '~/http/errors.server';
+import { formatDateTimeInZone } from '~/utils/time-zone';
 import { useTimeZone, validTimeZone } from '~/utils/time-zone';
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
-  const [sites, scheduled] = await Promise.all([listSites(userId), listScheduled(userId)]);
-  return json({ user, account, sites, scheduled }, { headers: privatePageHeaders });
+  const [sites, scheduled, postCache] = await Promise.all([listSites(userId), listScheduled(userId), sitePostsSummary(userId)]);
+  return json({ user, account, sites, scheduled, postCache }, { headers: privatePageHeaders });
 }
 
-const intents = z.enum(['create', 'update', 'test', 'delete', 'default', 'cancel-scheduled', 'move-scheduled', 'retry-scheduled']);
+const intents = z.enum([
+  'create',
+  'update',
+  'test',
+  'delete',
+  'default',
+  'refresh-posts',
+  'cancel-scheduled',
+  'move-scheduled',
+  'retry-scheduled',
+]);
 
 /** The Test connection button (the dialog checks only what a test needs). */
 const testIntent = z.object({ intent: z.literal('test') });
@@ -119,8 +134,12 @@ export async function action({ request }: ActionFunctionArgs) {
         return json({ intent: intent, result: submission.reply({ hideFields: ['appPassword'] }), test: null }, { status: 400 });
       }
       try {
-        // The form's unchecked box sends nothing: Classic HTML off.
-        const input = { ...submission.value, classicHtml: submission.value.classicHtml ?? false };
+        // The form's unchecked boxes send nothing: Classic HTML off, internal links off.
+        const input = {
+          ...submission.value,
+          classicHtml: submission.value.classicHtml ?? false,
+          internalLinks: submission.value.internalLinks ?? false,
+        };
         const saved =
           intent === 'create'
             ? await createSite(user.id, input as z.infer<ReturnType<typeof siteSchema>>)
@@ -163,6 +182,22 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       return redirectWithToast(back, { type: 'success', title: intent === 'delete' ? t('sites.deleted') : t('sites.defaultUpdated') });
     }
+    case 'refresh-posts': {
+      // The site's published posts read again as link targets (issue 26 §1): bounded by
+      // LINK_SOURCE_MAX_POSTS; presses at once share one read. The site's refusal in the user's words.
+      try {
+        const site = await getSite(user.id, siteId);
+        const count = await refreshSitePosts(user.id, siteId);
+        return redirectWithToast(back, {
+          type: 'success',
+          title: t('sites.postsRefreshed'),
+          description: t('sites.postsRefreshedBody', { count, site: site.siteName }),
+        });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return redirectWithToast(back, { type: 'error', title: t('sites.refreshFailed'), description: errorMessage(t, error) });
+      }
+    }
     case 'cancel-scheduled':
     case 'move-scheduled':
     case 'retry-scheduled': {
@@ -192,9 +227,10 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 type LoaderSite = ReturnType<typeof useLoaderData<typeof loader>>['sites'][number];
+type LoaderPostCache = ReturnType<typeof useLoaderData<typeof loader>>['postCache'][number];
 
 export default function WordPressSites() {
-  const { user, account, sites, scheduled } = useLoaderData<typeof loader>();
+  const { user, account, sites, scheduled, postCache } = useLoaderData<typeof loader>();
   const { t } = useTranslation('wordpress');
   const [params] = useSearchParams();
   const zone = useTimeZone();
@@ -244,7 +280,7 @@ export default function WordPressSites() {
         ) : (
           <ul className="divide-y divide-slate-200">
             {sites.map((site) => (
-              <SiteRow key={site.id} site={site} />
+              <SiteRow key={site.id} site={site} cache={postCache.find((c) => c.siteId === site.id)} timeZone={zone} />
             ))}
           </ul>
         )}
@@ -274,7 +310,7 @@ export default function WordPressSites() {
   );
 }
 
-function SiteRow({ site }: { site: LoaderSite }) {
+function SiteRow({ site, cache, timeZone }: { site: LoaderSite; cache?: LoaderPostCache; timeZone: string }) {
   const { t } = useTranslation('wordpress');
   return (
     <li className="flex flex-wrap items-center justify-between gap-3 px-5 py-4" data-testid="site-row">
@@ -283,12 +319,15 @@ function SiteRow({ site }: { site: LoaderSite }) {
           <span className="truncate">{site.siteName}</span>
           {site.isDefault ? <Badge tone="success">{t('sites.default')}</Badge> : null}
           {site.classicHtml ? <Badge>{t('sites.classicBadge')}</Badge> : null}
+          {!site.internalLinks ? <Badge>{t('sites.linksOffBadge')}</Badge> : null}
         </p>
         <p className="truncate text-sm text-slate-600">
           {site.siteUrl} · {site.username}
         </p>
+        <SitePostsCache cache={cache} timeZone={timeZone} />
       </div>
       <div className="flex flex-wrap items-center gap-2">
+        <RefreshPostsButton site={site} />
         {!site.isDefault ? (
           <Form method="post" action="/wordpress">
             <input type="hidden" name="siteId" value={site.id} />
@@ -318,6 +357,49 @@ function SiteRow({ site }: { site: LoaderSite }) {
         </ButtonLink>
       </div>
     </li>
+  );
+}
+
+/** How many of the site's posts are cached as link targets, and when they were read (issue 26 §1). */
+function SitePostsCache({ cache, timeZone }: { cache?: LoaderPostCache; timeZone: string }) {
+  const { t, i18n } = useTranslation('wordpress');
+  return (
+    <p className="text-xs text-slate-600" data-testid="site-posts">
+      {cache?.refreshedAt ? (
+        <>
+          {t('sites.postsCached', { count: cache.count })} ·{' '}
+          {t('sites.postsReadAt', { time: formatDateTimeInZone(cache.refreshedAt, i18n.language, timeZone) })}
+        </>
+      ) : (
+        t('sites.postsNever')
+      )}
+    </p>
+  );
+}
+
+/**
+ * Reads the site's posts again. With JavaScript a fetcher posts it and the button shows the read
+ * under way; without, the form posts and the page comes back with the outcome as a toast.
+ */
+function RefreshPostsButton({ site }: { site: LoaderSite }) {
+  const { t } = useTranslation('wordpress');
+  const fetcher = useFetcher();
+  const pending = fetcher.state !== 'idle';
+  return (
+    <fetcher.Form method="post" action="/wordpress">
+      <input type="hidden" name="siteId" value={site.id} />
+      <Button
+        type="submit"
+        name="intent"
+        value="refresh-posts"
+        variant="ghost"
+        size="sm"
+        pending={pending}
+        aria-label={t('sites.refreshPostsLabel', { site: site.siteName })}
+      >
+        {pending ? t('sites.refreshingPosts') : t('sites.refreshPosts')}
+      </Button>
+    </fetcher.Form>
   );
 }
 
@@ -364,8 +446,15 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
     id: `site-${mode}`,
     lastResult,
     defaultValue: site
-      ? { siteUrl: site.siteUrl, username: site.username, isDefault: site.isDefault ? 'on' : '', classicHtml: site.classicHtml ? 'on' : '' }
-      : undefined,
+      ? {
+          siteUrl: site.siteUrl,
+          username: site.username,
+          isDefault: site.isDefault ? 'on' : '',
+          classicHtml: site.classicHtml ? 'on' : '',
+          internalLinks: site.internalLinks ? 'on' : '',
+        }
+      : // Internal links cost nothing: on unless the user says otherwise.
+        { internalLinks: 'on' },
     onValidate: ({ formData }) => {
       const testing = parseWithZod(formData, { schema: testIntent }).status === 'success';
       const tr = t as Translate;
@@ -424,6 +513,19 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
             <label htmlFor={fields.classicHtml.id}>{t('sites.classicHtml')}</label>
             <p id="classic-html-help" className="text-xs text-slate-600">
               {t('sites.classicHtmlHelp')}
+            </p>
+          </div>
+        </div>
+        <div className="flex items-start gap-2 text-sm text-slate-800">
+          <input
+            {...getInputProps(fields.internalLinks, { type: 'checkbox' })}
+            className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600"
+            aria-describedby="internal-links-help"
+          />
+          <div>
+            <label htmlFor={fields.internalLinks.id}>{t('sites.internalLinks')}</label>
+            <p id="internal-links-help" className="text-xs text-slate-600">
+              {t('sites.internalLinksHelp')}
             </p>
           </div>
         </div>

@@ -10,6 +10,7 @@ import { countText, SEARCH_TEXT_MAX } from './results.server';
 import { getRunProgress, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
 import { extendHolds, holdKey, LedgerError, settleHolds, type HoldOutcome } from './ledger.server';
 import { resultFinished, wantsResultEvents } from './webhooks.server';
+import { linkWhenRunEnds } from './internal-links.server';
 import {
   buildImagePrompt,
   generateImages,
@@ -93,16 +94,43 @@ class HoldGone extends Error {}
 
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
 export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, db: Db = sql): Promise<ItemOutcome> {
+  const outcome = await generateItem(item, opts, db);
+  if (outcome !== 'skipped') await itemEnded(item, db);
+  return outcome;
+}
+
+/** Marks the item failed with the provider's message and voids its hold (if still ours). */
+export async function finishFailed(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  message: string,
+  db: Db = sql,
+): Promise<boolean> {
+  const ended = await failItem(item, message, db);
+  if (ended) await itemEnded(item, db);
+  return ended;
+}
+
+/**
+ * After an item's end is committed: the run it ended may now be linked (issue 26). The item is
+ * booked whatever happens here; a failed enqueue only leaves the run for the user to link.
+ */
+async function itemEnded(item: Pick<ClaimedItem, 'resultId' | 'userId'>, db: Db): Promise<void> {
+  await linkWhenRunEnds(item.userId, { resultId: item.resultId }, db).catch((err) =>
+    getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation: the run could not be queued for linking'),
+  );
+}
+
+async function generateItem(item: ClaimedItem, opts: ProcessOptions, db: Db): Promise<ItemOutcome> {
   if (!item.leased) return 'skipped';
   if (item.deliveries > MAX_DELIVERIES) {
-    return (await finishFailed(item, INTERRUPTED, db)) ? 'failed' : 'skipped';
+    return (await failItem(item, INTERRUPTED, db)) ? 'failed' : 'skipped';
   }
   const leaseSeconds = item.leaseSeconds ?? env.GENERATION_LEASE_SECONDS;
   // A hold already swept (the item waited or was abandoned too long) ends the item failed and
   // uncharged. The claim usually brings the row; otherwise it is read with the hold's renewal.
   const row = item.row ?? (await readRow(item, leaseSeconds, db));
   if (!row) return 'skipped';
-  if (!row.held) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
+  if (!row.held) return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 
   const heartbeat = startHeartbeat(item, leaseSeconds, db);
   const keyOf: KeyLookup = opts.keyOf ?? ((userId, provider) => providerKey(userId, provider, db));
@@ -120,10 +148,10 @@ export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, 
   } catch (err) {
     void opts.onAnswered?.();
     if (err instanceof SlotWithdrawn) return 'skipped';
-    if (err instanceof HoldGone) return (await finishFailed(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
+    if (err instanceof HoldGone) return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
     const message = err instanceof ProviderError ? err.message : (err as Error)?.message || 'Generation failed';
     if (!(err instanceof ProviderError)) getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation item error');
-    return (await finishFailed(item, message.slice(0, 1000), db)) ? 'failed' : 'skipped';
+    return (await failItem(item, message.slice(0, 1000), db)) ? 'failed' : 'skipped';
   } finally {
     heartbeat.stop();
   }
@@ -398,11 +426,6 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
   }
 }
 
-/** Marks the item failed with the provider's message and voids its hold (if still ours). */
-export async function finishFailed(
-  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  message: string,
-  db: Db = sql,
-): Promise<boolean> {
+async function failItem(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, message: string, db: Db): Promise<boolean> {
   return (await finish(item, (d) => d`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
 }

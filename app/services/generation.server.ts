@@ -17,6 +17,7 @@ import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from 
 import { briefsByTopic, topicKey } from '~/utils/csv-file';
 import { AppError, type ErrorParams } from '~/utils/app-error';
 import { creditsSpent, runMayHaveEnded } from './webhooks.server';
+import { linkWhenRunEnds } from './internal-links.server';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (ledger.server.ts holdKey) and its own `generate-item` job. The worker
@@ -326,6 +327,8 @@ export async function cancelRun(userId: string, runId: string, db: Db = sql): Pr
     await cancelItems(userId, { runId }, false, tx);
     await runMayHaveEnded(userId, runId, () => getRunProgress(userId, runId, tx), tx);
   });
+  // The cancel may have ended the run: its completed posts get linked (issue 26).
+  await linkWhenRunEnds(userId, { runId }, db);
   return getRunProgress(userId, runId, db);
 }
 

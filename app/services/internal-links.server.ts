@@ -4,6 +4,11 @@ import { listPublishedPosts, type WpCallOptions } from './wordpress-client.serve
 import { weaveLinks } from '~/utils/link-weaver';
 import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { siteCredentials, WordPressServiceError } from './wordpress.server';
+import { singleton } from '~/utils/singleton.server';
+import { getLogger } from '~/utils/logger.server';
+import { enqueue } from '~/queue/boss';
+import type { RunLinkSettingsInput } from '~/utils/link-schemas';
+import { errors as generationErrors, isUuid } from './generation.server';
 
 // Internal links (issue 26): where links can point (a site's published posts, cached here, and the
 // other results of the same run) and which of them each post should link to. No provider call:
@@ -17,13 +22,31 @@ export type SitePost = { wpPostId: number; title: string; url: string; categorie
 /**
  * Reads the site's published posts again (newest first, at most LINK_SOURCE_MAX_POSTS) and replaces
  * its cached list. The REST calls run outside any transaction; the swap is one transaction under
- * the site row's lock, so two refreshes at once leave one whole list, never a mix.
+ * the site row's lock, so two refreshes at once leave one whole list, never a mix. Presses that
+ * arrive while a read of the same site is under way in this process share that read (the page's
+ * button, the API and a run's linking job), so a burst of them costs the site one read.
  */
-export async function refreshSitePosts(userId: string, siteId: number, opts: WpCallOptions & { limit?: number } = {}): Promise<number> {
-  const site = await siteCredentials(userId, siteId);
+export function refreshSitePosts(
+  userId: string,
+  siteId: number,
+  opts: WpCallOptions & { limit?: number } = {},
+  db: Db = sql,
+): Promise<number> {
+  const key = `${userId}:${siteId}:${opts.limit ?? ''}`;
+  const running = refreshesUnderWay.get(key);
+  if (running) return running;
+  const read = readSitePosts(userId, siteId, opts, db).finally(() => refreshesUnderWay.delete(key));
+  refreshesUnderWay.set(key, read);
+  return read;
+}
+
+const refreshesUnderWay = singleton('internal-links:refreshes', () => new Map<string, Promise<number>>());
+
+async function readSitePosts(userId: string, siteId: number, opts: WpCallOptions & { limit?: number }, db: Db): Promise<number> {
+  const site = await siteCredentials(userId, siteId, db);
   const { limit = env.LINK_SOURCE_MAX_POSTS, ...callOpts } = opts;
   const posts = await listPublishedPosts(site, limit, callOpts);
-  await transaction(sql, async (tx) => {
+  await transaction(db, async (tx) => {
     const [row] = await tx`SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId} FOR UPDATE`;
     if (!row) throw new WordPressServiceError('not_found');
     await tx`DELETE FROM wordpress_site_posts WHERE site_id = ${siteId}`;
@@ -46,6 +69,16 @@ export async function refreshSitePosts(userId: string, siteId: number, opts: WpC
     await tx`UPDATE wordpress_sites SET posts_refreshed_at = now() WHERE id = ${siteId}`;
   });
   return posts.length;
+}
+
+export type SitePostsSummary = { siteId: number; count: number; refreshedAt: Date | null };
+
+/** For each of the user's sites: how many posts are cached as link targets and when they were read. */
+export async function sitePostsSummary(userId: string, db: Db = sql): Promise<SitePostsSummary[]> {
+  const rows = await db<{ id: string; n: number; posts_refreshed_at: Date | null }[]>`
+    SELECT s.id, s.posts_refreshed_at, (SELECT count(*)::int FROM wordpress_site_posts p WHERE p.site_id = s.id) AS n
+    FROM wordpress_sites s WHERE s.user_id = ${userId} ORDER BY s.id`;
+  return rows.map((r) => ({ siteId: Number(r.id), count: r.n, refreshedAt: r.posts_refreshed_at }));
 }
 
 /** The cached posts of one of the user's sites and when they were read (null: never). */
@@ -395,16 +428,75 @@ export async function linkRunBySettings(userId: string, runId: string, options: 
         AND (${options.resultId ?? null}::uuid IS NULL OR l.result_id = ${options.resultId ?? null})`;
     return 0;
   }
-  let siteId: number | null = null;
-  if (settings.sitePosts) {
-    if (settings.siteId !== null) siteId = settings.siteId;
-    else {
-      const [site] = await db<{ id: string }[]>`
-        SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND is_default ORDER BY id LIMIT 1`;
-      siteId = site ? Number(site.id) : null;
+  const siteId = await linkSiteOf(userId, settings, db);
+  return linkRun(userId, runId, { count: settings.count, siteId, resultId: options.resultId }, db);
+}
+
+/** The site whose posts the run links to: its chosen one, else the user's default; null for none. */
+async function linkSiteOf(userId: string, settings: RunLinkSettings, db: Db): Promise<number | null> {
+  if (!settings.sitePosts) return null;
+  if (settings.siteId !== null) return settings.siteId;
+  const [site] = await db<{ id: string }[]>`
+    SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND is_default ORDER BY id LIMIT 1`;
+  return site ? Number(site.id) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linking a run when it finishes (the `link-run` queue)
+
+/**
+ * Called after an item of a run has ended (its final state committed): when that was the run's
+ * last item processing, the run is a text run with linking on and has a completed post, its
+ * linking job is enqueued. Each ending item checks after its own commit, so the last one to commit
+ * sees every other one ended; two that see it at once enqueue one job (singleton key per run).
+ */
+export async function linkWhenRunEnds(userId: string, of: { resultId: string } | { runId: string }, db: Db = sql): Promise<boolean> {
+  const [run] = await db<{ id: string }[]>`
+    SELECT g.id FROM generation_runs g
+    WHERE g.user_id = ${userId} AND g.type = 'text' AND g.link_enabled
+      AND g.id = ${'runId' in of ? of.runId : db`(SELECT run_id FROM generation_results WHERE id = ${of.resultId})`}
+      AND NOT EXISTS (SELECT 1 FROM generation_results x WHERE x.run_id = g.id AND x.status = 'processing')
+      AND EXISTS (SELECT 1 FROM generation_results x WHERE x.run_id = g.id AND x.status = 'completed' AND x.type = 'text')`;
+  if (!run) return false;
+  await enqueue('link-run', { userId, runId: run.id }, { singletonKey: run.id }, db);
+  return true;
+}
+
+export type FinishedRunLinking = { linked: boolean; links: number; siteId: number | null; siteRead: 'cached' | 'read' | 'failed' | null };
+
+/**
+ * The linking job of a finished run: links it as its settings say, unless linking is off or the
+ * run was linked after its last post was completed (a replayed job, or the user linked it by hand
+ * since). The site's posts are read first when they never were; when the site cannot be read
+ * (down, refused), linking goes on without them: the run's posts link among themselves.
+ */
+export async function linkFinishedRun(userId: string, runId: string, db: Db = sql): Promise<FinishedRunLinking> {
+  const [run] = await db<{ linked_at: Date | null; last_completed: Date | null }[]>`
+    SELECT g.linked_at,
+      (SELECT max(x.completed_at) FROM generation_results x WHERE x.run_id = g.id AND x.status = 'completed' AND x.type = 'text')
+        AS last_completed
+    FROM generation_runs g WHERE g.user_id = ${userId} AND g.id = ${runId}`;
+  const settings = run ? await runLinkSettings(userId, runId, db) : null;
+  if (!run || !settings?.enabled || !run.last_completed || (run.linked_at && run.linked_at >= run.last_completed)) {
+    return { linked: false, links: 0, siteId: null, siteRead: null };
+  }
+  const siteId = await linkSiteOf(userId, settings, db);
+  let siteRead: FinishedRunLinking['siteRead'] = null;
+  if (siteId !== null) {
+    const [site] = await db<{ posts_refreshed_at: Date | null }[]>`
+      SELECT posts_refreshed_at FROM wordpress_sites WHERE user_id = ${userId} AND id = ${siteId}`;
+    siteRead = site?.posts_refreshed_at ? 'cached' : 'read';
+    if (site && !site.posts_refreshed_at) {
+      try {
+        await refreshSitePosts(userId, siteId, {}, db);
+      } catch (err) {
+        siteRead = 'failed';
+        getLogger().warn({ err: String(err), runId, siteId }, 'internal links: the site posts could not be read; linking within the run');
+      }
     }
   }
-  return linkRun(userId, runId, { count: settings.count, siteId, resultId: options.resultId }, db);
+  const links = await linkRunBySettings(userId, runId, {}, db);
+  return { linked: true, links, siteId, siteRead };
 }
 
 type LinkRow = {
@@ -500,4 +592,89 @@ export async function isRunPost(userId: string, runId: string, resultId: string,
     SELECT 1 FROM generation_results
     WHERE user_id = ${userId} AND run_id = ${runId} AND id = ${resultId} AND type = 'text' AND status = 'completed'`;
   return Boolean(row);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON API's views and actions (api.jobs.$id.links, api.results.$id.links)
+
+export type RunLinks = {
+  runId: string;
+  settings: RunLinkSettings;
+  /** Every completed text post of the run in order, with its links (kept first, then removed ones, marked). */
+  results: { resultId: string; title: string; links: ResultLink[] }[];
+};
+
+/** The owner's run, or generation's "job not found". */
+async function ownRun(userId: string, runId: string, db: Db): Promise<void> {
+  if (!isUuid(runId)) throw generationErrors.notFound('job');
+  const [run] = await db`SELECT 1 FROM generation_runs WHERE user_id = ${userId} AND id = ${runId}`;
+  if (!run) throw generationErrors.notFound('job');
+}
+
+/** The run's link settings and every completed text post's links, for its owner (the review's view). */
+export async function runLinks(userId: string, runId: string, db: Db = sql): Promise<RunLinks> {
+  await ownRun(userId, runId, db);
+  const [settings, posts] = await Promise.all([runLinkSettings(userId, runId, db), runLinksView(userId, runId, db)]);
+  return {
+    runId,
+    settings,
+    results: posts.map((p) => ({ resultId: p.id, title: p.title, links: [...p.links, ...p.removed] })),
+  };
+}
+
+/**
+ * Saves the fields given of the run's link settings (the others keep their values) and links the
+ * whole run again as they now say. Returns how many links were proposed.
+ */
+export async function relinkRun(userId: string, runId: string, input: RunLinkSettingsInput, db: Db = sql): Promise<number> {
+  await ownRun(userId, runId, db);
+  const { linkedAt: _, ...current } = await runLinkSettings(userId, runId, db);
+  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<typeof current>;
+  await saveRunLinkSettings(userId, runId, { ...current, ...given }, db);
+  return linkRunBySettings(userId, runId, {}, db);
+}
+
+/** Links one completed text post again, as its run's settings say; its links after. */
+export async function relinkResult(userId: string, resultId: string, db: Db = sql): Promise<{ linked: number; links: ResultLink[] }> {
+  if (!isUuid(resultId)) throw generationErrors.notFound();
+  const [row] = await db<{ run_id: string; type: string; status: string }[]>`
+    SELECT run_id, type, status FROM generation_results WHERE user_id = ${userId} AND id = ${resultId}`;
+  if (!row) throw generationErrors.notFound();
+  if (row.type !== 'text' || row.status !== 'completed') throw new WordPressServiceError('not_linkable');
+  const linked = await linkRunBySettings(userId, row.run_id, { resultId }, db);
+  return { linked, links: await resultLinks(userId, resultId, db) };
+}
+
+/** Removes one of the post's links (again: no change); it is never proposed again for that post. */
+export async function removeResultLink(userId: string, resultId: string, linkId: string, db: Db = sql): Promise<void> {
+  if (!isUuid(resultId) || !isUuid(linkId)) throw new WordPressServiceError('link_not_found');
+  const [row] = await db`
+    UPDATE result_links SET removed_at = coalesce(removed_at, now())
+    WHERE user_id = ${userId} AND result_id = ${resultId} AND id = ${linkId} RETURNING id`;
+  if (!row) throw new WordPressServiceError('link_not_found');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Downloads
+
+export type KeptLink = { anchor: string; href: string };
+
+/**
+ * The kept links of these results, in order, as a download lists them: the absolute URL when known,
+ * else (a run with no site) the planned relative `/slug/` for the user to map to their site later.
+ * Removed links are never in it.
+ */
+export async function keptLinksOf(userId: string, resultIds: string[], db: Db = sql): Promise<Map<string, KeptLink[]>> {
+  const out = new Map<string, KeptLink[]>();
+  if (resultIds.length === 0) return out;
+  const rows = await db<{ result_id: string; anchor: string; target_url: string | null; target_slug: string | null }[]>`
+    SELECT result_id, anchor, target_url, target_slug FROM result_links
+    WHERE user_id = ${userId} AND result_id = ANY (${resultIds}::uuid[]) AND removed_at IS NULL AND (target_url IS NOT NULL OR target_slug IS NOT NULL)
+    ORDER BY result_id, position`;
+  for (const r of rows) {
+    const list = out.get(r.result_id) ?? [];
+    list.push({ anchor: r.anchor, href: r.target_url ?? `/${r.target_slug}/` });
+    out.set(r.result_id, list);
+  }
+  return out;
 }

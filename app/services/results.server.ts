@@ -9,6 +9,7 @@ import { holdKey, LedgerError, reserve, settleHolds, type ReserveItem } from './
 import { CANCELED_SIGNAL, checkModelAllowed, errors, GENERATE_QUEUE, holdExpiry, isUuid, WAKE_CHANNEL } from './generation.server';
 import { providerKey } from './api-keys.server';
 import { htmlToText, sanitizeArticle } from './providers.server';
+import { keptLinksOf, type KeptLink } from './internal-links.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { cleanSeo, seoWithFallbacks, type SeoFields } from '~/utils/seo-fields';
 
@@ -387,18 +388,38 @@ export async function getImage(userId: string, imageId: string, db: Db = sql): P
 
 export type Download = { filename: string; contentType: string; body: Buffer };
 
-/** Text of a completed text result as a download (title, then the article as plain text). */
-function textOf(row: Pick<Row, 'title' | 'content'>): string {
+/** How a text download lists the post's internal links (the heading in the reader's language). */
+export type TextDownloadOptions = { linksHeading?: string };
+
+/**
+ * Text of a completed text result as a download (title, then the article as plain text). Plain text
+ * cannot carry a link on its words, so the post's kept internal links (issue 26) follow it, one a
+ * line: the anchor's words and where they link (an absolute URL, or `/slug/` for a run with no site).
+ */
+function textOf(row: Pick<Row, 'title' | 'content'>, links: KeptLink[] = [], opts: TextDownloadOptions = {}): string {
   const body = htmlToText(row.content ?? '');
-  return row.title ? `${row.title}\n\n${body}\n` : `${body}\n`;
+  const text = row.title ? `${row.title}\n\n${body}\n` : `${body}\n`;
+  if (links.length === 0) return text;
+  return `${text}\n${opts.linksHeading ?? 'Internal links'}:\n${links.map((l) => `- ${l.anchor} → ${l.href}`).join('\n')}\n`;
 }
 
 /** One result as a file: text as `{prompt 30}.txt`, an image (output `index`) as `{prompt 30}.{ext}`. */
-export async function resultDownload(userId: string, id: string, index = 0, db: Db = sql): Promise<Download> {
+export async function resultDownload(
+  userId: string,
+  id: string,
+  index = 0,
+  opts: TextDownloadOptions = {},
+  db: Db = sql,
+): Promise<Download> {
   const row = await findRow(userId, id, db);
   if (row.status !== 'completed' || !row.content) throw errors.noContent();
   if (row.type === 'text') {
-    return { filename: textFileName(row.prompt), contentType: 'text/plain; charset=utf-8', body: Buffer.from(textOf(row), 'utf8') };
+    const links = (await keptLinksOf(userId, [row.id], db)).get(row.id);
+    return {
+      filename: textFileName(row.prompt),
+      contentType: 'text/plain; charset=utf-8',
+      body: Buffer.from(textOf(row, links, opts), 'utf8'),
+    };
   }
   const ids = Array.isArray(row.metadata.images) ? (row.metadata.images as string[]) : [];
   const imageId = ids[Math.max(0, Math.min(ids.length - 1, index))];
@@ -438,6 +459,7 @@ export async function countCompleted(userId: string, filter: DownloadFilter = {}
 export async function streamAllResults(
   userId: string,
   filter: DownloadFilter = {},
+  opts: TextDownloadOptions = {},
   db: Db = sql,
 ): Promise<{ filename: string; stream: ReadableStream<Uint8Array>; counts: { text: number; images: number } }> {
   const counts = await countCompleted(userId, filter, db);
@@ -459,8 +481,13 @@ export async function streamAllResults(
             WHERE ${where} AND x.type = 'text'
               ${after ? db`AND (x.created_at, x.position, x.id) > (${after.createdAt}, ${after.position}, ${after.id})` : db``}
             ORDER BY x.created_at, x.position, x.id LIMIT 200`;
+          const links = await keptLinksOf(
+            userId,
+            page.map((r) => r.id),
+            db,
+          );
           for (const r of page) {
-            const chunk = `==================== ${r.prompt} ====================\n\n${textOf(r)}\n`;
+            const chunk = `==================== ${r.prompt} ====================\n\n${textOf(r, links.get(r.id), opts)}\n`;
             if (!text.write(chunk)) await new Promise((resolve) => text.once('drain', resolve));
           }
           if (page.length < 200) break;

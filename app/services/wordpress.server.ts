@@ -55,6 +55,8 @@ export type Site = {
   timeZone: string | null;
   /** Posts go as plain HTML (one Classic block, for older themes) instead of Gutenberg blocks. */
   classicHtml: boolean;
+  /** Posts published to this site carry their internal links (issue 26 §6; no provider call, no credits). */
+  internalLinks: boolean;
   createdAt: string;
 };
 
@@ -73,6 +75,9 @@ export const WORDPRESS_ERROR_CODES = [
   'no_schedule',
   /** The site's address is one the outbound guard refuses (private, loopback, another scheme). */
   'blocked_url',
+  // Internal links (internal-links.server.ts): a link that is not the post's, a post that cannot be linked.
+  'link_not_found',
+  'not_linkable',
 ] as const;
 export type WordPressErrorCode = (typeof WORDPRESS_ERROR_CODES)[number];
 
@@ -90,6 +95,8 @@ const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
   outside_rules: 'calendar.outsideRules',
   no_schedule: 'calendar.noSchedule',
   blocked_url: 'sites.blockedUrl',
+  link_not_found: 'linkErrors.linkNotFound',
+  not_linkable: 'linkErrors.notLinkable',
 };
 
 export class WordPressServiceError extends AppError<'wordpress', WordPressErrorCode> {
@@ -116,6 +123,7 @@ type SiteRow = {
   is_default: boolean;
   time_zone: string | null;
   classic_html: boolean;
+  link_enabled: boolean;
   created_at: Date;
 };
 
@@ -128,6 +136,7 @@ function toSite(r: SiteRow): Site {
     isDefault: r.is_default,
     timeZone: r.time_zone,
     classicHtml: r.classic_html,
+    internalLinks: r.link_enabled,
     createdAt: r.created_at.toISOString(),
   };
 }
@@ -138,7 +147,7 @@ export function siteNameOf(siteUrl: string): string {
 
 export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
   const rows = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, link_enabled, created_at FROM wordpress_sites
     WHERE user_id = ${userId} ORDER BY is_default DESC, id`;
   return rows.map(toSite);
 }
@@ -146,7 +155,7 @@ export async function listSites(userId: string, db: Db = sql): Promise<Site[]> {
 export async function getSite(userId: string, siteId: number, db: Db = sql): Promise<Site> {
   if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('not_found');
   const [row] = await db<SiteRow[]>`
-    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, created_at FROM wordpress_sites
+    SELECT id, site_url, site_name, username, is_default, time_zone, classic_html, link_enabled, created_at FROM wordpress_sites
     WHERE user_id = ${userId} AND id = ${siteId}`;
   if (!row) throw new WordPressServiceError('not_found');
   return toSite(row);
@@ -183,7 +192,15 @@ export function openTestedPassword(userId: string, sealed: string): string | nul
   }
 }
 
-export type SiteInput = { siteUrl: string; username: string; appPassword?: string; isDefault: boolean; classicHtml?: boolean };
+export type SiteInput = {
+  siteUrl: string;
+  username: string;
+  appPassword?: string;
+  isDefault: boolean;
+  classicHtml?: boolean;
+  /** Absent: on for a new site, unchanged for an edit. */
+  internalLinks?: boolean;
+};
 
 type GuardOptions = Pick<OutboundOptions, 'allowPrivate' | 'lookup' | 'allowAddress'>;
 
@@ -213,10 +230,10 @@ export async function createSite(
     const isDefault = input.isDefault || n === 0;
     if (isDefault) await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default`;
     const [row] = await tx<SiteRow[]>`
-      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default, classic_html)
+      INSERT INTO wordpress_sites (user_id, site_url, site_name, username, app_password_sealed, is_default, classic_html, link_enabled)
       VALUES (${userId}, ${siteUrl}, ${siteNameOf(siteUrl)}, ${input.username.trim()}, ${seal(input.appPassword.trim(), sealContext(userId))}, ${isDefault},
-        ${input.classicHtml ?? false})
-      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
+        ${input.classicHtml ?? false}, ${input.internalLinks ?? true})
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, link_enabled, created_at`;
     return toSite(row!);
   });
 }
@@ -235,9 +252,10 @@ export async function updateSite(userId: string, siteId: number, input: SiteInpu
         site_url = ${siteUrl}, site_name = ${siteNameOf(siteUrl)}, username = ${input.username.trim()},
         app_password_sealed = ${password ? seal(password, sealContext(userId)) : sql`app_password_sealed`},
         is_default = ${input.isDefault ? true : sql`is_default`},
-        classic_html = ${input.classicHtml ?? sql`classic_html`}, updated_at = now()
+        classic_html = ${input.classicHtml ?? sql`classic_html`}, link_enabled = ${input.internalLinks ?? sql`link_enabled`},
+        updated_at = now()
       WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, link_enabled, created_at`;
     return toSite(row!);
   });
 }
@@ -248,7 +266,7 @@ export async function setDefaultSite(userId: string, siteId: number, db: Db = sq
     await tx`UPDATE wordpress_sites SET is_default = false WHERE user_id = ${userId} AND is_default AND id <> ${siteId}`;
     const [row] = await tx<SiteRow[]>`
       UPDATE wordpress_sites SET is_default = true, updated_at = now() WHERE user_id = ${userId} AND id = ${siteId}
-      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, created_at`;
+      RETURNING id, site_url, site_name, username, is_default, time_zone, classic_html, link_enabled, created_at`;
     return toSite(row!);
   });
 }

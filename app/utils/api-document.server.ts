@@ -2,6 +2,7 @@ import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@ast
 import { z, type ZodTypeAny } from 'zod';
 import { imageGenerationSchema, resultContentSchema, resultsQuerySchema, textGenerationSchema } from './generation-schema';
 import { titleRequestSchema } from './title-request';
+import { runLinkSettingsApiSchema } from './link-schemas';
 import { webhookEventTypes } from './webhook-events';
 import {
   bulkPublishSchema,
@@ -84,6 +85,49 @@ const results = z
     pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
   })
   .openapi('ResultPage');
+
+const resultLink = z
+  .object({
+    id: z.string().uuid(),
+    resultId: z.string().uuid(),
+    position: z.number().int(),
+    targetKey: z.string().openapi({ description: '`result:<id>` (a post of the run) or `site:<WordPress post id>`.' }),
+    targetResultId: z.string().uuid().nullable(),
+    targetUrl: z.string().nullable().openapi({ description: 'Absolute URL when known; null for a run with no site (see targetSlug).' }),
+    targetSlug: z.string().nullable().openapi({ description: "The planned slug of a run's post (a relative `/slug/`)." }),
+    targetTitle: z.string(),
+    anchor: z.string().openapi({ description: 'The words of the sentence the link stands on.' }),
+    sentence: z.string(),
+    score: z.number(),
+    removedAt: z.string().nullable().openapi({ description: 'Removed by the user: never proposed again, never published.' }),
+  })
+  .openapi('ResultLink');
+
+const runLinkSettings = z
+  .object({
+    enabled: z.boolean(),
+    count: z.number().int(),
+    sitePosts: z.boolean(),
+    siteId: z.number().int().nullable(),
+    linkedAt: z.string().nullable(),
+  })
+  .openapi('RunLinkSettings');
+
+const runLinks = z
+  .object({
+    runId: z.string().uuid(),
+    settings: runLinkSettings,
+    results: z.array(
+      z.object({
+        resultId: z.string().uuid(),
+        title: z.string(),
+        links: z.array(resultLink),
+      }),
+    ),
+  })
+  .openapi('RunLinks');
+
+const resultLinks = z.object({ resultId: z.string().uuid(), links: z.array(resultLink) }).openapi('ResultLinks');
 
 const anyObject = (name: string) => z.object({}).passthrough().openapi(name);
 
@@ -236,6 +280,57 @@ export const operations: ApiOperation[] = [
     response: { description: 'A ZIP archive.', contentType: 'application/zip' },
   },
   {
+    route: 'api.jobs.$id.links',
+    method: 'get',
+    path: '/api/jobs/{id}/links',
+    tag: 'Internal links',
+    summary: "A run's internal-link settings and every post's links",
+    description: 'Links are chosen and woven without any provider call: they cost no credits.',
+    response: { schema: runLinks, description: 'The settings and each text post with its links (removed ones marked).' },
+  },
+  {
+    route: 'api.jobs.$id.links',
+    method: 'put',
+    path: '/api/jobs/{id}/links',
+    tag: 'Internal links',
+    summary: "Change a run's link settings and link the whole run again",
+    description:
+      'Fields left out keep their values. `siteId` null: the default site. Removed links stay removed; linking off withdraws the rest.',
+    body: {
+      schema: runLinkSettingsApiSchema(keys),
+      source: { module: 'link-schemas', name: 'runLinkSettingsApiSchema' },
+      example: { enabled: true, count: 3, sitePosts: true, siteId: null },
+    },
+    response: {
+      schema: runLinks.extend({ linked: z.number().int() }),
+      description: '`linked` (links proposed) and the run as GET shows it.',
+    },
+  },
+  {
+    route: 'api.results.$id.links',
+    method: 'get',
+    path: '/api/results/{id}/links',
+    tag: 'Internal links',
+    summary: "A post's links",
+    response: { schema: resultLinks, description: 'In order; removed ones last, marked.' },
+  },
+  {
+    route: 'api.results.$id.links',
+    method: 'post',
+    path: '/api/results/{id}/links',
+    tag: 'Internal links',
+    summary: "Link one post again, as its run's settings say",
+    response: { schema: resultLinks.extend({ linked: z.number().int() }), description: "`linked` and the post's links." },
+  },
+  {
+    route: 'api.results.$id.links.$linkId',
+    method: 'delete',
+    path: '/api/results/{id}/links/{linkId}',
+    tag: 'Internal links',
+    summary: "Remove one of a post's links (never proposed again, never published)",
+    response: { description: 'Removed.' },
+  },
+  {
     route: 'api.user',
     method: 'get',
     path: '/api/user',
@@ -268,7 +363,13 @@ export const operations: ApiOperation[] = [
     body: {
       schema: siteSchema(keys),
       source: wp('siteSchema'),
-      example: { siteUrl: 'https://blog.example.com', username: 'editor', appPassword: 'abcd efgh ijkl mnop qrst uvwx', isDefault: true },
+      example: {
+        siteUrl: 'https://blog.example.com',
+        username: 'editor',
+        appPassword: 'abcd efgh ijkl mnop qrst uvwx',
+        isDefault: true,
+        internalLinks: true,
+      },
     },
     response: { status: 201, schema: anyObject('Site'), description: '`site`.' },
   },

@@ -51,3 +51,29 @@ export function removeLinkSchema(t: Translate) {
 export const runPageIntent = z.object({
   intent: z.enum(['cancel', 'link-run', 'relink-post', 'remove-link']).optional().default('cancel'),
 });
+
+/** A switch of the JSON API that may be left out (undefined: kept as it is). */
+const optionalSwitch = z
+  .union([z.boolean(), z.literal('on'), z.literal('true'), z.literal('false'), z.literal('')])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === true || v === 'on' || v === 'true'));
+
+/**
+ * PUT /api/jobs/{id}/links: `{ enabled, count, sitePosts, siteId }` as JSON, each field optional (left
+ * out: kept as it is); siteId null: the default site. The same rules and messages as the form.
+ */
+export function runLinkSettingsApiSchema(t: Translate) {
+  const count = t('workspace:links.validation.count', { max: LINK_COUNT_MAX });
+  const site = t('workspace:links.validation.site');
+  return z.object({
+    enabled: optionalSwitch,
+    count: z.coerce.number({ invalid_type_error: count }).int(count).min(1, count).max(LINK_COUNT_MAX, count).optional(),
+    sitePosts: optionalSwitch,
+    siteId: z
+      .union([z.null(), z.literal(''), z.coerce.number({ invalid_type_error: site }).int(site).positive(site)])
+      .optional()
+      .transform((v) => (v === '' ? null : v)),
+  });
+}
+
+export type RunLinkSettingsInput = z.output<ReturnType<typeof runLinkSettingsApiSchema>>;

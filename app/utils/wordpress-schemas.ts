@@ -27,6 +27,12 @@ const checkbox = z
   .optional()
   .transform((v) => v === true || v === 'on' || v === 'true');
 
+/** A switch that may be left out (undefined: the service's default or the stored value). */
+const optionalSwitch = z
+  .union([z.boolean(), z.literal('on'), z.literal('true'), z.literal('false'), z.literal('')])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === true || v === 'on' || v === 'true'));
+
 export function siteSchema(t: Translate) {
   return z.object({
     siteUrl: httpUrl(t('wordpress:validation.siteUrl')),
@@ -43,10 +49,11 @@ export function siteSchema(t: Translate) {
     isDefault: checkbox,
     // Issue 21: plain HTML (a Classic block) instead of Gutenberg blocks, for older themes. Absent:
     // unchanged through the JSON API; the site form, whose unchecked box sends nothing, reads it as off.
-    classicHtml: z
-      .union([z.boolean(), z.literal('on'), z.literal('true'), z.literal('false'), z.literal('')])
-      .optional()
-      .transform((v) => (v === undefined ? undefined : v === true || v === 'on' || v === 'true')),
+    classicHtml: optionalSwitch,
+    // Issue 26 §6: posts published to this site carry their internal links. Absent: on for a new
+    // site and unchanged on an edit through the JSON API; the site form, whose unchecked box sends
+    // nothing, reads it as off (its box starts checked for a new site).
+    internalLinks: optionalSwitch,
   });
 }
 

@@ -135,13 +135,16 @@ async function main() {
     await grantSignupCredits(user!.id);
     const { setCookie } = await createSession(user!.id);
     const sessionCookie = setCookie.split(';')[0]!;
-    // A full first page of results (text, completed), so the results list renders its rows.
+    // A full first page of results (text, completed), so the results list renders its rows. Their
+    // metadata holds the text's counts, as the generation worker writes them (a row without them is
+    // counted on every read: an older row's path, not the page's).
     const [run] = await sql<{ id: string }[]>`
       INSERT INTO generation_runs (user_id, type, model, total) VALUES (${user!.id}, 'text', 'openai/gpt-4o-mini', 30) RETURNING id`;
     await sql`
-      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits, created_at)
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, content, status, model, credits, created_at, metadata)
       SELECT ${user!.id}, ${run!.id}, i, 'text', 'topic ' || i, 'Bench post ' || i, '<p>Body of bench post ' || i || '</p>',
-        'completed', 'openai/gpt-4o-mini', 1, now() - make_interval(secs => 30 - i)
+        'completed', 'openai/gpt-4o-mini', 1, now() - make_interval(secs => 30 - i),
+        jsonb_build_object('originalPrompt', 'topic ' || i, 'characterCount', length('Body of bench post ' || i), 'wordCount', 5)
       FROM generate_series(1, 30) AS i`;
     const signedIn = { 'accept-language': 'en', cookie: sessionCookie };
 

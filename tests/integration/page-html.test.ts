@@ -51,6 +51,8 @@ const pages = () => [
   ['app', '/app'],
   ['app-image', '/app?type=image'],
   ['results', '/app?tab=results'],
+  // Without JavaScript a result's editor is a page of the list of its own (issue 19: built on demand).
+  ['results-edit', `/app?tab=results&edit=${ids.result}`],
   ['integration', '/app?tab=wordpress'],
   ['templates', '/app/templates'],
   ['run', `/app/runs/${ids.run}`],

@@ -243,6 +243,16 @@ describe('SPEC §7, every call with its own payload and defaults', () => {
     await ok(send(c, 'PUT', `/api/results/${soup.id}/content`, { content: '<p>Edited soup</p>' }), 'PUT /api/results/{id}/content');
     await ok(send(c, 'POST', `/api/results/${doomed.id}/retry`), 'POST /api/results/{id}/retry');
 
+    // Internal links (issue 26 §4, §6; DELETE /api/results/{id}/links/{linkId} in internal-links-api.test.ts).
+    const runLinks = await ok(c.get(`/api/jobs/${text.jobId as string}/links`), 'GET /api/jobs/{id}/links');
+    expect(runLinks.settings).toMatchObject({ enabled: true, count: 3 });
+    await ok(
+      send(c, 'PUT', `/api/jobs/${text.jobId as string}/links`, { enabled: true, count: 3, sitePosts: true, siteId: null }),
+      'PUT /api/jobs/{id}/links',
+    );
+    await ok(c.get(`/api/results/${soup.id}/links`), 'GET /api/results/{id}/links');
+    await ok(send(c, 'POST', `/api/results/${soup.id}/links`), 'POST /api/results/{id}/links');
+
     // WordPress.
     const site = { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword };
     const check = await ok(c.postJson('/api/wordpress/test-connection', site), 'POST /api/wordpress/test-connection');

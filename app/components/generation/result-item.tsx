@@ -1,7 +1,5 @@
 import { Form, Link, useNavigation } from '@remix-run/react';
-import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { RichTextEditor } from '~/components/editor/rich-text-editor';
 import { Icon } from '~/components/icons';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
@@ -13,7 +11,7 @@ import { PublicationStatus, type PublicationView } from '~/components/wordpress/
 import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
-import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
+import { ResultEditor } from './result-editor';
 
 export type ResultView = Pick<
   Result,
@@ -48,7 +46,6 @@ const dots = {
 } as const;
 
 const smallButton = buttonClass('secondary', 'sm');
-const summaryButton = `${smallButton} cursor-pointer list-none [&::-webkit-details-marker]:hidden`;
 
 /** Visible text of an article's HTML (for copying). */
 function plainText(html: string): string {
@@ -71,7 +68,6 @@ export function ResultItem({
   const { t, i18n } = useTranslation('workspace');
   const hydrated = useHydrated();
   const navigation = useNavigation();
-  const editRef = useRef<HTMLDetailsElement>(null);
   const busy = (intent: string) =>
     navigation.state !== 'idle' && navigation.formData?.get('id') === result.id && navigation.formData?.get('intent') === intent;
   const failed = result.status === 'failed';
@@ -279,42 +275,7 @@ export function ResultItem({
                 {t('links.open')}
               </Link>
             ) : null}
-            {result.type === 'text' ? (
-              <details ref={editRef} className="w-full sm:w-auto sm:flex-1 [&[open]]:basis-full">
-                <summary className={summaryButton}>{t('results.actions.edit')}</summary>
-                <Form method="post" action={RESULTS_ACTION} className="mt-3 flex flex-col gap-3">
-                  <input type="hidden" name="intent" value="save" />
-                  <input type="hidden" name="id" value={result.id} />
-                  <input type="hidden" name="returnTo" value={returnTo} />
-                  <RichTextEditor
-                    id={`editor-${result.id}`}
-                    name="content"
-                    defaultValue={result.content ?? ''}
-                    label={t('results.editor.label')}
-                    fallbackHelp={t('results.editor.htmlHelp')}
-                    minHeight={300}
-                    disabled={busy('save')}
-                  />
-                  {result.seo ? <SeoFieldset seo={result.seo} idPrefix={`result-${result.id}`} disabled={busy('save')} /> : null}
-                  <div className="flex gap-2">
-                    <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy('save')}>
-                      {busy('save') ? t('results.actions.saving') : t('results.actions.save')}
-                    </button>
-                    <a
-                      href={returnTo}
-                      className={smallButton}
-                      aria-disabled={busy('save') || undefined}
-                      onClick={(event) => {
-                        event.preventDefault();
-                        if (editRef.current) editRef.current.open = false;
-                      }}
-                    >
-                      {t('results.actions.cancel')}
-                    </a>
-                  </div>
-                </Form>
-              </details>
-            ) : null}
+            {result.type === 'text' ? <ResultEditor result={result} returnTo={returnTo} saving={busy('save')} /> : null}
           </>
         ) : (
           <>
