@@ -24,7 +24,9 @@ export default defineConfig({
   outputDir: path.join(results, `e2e-${process.env.E2E_RUN_ID}`),
   globalSetup: './e2e/global-setup.ts',
   fullyParallel: true,
-  workers: 2,
+  // Two browsers against the one app process: a third made no run shorter on 2 busy cores (each
+  // test took ~40% longer). E2E_WORKERS overrides (a machine with idle cores).
+  workers: Number(process.env.E2E_WORKERS) || 2,
   retries: process.env.CI ? 1 : 0,
   forbidOnly: Boolean(process.env.CI),
   reporter: 'list',

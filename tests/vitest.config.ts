@@ -12,6 +12,11 @@ export default defineConfig({
     globalSetup: ['tests/support/vitest-global-setup.ts'],
     setupFiles: ['tests/support/vitest-setup.ts'],
     pool: 'forks',
+    // Test files spend most of their time waiting (on Postgres, WordPress, child processes, pollers),
+    // so more files than cores run at once: each worker has a database of its own
+    // (support/vitest-setup.ts). Vitest's default on 2 cores is one worker. VITEST_MAX_WORKERS overrides.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 3,
+    minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: {

@@ -238,7 +238,12 @@ async function main() {
   }
 }
 
+// Part 1 points DATABASE_URL at its own (stopped) cluster; part 3 starts a new one unless an
+// operator gave DATABASE_URL, so the value from before part 1 is put back first.
+const givenDatabaseUrl = process.env.DATABASE_URL;
 if (PART !== 'workers') await main();
+if (givenDatabaseUrl === undefined) delete process.env.DATABASE_URL;
+else process.env.DATABASE_URL = givenDatabaseUrl;
 if (PART === 'all' || PART === 'workers') {
   const cluster = await startTestCluster();
   try {

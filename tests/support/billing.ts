@@ -59,7 +59,7 @@ export async function expectVerified(stripe: TestStripe) {
 
 /**
  * Every Stripe payment and refund of this file's Stripe server is booked once, or flagged (issue 22
- * §4). Only its own: the run's database is shared by files whose payments are mid-delivery now.
+ * §4). Only its own: lines of anything else in the database (another Stripe server's objects) are not its business.
  */
 export async function expectReconciled(stripe: TestStripe) {
   const reconciled = await reconcile();

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import PgBoss from 'pg-boss';
 import { createDatabase, freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { connect } from '../../db/client';
 import { migrate } from '../../db/migrate';
+import { queues } from '../../app/queue/queues';
 
 export type TestCluster = { url: string; stop: () => Promise<void> };
 
@@ -25,9 +27,25 @@ export async function startTestCluster(): Promise<TestCluster> {
   };
 }
 
-/** Creates a fresh, migrated database on the cluster and returns its URL. */
+function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function urlOf(clusterUrl: string, name: string): string {
+  const u = new URL(clusterUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * Creates a fresh, migrated database on the cluster and returns its URL. When the vitest run made
+ * a migrated template (TEST_TEMPLATE_DATABASE, see vitest-global-setup.ts), the database is a copy
+ * of it (CREATE DATABASE ... TEMPLATE: ~0.1 s instead of running every migration again).
+ */
 export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Promise<string> {
-  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = uniqueName(prefix);
+  const template = process.env.TEST_TEMPLATE_DATABASE;
+  if (template) return copyDatabase(clusterUrl, template, name);
   const url = await createDatabase(clusterUrl, name);
   const sql = connect(url, 1);
   try {
@@ -36,4 +54,39 @@ export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Pro
     await sql.end();
   }
   return url;
+}
+
+/**
+ * A migrated database, with pg-boss's schema and the app's queues, that serves only as a template:
+ * nothing may stay connected to it (Postgres refuses to copy a database in use). Returns its name.
+ */
+export async function migratedTemplate(clusterUrl: string, prefix = 'pf_template'): Promise<string> {
+  const name = uniqueName(prefix);
+  const url = await createDatabase(clusterUrl, name);
+  const sql = connect(url, 1);
+  try {
+    await migrate(sql);
+  } finally {
+    await sql.end();
+  }
+  // What the first startBoss() on a database does (then a no-op on each copy).
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, supervise: false, schedule: false, migrate: true });
+  await boss.start();
+  try {
+    for (const [queue, q] of Object.entries(queues)) await boss.createQueue(queue, { name: queue, ...q.options });
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+  return name;
+}
+
+/** CREATE DATABASE name TEMPLATE template; returns the new database's URL. */
+export async function copyDatabase(clusterUrl: string, template: string, name: string): Promise<string> {
+  const admin = connect(clusterUrl, 1);
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } finally {
+    await admin.end();
+  }
+  return urlOf(clusterUrl, name);
 }

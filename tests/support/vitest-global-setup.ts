@@ -1,14 +1,15 @@
 import type { TestProject } from 'vitest/node';
-import { freshDatabase, startTestCluster } from './database';
+import { migratedTemplate, startTestCluster } from './database';
 
-// One cluster and one fresh database per `vitest run`; workers inherit DATABASE_URL.
+// One cluster per `vitest run` and one migrated template database on it. Each test file works in a
+// copy of the template (vitest-setup.ts), so files never share rows or pg-boss jobs, whether they
+// run at the same time in different workers or one after another; freshDatabase() copies it too.
 export default async function setup(project: TestProject) {
   const cluster = await startTestCluster();
-  const url = await freshDatabase(cluster.url);
-  process.env.DATABASE_URL = url;
+  const template = await migratedTemplate(cluster.url);
   process.env.TEST_CLUSTER_URL = cluster.url;
-  project.provide('databaseUrl', url);
   project.provide('clusterUrl', cluster.url);
+  project.provide('templateDatabase', template);
   return async () => {
     await cluster.stop();
   };
@@ -16,7 +17,7 @@ export default async function setup(project: TestProject) {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    databaseUrl: string;
     clusterUrl: string;
+    templateDatabase: string;
   }
 }
