@@ -46,7 +46,15 @@ export function startBoss(mode: BossMode = 'web'): Promise<PgBoss> {
       schedule: mode === 'worker',
       migrate: true,
     });
-    boss.on('error', (err) => getLogger().error({ err: err.message }, 'pg-boss error'));
+    // pg's pool.end() resolves as soon as its idle clients are told to close, not when they have:
+    // when the embedded Postgres stops right after (shutdown), such a client can still receive the
+    // server's "terminating connection" and its pool reports it. Once stopped, that is expected.
+    let stopped = false;
+    boss.on('stopped', () => (stopped = true));
+    boss.on('error', (err) => {
+      if (stopped) getLogger().debug({ err: err.message }, 'pg-boss error after it stopped');
+      else getLogger().error({ err: err.message }, 'pg-boss error');
+    });
     // pg-boss's install and queue creation are schema work: under the same lock as our
     // migrations, one process at a time (two processes creating queues at once deadlock).
     await withSchemaLock(getSql(), async () => {

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import { getBoss } from '../../app/queue/boss';
+import { getBoss, stopBoss } from '../../app/queue/boss';
+import { getLogger } from '../../app/utils/logger.server';
 
 // Our SQL reads and writes pg-boss's tables directly in a few places (app/queue/boss.ts, "pg-boss
 // internals we touch", lists them and says why). pg-boss does not promise that schema: this test is
@@ -75,5 +76,29 @@ describe("pg-boss's schema under our SQL", () => {
       SELECT e.enumlabel AS label FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid JOIN pg_namespace n ON n.oid = t.typnamespace
       WHERE n.nspname = 'pgboss' AND t.typname = 'job_state' ORDER BY e.enumsortorder`;
     expect(labels.map((l) => l.label)).toEqual(JOB_STATES);
+  });
+});
+
+describe('pg-boss errors after it stopped', () => {
+  // pg's pool.end() resolves before its idle clients have closed, so a Postgres stopped right after
+  // (the embedded one, on Ctrl-C) can still make the stopped pool report "terminating connection".
+  // That is expected once stopped: not an error line in the log. Before, it is.
+  it('are logged below error level once pg-boss has stopped, and as errors before', async () => {
+    const logger = getLogger();
+    const errors = vi.spyOn(logger, 'error');
+    const debug = vi.spyOn(logger, 'debug');
+    try {
+      const boss = await getBoss();
+      boss.emit('error', new Error('before the stop'));
+      expect(errors).toHaveBeenCalledWith({ err: 'before the stop' }, 'pg-boss error');
+      await stopBoss();
+      errors.mockClear();
+      boss.emit('error', new Error('terminating connection due to administrator command'));
+      expect(errors).not.toHaveBeenCalled();
+      expect(debug).toHaveBeenCalledWith({ err: 'terminating connection due to administrator command' }, 'pg-boss error after it stopped');
+    } finally {
+      errors.mockRestore();
+      debug.mockRestore();
+    }
   });
 });
