@@ -503,32 +503,18 @@ function SiteDialog({ mode, site }: { mode: 'create' | 'update'; site?: LoaderSi
           <input {...getInputProps(fields.isDefault, { type: 'checkbox' })} className="size-4 rounded border-slate-300 text-indigo-600" />
           {t('sites.isDefault')}
         </label>
-        <div className="flex items-start gap-2 text-sm text-slate-800">
-          <input
-            {...getInputProps(fields.classicHtml, { type: 'checkbox' })}
-            className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600"
-            aria-describedby="classic-html-help"
-          />
-          <div>
-            <label htmlFor={fields.classicHtml.id}>{t('sites.classicHtml')}</label>
-            <p id="classic-html-help" className="text-xs text-slate-600">
-              {t('sites.classicHtmlHelp')}
-            </p>
-          </div>
-        </div>
-        <div className="flex items-start gap-2 text-sm text-slate-800">
-          <input
-            {...getInputProps(fields.internalLinks, { type: 'checkbox' })}
-            className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600"
-            aria-describedby="internal-links-help"
-          />
-          <div>
-            <label htmlFor={fields.internalLinks.id}>{t('sites.internalLinks')}</label>
-            <p id="internal-links-help" className="text-xs text-slate-600">
-              {t('sites.internalLinksHelp')}
-            </p>
-          </div>
-        </div>
+        <CheckboxWithHelp
+          inputProps={getInputProps(fields.classicHtml, { type: 'checkbox' })}
+          helpId="classic-html-help"
+          label={t('sites.classicHtml')}
+          help={t('sites.classicHtmlHelp')}
+        />
+        <CheckboxWithHelp
+          inputProps={getInputProps(fields.internalLinks, { type: 'checkbox' })}
+          helpId="internal-links-help"
+          label={t('sites.internalLinks')}
+          help={t('sites.internalLinksHelp')}
+        />
         {test ? (
           <div
             role="status"
@@ -566,4 +552,29 @@ export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'met
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;
+}
+
+/** A site option: its box, its label and a line of help the box is described by. */
+function CheckboxWithHelp({
+  inputProps,
+  helpId,
+  label,
+  help,
+}: {
+  inputProps: ReturnType<typeof getInputProps>;
+  helpId: string;
+  label: string;
+  help: string;
+}) {
+  return (
+    <div className="flex items-start gap-2 text-sm text-slate-800">
+      <input {...inputProps} className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600" aria-describedby={helpId} />
+      <div>
+        <label htmlFor={inputProps.id}>{label}</label>
+        <p id={helpId} className="text-xs text-slate-600">
+          {help}
+        </p>
+      </div>
+    </div>
+  );
 }

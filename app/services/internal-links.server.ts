@@ -544,8 +544,9 @@ export async function removeLink(userId: string, linkId: string, db: Db = sql): 
 }
 
 /**
- * The result's content with its kept links woven in (those with an absolute URL: a slug-only link
- * waits for its URL). What publishing should send; removed links are never in it.
+ * The result's content with its kept links woven in at their proposed URLs (those with an absolute
+ * URL: a slug-only link waits for its URL), as the app would show it; removed links are never in it.
+ * Publishing does not use it: it resolves each link for the site first (publish-links.server.ts).
  */
 export async function linkedContent(userId: string, resultId: string, db: Db = sql): Promise<string> {
   const [result] = await db<{ content: string | null }[]>`
