@@ -10,6 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // Run from build/bench/ (compiled) as from tests/bench/: the project is two levels up either way.
@@ -127,6 +128,11 @@ async function serve() {
     routes: Object.keys(build.routes).length,
   };
   process.send!(ports);
+  // The parent asks for the heap's breakdown after a target (diagnostics printed with the table).
+  process.on('message', (m) => {
+    if (m !== 'memory') return;
+    process.send!({ memory: process.memoryUsage(), spaces: v8.getHeapSpaceStatistics() });
+  });
   process.on('disconnect', () => process.exit(0));
 }
 

@@ -3,6 +3,9 @@
  * a field builds its metadata once per form state, not once per property read, and renders alike.
  */
 import { getInputProps, getSelectProps, useForm } from '@conform-to/react';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
@@ -48,5 +51,23 @@ describe('patched @conform-to/react', () => {
     expect(built).toBeLessThanOrEqual(2);
     expect(html).toMatch(/<input id="f-title" name="title"[^>]* type="text"[^>]* value="Hello"/);
     expect(html).toMatch(/<select id="f-tone" name="tone"/);
+  });
+
+  it.each(['context.js', 'context.mjs'])('records each read name once per render, without copying the lists (%s)', async (file) => {
+    // Not exported by the package: the patched file itself (the server's build and the browser bundle's).
+    const dist = path.dirname(createRequire(import.meta.url).resolve('@conform-to/react'));
+    const { updateSubjectRef } = (await import(pathToFileURL(path.join(dist, file)).href)) as {
+      updateSubjectRef: (ref: { current: Record<string, unknown> }, subject: string, scope: string, name: string) => void;
+    };
+    const ref = { current: { pendingIntents: true } as Record<string, unknown> };
+    updateSubjectRef(ref, 'key', 'name', 'title');
+    const names = (ref.current.key as { name: string[] }).name;
+    for (const name of ['title', 'tone', 'title', 'tone', 'model']) updateSubjectRef(ref, 'key', 'name', name);
+    updateSubjectRef(ref, 'error', 'name', 'tone');
+    // Unpatched, every read copied the subject and its list: ['title', 'title', 'tone', ...] in a new array.
+    expect(ref.current.key).toEqual({ name: ['title', 'tone', 'model'] });
+    expect((ref.current.key as { name: string[] }).name).toBe(names);
+    expect(ref.current.error).toEqual({ name: ['tone'] });
+    expect(ref.current.pendingIntents).toBe(true);
   });
 });
