@@ -3,7 +3,6 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequestHandler } from '@remix-run/express';
 import type { ServerBuild } from '@remix-run/node';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -16,6 +15,7 @@ import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.serv
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
+import { remixHandler } from './app/http/remix-adapter.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
 import {
@@ -361,7 +361,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
   app.all(
     '*',
-    createRequestHandler({
+    remixHandler({
       build,
       mode: env.NODE_ENV === 'production' ? 'production' : 'development',
       getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),

@@ -4,6 +4,7 @@ import { renderToString } from 'react-dom/server';
 import { languages } from './i18n';
 import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
+import { documentResponse } from './http/remix-adapter.server';
 import { NonceProvider } from './utils/nonce';
 import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './utils/landing-cache.server';
 import { setDataTiming, startRenderTiming } from './utils/server-timing.server';
@@ -85,5 +86,6 @@ export default async function handleRequest(
   if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
   // After storing: a cached landing page never replays this request's timing.
   finishTiming(responseHeaders);
-  return new Response(body, { headers: responseHeaders, status: responseStatusCode });
+  // The bytes beside the Response, not in a stream around them: the adapter writes them as they are.
+  return documentResponse(body, { headers: responseHeaders, status: responseStatusCode });
 }

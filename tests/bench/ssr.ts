@@ -13,7 +13,7 @@
  * list (`/app?tab=results`, a full first page of results), `/subscription` and `/wordpress` signed
  * in, the bare handler, and the FRAMEWORK FLOOR (issue 11): a minimal
  * Remix route (one root route, a trivial loader, a document with <Scripts/>) rendered by the real
- * entry.server through @remix-run/express, on a third port of the same process; and that floor with
+ * entry.server through the app's Remix adapter, on a third port of the same process; and that floor with
  * the app's whole route tree (empty route modules) at /app, on a fourth. 50 connections, a
  * warm-up, then a measured run per target. Also: the gzip size of the JavaScript the landing page
  * loads (the language catalogue script included).

@@ -1,4 +1,4 @@
-import type { ReactNode, SelectHTMLAttributes } from 'react';
+import type { ReactElement, ReactNode, SelectHTMLAttributes } from 'react';
 import { ErrorList } from '~/components/ui/field';
 
 // Small form controls of the generation form: a labelled select and a labelled checkbox, wired for
@@ -8,6 +8,22 @@ export const selectClass =
   'block w-full rounded-lg border-0 bg-white py-2 pl-3 pr-8 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-inset focus:ring-indigo-600 disabled:cursor-not-allowed disabled:bg-slate-50 aria-[invalid=true]:ring-red-500';
 
 export type Option = { value: string; label: string; disabled?: boolean };
+
+// The <option> elements of an option list, made once per list: the form's lists are built once per
+// language (about 125 options a render), and React elements never change once made.
+const optionElements = new WeakMap<readonly Option[], ReactElement[]>();
+function optionsOf(options: readonly Option[]): ReactElement[] {
+  let elements = optionElements.get(options);
+  if (!elements) {
+    elements = options.map((o) => (
+      <option key={o.value} value={o.value} disabled={o.disabled}>
+        {o.label}
+      </option>
+    ));
+    optionElements.set(options, elements);
+  }
+  return elements;
+}
 
 export function SelectField({
   label,
@@ -40,11 +56,7 @@ export function SelectField({
         aria-describedby={describedBy}
         className={selectClass}
       >
-        {options.map((o) => (
-          <option key={o.value} value={o.value} disabled={o.disabled}>
-            {o.label}
-          </option>
-        ))}
+        {optionsOf(options)}
       </select>
       {help ? (
         <p id={helpId} className="text-xs text-slate-600">
