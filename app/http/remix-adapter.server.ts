@@ -7,8 +7,9 @@ import {
 } from '@remix-run/node';
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
 
-// Express in, Remix, Express out: our own adapter in place of @remix-run/express's, the same
-// request and response, with one difference: a rendered page is written as the bytes it is. A page
+// Express in, Remix, Express out: our own adapter in place of @remix-run/express's (whose public
+// API is the whole handler), the same request and response, with one difference: a rendered page
+// is written as the bytes it is. A page
 // used to travel as a Response body, a web stream (made transferable, then read back chunk by
 // chunk) around bytes that were all there already: about 2 % of a signed-in page's CPU (issue 19).
 
@@ -27,7 +28,7 @@ export function documentResponse(body: Buffer, init: ResponseInit): Response {
   return response;
 }
 
-/** A page's bytes, read by tests and by whatever answers outside Express. */
+/** The bytes of a page made by documentResponse, if the Response is one. */
 export function documentBody(response: Response): Buffer | undefined {
   return (response as DocumentResponse)[DOCUMENT_BODY];
 }
