@@ -9,27 +9,27 @@ import type { NextFunction, Request as ExpressRequest, Response as ExpressRespon
 
 // Express in, Remix, Express out: our own adapter in place of @remix-run/express's (whose public
 // API is the whole handler), the same request and response, with one difference: a rendered page
-// is written as the bytes it is. A page
+// is written as it is (a string or bytes). A page
 // used to travel as a Response body, a web stream (made transferable, then read back chunk by
-// chunk) around bytes that were all there already: about 2 % of a signed-in page's CPU (issue 19).
+// chunk) around text that was all there already: about 2 % of a signed-in page's CPU (issue 19).
 
-/** Where a page's bytes ride on its Response (a global symbol: the Remix build and the server are two bundles). */
+/** Where a page's text rides on its Response (a global symbol: the Remix build and the server are two bundles). */
 const DOCUMENT_BODY = Symbol.for('postforge.document-body');
 
-type DocumentResponse = Response & { [DOCUMENT_BODY]?: Buffer };
+type DocumentResponse = Response & { [DOCUMENT_BODY]?: string | Buffer };
 
 /**
- * A rendered page's Response: its status and headers, with the bytes beside it rather than in a
+ * A rendered page's Response: its status and headers, with the page beside it rather than in a
  * stream. A Response made from it elsewhere (Remix's HEAD answer) carries no body, as it should.
  */
-export function documentResponse(body: Buffer, init: ResponseInit): Response {
+export function documentResponse(body: string | Buffer, init: ResponseInit): Response {
   const response: DocumentResponse = new Response(null, init);
   response[DOCUMENT_BODY] = body;
   return response;
 }
 
-/** The bytes of a page made by documentResponse, if the Response is one. */
-export function documentBody(response: Response): Buffer | undefined {
+/** The page of a Response made by documentResponse, if it is one. */
+export function documentBody(response: Response): string | Buffer | undefined {
   return (response as DocumentResponse)[DOCUMENT_BODY];
 }
 
@@ -64,7 +64,8 @@ async function sendResponse(res: ExpressResponse, response: Response): Promise<v
   // Each Set-Cookie apart: the Headers iterator yields them one by one.
   for (const [name, value] of response.headers) res.append(name, value);
   const page = documentBody(response);
-  if (page) return void res.end(page);
+  // A string is written as UTF-8, its length counted for Content-Length.
+  if (page !== undefined) return void res.end(page);
   if (/text\/event-stream/i.test(response.headers.get('Content-Type') ?? '')) res.flushHeaders();
   if (response.body) await writeReadableStreamToWritable(response.body, res);
   else res.end();

@@ -9,13 +9,22 @@ import { memoPerRequest } from '~/utils/request-scope.server';
 export async function getSettings(userId: string, db: Db = sql): Promise<AppSettings> {
   // A page read (the root's theme for a browser without the cookie, the workspace's input tools)
   // asks for them more than once: one query and one parse per request. Callers never mutate them.
-  if (db === sql) return memoPerRequest(`settings:${userId}`, () => readSettings(userId, sql));
-  return readSettings(userId, db);
-}
-
-async function readSettings(userId: string, db: Db): Promise<AppSettings> {
+  if (db === sql)
+    return memoPerRequest(`settings:${userId}`, async () => appSettings.stored.parse((await pageRow(userId))?.settings ?? {}));
   const [row] = await db<{ settings: unknown }[]>`SELECT settings FROM user_settings WHERE user_id = ${userId}`;
   return appSettings.stored.parse(row?.settings ?? {});
+}
+
+/**
+ * The account's settings row, both its parts, read once per page request: the workspace asks for
+ * the settings and the last-used values together (one query, not two).
+ */
+function pageRow(userId: string): Promise<{ settings: unknown; lastUsed: unknown } | undefined> {
+  return memoPerRequest(`settings-row:${userId}`, async () => {
+    const [row] = await sql<{ settings: unknown; lastUsed: unknown }[]>`
+      SELECT settings, last_used AS "lastUsed" FROM user_settings WHERE user_id = ${userId}`;
+    return row;
+  });
 }
 
 /** Merges the given settings into the saved ones and returns the result. */
@@ -29,6 +38,7 @@ export async function saveSettings(userId: string, values: Partial<AppSettings>,
 }
 
 export async function getLastUsed(userId: string, db: Db = sql): Promise<LastUsed> {
+  if (db === sql) return lastUsed.stored.parse((await pageRow(userId))?.lastUsed ?? {});
   const [row] = await db<{ lastUsed: unknown }[]>`SELECT last_used AS "lastUsed" FROM user_settings WHERE user_id = ${userId}`;
   return lastUsed.stored.parse(row?.lastUsed ?? {});
 }

@@ -134,6 +134,24 @@ async function serve() {
     process.send!({ memory: process.memoryUsage(), spaces: v8.getHeapSpaceStatistics() });
   });
   process.on('disconnect', () => process.exit(0));
+  // BENCH_ALLOCATIONS=FILE (with BENCH_MEMORY=1): a sampled profile of every allocation, collected
+  // ones included, from start-up to the end of the first target (the app's targets come first):
+  // where the garbage that the GC spends its time on comes from.
+  const allocations = process.env.BENCH_ALLOCATIONS;
+  if (allocations) {
+    const { Session } = await import('node:inspector/promises');
+    const session = new Session();
+    session.connect();
+    const options = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+    await session.post('HeapProfiler.startSampling', options);
+    // The parent asks for the memory report at start-up, then after each target.
+    let reports = 0;
+    process.on('message', async () => {
+      if (++reports !== 2) return;
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      (await import('node:fs')).writeFileSync(allocations, JSON.stringify(profile));
+    });
+  }
 }
 
 await serve();

@@ -124,7 +124,7 @@ async function main() {
   // The server logs a line per request as in production; its stdout goes to /dev/null.
   const child: ChildProcess = fork(serverScript, [], {
     // The flags of `npm start`.
-    execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean),
+    execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=16 --heap-growing-percent=100').split(' ').filter(Boolean),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const stopAll = async () => {

@@ -1,6 +1,6 @@
 /**
  * The app's Remix adapter (app/http/remix-adapter.server.ts), through Express and a real socket: a
- * page's bytes are written as they are (with their length), HEAD answers without a body, streamed
+ * page is written as it is (with its length in bytes), HEAD answers without a body, streamed
  * and cookie-setting answers pass through, the loaders see the URL the client asked for, an
  * action gets the request body, and a client that goes away aborts the loader's signal.
  */
@@ -134,7 +134,7 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
 }
 
 describe('the Remix adapter', () => {
-  it('writes a page’s bytes as they are, with their length', async () => {
+  it('writes a page as it is, with its length in bytes', async () => {
     const res = await raw('GET', '/page');
     expect(res.status).toBe(200);
     const text = res.body.toString('utf8');
