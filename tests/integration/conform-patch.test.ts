@@ -70,4 +70,19 @@ describe('patched @conform-to/react', () => {
     expect(ref.current.error).toEqual({ name: ['tone'] });
     expect(ref.current.pendingIntents).toBe(true);
   });
+
+  it('gives one field object per name for a render, reading the current state', () => {
+    let same = false;
+    let errorsSeen: unknown = 'unread';
+    function Form() {
+      const [, fields] = useForm<{ title: string }>({ id: 'g', defaultValue: { title: 'Hi' } });
+      // Unpatched, each read of fields.title built a new field (and its metadata).
+      same = fields.title === fields.title;
+      errorsSeen = fields.title.errors;
+      return createElement('input', { name: fields.title.name, defaultValue: fields.title.initialValue as string });
+    }
+    expect(renderToString(createElement(Form))).toBe('<input name="title" value="Hi"/>');
+    expect(same).toBe(true);
+    expect(errorsSeen).toBeUndefined();
+  });
 });
