@@ -9,24 +9,11 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentResponse, remixHandler } from '../../app/http/remix-adapter.server';
+import { testBuild } from '../support/remix-build';
 
 const seen: { url: string; aborted?: Promise<boolean> }[] = [];
 const Page = () => null;
-const route = (id: string, parentId: string | undefined, path: string, module: Record<string, unknown>) => ({
-  route: { id, parentId, path, module },
-  asset: {
-    id,
-    parentId,
-    path,
-    module: `/build/${id}.js`,
-    hasLoader: 'loader' in module,
-    hasAction: 'action' in module,
-    hasClientAction: false,
-    hasClientLoader: false,
-    hasErrorBoundary: id === 'root',
-    imports: [],
-  },
-});
+const route = (id: string, parentId: string | undefined, path: string, module: Record<string, unknown>) => ({ id, parentId, path, module });
 
 const routes = [
   route('root', undefined, '', { default: Page, loader: ({ request }: { request: Request }) => (seen.push({ url: request.url }), null) }),
@@ -66,45 +53,15 @@ const routes = [
   }),
 ];
 
-const build = {
-  mode: 'production',
-  basename: '/',
-  publicPath: '/build/',
-  assetsBuildDirectory: 'public/build',
-  isSpaMode: false,
-  future: {
-    v3_fetcherPersist: true,
-    v3_relativeSplatPath: true,
-    v3_throwAbortReason: true,
-    v3_lazyRouteDiscovery: false,
-    v3_singleFetch: false,
+const build = testBuild(
+  routes,
+  // A page: the data it got, as its document (multi-byte characters included).
+  (_request, status, headers, context) => {
+    headers.set('Content-Type', 'text/html; charset=utf-8');
+    const { loaderData, actionData } = context.staticHandlerContext;
+    return documentResponse(`<!DOCTYPE html><p>長寬比 ${JSON.stringify({ loaderData, actionData })}</p>`, { status, headers });
   },
-  entry: {
-    module: {
-      // A page: the data it got, as its document's bytes (multi-byte characters included).
-      default: (
-        _request: Request,
-        status: number,
-        headers: Headers,
-        context: { staticHandlerContext: { loaderData: unknown; actionData: unknown } },
-      ) => {
-        headers.set('Content-Type', 'text/html; charset=utf-8');
-        const { loaderData, actionData } = context.staticHandlerContext;
-        return documentResponse(Buffer.from(`<!DOCTYPE html><p>長寬比 ${JSON.stringify({ loaderData, actionData })}</p>`), {
-          status,
-          headers,
-        });
-      },
-    },
-  },
-  routes: Object.fromEntries(routes.map((r) => [r.route.id, r.route])),
-  assets: {
-    entry: { module: '/build/entry.js', imports: [] },
-    url: '/build/manifest.js',
-    version: '1',
-    routes: Object.fromEntries(routes.map((r) => [r.asset.id, r.asset])),
-  },
-} as unknown as Parameters<typeof remixHandler>[0]['build'];
+) as unknown as Parameters<typeof remixHandler>[0]['build'];
 
 let server: http.Server;
 let base: string;

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testBuild } from '../support/remix-build';
 
 const require = createRequire(import.meta.url);
 // The CommonJS build, which Node loads on the server.
@@ -21,42 +22,12 @@ const loader =
     return data;
   };
 const Page = () => null;
-const assetRoute = (id: string, parentId: string | undefined, path: string) => ({
-  id,
-  parentId,
-  path,
-  module: `/build/${id}.js`,
-  hasLoader: true,
-  hasAction: false,
-  hasClientAction: false,
-  hasClientLoader: false,
-  hasErrorBoundary: id === 'root',
-  imports: [],
-});
 
-/** A build of three routes: the root, a page and a resource route; its entry answers with the loader data it got. */
-const build = {
-  mode: 'production',
-  basename: '/',
-  publicPath: '/build/',
-  assetsBuildDirectory: 'public/build',
-  isSpaMode: false,
-  future: {
-    v3_fetcherPersist: true,
-    v3_relativeSplatPath: true,
-    v3_throwAbortReason: true,
-    v3_lazyRouteDiscovery: false,
-    v3_singleFetch: false,
-  },
-  entry: {
-    module: {
-      default: (_request: Request, status: number, headers: Headers, context: { staticHandlerContext: { loaderData: unknown } }) =>
-        new Response(JSON.stringify(context.staticHandlerContext.loaderData), { status, headers }),
-    },
-  },
-  routes: {
-    root: { id: 'root', path: '', module: { default: Page, loader: loader('root', { user: 'ada' }) } },
-    'routes/page': {
+/** Three routes: the root, a page and a resource route; the entry answers with the loader data it got. */
+const build = testBuild(
+  [
+    { id: 'root', path: '', module: { default: Page, loader: loader('root', { user: 'ada' }) } },
+    {
       id: 'routes/page',
       parentId: 'root',
       path: 'page',
@@ -65,19 +36,10 @@ const build = {
         loader: loader('routes/page', { when: new Date(0), count: 1, gone: undefined, nested: [{ at: new Date(1000) }] }),
       },
     },
-    'routes/feed': { id: 'routes/feed', parentId: 'root', path: 'feed', module: { loader: loader('routes/feed', { items: [1, 2] }) } },
-  },
-  assets: {
-    entry: { module: '/build/entry.js', imports: [] },
-    url: '/build/manifest.js',
-    version: '1',
-    routes: {
-      root: assetRoute('root', undefined, ''),
-      'routes/page': assetRoute('routes/page', 'root', 'page'),
-      'routes/feed': assetRoute('routes/feed', 'root', 'feed'),
-    },
-  },
-};
+    { id: 'routes/feed', parentId: 'root', path: 'feed', module: { loader: loader('routes/feed', { items: [1, 2] }) } },
+  ],
+  (_request, status, headers, context) => new Response(JSON.stringify(context.staticHandlerContext.loaderData), { status, headers }),
+);
 
 const handle = createRequestHandler(build, 'production');
 const RealResponse = globalThis.Response;
