@@ -149,7 +149,9 @@ function hashString(text: string): number {
 function instantAt(intervals: [number, number][], position: number): number {
   let rest = position;
   for (const [from, to] of intervals) {
-    if (rest < to - from) return Math.floor((from + rest) / MINUTE) * MINUTE;
+    // Clamped to the stretch's last minute: from + rest rounds in floating point (a position a hair
+    // under the stretch's length could land on its end, which is outside it).
+    if (rest < to - from) return Math.min(Math.floor((from + rest) / MINUTE), Math.floor((to - 1) / MINUTE)) * MINUTE;
     rest -= to - from;
   }
   const [, to] = intervals[intervals.length - 1]!;

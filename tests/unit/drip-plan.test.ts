@@ -106,6 +106,25 @@ describe('planDrip', () => {
     );
   });
 
+  it('a slot a hair under a stretch’s end stays inside the window (floating point at epoch scale)', () => {
+    // Found by the property above (seed 734856842): London's fall back repeats 01:00-01:01, two
+    // one-minute stretches; the 4th of 7 even slots is at 60,000 ms less a rounding error, and
+    // from + position rounded up to 01:01 BST, past the window's end.
+    const startDate = '2027-10-31';
+    const input = {
+      count: 4,
+      rules: { perDay: 7, windowStart: 60, windowEnd: 61, weekdays: [0], spread: 'even' as const },
+      timeZone: 'Europe/London',
+      startDate,
+      notBefore: new Date(`${startDate}T00:00:00Z`),
+      seed: 0,
+      taken: [],
+    };
+    const plan = planDrip(input);
+    check(input, plan);
+    for (const at of plan) expect(instantToZoned(at, 'Europe/London').time).toBe('01:00');
+  });
+
   it('DST days: a window holding the skipped or repeated hour is used by its real length, and only its local times', () => {
     // New York, spring forward 2027-03-14 (02:00 -> 03:00): 01:30-03:30 is one real hour.
     expect(
