@@ -64,8 +64,12 @@ async function sendResponse(res: ExpressResponse, response: Response): Promise<v
   // Each Set-Cookie apart: the Headers iterator yields them one by one.
   for (const [name, value] of response.headers) res.append(name, value);
   const page = documentBody(response);
-  // A string is written as UTF-8, its length counted for Content-Length.
-  if (page !== undefined) return void res.end(page);
+  if (page !== undefined) {
+    // Its length up front: compression writes the head before the body (dropping the length only
+    // when it compresses), so without it a page would go out chunked.
+    res.setHeader('Content-Length', Buffer.byteLength(page));
+    return void res.end(page);
+  }
   if (/text\/event-stream/i.test(response.headers.get('Content-Type') ?? '')) res.flushHeaders();
   if (response.body) await writeReadableStreamToWritable(response.body, res);
   else res.end();

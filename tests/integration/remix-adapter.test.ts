@@ -5,7 +5,9 @@
  * action gets the request body, and a client that goes away aborts the loader's signal.
  */
 import http from 'node:http';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import compression from 'compression';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentResponse, remixHandler } from '../../app/http/remix-adapter.server';
@@ -19,7 +21,8 @@ const routes = [
   route('root', undefined, '', { default: Page, loader: ({ request }: { request: Request }) => (seen.push({ url: request.url }), null) }),
   route('routes/page', 'root', 'page', {
     default: Page,
-    loader: () => ({ title: 'A page' }),
+    // ?long=… makes a page long enough to compress.
+    loader: ({ request }: { request: Request }) => ({ title: 'A page', long: new URL(request.url).searchParams.get('long') ?? undefined }),
     action: async ({ request }: { request: Request }) => ({ got: (await request.formData()).get('topic') }),
   }),
   route('routes/slow', 'root', 'slow', {
@@ -69,6 +72,8 @@ let port: number;
 
 beforeAll(async () => {
   const app = express();
+  // As server.ts mounts it: compression first.
+  app.use(compression());
   app.all('*', remixHandler({ build, mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }));
   server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -99,6 +104,17 @@ describe('the Remix adapter', () => {
     expect(res.headers['content-length']).toBe(String(res.body.length));
     expect(res.headers['transfer-encoding']).toBeUndefined();
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
+  it('compresses a page for a client that accepts gzip, without a stale length', async () => {
+    const res = await raw('GET', '/page', { 'Accept-Encoding': 'gzip' });
+    // Too short to compress (compression's 1 KB threshold): sent as is, with its length.
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers['content-length']).toBe(String(res.body.length));
+    const big = await raw('GET', `/page?long=${'x'.repeat(2000)}`, { 'Accept-Encoding': 'gzip' });
+    expect(big.headers['content-encoding']).toBe('gzip');
+    expect(big.headers['content-length']).toBeUndefined();
+    expect(zlib.gunzipSync(big.body).toString('utf8')).toContain('長寬比');
   });
 
   it('answers HEAD with the page’s headers and no body', async () => {
