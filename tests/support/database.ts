@@ -46,6 +46,11 @@ export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Pro
   const name = uniqueName(prefix);
   const template = process.env.TEST_TEMPLATE_DATABASE;
   if (template) return copyDatabase(clusterUrl, template, name);
+  return createMigratedDatabase(clusterUrl, name);
+}
+
+/** Creates a database and runs every migration on it; returns its URL. */
+async function createMigratedDatabase(clusterUrl: string, name: string): Promise<string> {
   const url = await createDatabase(clusterUrl, name);
   const sql = connect(url, 1);
   try {
@@ -62,13 +67,7 @@ export async function freshDatabase(clusterUrl: string, prefix = 'pf_test'): Pro
  */
 export async function migratedTemplate(clusterUrl: string, prefix = 'pf_template'): Promise<string> {
   const name = uniqueName(prefix);
-  const url = await createDatabase(clusterUrl, name);
-  const sql = connect(url, 1);
-  try {
-    await migrate(sql);
-  } finally {
-    await sql.end();
-  }
+  const url = await createMigratedDatabase(clusterUrl, name);
   // What the first startBoss() on a database does (then a no-op on each copy).
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, supervise: false, schedule: false, migrate: true });
   await boss.start();
