@@ -14,6 +14,7 @@ import { readCookie } from './app/utils/cookies.server';
 import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.server';
 import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
 import { getLogger } from './app/utils/logger.server';
+import { exitOnUncaughtErrors } from './app/utils/process-faults.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
 import { remixHandler } from './app/http/remix-adapter.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
@@ -398,6 +399,7 @@ export async function main() {
     }
     throw err;
   }
+  exitOnUncaughtErrors(logger, { role: env.ROLE }, () => db.close());
   const applied = await migrate(db.sql);
   if (applied.length) logger.info({ applied }, 'migrations applied');
 
