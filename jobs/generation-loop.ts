@@ -3,7 +3,16 @@ import { getBoss } from '~/queue/boss';
 import { CANCELED_SIGNAL, GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
 import { providerKey, type Provider } from '~/services/api-keys.server';
 import { extendHolds, holdKey } from '~/services/ledger.server';
-import { processItem, SlotWithdrawn, WORKER_ID, type ClaimedItem, type ItemRow, type KeyLookup } from '~/services/generation-worker.server';
+import {
+  HandedBack,
+  isInfrastructureError,
+  processItem,
+  SlotWithdrawn,
+  WORKER_ID,
+  type ClaimedItem,
+  type ItemRow,
+  type KeyLookup,
+} from '~/services/generation-worker.server';
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
@@ -174,7 +183,16 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
   const flush = async () => {
     while (pending.length) {
       const ids = pending.splice(0, pending.length);
-      await completeJobs(ids).catch((err) => logger.error({ err: String(err) }, 'generation: complete failed'));
+      const failed = await completeJobs(ids).then(
+        () => false,
+        (err) => (logger.warn({ err: String(err), jobs: ids.length }, 'generation: jobs could not be marked done; trying again'), true),
+      );
+      if (failed) {
+        // Their items are booked; only pg-boss's record is behind. Kept for the next flush.
+        pending.unshift(...ids);
+        if (stopping) return;
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
     }
   };
 
@@ -248,8 +266,9 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
         await processItem(item, { keyOf, onAnswered, slot: () => slot }, jobSql);
         if (!released.has(item.jobId)) pending.push(item.jobId);
       } catch (err) {
-        // A database failure while booking: the lease expires and the job is revived.
-        logger.error({ err: String(err), resultId: item.resultId }, 'generation: item could not be booked');
+        // The job stays active: the item's lease (ended by a hand-back, or running out) brings it
+        // back to a worker. A hand-back is the database's doing and was logged as such.
+        if (!(err instanceof HandedBack)) logger.error({ err, resultId: item.resultId }, 'generation: item could not be booked');
       } finally {
         waiting.delete(item.jobId);
         if (inFlight.delete(item.jobId)) grantSlots();
@@ -315,7 +334,8 @@ export async function startGenerationLoop(opts: LoopOptions = {}): Promise<Gener
           if (want > 0 && items.length === want) continue;
         }
       } catch (err) {
-        if (!stopping) logger.error({ err: String(err) }, 'generation: claim failed');
+        // While the database is away this fails once a poll: a warning, the outage is no bug.
+        if (!stopping) logger[isInfrastructureError(err) ? 'warn' : 'error']({ err: String(err) }, 'generation: claim failed');
       } finally {
         refilled(seen);
       }

@@ -3,6 +3,7 @@ import { sql, transaction, type Db } from '../../db/client';
 import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
+import { isDatabaseUnavailable } from '~/utils/db-unavailable.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { providerKey } from './api-keys.server';
@@ -68,6 +69,68 @@ export type ProcessOptions = {
 /** The item was taken back before it reached its provider: nothing to book. */
 export class SlotWithdrawn extends Error {}
 
+/**
+ * The database failed the item's work (lost connection, restart, timeout): the item was handed
+ * back, its hold kept, for a worker to take it up again once the database answers. Not a failure
+ * of the item: its job must stay active, for the lease to bring it back.
+ */
+export class HandedBack extends Error {
+  constructor(readonly cause: unknown) {
+    super('generation item handed back: the database failed');
+  }
+}
+
+// SQLSTATEs of a transaction the database gave up on for reasons of its own, not of the query:
+// serialization failure, deadlock, lock not available, statement timeout or cancel.
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '57014']);
+
+/** True when err is the database's or the connection's fault, not the item's: worth doing again. */
+export function isInfrastructureError(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || code.startsWith('08'));
+}
+
+/** How long an item's booking keeps trying while the database is away, before its lease takes over. */
+const BOOKING_RETRY_MS = 60_000;
+const BOOKING_RETRY_MAX_DELAY_MS = 2000;
+
+/**
+ * Runs a write of the item's end, again and again (backoff up to 2 s) while the database fails
+ * it, for BOOKING_RETRY_MS at most: the provider's answer is not thrown away for a blip. Every
+ * such write is conditional on the item still being processing in its attempt, so a write that
+ * did commit before its connection dropped is not done twice.
+ */
+async function whileDatabaseRecovers<T>(item: Pick<ClaimedItem, 'resultId'>, write: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + BOOKING_RETRY_MS;
+  for (let delay = 100, tries = 1; ; delay = Math.min(2 * delay, BOOKING_RETRY_MAX_DELAY_MS), tries++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isInfrastructureError(err) || Date.now() + delay > deadline) throw err;
+      if (tries === 1)
+        getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation: the database failed a booking; trying again');
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/**
+ * Gives the item back after the database failed its work: its lease ends now (a worker's reaper
+ * puts its job back in the queue), its hold stays open, and this delivery is not counted against
+ * the item (it did not crash a worker). Throws HandedBack for the loop to leave the job active.
+ */
+async function handBack(item: Pick<ClaimedItem, 'resultId' | 'attempt'>, cause: unknown, db: Db): Promise<never> {
+  getLogger().warn({ err: String(cause), resultId: item.resultId }, 'generation: the database failed an item; handing it back');
+  await whileDatabaseRecovers(
+    item,
+    () => db`
+      UPDATE generation_results SET lease_until = now(), deliveries = greatest(deliveries - 1, 0)
+      WHERE id = ${item.resultId} AND attempt = ${item.attempt} AND status = 'processing'`,
+  ).catch(() => {}); // still down: the lease runs out by itself
+  throw new HandedBack(cause);
+}
+
 export type ItemOutcome = 'completed' | 'failed' | 'skipped';
 
 export type ItemRow = {
@@ -88,6 +151,9 @@ export const WORKER_ID = `worker:${crypto.randomUUID()}`;
 const INTERRUPTED = 'The worker stopped while generating this item.';
 /** The item's hold was voided by the sweeper (the work was abandoned too long): it is not charged. */
 export const HOLD_GONE = 'This item took too long and was stopped; no credits were charged.';
+
+/** What an item that failed for a reason of ours (not the provider's, not the database's) says. */
+export const GENERATION_FAILED = 'Generation failed. Please try again.';
 
 /** Thrown into an item's work when its hold is gone. */
 class HoldGone extends Error {}
@@ -123,37 +189,67 @@ async function itemEnded(item: Pick<ClaimedItem, 'resultId' | 'userId'>, db: Db)
 async function generateItem(item: ClaimedItem, opts: ProcessOptions, db: Db): Promise<ItemOutcome> {
   if (!item.leased) return 'skipped';
   if (item.deliveries > MAX_DELIVERIES) {
-    return (await failItem(item, INTERRUPTED, db)) ? 'failed' : 'skipped';
+    return (await whileDatabaseRecovers(item, () => failItem(item, INTERRUPTED, db))) ? 'failed' : 'skipped';
   }
   const leaseSeconds = item.leaseSeconds ?? env.GENERATION_LEASE_SECONDS;
   // A hold already swept (the item waited or was abandoned too long) ends the item failed and
   // uncharged. The claim usually brings the row; otherwise it is read with the hold's renewal.
-  const row = item.row ?? (await readRow(item, leaseSeconds, db));
+  const row =
+    item.row ??
+    (await readRow(item, leaseSeconds, db).catch((err) => (isInfrastructureError(err) ? handBack(item, err, db) : Promise.reject(err))));
   if (!row) return 'skipped';
-  if (!row.held) return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
+  if (!row.held) return (await whileDatabaseRecovers(item, () => failItem(item, HOLD_GONE, db))) ? 'failed' : 'skipped';
 
+  // The heartbeat runs until the item is booked: it keeps the lease and the hold while a booking
+  // waits for the database to come back.
   const heartbeat = startHeartbeat(item, leaseSeconds, db);
+  try {
+    const output = await generateOutput(item, row, opts, heartbeat.gone, db);
+    if (!('failure' in output)) return await whileDatabaseRecovers(item, () => finishCompleted(item, output, db));
+    const ended = await whileDatabaseRecovers(item, () => failItem(item, output.failure, db));
+    return ended ? 'failed' : 'skipped';
+  } catch (err) {
+    if (err instanceof SlotWithdrawn) return 'skipped';
+    if (err instanceof HandedBack) throw err;
+    if (isInfrastructureError(err)) return handBack(item, err, db);
+    throw err;
+  } finally {
+    heartbeat.stop();
+  }
+}
+
+/**
+ * The provider's work for the item: its output, or the failure to book (a provider's or the
+ * content's). A database failure meanwhile hands the item back (HandedBack); a withdrawn slot
+ * throws SlotWithdrawn.
+ */
+async function generateOutput(
+  item: ClaimedItem,
+  row: ItemRow,
+  opts: ProcessOptions,
+  gone: Promise<never>,
+  db: Db,
+): Promise<Output | { failure: string }> {
   const keyOf: KeyLookup = opts.keyOf ?? ((userId, provider) => providerKey(userId, provider, db));
   try {
     if (opts.slot) {
       // The key is looked up while the item waits, so a freed slot sends it at once.
       keyOf(item.userId, row.type === 'text' ? 'openrouter' : 'replicate').catch(() => {});
-      await Promise.race([opts.slot(), heartbeat.gone]);
+      await Promise.race([opts.slot(), gone]);
     }
     const answered = async () => void (await opts.onAnswered?.());
     const work = row.type === 'text' ? runText(item, row, keyOf, answered) : runImage(item, row, keyOf, answered);
     work.catch(() => {}); // abandoned when the hold goes
-    const output = await Promise.race([work, heartbeat.gone]);
-    return await finishCompleted(item, output, db);
+    return await Promise.race([work, gone]);
   } catch (err) {
     void opts.onAnswered?.();
-    if (err instanceof SlotWithdrawn) return 'skipped';
-    if (err instanceof HoldGone) return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
-    const message = err instanceof ProviderError ? err.message : (err as Error)?.message || 'Generation failed';
-    if (!(err instanceof ProviderError)) getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation item error');
-    return (await failItem(item, message.slice(0, 1000), db)) ? 'failed' : 'skipped';
-  } finally {
-    heartbeat.stop();
+    if (err instanceof SlotWithdrawn) throw err;
+    if (err instanceof HoldGone) return { failure: HOLD_GONE };
+    if (err instanceof ProviderError) return { failure: err.message.slice(0, 1000) };
+    if (isInfrastructureError(err)) return handBack(item, err, db);
+    // A fault of ours: logged with its stack; the user reads a plain sentence, never its text.
+    getLogger().error({ err, resultId: item.resultId }, 'generation item error');
+    return { failure: GENERATION_FAILED };
   }
 }
 

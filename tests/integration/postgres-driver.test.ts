@@ -32,6 +32,7 @@ function runChild(driver?: string): Promise<Run> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'tests/support/driver-fault-child.ts'], {
     cwd: ROOT,
     env: {
+      NODE_ENV: 'test',
       PATH: process.env.PATH,
       DATABASE_URL: inject('clusterUrl'),
       ROUNDS: '4',

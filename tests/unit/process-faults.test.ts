@@ -12,7 +12,7 @@ function run(env: Record<string, string>): Promise<{ code: number | null; lines:
   const started = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', 'tests/support/process-fault-child.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
+    env: { NODE_ENV: 'test', PATH: process.env.PATH, ...env },
   });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
