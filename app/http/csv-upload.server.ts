@@ -1,6 +1,7 @@
 import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from '@remix-run/node';
 import { CSV_MAX_BYTES } from '~/catalogue';
-import { parseCsvUpload, type CsvErrorCode, type CsvImport } from '~/services/csv-import.server';
+import type { CsvErrorCode, CsvImport } from '~/services/csv-import.server';
+import { parseCsvUploadOffThread } from '~/services/csv-parse-threads.server';
 import { isCsvFile } from '~/utils/csv-file';
 
 export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvErrorCode };
@@ -10,7 +11,8 @@ const ENVELOPE = 64 * 1024;
 
 /**
  * Reads the `file` part of a multipart request (SPEC §7 upload-csv; also the no-JavaScript form) and
- * parses it. The body is never buffered beyond the 1 MB bound; any input gives a result, never a throw.
+ * parses it on a parsing thread (never on the event loop). The body is never buffered beyond the
+ * 1 MB bound; any input gives a result, never a throw.
  */
 export async function readCsvUpload(request: Request): Promise<CsvUpload> {
   const length = Number(request.headers.get('content-length') ?? '0');
@@ -34,5 +36,5 @@ export async function readCsvUpload(request: Request): Promise<CsvUpload> {
   } catch {
     return { ok: false, code: 'invalidFormat' };
   }
-  return parseCsvUpload(bytes);
+  return (await parseCsvUploadOffThread(bytes)).result;
 }
