@@ -1,13 +1,28 @@
-import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from '@remix-run/node';
+import {
+  MaxPartSizeExceededError,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+  type AppLoadContext,
+} from '@remix-run/node';
 import { CSV_MAX_BYTES } from '~/catalogue';
 import type { CsvErrorCode, CsvImport } from '~/services/csv-import.server';
 import { parseCsvUploadOffThread } from '~/services/csv-parse-threads.server';
+import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
+import { clientKeyOf } from '~/http/rate-limit-response.server';
 import { isCsvFile } from '~/utils/csv-file';
 
 export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvErrorCode };
 
 // Multipart overhead allowed on top of the file itself before the body is refused unread.
 const ENVELOPE = 64 * 1024;
+
+/**
+ * Counts one upload against its user's and its client's limits (LIMITS.csvUser and csvIp, the JSON
+ * API and the page form alike), before anything reads the body: the state to refuse with, or null.
+ */
+export async function csvUploadLimited(userId: string, context: AppLoadContext): Promise<LimitState | null> {
+  return firstLimited(await Promise.all([hit('csvUser', userId), hit('csvIp', clientKeyOf(context))]));
+}
 
 /**
  * Reads the `file` part of a multipart request (SPEC §7 upload-csv; also the no-JavaScript form) and

@@ -72,7 +72,7 @@ describe('parseCsvUploadOffThread', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
-  it(`runs at most ${CSV_PARSE_THREADS} threads however many files come at once, and each file gets its own answer`, async () => {
+  it(`keeps to its ${CSV_PARSE_THREADS} thread(s) however many files come at once, and each file gets its own answer`, async () => {
     const files = Array.from({ length: 6 }, (_, i) => enc(`topic\nTopic ${i}\n` + ','.repeat(200_000)));
     const answers = await Promise.all(files.map((bytes) => parseCsvUploadOffThread(bytes)));
     expect(new Set(answers.map((a) => a.threadId)).size).toBeLessThanOrEqual(CSV_PARSE_THREADS);
