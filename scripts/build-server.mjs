@@ -1,6 +1,7 @@
 // Compiles the server side for production (run by `npm run build` after `remix build`): server.ts,
-// the ledger CLI and the migration CLI, each bundled with its imports (app/, db/, jobs/) into one
-// ES module in build/server/. Packages stay external (node_modules is installed next to it).
+// the ledger CLI, the migration CLI and the CSV parsing thread, each bundled with its imports (app/,
+// db/, jobs/) into one ES module in build/server/. Packages stay external (node_modules is installed
+// next to it).
 //
 // Source files that find their neighbours through import.meta.url (server.ts: public/ and the Remix
 // build; db/migrate.ts: db/migrations/) keep seeing their own location: in each project file,
@@ -39,6 +40,9 @@ const entries = {
   index: `import { main } from './server';\nawait main();\n`,
   ledger: `import './app/cli/ledger';\n`,
   migrate: `import { migrateCli } from './db/migrate';\nawait migrateCli();\n`,
+  // The script of the CSV parsing threads (app/services/csv-parse-threads.server.ts): the Remix
+  // build starts them from here, build/server/ beside its build/index.js.
+  'csv-parse-worker': `import './app/services/csv-parse-worker.server';\n`,
   // The server's parts for a tool that runs it inside its own process (bench:ssr measures the
   // compiled production code, as `npm start` runs it, next to its baselines).
   app: [

@@ -1,6 +1,14 @@
-import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from '@remix-run/node';
+import {
+  MaxPartSizeExceededError,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+  type AppLoadContext,
+} from '@remix-run/node';
 import { CSV_MAX_BYTES } from '~/catalogue';
-import { parseCsvUpload, type CsvErrorCode, type CsvImport } from '~/services/csv-import.server';
+import type { CsvErrorCode, CsvImport } from '~/services/csv-import.server';
+import { parseCsvUploadOffThread } from '~/services/csv-parse-threads.server';
+import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
+import { clientKeyOf } from '~/http/rate-limit-response.server';
 import { isCsvFile } from '~/utils/csv-file';
 
 export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvErrorCode };
@@ -9,8 +17,18 @@ export type CsvUpload = { ok: true; data: CsvImport } | { ok: false; code: CsvEr
 const ENVELOPE = 64 * 1024;
 
 /**
+ * Counts one upload against its user's and its client's limits (LIMITS.csvUser and csvIp, the JSON
+ * API and the page form alike), before anything reads the body: the state to refuse with, or null.
+ */
+export async function csvUploadLimited(userId: string, context: AppLoadContext): Promise<LimitState | null> {
+  return firstLimited(await Promise.all([hit('csvUser', userId), hit('csvIp', clientKeyOf(context))]));
+}
+
+/**
  * Reads the `file` part of a multipart request (SPEC §7 upload-csv; also the no-JavaScript form) and
- * parses it. The body is never buffered beyond the 1 MB bound; any input gives a result, never a throw.
+ * parses it on a parsing thread (never on the event loop). The body is never buffered beyond the
+ * 1 MB bound; any input gives a result, never a throw (only a parsing thread that fails does: a
+ * fault of the server, not of the file).
  */
 export async function readCsvUpload(request: Request): Promise<CsvUpload> {
   const length = Number(request.headers.get('content-length') ?? '0');
@@ -34,5 +52,5 @@ export async function readCsvUpload(request: Request): Promise<CsvUpload> {
   } catch {
     return { ok: false, code: 'invalidFormat' };
   }
-  return parseCsvUpload(bytes);
+  return (await parseCsvUploadOffThread(bytes)).result;
 }

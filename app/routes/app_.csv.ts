@@ -3,15 +3,25 @@ import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { saveTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
-import { readCsvUpload } from '~/http/csv-upload.server';
+import { csvUploadLimited, readCsvUpload } from '~/http/csv-upload.server';
+import { tooManyMessage } from '~/http/rate-limit-response.server';
 import { redirectWithToast } from '~/http/toast.server';
 
 // The CSV upload without JavaScript: the drop zone is a plain file input in a form posting here.
 // Success stores the topics and returns to the workspace in manual mode with them in the text area
-// (SPEC §4 Input method); a failure returns to the CSV view with the SPEC's toast.
-export async function action({ request }: ActionFunctionArgs) {
+// (SPEC §4 Input method); a failure returns to the CSV view with the SPEC's toast, as does an upload
+// over the limits (counted with the JSON API's).
+export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const t = await getT(request, 'inputs');
+  const limited = await csvUploadLimited(user.id, context);
+  if (limited) {
+    return redirectWithToast('/app?input=csv', {
+      type: 'error',
+      title: t('csv.failedTitle'),
+      description: await tooManyMessage(request, limited),
+    });
+  }
   const result = await readCsvUpload(request);
   if (!result.ok) {
     const invalid = result.code === 'notCsv';

@@ -31,6 +31,13 @@ export const LIMITS = {
   pageviewIp: { max: 300, windowSeconds: 60 },
   /** Title-generation calls per user (free of credits, so bounded: app/services/titles.server.ts). */
   titleUser: { max: 30, windowSeconds: 60 * 60 },
+  /**
+   * CSV uploads per user (the JSON API and the page form together): each is parsed on one of a few
+   * threads (csv-parse-threads.server.ts), up to a second or more for a pathological 1 MB file.
+   */
+  csvUser: { max: 60, windowSeconds: 60 * 60 },
+  /** CSV uploads from one client, across users. */
+  csvIp: { max: 180, windowSeconds: 60 * 60 },
   /** Requests with one personal API token (app/http/api-context.server.ts), whoever sends them. */
   apiToken: { max: 600, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
