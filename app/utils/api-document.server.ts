@@ -37,6 +37,8 @@ export type ApiOperation = {
   body?: { schema: ZodTypeAny; source: SchemaSource; example?: Record<string, unknown> };
   query?: { schema: z.AnyZodObject; source: SchemaSource; example?: Record<string, unknown> };
   response?: { status?: number; schema?: ZodTypeAny; description: string; contentType?: string };
+  /** Takes an Idempotency-Key header: a replay answers the first answer, marked Idempotent-Replayed. */
+  idempotent?: boolean;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -161,6 +163,7 @@ export const operations: ApiOperation[] = [
       example: { prompts: 'How to brew pour-over coffee\nBest hiking trails near Hong Kong', model: 'openai/gpt-4o-mini-search-preview' },
     },
     response: { schema: started, description: 'The run started.' },
+    idempotent: true,
   },
   {
     route: 'api.generate.image',
@@ -174,6 +177,7 @@ export const operations: ApiOperation[] = [
       example: { prompts: ['A red bicycle against a white wall'], model: 'black-forest-labs/flux-schnell', aspectRatio: '16:9' },
     },
     response: { schema: started, description: 'The run started.' },
+    idempotent: true,
   },
   {
     route: 'api.generate-blog-title',
@@ -451,6 +455,7 @@ export const operations: ApiOperation[] = [
       example: { siteId: 1, title: 'How to brew pour-over coffee', content: '<p>Start with fresh beans.</p>', status: 'publish' },
     },
     response: { schema: anyObject('Published'), description: '`success`, `postId` (once published), the publication.' },
+    idempotent: true,
   },
   {
     route: 'api.wordpress.publish-bulk',
@@ -547,6 +552,29 @@ export function documentable(schema: ZodTypeAny): ZodTypeAny {
   return schema;
 }
 
+/** The request header of an idempotent start (README, "Idempotent starts"). */
+const idempotencyKey = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({
+      param: {
+        description:
+          'Any 1 to 255 visible ASCII characters (a UUID is usual), kept 24 hours: the same key with the same body answers the first answer (never a second run or post); with another body, 422.',
+      },
+    }),
+});
+
+/** The response header of a replayed answer. */
+const replayedHeader = {
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string' as const, enum: ['true'] },
+  },
+};
+
 const pathParams = (path: string) => {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   return names.length ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
@@ -581,6 +609,7 @@ function build() {
       security: [{ [bearer.name]: [] }, { [cookie.name]: [] }],
       request: {
         params,
+        headers: op.idempotent ? idempotencyKey : undefined,
         query: op.query ? (documentable(op.query.schema) as z.AnyZodObject) : undefined,
         body: op.body
           ? {
@@ -592,6 +621,7 @@ function build() {
       responses: {
         [status]: {
           description: op.response?.description ?? 'OK',
+          headers: op.idempotent ? replayedHeader : undefined,
           content: op.response?.schema
             ? { [op.response.contentType ?? 'application/json']: { schema: op.response.schema } }
             : op.response?.contentType
