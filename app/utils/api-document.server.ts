@@ -37,6 +37,8 @@ export type ApiOperation = {
   body?: { schema: ZodTypeAny; source: SchemaSource; example?: Record<string, unknown> };
   query?: { schema: z.AnyZodObject; source: SchemaSource; example?: Record<string, unknown> };
   response?: { status?: number; schema?: ZodTypeAny; description: string; contentType?: string };
+  /** Other answers of the same shape as `response` (a publish's 202 and 502), by status. */
+  alsoAnswers?: Record<number, string>;
   /** Takes an Idempotency-Key header: a replay answers the first answer, marked Idempotent-Replayed. */
   idempotent?: boolean;
 };
@@ -455,6 +457,10 @@ export const operations: ApiOperation[] = [
       example: { siteId: 1, title: 'How to brew pour-over coffee', content: '<p>Start with fresh beans.</p>', status: 'publish' },
     },
     response: { schema: anyObject('Published'), description: '`success`, `postId` (once published), the publication.' },
+    alsoAnswers: {
+      202: 'The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}).',
+      502: 'The site failed within the wait (refused the connection, did not resolve, answered an error): `success: false`, `error`, `errorCode`; the publication ended failed.',
+    },
     idempotent: true,
   },
   {
@@ -575,6 +581,15 @@ const replayedHeader = {
   },
 };
 
+/** An operation's other answers, each with the content of its main one. */
+const alsoAnswers = (op: ApiOperation) =>
+  Object.fromEntries(
+    Object.entries(op.alsoAnswers ?? {}).map(([status, description]) => [
+      status,
+      { description, content: op.response?.schema ? { 'application/json': { schema: op.response.schema } } : undefined },
+    ]),
+  );
+
 const pathParams = (path: string) => {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   return names.length ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
@@ -619,6 +634,7 @@ function build() {
           : undefined,
       },
       responses: {
+        ...alsoAnswers(op),
         [status]: {
           description: op.response?.description ?? 'OK',
           headers: op.idempotent ? replayedHeader : undefined,
