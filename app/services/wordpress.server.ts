@@ -61,7 +61,10 @@ export type Site = {
 };
 
 export const WORDPRESS_ERROR_CODES = [
+  /** A site, result or run that is unknown or another user's (and a move or cancel of a post no longer waiting). */
   'not_found',
+  /** A publication id that is unknown or another user's. */
+  'publication_not_found',
   'not_pro',
   'no_content',
   'not_publishable',
@@ -84,6 +87,7 @@ export type WordPressErrorCode = (typeof WORDPRESS_ERROR_CODES)[number];
 /** Each code's message in the `wordpress` namespace (already_published in bulk: bulk.existing.conflict). */
 const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
   not_found: 'sites.notFound',
+  publication_not_found: 'scheduled.notFound',
   not_pro: 'publish.proOnly',
   no_content: 'publish.noContent',
   not_publishable: 'bulk.notPublishable',
@@ -783,12 +787,17 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
   });
 }
 
+/** Refuses an id that cannot name a publication before it reaches a uuid column. */
+function checkedPublicationId(id: string): string {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('publication_not_found');
+  return id;
+}
+
 export async function getPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
   const [row] = await db<
     PublicationRow[]
-  >`SELECT ${publicationColumns(db)} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
-  if (!row) throw new WordPressServiceError('not_found');
+  >`SELECT ${publicationColumns(db)} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)}`;
+  if (!row) throw new WordPressServiceError('publication_not_found');
   return toPublication(row);
 }
 
@@ -973,8 +982,9 @@ export async function cancelPublication(userId: string, id: string, db: Db = sql
 export async function reschedulePublication(userId: string, id: string, publishAt: Date, db: Db = sql): Promise<Publication> {
   const { pub, oldJob } = await transaction(db, async (tx) => {
     const [current] = await tx<{ job_id: string | null; status: string }[]>`
-      SELECT job_id, status FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id} FOR UPDATE`;
-    if (!current || current.status !== 'queued') throw new WordPressServiceError('not_found');
+      SELECT job_id, status FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)} FOR UPDATE`;
+    if (!current) throw new WordPressServiceError('publication_not_found');
+    if (current.status !== 'queued') throw new WordPressServiceError('not_found');
     const jobId = crypto.randomUUID();
     const at = publishAt.getTime() > Date.now() ? publishAt : new Date();
     const [row] = await tx<PublicationRow[]>`
@@ -996,11 +1006,10 @@ export async function reschedulePublication(userId: string, id: string, publishA
  * job at once, the waiting one canceled. Only a waiting publication that has failed before.
  */
 export async function retryPublicationNow(userId: string, id: string, db: Db = sql): Promise<Publication> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
   const { pub, oldJob } = await transaction(db, async (tx) => {
     const [current] = await tx<{ job_id: string | null; status: string; attempts: number }[]>`
-      SELECT job_id, status, attempts FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id} FOR UPDATE`;
-    if (!current) throw new WordPressServiceError('not_found');
+      SELECT job_id, status, attempts FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)} FOR UPDATE`;
+    if (!current) throw new WordPressServiceError('publication_not_found');
     if (current.status !== 'queued' || current.attempts === 0) throw new WordPressServiceError('not_waiting');
     const jobId = crypto.randomUUID();
     const [row] = await tx<PublicationRow[]>`
