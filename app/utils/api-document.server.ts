@@ -581,6 +581,14 @@ const replayedHeader = {
   },
 };
 
+/** The challenge of every 401 (RFC 6750). */
+const challengeHeader = {
+  'WWW-Authenticate': {
+    description: '`Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused.',
+    schema: { type: 'string' as const },
+  },
+};
+
 /** An operation's other answers, each with the content of its main one. */
 const alsoAnswers = (op: ApiOperation) =>
   Object.fromEntries(
@@ -645,7 +653,11 @@ function build() {
               : undefined,
         },
         400: { description: 'Invalid input (`fields` names each field).', content: { 'application/json': { schema: error } } },
-        401: { description: 'No session or token, or a revoked or expired token.', content: { 'application/json': { schema: error } } },
+        401: {
+          description: 'No session or token, or a revoked or expired token.',
+          headers: challengeHeader,
+          content: { 'application/json': { schema: error } },
+        },
         404: { description: 'Not found (or not yours).', content: { 'application/json': { schema: error } } },
       },
     });
