@@ -90,8 +90,9 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
   });
 
   it('refuses localhost and *.localhost by name, with or without the trailing dot, in any case', async () => {
-    // Such names may not resolve through DNS (the root zone knows no "localhost."), so only their
-    // name gives them away; the resolver here answers a public address to prove the name decides.
+    // Such names need not resolve (many resolvers answer `localhost.` and `foo.localhost` with
+    // nothing), so only their name gives them away; the resolver here answers a public address to
+    // prove that the name alone decides.
     for (const target of [
       'http://localhost./',
       'http://LocalHost.:8080/',
