@@ -14,6 +14,15 @@ export function bearerToken(authorization: string | null | undefined): string | 
   return /^\S+$/.test(token) ? token : '';
 }
 
+/**
+ * The `WWW-Authenticate` value of a 401 on the JSON routes (RFC 6750 §3): every 401 names the
+ * scheme a script should use; `invalid_token` only when a token was sent and refused (without any
+ * credentials the challenge names no error).
+ */
+export function bearerChallenge(error?: 'invalid_token'): string {
+  return error ? `Bearer realm="Postforge", error="${error}"` : 'Bearer realm="Postforge"';
+}
+
 // Account and billing changes stay with the browser session: a leaked token must not take over
 // the account (password, provider keys), spend money (checkout) or end a subscription. Reads of
 // the same paths (GET /api/settings, GET /api/subscription) are fine.

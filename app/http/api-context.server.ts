@@ -5,7 +5,7 @@ import { authenticateApiToken } from '~/services/api-tokens.server';
 import { hit } from '~/services/rate-limit.server';
 import { getSession, type SessionUser } from '~/services/sessions.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { bearerToken } from '~/http/api-bearer.server';
+import { bearerChallenge, bearerToken } from '~/http/api-bearer.server';
 import { errorResponse } from '~/http/errors.server';
 import { apiError, methodNotAllowed, noStore, readJsonObject, validationError } from '~/http/json-api.server';
 import { tooManyJson } from '~/http/rate-limit-response.server';
@@ -33,7 +33,7 @@ export async function apiCaller(request: Request): Promise<ApiCaller | Response 
   if (!found) {
     const t = await getT(request, 'tokens');
     const message = t(token ? 'errors.invalidToken' : 'errors.malformedAuthorization');
-    return apiError(401, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+    return apiError(401, message, { headers: { 'WWW-Authenticate': bearerChallenge('invalid_token') } });
   }
   // Per token, across every process (the limit lives in Postgres).
   const limit = await hit('apiToken', found.tokenId);
@@ -62,7 +62,10 @@ export type ApiContext = {
 export async function apiContext(request: Request, ns: Namespace = 'common'): Promise<ApiContext | Response> {
   const caller = await apiCaller(request);
   if (caller instanceof Response) return caller;
-  if (!caller) return apiError(401, (await getT(request, 'auth'))('errors.unauthenticated'));
+  if (!caller) {
+    const message = (await getT(request, 'auth'))('errors.unauthenticated');
+    return apiError(401, message, { headers: { 'WWW-Authenticate': bearerChallenge() } });
+  }
   const [language, t] = await Promise.all([detectLanguage(request), getT(request, ns)]);
   const body = async () => {
     const value = await readJsonObject(request);

@@ -41,6 +41,7 @@ export const ERROR_STATUS: {
   },
   wordpress: {
     not_found: 404,
+    publication_not_found: 404,
     not_pro: 403,
     no_content: 400,
     not_publishable: 400,

@@ -13,7 +13,7 @@ import { apiError, noStore } from '~/http/json-api.server';
  * `input` is the request as the route's schema read it, so key order or a default spelled out
  * does not make another request.
  */
-export async function once(
+async function once(
   request: Request,
   userId: string,
   input: unknown,
@@ -28,14 +28,24 @@ export async function once(
   return apiError(409, t('errors.idempotencyBusy'), { headers: { 'Retry-After': '1' } });
 }
 
-/** work's answer as the response, once per Idempotency-Key; a replay says `Idempotent-Replayed: true`. */
+/** The stored answer as it was given: status and body. */
+const asGiven = (answer: Answer) => noStore(answer.body, { status: answer.status });
+
+/**
+ * work's answer as the response, once per Idempotency-Key; a replay says `Idempotent-Replayed:
+ * true`. `respond` turns the stored answer into the response when the route answers more than it
+ * stored (a publish stores its publication id and answers that publication's state now).
+ */
 export async function idempotent(
   request: Request,
   userId: string,
   input: unknown,
   work: (tx: TransactionSql) => Promise<Answer>,
+  respond: (answer: Answer) => Response | Promise<Response> = asGiven,
 ): Promise<Response> {
   const answer = await once(request, userId, input, work);
   if (answer instanceof Response) return answer;
-  return noStore(answer.body, { status: answer.status, headers: answer.replayed ? { 'Idempotent-Replayed': 'true' } : {} });
+  const response = await respond(answer);
+  if (answer.replayed) response.headers.set('Idempotent-Replayed', 'true');
+  return response;
 }

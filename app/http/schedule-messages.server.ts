@@ -14,6 +14,8 @@ export function scheduleRefusal(t: Translate, code: WordPressServiceError['code'
       return t('wordpress:calendar.noSchedule');
     case 'not_waiting':
       return t('wordpress:scheduled.notWaiting');
+    case 'publication_not_found':
+      return t('wordpress:scheduled.notFound');
     default:
       return t('wordpress:calendar.notWaiting');
   }

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getPublication, publishAndWait, queuePublish, WordPressServiceError } from '~/services/wordpress.server';
-import { publishSchema } from '~/utils/wordpress-schemas';
-import { withApi } from '~/http/api-context.server';
-import { once } from '~/http/idempotency.server';
+import { publishSchema, type PublishPayload } from '~/utils/wordpress-schemas';
+import { withApi, type ApiContext } from '~/http/api-context.server';
+import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
 // SPEC §7: POST the publish payload (SPEC §3); Pro and Pro (Ending) only. The post is made by the
@@ -14,7 +14,8 @@ import { methodNotAllowed } from '~/http/json-api.server';
 // puts an image result's images into the media library only (link: the first one's URL). A result
 // already published to the site (or waiting to be) is a 409 with `existing` unless the payload says
 // `onExisting`: 'update' (that post) or 'new' (another post). Once per Idempotency-Key (issue 23
-// §2): the same key and payload answer about the publication queued the first time, never a second.
+// §2): the same key and payload answer about the publication queued the first time, never a second,
+// with `Idempotent-Replayed: true` as the generation routes' replays.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }
@@ -25,25 +26,33 @@ export function action({ request }: ActionFunctionArgs) {
     'wordpress',
     async (ctx) => {
       const input = await ctx.read(publishSchema(ctx.t));
-      const first = await once(request, ctx.user.id, input, async (tx) => {
-        const queued = await queuePublish(ctx.user.id, input, tx);
-        if (!queued) throw new WordPressServiceError('no_content');
-        return { status: 202, body: { publicationId: queued.id } };
-      });
-      if (first instanceof Response) return first;
-      const { publicationId } = first.body as { publicationId: string };
-      const done = await publishAndWait(ctx.user.id, input, undefined, () => getPublication(ctx.user.id, publicationId));
-      if (!done) return ctx.error(400, ctx.t('publish.noContent'));
-      const { publication: pub, outcome } = done;
-      const common = { publicationId: pub.id, status: pub.status, kind: pub.kind, publishAt: pub.publishAt };
-      if (outcome === 'published') return ctx.ok({ success: true, postId: pub.postId, link: pub.link, ...common });
-      if (outcome === 'scheduled') return ctx.ok({ success: true, postId: null, ...common });
-      if (outcome === 'background') {
-        return ctx.ok({ success: true, queued: true, postId: null, message: ctx.t('publish.background'), ...common }, 202);
-      }
-      const error = `${ctx.t('publish.failed')}: ${pub.lastError ?? ''}`.trim();
-      return ctx.ok({ success: false, error, errorCode: pub.lastErrorCode, ...common }, 502);
+      return idempotent(
+        request,
+        ctx.user.id,
+        input,
+        async (tx) => {
+          const queued = await queuePublish(ctx.user.id, input, tx);
+          if (!queued) throw new WordPressServiceError('no_content');
+          return { status: 202, body: { publicationId: queued.id } };
+        },
+        ({ body }) => answerPublish(ctx, input, (body as { publicationId: string }).publicationId),
+      );
     },
     { methods: ['POST'] },
   );
+}
+
+/** The queued publication once it is published, failed or left to the background (or scheduled). */
+async function answerPublish(ctx: ApiContext, input: PublishPayload, publicationId: string): Promise<Response> {
+  const done = await publishAndWait(ctx.user.id, input, undefined, () => getPublication(ctx.user.id, publicationId));
+  if (!done) return ctx.error(400, ctx.t('publish.noContent'));
+  const { publication: pub, outcome } = done;
+  const common = { publicationId: pub.id, status: pub.status, kind: pub.kind, publishAt: pub.publishAt };
+  if (outcome === 'published') return ctx.ok({ success: true, postId: pub.postId, link: pub.link, ...common });
+  if (outcome === 'scheduled') return ctx.ok({ success: true, postId: null, ...common });
+  if (outcome === 'background') {
+    return ctx.ok({ success: true, queued: true, postId: null, message: ctx.t('publish.background'), ...common }, 202);
+  }
+  const error = `${ctx.t('publish.failed')}: ${pub.lastError ?? ''}`.trim();
+  return ctx.ok({ success: false, error, errorCode: pub.lastErrorCode, ...common }, 502);
 }

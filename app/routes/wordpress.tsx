@@ -219,8 +219,7 @@ export async function action({ request }: ActionFunctionArgs) {
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       } catch (error) {
         if (!(error instanceof WordPressServiceError)) throw error;
-        const description = error.code === 'not_found' ? t('sites.notFound') : scheduleRefusal(t, error.code);
-        return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description });
+        return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: scheduleRefusal(t, error.code) });
       }
     }
   }

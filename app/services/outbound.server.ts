@@ -7,8 +7,9 @@ import { env } from '~/utils/env.server';
 // THE one way to call a host a user gave us (WordPress sites). Only http(s); the host's addresses
 // are checked when the socket connects (a custom `lookup`, so a DNS answer that changes between a
 // check and the connection cannot slip through) and again for every redirect, which we follow by
-// hand; IP literals are checked before connecting. Loopback, private, link-local, CGNAT, cloud
-// metadata, unspecified, multicast, reserved and IPv4-mapped/NAT64 forms of those are refused,
+// hand; IP literals and localhost names are checked before connecting. Loopback, private,
+// link-local, CGNAT, cloud metadata, unspecified, multicast, reserved and IPv4-mapped/NAT64 forms of
+// those are refused, and so are `localhost` and the names under it (whatever they resolve to),
 // unless ALLOW_PRIVATE_HOSTS=true (development and tests). Every call has a deadline and a cap on
 // the response size.
 
@@ -128,7 +129,18 @@ function guardedLookup(rule: AddressRule, resolve: LookupFn): net.LookupFunction
   }) as net.LookupFunction;
 }
 
-/** Throws unless the URL is http(s) and, when its host is an IP literal, an allowed one. */
+/**
+ * True for `localhost` and any name under it, in any case and with trailing dots. Such names belong
+ * to this machine (RFC 6761), yet `localhost.` and `foo.localhost` may not resolve when a URL is
+ * saved (the system resolver answers them from the hosts file only without the dot, if at all), so
+ * the name alone must refuse them.
+ */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** Throws unless the URL is http(s) and its host is neither a localhost name nor a refused IP literal. */
 export function checkUrl(raw: string | URL, rule: AddressRule = { allowPrivate: env.ALLOW_PRIVATE_HOSTS }): URL {
   let url: URL;
   try {
@@ -142,14 +154,17 @@ export function checkUrl(raw: string | URL, rule: AddressRule = { allowPrivate: 
   if (net.isIP(host) && refused(host, rule)) {
     throw new OutboundError('blocked_address', `${host} is a private or reserved address`);
   }
+  if (!rule.allowPrivate && isLocalhostName(host)) {
+    throw new OutboundError('blocked_address', `${host} names this machine, a private or reserved address`);
+  }
   return url;
 }
 
 /**
  * The address rule for a URL about to be stored (a WordPress site being saved), so a site we would
- * refuse to call cannot be saved either: the scheme, an IP literal, and every address the name
- * resolves to now. A name that does not resolve (yet) is let through: every later call is guarded
- * again when its socket connects.
+ * refuse to call cannot be saved either: the scheme, an IP literal or a localhost name, and every
+ * address the name resolves to now. A name that does not resolve (yet) is let through: every later
+ * call is guarded again when its socket connects.
  */
 export async function checkUrlAddresses(
   raw: string,

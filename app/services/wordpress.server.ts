@@ -61,7 +61,10 @@ export type Site = {
 };
 
 export const WORDPRESS_ERROR_CODES = [
+  /** A site, result or run that is unknown or another user's (and a move or cancel of a post no longer waiting). */
   'not_found',
+  /** A publication id that is unknown or another user's. */
+  'publication_not_found',
   'not_pro',
   'no_content',
   'not_publishable',
@@ -84,6 +87,7 @@ export type WordPressErrorCode = (typeof WORDPRESS_ERROR_CODES)[number];
 /** Each code's message in the `wordpress` namespace (already_published in bulk: bulk.existing.conflict). */
 const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
   not_found: 'sites.notFound',
+  publication_not_found: 'scheduled.notFound',
   not_pro: 'publish.proOnly',
   no_content: 'publish.noContent',
   not_publishable: 'bulk.notPublishable',
@@ -783,27 +787,63 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
   });
 }
 
+/** Refuses an id that cannot name a publication before it reaches a uuid column. */
+function checkedPublicationId(id: string): string {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('publication_not_found');
+  return id;
+}
+
 export async function getPublication(userId: string, id: string, db: Db = sql): Promise<Publication> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
   const [row] = await db<
     PublicationRow[]
-  >`SELECT ${publicationColumns(db)} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id}`;
-  if (!row) throw new WordPressServiceError('not_found');
+  >`SELECT ${publicationColumns(db)} FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)}`;
+  if (!row) throw new WordPressServiceError('publication_not_found');
   return toPublication(row);
 }
 
 /**
- * The publication once it has ended (published, failed or canceled), or as it is when `timeoutMs`
- * ran out. Bounded polling of its row: whichever process's worker runs the job, the row says.
+ * True when an attempt made since `attemptsBefore` failed with an answer from the site (refused, not
+ * resolved, an error status...) rather than by being slow: there is nothing to wait for. A timeout
+ * is slow (the post may even exist: its retry finds it), and a failure without a code is ours (a
+ * lost database, say), never the site's: both keep their retries.
  */
-export async function waitForPublication(userId: string, id: string, timeoutMs: number): Promise<Publication> {
+function failedBySite(pub: Publication, attemptsBefore: number): boolean {
+  return pub.status === 'queued' && pub.attempts > attemptsBefore && pub.lastErrorCode !== null && pub.lastErrorCode !== 'timeout';
+}
+
+/**
+ * The publication once it has ended (published, failed or canceled) or an attempt the site failed,
+ * or as it is when `timeoutMs` ran out. Bounded polling of its row: whichever process's worker runs
+ * the job, the row says.
+ */
+export async function waitForPublication(userId: string, id: string, timeoutMs: number, attemptsBefore = 0): Promise<Publication> {
   const deadline = Date.now() + timeoutMs;
   for (let pause = 100; ; pause = Math.min(pause * 2, 500)) {
     const pub = await getPublication(userId, id);
     const left = deadline - Date.now();
-    if (pub.status !== 'queued' || left <= 0) return pub;
+    if (pub.status !== 'queued' || failedBySite(pub, attemptsBefore) || left <= 0) return pub;
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
   }
+}
+
+/**
+ * Ends a publication failed with the error of the attempt `seen` holds: the waiting user is told it
+ * failed, so no retry may post it later behind their back (they publish again when the site is
+ * fixed). Only if no attempt ended since (`attempts` unchanged); its waiting retry is canceled. The
+ * retry's backoff (30 s at least) is far longer than the wait's polling pause, so it has not begun.
+ */
+async function endFailed(userId: string, seen: Publication, db: Db = sql): Promise<Publication> {
+  const jobId = await transaction(db, async (tx) => {
+    const [row] = await tx<{ resultId: string | null; jobId: string | null }[]>`
+      UPDATE wordpress_publications SET status = 'failed', updated_at = now()
+      WHERE user_id = ${userId} AND id = ${seen.id} AND status = 'queued' AND attempts = ${seen.attempts}
+      RETURNING result_id AS "resultId", job_id AS "jobId"`;
+    if (row)
+      await publicationFinished({ userId, publicationId: seen.id, resultId: row.resultId, status: 'failed', error: seen.lastError }, tx);
+    return row?.jobId;
+  });
+  if (jobId) await cancelJobs([jobId]);
+  return getPublication(userId, seen.id, db);
 }
 
 export type PublishOutcome = {
@@ -814,7 +854,9 @@ export type PublishOutcome = {
 
 /**
  * Publish (SPEC §7): queued through the one idempotent job path, then, unless scheduled for later,
- * waited for up to WORDPRESS_PUBLISH_WAIT_SECONDS. Undefined when there was nothing to queue.
+ * waited for up to WORDPRESS_PUBLISH_WAIT_SECONDS. A failure the site gives in that time ends the
+ * publication failed at once; only a slow site is left to the background. Undefined when there was
+ * nothing to queue.
  */
 export async function publishAndWait(
   userId: string,
@@ -826,7 +868,8 @@ export async function publishAndWait(
   const queued = await queue();
   if (!queued) return undefined;
   if (Date.parse(queued.publishAt) > Date.now() + 1000) return { publication: queued, outcome: 'scheduled' };
-  const publication = await waitForPublication(userId, queued.id, waitMs);
+  let publication = await waitForPublication(userId, queued.id, waitMs, queued.attempts);
+  if (failedBySite(publication, queued.attempts)) publication = await endFailed(userId, publication);
   const outcome = publication.status === 'published' ? 'published' : publication.status === 'queued' ? 'background' : 'failed';
   return { publication, outcome };
 }
@@ -939,8 +982,9 @@ export async function cancelPublication(userId: string, id: string, db: Db = sql
 export async function reschedulePublication(userId: string, id: string, publishAt: Date, db: Db = sql): Promise<Publication> {
   const { pub, oldJob } = await transaction(db, async (tx) => {
     const [current] = await tx<{ job_id: string | null; status: string }[]>`
-      SELECT job_id, status FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id} FOR UPDATE`;
-    if (!current || current.status !== 'queued') throw new WordPressServiceError('not_found');
+      SELECT job_id, status FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)} FOR UPDATE`;
+    if (!current) throw new WordPressServiceError('publication_not_found');
+    if (current.status !== 'queued') throw new WordPressServiceError('not_found');
     const jobId = crypto.randomUUID();
     const at = publishAt.getTime() > Date.now() ? publishAt : new Date();
     const [row] = await tx<PublicationRow[]>`
@@ -962,11 +1006,10 @@ export async function reschedulePublication(userId: string, id: string, publishA
  * job at once, the waiting one canceled. Only a waiting publication that has failed before.
  */
 export async function retryPublicationNow(userId: string, id: string, db: Db = sql): Promise<Publication> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new WordPressServiceError('not_found');
   const { pub, oldJob } = await transaction(db, async (tx) => {
     const [current] = await tx<{ job_id: string | null; status: string; attempts: number }[]>`
-      SELECT job_id, status, attempts FROM wordpress_publications WHERE user_id = ${userId} AND id = ${id} FOR UPDATE`;
-    if (!current) throw new WordPressServiceError('not_found');
+      SELECT job_id, status, attempts FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)} FOR UPDATE`;
+    if (!current) throw new WordPressServiceError('publication_not_found');
     if (current.status !== 'queued' || current.attempts === 0) throw new WordPressServiceError('not_waiting');
     const jobId = crypto.randomUUID();
     const [row] = await tx<PublicationRow[]>`

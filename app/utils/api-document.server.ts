@@ -37,6 +37,10 @@ export type ApiOperation = {
   body?: { schema: ZodTypeAny; source: SchemaSource; example?: Record<string, unknown> };
   query?: { schema: z.AnyZodObject; source: SchemaSource; example?: Record<string, unknown> };
   response?: { status?: number; schema?: ZodTypeAny; description: string; contentType?: string };
+  /** Other answers of the same shape as `response` (a publish's 202 and 502), by status. */
+  alsoAnswers?: Record<number, string>;
+  /** Takes an Idempotency-Key header: a replay answers the first answer, marked Idempotent-Replayed. */
+  idempotent?: boolean;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -161,6 +165,7 @@ export const operations: ApiOperation[] = [
       example: { prompts: 'How to brew pour-over coffee\nBest hiking trails near Hong Kong', model: 'openai/gpt-4o-mini-search-preview' },
     },
     response: { schema: started, description: 'The run started.' },
+    idempotent: true,
   },
   {
     route: 'api.generate.image',
@@ -174,6 +179,7 @@ export const operations: ApiOperation[] = [
       example: { prompts: ['A red bicycle against a white wall'], model: 'black-forest-labs/flux-schnell', aspectRatio: '16:9' },
     },
     response: { schema: started, description: 'The run started.' },
+    idempotent: true,
   },
   {
     route: 'api.generate-blog-title',
@@ -451,6 +457,11 @@ export const operations: ApiOperation[] = [
       example: { siteId: 1, title: 'How to brew pour-over coffee', content: '<p>Start with fresh beans.</p>', status: 'publish' },
     },
     response: { schema: anyObject('Published'), description: '`success`, `postId` (once published), the publication.' },
+    alsoAnswers: {
+      202: 'The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}).',
+      502: 'The site failed within the wait (refused the connection, did not resolve, answered an error): `success: false`, `error`, `errorCode`; the publication ended failed.',
+    },
+    idempotent: true,
   },
   {
     route: 'api.wordpress.publish-bulk',
@@ -547,6 +558,46 @@ export function documentable(schema: ZodTypeAny): ZodTypeAny {
   return schema;
 }
 
+/** The request header of an idempotent start (README, "Idempotent starts"). */
+const idempotencyKey = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({
+      param: {
+        description:
+          'Any 1 to 255 visible ASCII characters (a UUID is usual), kept 24 hours: the same key with the same body answers the first answer (never a second run or post); with another body, 422.',
+      },
+    }),
+});
+
+/** The response header of a replayed answer. */
+const replayedHeader = {
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string' as const, enum: ['true'] },
+  },
+};
+
+/** The challenge of every 401 (RFC 6750). */
+const challengeHeader = {
+  'WWW-Authenticate': {
+    description: '`Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused.',
+    schema: { type: 'string' as const },
+  },
+};
+
+/** An operation's other answers, each with the content of its main one. */
+const alsoAnswers = (op: ApiOperation) =>
+  Object.fromEntries(
+    Object.entries(op.alsoAnswers ?? {}).map(([status, description]) => [
+      status,
+      { description, content: op.response?.schema ? { 'application/json': { schema: op.response.schema } } : undefined },
+    ]),
+  );
+
 const pathParams = (path: string) => {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   return names.length ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
@@ -581,6 +632,7 @@ function build() {
       security: [{ [bearer.name]: [] }, { [cookie.name]: [] }],
       request: {
         params,
+        headers: op.idempotent ? idempotencyKey : undefined,
         query: op.query ? (documentable(op.query.schema) as z.AnyZodObject) : undefined,
         body: op.body
           ? {
@@ -590,8 +642,10 @@ function build() {
           : undefined,
       },
       responses: {
+        ...alsoAnswers(op),
         [status]: {
           description: op.response?.description ?? 'OK',
+          headers: op.idempotent ? replayedHeader : undefined,
           content: op.response?.schema
             ? { [op.response.contentType ?? 'application/json']: { schema: op.response.schema } }
             : op.response?.contentType
@@ -599,7 +653,11 @@ function build() {
               : undefined,
         },
         400: { description: 'Invalid input (`fields` names each field).', content: { 'application/json': { schema: error } } },
-        401: { description: 'No session or token, or a revoked or expired token.', content: { 'application/json': { schema: error } } },
+        401: {
+          description: 'No session or token, or a revoked or expired token.',
+          headers: challengeHeader,
+          content: { 'application/json': { schema: error } },
+        },
         404: { description: 'Not found (or not yours).', content: { 'application/json': { schema: error } } },
       },
     });

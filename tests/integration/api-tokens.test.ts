@@ -137,7 +137,7 @@ describe('Authorization: Bearer on the JSON routes', () => {
 
     const unknown = await bearer(`pf_live_${'0'.repeat(64)}`, '/api/results');
     expect(unknown.status).toBe(401);
-    expect(unknown.headers.get('www-authenticate')).toContain('Bearer');
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="Postforge", error="invalid_token"');
     expect(await unknown.json()).toEqual({ error: 'This API token is not valid: it is unknown, revoked or expired.' });
     const malformed = await fetch(`${url}/api/results`, { headers: { authorization: 'Bearer' } });
     expect(malformed.status).toBe(401);
@@ -155,6 +155,24 @@ describe('Authorization: Bearer on the JSON routes', () => {
     expect((await bearer(later.token, '/api/user')).status).toBe(200);
     await sql`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = ${later.apiToken.id}`;
     expect((await bearer(later.token, '/api/user')).status).toBe(401);
+  });
+
+  it('a request with no credentials at all is 401 with a Bearer challenge (RFC 6750), naming no error', async () => {
+    const challenge = 'Bearer realm="Postforge"';
+    for (const [path, init] of [
+      ['/api/results', {}],
+      ['/api/user', {}],
+      ['/api/wordpress/scheduled', { headers: { 'accept-language': 'zh-HK' } }],
+      ['/api/generate/text', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
+      // Another scheme is not a credential of ours: the same answer.
+      ['/api/results', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }],
+    ] as const) {
+      const res = await fetch(url + path, init);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get('www-authenticate'), path).toBe(challenge);
+    }
+    const anonymous = await fetch(`${url}/api/results`);
+    expect(await anonymous.json()).toEqual({ error: expect.any(String) });
   });
 
   it('account and billing changes answer a translated 403 and change nothing', async () => {

@@ -153,8 +153,17 @@ describe('Idempotency-Key on POST /api/wordpress/publish', () => {
     expect(answers.map((r) => r.status)).toEqual(Array(10).fill(202));
     const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as { publicationId: string }).publicationId)));
     expect(ids.size).toBe(1);
+    // Every answer but the first says it is a replay, as the generation routes' do.
+    expect(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
     const [count] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM wordpress_publications WHERE user_id = ${u.id}`;
     expect(count!.n).toBe(1);
+    const again = await u.post('/api/wordpress/publish', body, { 'Idempotency-Key': key });
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await again.json()) as { publicationId: string }).publicationId).toBe([...ids][0]);
+    const unkeyed = await u.post('/api/wordpress/publish', { ...body, title: 'Unkeyed' });
+    expect(unkeyed.status).toBe(202);
+    expect(unkeyed.headers.get('idempotent-replayed')).toBeNull();
     const other = await u.post('/api/wordpress/publish', { ...body, title: 'Other' }, { 'Idempotency-Key': key });
     expect(other.status).toBe(422);
   });

@@ -270,6 +270,11 @@ describe('the SSRF guard (ALLOW_PRIVATE_HOSTS off)', () => {
       'http://169.254.169.254/latest',
       'http://[::1]/',
       'http://localhost/',
+      // By name, whether or not the name resolves: the trailing-dot forms and *.localhost.
+      'http://localhost.:9/',
+      'http://LocalHost./hook',
+      'http://hooks.localhost/',
+      'https://Hooks.LOCALHOST./x',
       'ftp://example.com/',
     ]) {
       const error = await createEndpoint(user.id, { url, events: ['credits.low'] }).catch((e: unknown) => e);

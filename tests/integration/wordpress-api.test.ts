@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
@@ -269,6 +270,50 @@ describe('/api/wordpress', () => {
     const [jobs] = await sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'wordpress-publish' AND data->>'publicationId' = ${future.publicationId} AND state IN ('created', 'retry')`;
     expect(jobs!.n).toBe(0);
+  });
+
+  it("an unknown or another user's publication is named: 404 'Publication not found.' (en, zh-HK), on the API and the page", async () => {
+    const owner = await user('pro', 'pub-owner');
+    const other = await user('pro', 'pub-other');
+    const site = (
+      await (
+        await owner.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })
+      ).json()
+    ).site;
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const { publicationId } = await (
+      await owner.client.postJson('/api/wordpress/publish', {
+        siteId: site.id,
+        title: 'Mine',
+        content: 'x',
+        status: 'future',
+        publishDate: later,
+      })
+    ).json();
+    const en = { error: 'Publication not found.' };
+    for (const [client, id] of [
+      [other.client, publicationId],
+      [owner.client, crypto.randomUUID()],
+      [owner.client, 'not-a-publication'],
+    ] as const) {
+      const path = `/api/wordpress/scheduled/${id}`;
+      for (const res of [
+        await client.get(path),
+        await put(client, path, { publishAt: later }),
+        await client.request(path, { method: 'DELETE' }),
+      ]) {
+        expect(res.status, `${res.url}`).toBe(404);
+        expect(await res.json(), id).toEqual(en);
+      }
+    }
+    const zh = await other.client.get(`/api/wordpress/scheduled/${publicationId}`, { 'accept-language': 'zh-HK' });
+    expect(await zh.json()).toEqual({ error: '找不到此發佈項目。' });
+    // The sites page's cancel button, posted for someone else's publication: the toast names it too.
+    const canceled = await other.client.postForm('/wordpress', { intent: 'cancel-scheduled', publicationId });
+    expect(canceled.status).toBe(302);
+    expect(await (await other.client.get(canceled.headers.get('location')!)).text()).toContain('Publication not found.');
+    // And the owner's publication still waits.
+    expect((await (await owner.client.get(`/api/wordpress/scheduled/${publicationId}`)).json()).publication.status).toBe('queued');
   });
 
   it('upload-image: to the media library, or inline without a site', async () => {

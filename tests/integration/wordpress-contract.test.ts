@@ -8,7 +8,7 @@ import { createSession } from '../../app/services/sessions.server';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
-import { startProxy, type Proxy } from '../support/http-peers';
+import { startPeer, startProxy, type Proxy } from '../support/http-peers';
 
 // Issue 21 §5, SPEC §7's publish contract through the real app, a worker of the publish queue and
 // the real WordPress: publish-now waits for the site (WORDPRESS_PUBLISH_WAIT_SECONDS) and answers
@@ -186,6 +186,40 @@ describe('POST /api/wordpress/publish (SPEC §7)', () => {
     const body = await res.json();
     expect(body).toMatchObject({ success: false, status: 'failed', errorCode: 'rest_post_invalid_id' });
     expect(body.error).toMatch(/^Publishing failed: /);
+  });
+
+  it('a site that refuses the connection or does not resolve: 502 with the reason at once, not 202 after the wait', async () => {
+    // A port nobody listens on (a peer started and closed), and a name that never resolves (RFC 2606).
+    const gone = await startPeer((_req, res) => res.end());
+    await gone.close();
+    for (const [siteUrl, errorCode] of [
+      [gone.url, 'refused'],
+      ['http://wp.nowhere.invalid', 'dns'],
+    ] as const) {
+      const saved = await client.postJson('/api/wordpress/sites', { siteUrl, username: wp.username, appPassword: wp.appPassword });
+      expect(saved.status, siteUrl).toBe(201);
+      const payload = {
+        siteId: (await saved.json()).site.id,
+        title: `Contract ${errorCode} ${Date.now()}`,
+        content: '<p>x</p>',
+        status: 'publish',
+      };
+      const started = Date.now();
+      const res = await withWaitBound(20, () => client.postJson('/api/wordpress/publish', payload));
+      const body = await res.json();
+      expect(res.status, `${siteUrl}: ${JSON.stringify(body)}`).toBe(502);
+      // The worker polls every half second and the site fails at once: well under the 20 s bound.
+      expect(Date.now() - started, siteUrl).toBeLessThan(10_000);
+      expect(body).toMatchObject({ success: false, status: 'failed', errorCode });
+      expect(body.error).toMatch(/^Publishing failed: /);
+      // Told it failed, the user retries by hand: nothing goes on retrying it in the background.
+      const pub = (await (await client.get(`/api/wordpress/scheduled/${body.publicationId}`)).json()).publication;
+      expect(pub).toMatchObject({ status: 'failed', attempts: 1, lastErrorCode: errorCode });
+      const [waiting] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pgboss.job
+        WHERE name = 'wordpress-publish' AND data->>'publicationId' = ${body.publicationId} AND state IN ('created', 'retry', 'active')`;
+      expect(waiting!.n, siteUrl).toBe(0);
+    }
   });
 });
 

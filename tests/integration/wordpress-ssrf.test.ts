@@ -89,6 +89,26 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
     expect(() => checkUrl('http://[::1]:80/')).toThrow(/private/);
   });
 
+  it('refuses localhost and *.localhost by name, with or without the trailing dot, in any case', async () => {
+    // Such names need not resolve (many resolvers answer `localhost.` and `foo.localhost` with
+    // nothing), so only their name gives them away; the resolver here answers a public address to
+    // prove that the name alone decides.
+    for (const target of [
+      'http://localhost./',
+      'http://LocalHost.:8080/',
+      'http://foo.localhost/',
+      'http://a.b.localhost./x',
+      'http://FOO.LOCALHOST../',
+    ]) {
+      expect(() => checkUrl(target), target).toThrow(OutboundError);
+      await expectBlocked(outboundRequest(target, { lookup: resolveTo('93.184.216.34') }));
+      expect(() => checkUrl(target, { allowPrivate: true }), target).not.toThrow();
+    }
+    for (const target of ['http://localhost.example.com/', 'http://mylocalhost/', 'http://localhostx./'])
+      expect(() => checkUrl(target), target).not.toThrow();
+    expect(hits).toBe(0);
+  });
+
   it('refuses 127.0.0.1, the metadata address and IPv6 loopback without connecting', async () => {
     await expectBlocked(outboundRequest(`${redirector.url}/`));
     await expectBlocked(outboundRequest('http://169.254.169.254/latest/meta-data/'));
@@ -184,6 +204,11 @@ describe('a site the guard refuses cannot be saved (issue 21 §5)', () => {
     for (const siteUrl of [
       'http://127.0.0.1:9/',
       `http://localhost:${new URL(redirector.url).port}`,
+      // Refused by name: names that may not resolve at all when saved.
+      `http://localhost.:${new URL(redirector.url).port}/`,
+      'http://LOCALHOST./',
+      'http://blog.localhost.',
+      'https://Blog.Localhost/wp',
       'http://169.254.169.254',
       'http://[::1]/',
     ]) {
@@ -198,6 +223,15 @@ describe('a site the guard refuses cannot be saved (issue 21 §5)', () => {
     );
     expect(zh.status).toBe(422);
     expect((await zh.json()).error).toBe('無法儲存此網站：其地址指向私人或內部網絡，Postforge 不會連接這類地址。請使用網站的公開地址。');
+    const zhName = await client.postJson(
+      '/api/wordpress/sites',
+      { siteUrl: 'http://wp.localhost.', username: 'a', appPassword: 'b' },
+      { 'accept-language': 'zh-HK' },
+    );
+    expect(zhName.status).toBe(422);
+    expect((await zhName.json()).error).toBe(
+      '無法儲存此網站：其地址指向私人或內部網絡，Postforge 不會連接這類地址。請使用網站的公開地址。',
+    );
     expect(await sites(id)).toEqual([]);
     expect(hits).toBe(0);
   });
