@@ -47,10 +47,19 @@ export function connect(url = process.env.DATABASE_URL, max = 10, name = 'postfo
     idle_timeout: 30,
     // Short: while the database is down, pages answer 503 at once rather than hang (see db-unavailable).
     connect_timeout: 5,
+    // After the database returns, a connection that failed meanwhile reconnects within 2 s: the
+    // driver's own backoff grows to 20 s after a few failed attempts, which an outage of seconds
+    // reaches, and that long every pool would keep answering 503 after the database was back.
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     transform: { undefined: null },
     connection: { application_name: name },
   }) as unknown as Sql;
+}
+
+/** The wait before a connection's next attempt after `failures` in a row: 0.1 s doubling up to 2 s, jittered. */
+export function reconnectDelaySeconds(failures: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.1 * 2 ** failures, 2);
 }
 
 const POOL_KEY = { web: 'db.pool.web', jobs: 'db.pool.jobs' } as const;
