@@ -1,8 +1,9 @@
 /**
- * The patch of postgres.js (patches/postgres+3.4.9.patch): a connection whose backend dies while
- * a transaction runs on it no longer crashes the process (a TypeError thrown from a timer when the
- * transaction's ROLLBACK was written to the closed socket), and the next queries on that
- * connection get their own answers (a stale error from the dead backend rejected them).
+ * The patch of postgres.js (patches/postgres+3.4.9.patch): a backend that dies no longer crashes
+ * the process, and the next queries on its connection get their own answers:
+ * - under a transaction: the transaction's ROLLBACK was written to the closed socket, a TypeError
+ *   thrown from a timer; and a stale error from the dead backend rejected the next queries;
+ * - while a new connection asked for the array types: that query's rejection was never handled.
  *
  * The same child runs against the installed driver and against a copy with the patch taken back
  * out (`git apply -R`), so this test shows the patch is what makes the difference.
@@ -26,9 +27,10 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 type Outcome = { ok: boolean; code?: string; value?: number };
-type Run = { code: number | null; output: string; report?: { seen: { transaction: Outcome; waiting: Outcome; next: Outcome }[] } };
+type Run<T> = { code: number | null; output: string; report?: { seen: T[] } };
+type TransactionRound = { transaction: Outcome; waiting: Outcome; next: Outcome };
 
-function runChild(driver?: string): Promise<Run> {
+function runChild<T>(scenario: 'transaction' | 'types', driver?: string): Promise<Run<T>> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'tests/support/driver-fault-child.ts'], {
     cwd: ROOT,
     env: {
@@ -36,6 +38,7 @@ function runChild(driver?: string): Promise<Run> {
       PATH: process.env.PATH,
       DATABASE_URL: inject('clusterUrl'),
       ROUNDS: '4',
+      SCENARIO: scenario,
       ...(driver ? { POSTGRES_MODULE: pathToFileURL(driver).href } : {}),
     },
   });
@@ -50,9 +53,11 @@ function runChild(driver?: string): Promise<Run> {
   );
 }
 
+const unpatched = () => path.join(tmp, 'node_modules/postgres/src/index.js');
+
 describe('postgres.js when a backend dies under a transaction', () => {
   it('the installed (patched) driver: the transaction fails with a connection error, the process and its pool live on', async () => {
-    const run = await runChild();
+    const run = await runChild<TransactionRound>('transaction');
     expect(run.code, run.output).toBe(0);
     expect(run.report!.seen).toHaveLength(4);
     run.report!.seen.forEach((round, i) => {
@@ -63,9 +68,24 @@ describe('postgres.js when a backend dies under a transaction', () => {
   }, 60_000);
 
   it('the driver without the patch dies of the TypeError (what the patch fixes)', async () => {
-    const run = await runChild(path.join(tmp, 'node_modules/postgres/src/index.js'));
+    const run = await runChild('transaction', unpatched());
     expect(run.code).not.toBe(0);
     expect(run.output).toContain("Cannot read properties of null (reading 'write')");
+    expect(run.report).toBeUndefined();
+  }, 60_000);
+});
+
+describe('postgres.js when a backend dies while a new connection reads the array types', () => {
+  it('the installed (patched) driver: the query that opened the connection gets its answer, the process lives on', async () => {
+    const run = await runChild<Outcome>('types');
+    expect(run.code, run.output).toBe(0);
+    expect(run.report!.seen).toEqual([0, 1, 2, 3].map((value) => ({ ok: true, value })));
+  }, 60_000);
+
+  it('the driver without the patch dies of the unhandled rejection (what the patch fixes)', async () => {
+    const run = await runChild('types', unpatched());
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain('terminating connection due to administrator command');
     expect(run.report).toBeUndefined();
   }, 60_000);
 });

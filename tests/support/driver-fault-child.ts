@@ -1,45 +1,87 @@
 import type postgresType from 'postgres';
 
 // Run in a process of its own by tests/integration/postgres-driver.test.ts, so that a driver fault
-// escaping as an uncaught exception takes down this child and not the test runner. Each round
-// kills the backend of a transaction while its query runs, as a failover or pg_terminate_backend
-// does, with another query waiting for the pool's only connection. The transaction must reject
-// with a connection error; the waiting query, and the next one, must get their answers; and the
-// process must live on. Prints one JSON line of what it saw.
+// escaping as an uncaught exception takes down this child and not the test runner. It kills
+// backends the way a failover or pg_terminate_backend does, in one of two places (SCENARIO):
+// - `transaction`: a transaction's query is running, and another query waits for the pool's only
+//   connection. The transaction must reject with a connection error, and the waiting query and
+//   the next one must get their answers.
+// - `types`: a new connection's first step, the driver's query for the array types, is running.
+//   The query that opened the connection must get its answer on the connection that follows.
+// The process must live on. Prints one JSON line of what it saw.
 
 // POSTGRES_MODULE: another copy of the driver (the test's unpatched one); the installed one by default.
 const postgres = ((await import(process.env.POSTGRES_MODULE ?? 'postgres')) as { default: typeof postgresType }).default;
 const url = process.env.DATABASE_URL!;
-const rounds = Number(process.env.ROUNDS ?? 5);
-// One connection: the waiting query and the next one reuse the connection whose backend died.
-const sql = postgres(url, { max: 1, onnotice: () => {} });
-const killer = postgres(url, { max: 1, onnotice: () => {} });
+const rounds = Number(process.env.ROUNDS ?? 4);
+const options = { onnotice: () => {} };
 
-const outcome = (p: Promise<unknown>) =>
+type Outcome = { ok: true; value: unknown } | { ok: false; code: string };
+const outcome = (p: Promise<unknown>): Promise<Outcome> =>
   p.then(
-    (v) => ({ ok: true, value: v }),
+    (value) => ({ ok: true, value }),
     (err: { code?: string; message?: string }) => ({ ok: false, code: err?.code ?? String(err?.message) }),
   );
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const seen: { transaction: unknown; waiting: unknown; next: unknown }[] = [];
-for (let round = 0; round < rounds; round++) {
-  let pid: number | null = null;
-  const transaction = outcome(
-    sql.begin(async (t) => {
-      const [row] = await t<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
-      pid = row!.pid;
-      await t`SELECT pg_sleep(5)`;
-    }),
-  );
-  while (pid === null) await new Promise((r) => setTimeout(r, 5));
-  const waiting = outcome(sql<{ n: number }[]>`SELECT ${round}::int AS n`.then((r) => r[0]!.n));
-  await killer`SELECT pg_terminate_backend(${pid})`;
-  const t = await transaction;
-  const w = await waiting;
-  const n = await outcome(sql<{ n: number }[]>`SELECT ${round + 100}::int AS n`.then((r) => r[0]!.n));
-  seen.push({ transaction: t, waiting: w, next: n });
+async function transactionRounds() {
+  // One connection: the waiting query and the next one reuse the connection whose backend died.
+  const sql = postgres(url, { ...options, max: 1 });
+  const killer = postgres(url, { ...options, max: 1 });
+  const seen: { transaction: Outcome; waiting: Outcome; next: Outcome }[] = [];
+  for (let round = 0; round < rounds; round++) {
+    let pid: number | null = null;
+    const transaction = outcome(
+      sql.begin(async (t) => {
+        const [row] = await t<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        pid = row!.pid;
+        await t`SELECT pg_sleep(5)`;
+      }),
+    );
+    while (pid === null) await sleep(5);
+    const waiting = outcome(sql<{ n: number }[]>`SELECT ${round}::int AS n`.then((r) => r[0]!.n));
+    await killer`SELECT pg_terminate_backend(${pid})`;
+    seen.push({
+      transaction: await transaction,
+      waiting: await waiting,
+      next: await outcome(sql`SELECT ${round + 100}::int AS n`.then((r) => r[0]!.n)),
+    });
+  }
+  await Promise.all([sql.end({ timeout: 1 }), killer.end({ timeout: 1 })]);
+  return seen;
 }
+
+async function typesRounds() {
+  // The types query is held up by a lock on pg_type, then its backend is terminated. The locking
+  // session is the only one that can read the catalogue meanwhile, so it also does the killing.
+  const locker = postgres(url, { ...options, max: 1 });
+  await locker`SELECT 1`;
+  const seen: Outcome[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const fresh = postgres(url, { ...options, max: 1, connection: { application_name: `types-victim-${round}` } });
+    let first!: Promise<Outcome>;
+    await locker.begin(async (t) => {
+      await t`LOCK TABLE pg_catalog.pg_type IN ACCESS EXCLUSIVE MODE`;
+      first = outcome(fresh<{ n: number }[]>`SELECT ${round}::int AS n`.then((r) => r[0]!.n));
+      let blocked: { pid: number } | undefined;
+      for (let i = 0; i < 200 && !blocked; i++) {
+        await sleep(25);
+        [blocked] = await t<{ pid: number }[]>`
+          SELECT pid FROM pg_stat_activity
+          WHERE application_name = ${`types-victim-${round}`} AND wait_event_type = 'Lock' AND query LIKE '%typarray%'`;
+      }
+      if (!blocked) throw new Error('the types query was never seen waiting');
+      await t`SELECT pg_terminate_backend(${blocked.pid})`;
+      await sleep(100);
+    });
+    seen.push(await first);
+    await fresh.end({ timeout: 1 });
+  }
+  await locker.end({ timeout: 1 });
+  return seen;
+}
+
+const seen = process.env.SCENARIO === 'types' ? await typesRounds() : await transactionRounds();
 // Anything scheduled for a later turn of the loop runs before the process says it survived.
-await new Promise((r) => setTimeout(r, 100));
+await sleep(100);
 console.log(JSON.stringify({ survived: true, seen }));
-await Promise.all([sql.end({ timeout: 1 }), killer.end({ timeout: 1 })]);
