@@ -82,10 +82,11 @@ type Answer = { path: string; status: number; retryAfter: string | null; type: s
 
 /** Requests of a signed-in client, round robin over the web processes, until `stop`. */
 async function loadGenerator(web: AppProcess[], cookies: string[], runs: string[], stop: () => boolean, answers: Answer[]) {
-  const paths = (i: number) => [
+  // Client c is user c % 2: its own run, its own cookie.
+  const paths = (c: number) => [
     '/api/user',
     '/api/results?limit=20',
-    `/api/jobs/${runs[i % runs.length]}`,
+    `/api/jobs/${runs[c % runs.length]}`,
     '/app',
     '/app/results?_data=routes%2Fapp_.results',
   ];
@@ -93,7 +94,7 @@ async function loadGenerator(web: AppProcess[], cookies: string[], runs: string[
   const client = async (c: number) => {
     while (!stop()) {
       const i = n++;
-      const list = paths(i);
+      const list = paths(c);
       const p = list[i % list.length]!;
       const app = web[i % web.length]!;
       const res = await fetch(app.url + p, { headers: { cookie: cookies[c % cookies.length]! }, redirect: 'manual' }).catch(() => null);
