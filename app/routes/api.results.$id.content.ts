@@ -3,6 +3,7 @@ import { updateResultContent } from '~/services/results.server';
 import { resultContentSchema } from '~/utils/generation-schema';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
+import { resultForApi } from '~/utils/generation-errors';
 
 // SPEC §7: PUT /api/results/{id}/content { content, metaDescription?, slug?, focusKeyword? } → the result
 // (its content sanitized again; SEO fields given are stored, absent ones kept).
@@ -12,7 +13,7 @@ export function action({ request, params }: ActionFunctionArgs) {
     'generation',
     async (ctx) => {
       const data = await ctx.read(resultContentSchema(ctx.t));
-      return ctx.ok(await updateResultContent(ctx.user.id, params.id ?? '', data.content, data));
+      return ctx.ok(resultForApi(ctx.t, await updateResultContent(ctx.user.id, params.id ?? '', data.content, data)));
     },
     { methods: ['PUT'] },
   );

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { retryResult } from '~/services/results.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
+import { resultForApi } from '~/utils/generation-errors';
 
 // SPEC §7: POST /api/results/{id}/retry (empty body): a new attempt with a new credit hold.
 export function action({ request, params }: ActionFunctionArgs) {
@@ -10,7 +11,7 @@ export function action({ request, params }: ActionFunctionArgs) {
     'generation',
     async (ctx) => {
       const result = await retryResult(ctx.user.id, params.id ?? '');
-      return ctx.ok({ success: true, result, jobId: result.runId });
+      return ctx.ok({ success: true, result: resultForApi(ctx.t, result), jobId: result.runId });
     },
     { methods: ['POST'] },
   );

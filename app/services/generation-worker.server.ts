@@ -5,6 +5,7 @@ import { getLogger } from '~/utils/logger.server';
 import { env } from '~/utils/env.server';
 import { isDatabaseUnavailable } from '~/utils/db-unavailable.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
+import type { FailureParams, GenerationFailure } from '~/utils/generation-errors';
 import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
@@ -148,12 +149,23 @@ export type ItemRow = {
  */
 export const WORKER_ID = `worker:${crypto.randomUUID()}`;
 
-const INTERRUPTED = 'The worker stopped while generating this item.';
-/** The item's hold was voided by the sweeper (the work was abandoned too long): it is not charged. */
-export const HOLD_GONE = 'This item took too long and was stopped; no credits were charged.';
+/**
+ * Why an item failed, as stored: the code pages and the API translate (utils/generation-errors),
+ * its parameters, and an English text for operators reading the table (never shown to a user).
+ */
+export type ItemFailure = { code: GenerationFailure; params?: FailureParams; text: string };
 
-/** What an item that failed for a reason of ours (not the provider's, not the database's) says. */
-export const GENERATION_FAILED = 'Generation failed. Please try again.';
+const INTERRUPTED: ItemFailure = { code: 'interrupted', text: 'The worker stopped while generating this item.' };
+/** The item's hold was voided by the sweeper (the work was abandoned too long): it is not charged. */
+export const HOLD_GONE: ItemFailure = { code: 'hold_expired', text: 'This item took too long and was stopped; no credits were charged.' };
+
+/** An item that failed for a reason of ours (not the provider's, not the database's). */
+export const GENERATION_FAILED: ItemFailure = { code: 'internal', text: 'Generation failed. Please try again.' };
+
+/** A provider's failure as stored: its message, for operators, stays in English. */
+function providerFailure(err: ProviderError): ItemFailure {
+  return { code: err.code, params: err.params, text: err.message.slice(0, 1000) };
+}
 
 /** Thrown into an item's work when its hold is gone. */
 class HoldGone extends Error {}
@@ -165,13 +177,13 @@ export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, 
   return outcome;
 }
 
-/** Marks the item failed with the provider's message and voids its hold (if still ours). */
+/** Marks the item failed with the failure's code and voids its hold (if still ours). */
 export async function finishFailed(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
-  message: string,
+  failure: ItemFailure,
   db: Db = sql,
 ): Promise<boolean> {
-  const ended = await failItem(item, message, db);
+  const ended = await failItem(item, failure, db);
   if (ended) await itemEnded(item, db);
   return ended;
 }
@@ -229,7 +241,7 @@ async function generateOutput(
   opts: ProcessOptions,
   gone: Promise<never>,
   db: Db,
-): Promise<Output | { failure: string }> {
+): Promise<Output | { failure: ItemFailure }> {
   const keyOf: KeyLookup = opts.keyOf ?? ((userId, provider) => providerKey(userId, provider, db));
   try {
     if (opts.slot) {
@@ -245,7 +257,7 @@ async function generateOutput(
     void opts.onAnswered?.();
     if (err instanceof SlotWithdrawn) throw err;
     if (err instanceof HoldGone) return { failure: HOLD_GONE };
-    if (err instanceof ProviderError) return { failure: err.message.slice(0, 1000) };
+    if (err instanceof ProviderError) return { failure: providerFailure(err) };
     if (isInfrastructureError(err)) return handBack(item, err, db);
     // A fault of ours: logged with its stack; the user reads a plain sentence, never its text.
     getLogger().error({ err, resultId: item.resultId }, 'generation item error');
@@ -319,9 +331,10 @@ function imageSettingsOf(settings: Record<string, unknown>, model: string, numOu
 
 async function requireKey(keyOf: KeyLookup, userId: string, provider: 'openrouter' | 'replicate'): Promise<string> {
   const key = await keyOf(userId, provider);
-  if (!key)
-    throw new ProviderError(provider === 'openrouter' ? 'No API key for the text provider.' : 'No API key for the image provider.', false);
-  return key;
+  if (key) return key;
+  throw provider === 'openrouter'
+    ? new ProviderError('no_text_key', 'No API key for the text provider.', false)
+    : new ProviderError('no_image_key', 'No API key for the image provider.', false);
 }
 
 const escapeHtml = (s: string) =>
@@ -484,7 +497,7 @@ async function finish(
   } catch (err) {
     if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
-    const final: SetFragment = outcome === 'post' ? (d) => d`status = 'failed', error = ${HOLD_GONE}` : set;
+    const final: SetFragment = outcome === 'post' ? failedAs(HOLD_GONE) : set;
     return finishInTransaction(item, final, null, 'failed', db);
   }
 }
@@ -500,7 +513,8 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
   ]
     .join('\n')
     .slice(0, SEARCH_TEXT_MAX);
-  const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content}, error = NULL,
+  const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content},
+    error = NULL, error_code = NULL, error_params = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
     seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null}`;
   if (out.images.length === 0) return finish(item, set, 'post', db);
@@ -517,11 +531,17 @@ async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<
   } catch (err) {
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
-    if (isHoldGone(err)) return finish(item, (d) => d`status = 'failed', error = ${HOLD_GONE}`, 'void', db);
+    if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', db);
     throw err;
   }
 }
 
-async function failItem(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, message: string, db: Db): Promise<boolean> {
-  return (await finish(item, (d) => d`status = 'failed', error = ${message}`, 'void', db)) !== 'skipped';
+/** The columns of a failed item: its code and parameters for the reader, its text for operators. */
+function failedAs(failure: ItemFailure): SetFragment {
+  return (d) =>
+    d`status = 'failed', error = ${failure.text}, error_code = ${failure.code}, error_params = ${failure.params ? d.json(failure.params) : null}`;
+}
+
+async function failItem(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, failure: ItemFailure, db: Db): Promise<boolean> {
+  return (await finish(item, failedAs(failure), 'void', db)) !== 'skipped';
 }

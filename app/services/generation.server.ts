@@ -298,7 +298,7 @@ export async function cancelItems(
 ): Promise<number> {
   return transaction(db, async (tx) => {
     const rows = await tx<{ id: string; attempt: number }[]>`
-      UPDATE generation_results SET status = 'canceled', error = NULL, lease_until = NULL, updated_at = now()
+      UPDATE generation_results SET status = 'canceled', error = NULL, error_code = NULL, error_params = NULL, lease_until = NULL, updated_at = now()
       WHERE user_id = ${userId} AND status = 'processing'
         ${where.runId ? tx`AND run_id = ${where.runId}` : tx``}
         ${where.resultId ? tx`AND id = ${where.resultId}` : tx``}

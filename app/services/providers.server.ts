@@ -8,21 +8,39 @@ import type { ImageSettingValues, TextSettingValues } from '~/utils/input-settin
 import { SEO_PROMPT } from '~/utils/seo-fields';
 import { env } from '~/utils/env.server';
 import { singleton } from '~/utils/singleton.server';
+import type { FailureParams, GenerationFailure } from '~/utils/generation-errors';
 
 // The AI providers: text through any OpenAI-compatible chat API (OpenRouter by default), images
 // through Replicate's predictions API. Transient failures (429, 5xx, timeouts, connection errors)
 // are retried here with exponential backoff that honours Retry-After; what is left is a
-// ProviderError whose message the result row shows.
+// ProviderError: its code (and parameters) is what the result shows, translated; its message is
+// for operators.
 
 export class ProviderError extends Error {
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  /** The provider's own words about the failure, shown quoted after our sentence. */
+  readonly detail?: string;
+
   constructor(
+    readonly code: GenerationFailure,
     message: string,
     readonly retryable: boolean,
-    readonly status?: number,
-    readonly retryAfterMs?: number,
+    extra: { status?: number; retryAfterMs?: number; detail?: string } = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    this.status = extra.status;
+    this.retryAfterMs = extra.retryAfterMs;
+    this.detail = extra.detail;
+  }
+
+  /** What the failure's sentence names: the HTTP status and the provider's words, when there are any. */
+  get params(): FailureParams | undefined {
+    const params: FailureParams = {};
+    if (this.status !== undefined) params.status = this.status;
+    if (this.detail) params.detail = this.detail;
+    return Object.keys(params).length ? params : undefined;
   }
 }
 
@@ -65,55 +83,78 @@ function headerOf(headers: unknown, name: string): string | null {
   return v ?? null;
 }
 
+const timedOut = () => new ProviderError('provider_timeout', 'The AI provider timed out.', true);
+const unreachable = () => new ProviderError('provider_unreachable', 'Could not reach the AI provider.', true);
+const malformed = () => new ProviderError('provider_malformed', 'The AI provider returned an empty or malformed answer.', true);
+
 /** Maps the clients' errors (openai APIError, replicate ApiError, fetch failures) to ProviderError. */
 export function toProviderError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new ProviderError('The AI provider timed out.', true);
-  if (err instanceof OpenAI.APIConnectionError) return new ProviderError('Could not reach the AI provider.', true);
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return timedOut();
+  if (err instanceof OpenAI.APIConnectionError) return unreachable();
   if (err instanceof OpenAI.APIError) {
-    const status = err.status;
-    const body = err.error as { message?: string } | undefined;
-    const message = providerMessage(body?.message ?? err.message, status);
-    return new ProviderError(message, isRetryableStatus(status), status, parseRetryAfter(headerOf(err.headers, 'retry-after')));
+    if (err.status === undefined) return new ProviderError('provider_error', providerMessage(err.message), true);
+    const said = (err.error as { message?: unknown } | undefined)?.message;
+    return statusError(err.status, typeof said === 'string' ? said : undefined, err.message, headerOf(err.headers, 'retry-after'));
   }
   const replicateError = err as { name?: string; response?: Response; message?: string };
   if (replicateError?.name === 'ApiError' && replicateError.response) {
-    const status = replicateError.response.status;
-    return new ProviderError(
-      providerMessage(replicateDetail(replicateError.message) ?? `HTTP ${status}`, status),
-      isRetryableStatus(status),
-      status,
-      parseRetryAfter(replicateError.response.headers.get('retry-after')),
-    );
+    const { status, headers } = replicateError.response;
+    return statusError(status, replicateDetail(replicateError.message), replicateError.message ?? '', headers.get('retry-after'));
   }
   const e = err as { name?: string; message?: string; cause?: { code?: string } };
-  if (e?.name === 'SyntaxError') return new ProviderError('The AI provider returned an empty or malformed answer.', true);
-  if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return new ProviderError('The AI provider timed out.', true);
-  if (e?.name === 'TypeError' && /fetch failed/i.test(e.message ?? '')) return new ProviderError('Could not reach the AI provider.', true);
-  return new ProviderError(e?.message ? String(e.message).slice(0, 500) : 'Unknown error occurred', false);
+  if (e?.name === 'SyntaxError') return malformed();
+  if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return timedOut();
+  if (e?.name === 'TypeError' && /fetch failed/i.test(e.message ?? '')) return unreachable();
+  // Something the clients threw that we do not know: its text is ours to log, not the user's to read.
+  return new ProviderError('provider_error', e?.message ? String(e.message).slice(0, 500) : 'Unknown error occurred', false);
+}
+
+/** An error answer of the provider: a code by its status, and what the provider said, if it said anything. */
+function statusError(status: number, said: string | undefined, raw: string, retryAfter: string | null): ProviderError {
+  const detail = said ? providerWords(said) : undefined;
+  return new ProviderError(statusFailure(status), providerMessage(detail ?? raw, status), isRetryableStatus(status), {
+    status,
+    retryAfterMs: parseRetryAfter(retryAfter),
+    detail: detail || undefined,
+  });
+}
+
+/** The failure code of an HTTP status from a provider. */
+function statusFailure(status: number): GenerationFailure {
+  if (status === 401 || status === 403) return 'provider_auth';
+  if (status === 429) return 'provider_rate_limited';
+  if (status >= 500) return 'provider_unavailable';
+  return 'provider_refused';
 }
 
 function isRetryableStatus(status: number | undefined): boolean {
   return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/** A provider's words on one line, short enough to show. */
+function providerWords(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, 500);
+}
+
 function providerMessage(message: string, status?: number): string {
-  const text = String(message || '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 500);
+  const text = providerWords(String(message || ''));
   return status && !text.startsWith(String(status)) ? `${status}: ${text || 'Provider error'}` : text || 'Provider error';
 }
 
+/**
+ * What Replicate said in its problem body ("Request to ... failed with status 422 Unprocessable
+ * Entity: {"detail":"..."}."), or nothing: the rest of the client's message names the request's URL.
+ */
 function replicateDetail(message: string | undefined): string | undefined {
-  // "Request to ... failed with status 422 Unprocessable Entity: {"detail":"..."}."
   const m = message?.match(/failed with status \d+[^:]*: (.*)\.?$/s);
-  if (!m) return message;
+  if (!m) return undefined;
   try {
-    const body = JSON.parse(m[1]!.replace(/\.$/, '')) as { detail?: string; title?: string };
-    return body.detail ?? body.title ?? m[1];
+    const body = JSON.parse(m[1]!.replace(/\.$/, '')) as { detail?: unknown; title?: unknown };
+    const said = body.detail ?? body.title;
+    return typeof said === 'string' ? said : undefined;
   } catch {
-    return m[1];
+    return undefined;
   }
 }
 
@@ -330,9 +371,7 @@ export async function requestArticle(
       max_tokens: settings.maxTokens,
     });
     const text = res?.choices?.[0]?.message?.content;
-    if (typeof text !== 'string' || text.trim() === '') {
-      throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
-    }
+    if (typeof text !== 'string' || text.trim() === '') throw malformed();
     return { text, usage: res.usage };
   }, retryPolicy());
 }
@@ -363,7 +402,7 @@ export async function translateToEnglish(apiKey: string, prompt: string): Promis
       max_tokens: 300,
     });
     const text = res?.choices?.[0]?.message?.content?.trim();
-    if (!text) throw new ProviderError('The AI provider returned an empty or malformed answer.', true);
+    if (!text) throw malformed();
     return text;
   });
   return out.slice(0, 1000);
@@ -400,12 +439,13 @@ export async function generateImages(apiKey: string, prompt: string, s: ImageSet
         prediction = await replicate.wait(prediction, { interval: 500 });
       }
       if (prediction.status !== 'succeeded') {
-        const message = typeof prediction.error === 'string' ? prediction.error : 'The image could not be generated.';
-        throw new ProviderError(message.slice(0, 500), false);
+        // Replicate's own words on why (a safety filter, a bad input), when it gave any.
+        const said = typeof prediction.error === 'string' ? providerWords(prediction.error) : '';
+        throw new ProviderError('image_failed', said || 'The image could not be generated.', false, { detail: said || undefined });
       }
       const output = prediction.output as unknown;
       const list = (Array.isArray(output) ? output : [output]).filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u));
-      if (list.length === 0) throw new ProviderError('The image provider returned no image.', false);
+      if (list.length === 0) throw new ProviderError('image_missing', 'The image provider returned no image.', false);
       return list;
     },
     retryPolicy(),
@@ -421,12 +461,14 @@ export async function generateImages(apiKey: string, prompt: string, s: ImageSet
 async function downloadImage(url: string): Promise<ImageBytes> {
   const res = await fetch(url, { signal: AbortSignal.timeout(env.GENERATION_PROVIDER_TIMEOUT_SECONDS * 1000) });
   if (!res.ok) {
-    throw new ProviderError(`${res.status}: the image could not be downloaded`, isRetryableStatus(res.status), res.status);
+    const message = `${res.status}: the image could not be downloaded`;
+    throw new ProviderError('image_download_failed', message, isRetryableStatus(res.status), { status: res.status });
   }
   const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (!/^image\/(png|jpeg|webp|gif)$/.test(contentType))
-    throw new ProviderError('The image provider returned something that is not an image.', false);
+    throw new ProviderError('image_not_image', 'The image provider returned something that is not an image.', false);
   const bytes = Buffer.from(await res.arrayBuffer());
-  if (bytes.length === 0 || bytes.length > MAX_IMAGE_BYTES) throw new ProviderError('The image is empty or too large.', false);
+  if (bytes.length === 0 || bytes.length > MAX_IMAGE_BYTES)
+    throw new ProviderError('image_too_large', 'The image is empty or too large.', false);
   return { contentType, bytes };
 }

@@ -12,6 +12,7 @@ import { htmlToText, sanitizeArticle } from './providers.server';
 import { keptLinksOf, type KeptLink } from './internal-links.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { cleanSeo, seoWithFallbacks, type SeoFields } from '~/utils/seo-fields';
+import type { FailureParams } from '~/utils/generation-errors';
 
 // The results of generation (SPEC §3 Result, §4, §7 Results): every read and write is scoped to
 // the owner; another user's id is "not found".
@@ -28,7 +29,12 @@ export type Result = {
   /** Sanitized HTML (text) or our own image URL `/images/{id}` (image); null until completed. */
   content: string | null;
   status: ResultStatus;
-  error: string | null;
+  /**
+   * Why it failed (utils/generation-errors: pages and the API translate it); null otherwise, and
+   * for failures stored before codes. The stored English text is for operators and never leaves.
+   */
+  errorCode: string | null;
+  errorParams: FailureParams | null;
   model: string;
   metadata: {
     originalPrompt?: string;
@@ -65,7 +71,8 @@ type Row = {
   title: string | null;
   content: string | null;
   status: ResultStatus;
-  error: string | null;
+  errorCode: string | null;
+  errorParams: FailureParams | null;
   model: string;
   metadata: Record<string, unknown>;
   settings: Record<string, unknown> | null;
@@ -78,7 +85,8 @@ type Row = {
 };
 
 const columns = (db: Db) => db`
-  r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.error, r.model, r.metadata,
+  r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.model, r.metadata,
+  r.error_code AS "errorCode", r.error_params AS "errorParams",
   g.settings, r.seo_description AS "seoDescription", r.seo_slug AS "seoSlug", r.seo_keyword AS "seoKeyword",
   r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
 
@@ -108,7 +116,8 @@ function toResult(r: Row): Result {
     title: r.title,
     content: r.content,
     status: r.status,
-    error: r.error,
+    errorCode: r.errorCode,
+    errorParams: r.errorParams,
     model: r.model,
     metadata: {
       originalPrompt: typeof m.originalPrompt === 'string' ? m.originalPrompt : r.prompt,
@@ -304,7 +313,7 @@ export async function retryResult(userId: string, id: string, db: Db = sql): Pro
   if ((row.type === 'image' || embed) && !(await providerKey(userId, 'replicate', db))) throw errors.noApiKey(row.type);
   return transaction(db, async (tx) => {
     const [next] = await tx<{ attempt: number; credits: number }[]>`
-      UPDATE generation_results SET attempt = attempt + 1, status = 'processing', error = NULL, deliveries = 0,
+      UPDATE generation_results SET attempt = attempt + 1, status = 'processing', error = NULL, error_code = NULL, error_params = NULL, deliveries = 0,
         lease_until = NULL, updated_at = now(), completed_at = NULL
       WHERE id = ${id} AND user_id = ${userId} AND status IN ('failed', 'canceled')
       RETURNING attempt, credits`;

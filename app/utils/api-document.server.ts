@@ -4,6 +4,7 @@ import { imageGenerationSchema, resultContentSchema, resultsQuerySchema, textGen
 import { titleRequestSchema } from './title-request';
 import { runLinkSettingsApiSchema } from './link-schemas';
 import { webhookEventTypes } from './webhook-events';
+import { GENERATION_FAILURES } from './generation-errors';
 import {
   bulkPublishSchema,
   publishSchema,
@@ -76,7 +77,13 @@ const result = z
     title: z.string().nullable(),
     content: z.string().nullable(),
     status: z.enum(['processing', 'completed', 'failed', 'canceled']),
-    error: z.string().nullable(),
+    error: z.string().nullable().openapi({
+      description: "Why it failed, in the request's language (the provider's own words quoted after it); null unless failed.",
+    }),
+    errorCode: z.enum(GENERATION_FAILURES).nullable().openapi({
+      description:
+        'Why it failed, as a code; null unless failed, and for a failure stored before codes (`error` then says "Generation failed").',
+    }),
     model: z.string(),
     createdAt: z.string(),
   })
@@ -237,7 +244,7 @@ export const operations: ApiOperation[] = [
     path: '/api/results/{id}',
     tag: 'Results',
     summary: 'One result',
-    response: { schema: anyObject('ResultItem'), description: '`result`.' },
+    response: { schema: result, description: 'The result.' },
   },
   {
     route: 'api.results.$id',

@@ -162,3 +162,47 @@ describe('generation over HTTP', () => {
     expect(n).toBe(0);
   });
 });
+
+describe("a failed item, in the reader's language", () => {
+  type Listed = { id: string; status: string; error: string | null; errorCode: string | null };
+  const REFUSED_EN = 'The AI provider refused the request (HTTP 404). (The provider said: “No endpoints found for this model.”)';
+  const REFUSED_ZH = 'AI 供應商拒絕了這個請求（HTTP 404）。（供應商回應：「No endpoints found for this model.」）';
+
+  it("a provider's refusal is stored as a code; the API and the results page say why in en and zh-HK, the provider's words quoted", async () => {
+    const a = await signedIn({ credits: 5 });
+    const before = await available(getSql(), a.id);
+    openai.setScript({ 'refused topic': [{ kind: 'status', status: 404, message: 'No endpoints found for this model.' }] });
+    try {
+      const start = await a.c.postJson('/api/generate/text', { prompts: 'refused topic', model: TEXT });
+      expect(start.status).toBe(200);
+      await waitForRun(getSql(), ((await start.json()) as { jobId: string }).jobId);
+    } finally {
+      openai.setScript(undefined);
+    }
+    expect(await available(getSql(), a.id)).toBe(before);
+    const zh = { 'accept-language': 'zh-HK' };
+    const listEn = (await (await a.c.get('/api/results')).json()) as { results: Listed[] };
+    const failed = listEn.results[0]!;
+    expect(failed).toMatchObject({ status: 'failed', errorCode: 'provider_refused', error: REFUSED_EN });
+    expect(failed).not.toHaveProperty('errorParams');
+    const listZh = (await (await a.c.get('/api/results', zh)).json()) as { results: Listed[] };
+    expect(listZh.results[0]).toMatchObject({ errorCode: 'provider_refused', error: REFUSED_ZH });
+    expect(await (await a.c.get(`/api/results/${failed.id}`, zh)).json()).toMatchObject({
+      errorCode: 'provider_refused',
+      error: REFUSED_ZH,
+    });
+    const page = await (await a.c.get('/app?tab=results', zh)).text();
+    expect(page).toContain('data-error-code="provider_refused"');
+    expect(page).toContain(REFUSED_ZH);
+
+    // A failure stored before codes keeps its text for operators only: whatever it says (here a
+    // driver's message with a host and port), the reader gets "Generation failed".
+    await sql`UPDATE generation_results SET error = 'write CONNECTION_CLOSED 127.0.0.1:5432', error_code = NULL, error_params = NULL
+      WHERE id = ${failed.id}`;
+    const old = await a.c.get(`/api/results/${failed.id}`, zh);
+    const body = await old.text();
+    expect(JSON.parse(body)).toMatchObject({ status: 'failed', errorCode: null, error: '生成失敗' });
+    expect(body).not.toContain('127.0.0.1');
+    expect(await (await a.c.get('/app?tab=results')).text()).not.toContain('CONNECTION_CLOSED');
+  });
+});

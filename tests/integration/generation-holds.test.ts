@@ -61,9 +61,13 @@ async function claimOne(userId: string) {
 }
 
 async function resultOf(id: string) {
-  const [row] = await getSql()<{ status: string; error: string | null }[]>`SELECT status, error FROM generation_results WHERE id = ${id}`;
+  const [row] = await getSql()<{ status: string; error: string | null; errorCode: string | null }[]>`
+    SELECT status, error, error_code AS "errorCode" FROM generation_results WHERE id = ${id}`;
   return row!;
 }
+
+/** How a swept hold's item is stored: its code for the reader, its English text for operators. */
+const holdGone = () => ({ status: 'failed', error: s.worker.HOLD_GONE.text, errorCode: 'hold_expired' });
 
 async function entriesOf(key: string) {
   // reserve:{key}, post:{key} or void:{key} (a hold split over both buckets has a #2 twin).
@@ -111,7 +115,7 @@ describe('generation holds and the sweeper', () => {
     const item = await claimOne(u.id);
     expect(await s.worker.processItem(item)).toBe('failed');
     const result = await resultOf(run.resultIds[0]!);
-    expect(result).toEqual({ status: 'failed', error: s.worker.HOLD_GONE });
+    expect(result).toEqual(holdGone());
     expect(openai.requests.length).toBe(requests); // the provider was never called
     expect(await available(getSql(), u.id)).toBe(before);
     expect(await openHolds(getSql(), u.id)).toBe(0);
@@ -128,7 +132,7 @@ describe('generation holds and the sweeper', () => {
       expect(await s.ledger.sweepExpiredHolds({}, tx)).toBeGreaterThanOrEqual(1);
     });
     expect(await processing).toBe('failed');
-    expect(await resultOf(run.resultIds[0]!)).toEqual({ status: 'failed', error: s.worker.HOLD_GONE });
+    expect(await resultOf(run.resultIds[0]!)).toEqual(holdGone());
     const kinds = (await entriesOf(key)).map((e) => e.kind);
     expect(kinds).toContain('void');
     expect(kinds).not.toContain('post');
@@ -151,7 +155,7 @@ describe('generation holds and the sweeper', () => {
     } finally {
       openai.setLatency(2500);
     }
-    expect(await resultOf(run.resultIds[0]!)).toEqual({ status: 'failed', error: s.worker.HOLD_GONE });
+    expect(await resultOf(run.resultIds[0]!)).toEqual(holdGone());
     expect((await entriesOf(key)).map((e) => e.kind)).not.toContain('post');
     expect(await available(getSql(), u.id)).toBe(before);
   });

@@ -133,7 +133,7 @@ async function apply(w: World, op: Op, db: TransactionSql): Promise<string> {
       if (!item) return 'nothing claimed';
       const outcome = op.ok
         ? await s.worker.processItem(item, { keyOf: async () => 'sk-test' }, db)
-        : (await s.worker.finishFailed(item, 'The provider refused.', db))
+        : (await s.worker.finishFailed(item, { code: 'provider_refused', params: { status: 400 }, text: '400: The provider refused.' }, db))
           ? 'failed'
           : 'skipped';
       if (outcome === 'completed') w.completed++;

@@ -90,10 +90,16 @@ describe('a run of text items', () => {
       expect(await statusCounts(getSql(), run.runId)).toEqual({ completed: 40, failed: 10 });
       expect(await available(getSql(), u.id)).toBe(before - 40);
       expect(await openHolds(getSql(), u.id)).toBe(0);
-      const failed = await sql<{ prompt: string; error: string }[]>`
-      SELECT prompt, error FROM generation_results WHERE run_id = ${run.runId} AND status = 'failed'`;
+      const failed = await sql<{ prompt: string; error: string; errorCode: string; errorParams: unknown }[]>`
+      SELECT prompt, error, error_code AS "errorCode", error_params AS "errorParams"
+      FROM generation_results WHERE run_id = ${run.runId} AND status = 'failed'`;
       expect(new Set(failed.map((f) => f.prompt))).toEqual(failing);
+      // A code and the provider's own words for the reader; the English text for operators.
       expect(failed[0]!.error).toMatch(/^400: Model refused/);
+      expect(failed[0]).toMatchObject({
+        errorCode: 'provider_refused',
+        errorParams: { status: 400, detail: `Model refused ${failed[0]!.prompt}` },
+      });
       expect(openai.attemptsOf('fifty topic 1')).toBe(2);
       const [posts] = await sql<{ post: number; void: number }[]>`
       SELECT count(*) FILTER (WHERE kind = 'post')::int AS post, count(*) FILTER (WHERE kind = 'void')::int AS void
@@ -338,7 +344,7 @@ describe('cancel, retry and scripts', () => {
     expect(await available(getSql(), u.id)).toBe(before - 1);
   });
 
-  it("image failures end failed with the provider's message and are refunded", async () => {
+  it("image failures end failed with a code and the provider's message, and are refunded", async () => {
     const u = await userWithKeys({ credits: 5 });
     const before = await available(getSql(), u.id);
     replicate.setScript({ 'broken picture': [{ kind: 'failed', error: 'NSFW content detected' }] });
@@ -349,7 +355,7 @@ describe('cancel, retry and scripts', () => {
     await waitForRun(getSql(), run.runId);
     replicate.setScript(undefined);
     const r = await s.results.getResult(u.id, run.resultIds[0]!);
-    expect(r).toMatchObject({ status: 'failed', error: 'NSFW content detected' });
+    expect(r).toMatchObject({ status: 'failed', errorCode: 'image_failed', errorParams: { detail: 'NSFW content detected' } });
     expect(await available(getSql(), u.id)).toBe(before);
   });
 });

@@ -6,6 +6,8 @@ import { showToast } from '~/components/ui/toast';
 import type { Result } from '~/services/results.server';
 import { imageFileName, textFileName } from '~/utils/download-names';
 import { dateTimeFormat } from '~/utils/intl-format';
+import type { Translate } from '~/utils/generation-schema';
+import { resultFailureText } from '~/utils/generation-errors';
 import { BulkCheckbox } from '~/components/wordpress/bulk-select';
 import { PublicationStatus, type PublicationView } from '~/components/wordpress/publication-status';
 import type { ViewedImage } from './image-viewer';
@@ -22,7 +24,8 @@ export type ResultView = Pick<
   | 'title'
   | 'content'
   | 'status'
-  | 'error'
+  | 'errorCode'
+  | 'errorParams'
   | 'metadata'
   | 'characterCount'
   | 'wordCount'
@@ -173,15 +176,16 @@ export function ResultItem({
           ) : null}
 
           {failed || result.status === 'canceled' ? (
-            <p className="break-words text-red-700" data-testid="result-error">
-              {result.error ? (
-                <>
-                  <strong>{t('results.error')}</strong>: {result.error}
-                </>
-              ) : result.status === 'canceled' ? (
+            <p className="break-words text-red-700" data-testid="result-error" data-error-code={result.errorCode ?? undefined}>
+              {!failed ? (
                 t('results.status.canceled')
+              ) : result.errorCode ? (
+                <>
+                  <strong>{t('results.error')}</strong>: {resultFailureText(t as Translate, result)}
+                </>
               ) : (
-                t('results.generationFailed')
+                // Stored before failures had codes: whatever it says is not shown.
+                resultFailureText(t as Translate, result)
               )}
             </p>
           ) : null}
