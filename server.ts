@@ -25,6 +25,7 @@ import {
   unavailableHtml,
   unavailableJson,
 } from './app/utils/db-unavailable.server';
+import { newRequestId, REQUEST_ID_HEADER } from './app/utils/request-id.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -71,13 +72,34 @@ function securityHeaders(env: Env) {
   };
 }
 
+/**
+ * The request's id (app/utils/request-id.server.ts): ours, never the client's; answered in
+ * X-Request-Id and set on the request itself, where the Remix build reads it.
+ */
+function requestId(req: Request, res: Response, next: NextFunction) {
+  const id = newRequestId();
+  res.locals.requestId = id;
+  req.headers[REQUEST_ID_HEADER] = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+}
+
 /** One log line per request; the path only (query strings may carry tokens), never bodies or cookies. */
 function requestLog(logger: pino.Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      logger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      logger.info(
+        {
+          requestId: res.locals.requestId as string,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+        },
+        'request',
+      );
     });
     next();
   };
@@ -334,6 +356,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   // A hop count, addresses/subnets or true, already typed by the env contract.
   if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
 
+  app.use(requestId);
   healthChecks(app, db);
 
   app.use(requestLog(logger));
