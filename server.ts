@@ -19,13 +19,9 @@ import { newRequestScope, requestScope } from './app/utils/request-scope.server'
 import { remixHandler } from './app/http/remix-adapter.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
-import {
-  databaseMarkedDown,
-  markDatabaseUp,
-  RETRY_AFTER_SECONDS,
-  unavailableHtml,
-  unavailableJson,
-} from './app/utils/db-unavailable.server';
+import { databaseMarkedDown, isDatabaseUnavailable, markDatabaseUp, onceMoreIfLost } from './app/utils/db-unavailable.server';
+import { newRequestId, REQUEST_ID_HEADER } from './app/utils/request-id.server';
+import { logUnavailable, sendUnavailable, wantsJson } from './app/http/unavailable.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -72,13 +68,34 @@ function securityHeaders(env: Env) {
   };
 }
 
+/**
+ * The request's id (app/utils/request-id.server.ts): ours, never the client's; answered in
+ * X-Request-Id and set on the request itself, where the Remix build reads it.
+ */
+function requestId(req: Request, res: Response, next: NextFunction) {
+  const id = newRequestId();
+  res.locals.requestId = id;
+  req.headers[REQUEST_ID_HEADER] = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+}
+
 /** One log line per request; the path only (query strings may carry tokens), never bodies or cookies. */
 function requestLog(logger: pino.Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      logger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      logger.info(
+        {
+          requestId: res.locals.requestId as string,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+        },
+        'request',
+      );
     });
     next();
   };
@@ -174,31 +191,30 @@ function noStoreWhenSignedIn(req: Request, res: Response, next: NextFunction) {
 }
 
 /**
- * While a request has found the database unreachable (entry.server marks it), answer every page
- * and API call a translated 503 at once; one probe a second notices the database is back.
+ * While a request has found the database unreachable (db-unavailable marks it), answer every page
+ * and API call a translated 503 at once, each logged once; one probe a second notices the database
+ * is back. A probe that lands on a connection just terminated tries once more, so one lost
+ * connection does not turn a second of requests away.
  */
 function databaseGate(db: OpenDatabase) {
-  let last: { at: number; up: Promise<boolean> } | undefined;
+  let last: { at: number; up: Promise<true | { error: unknown }> } | undefined;
   return (req: Request, res: Response, next: NextFunction) => {
     if (!databaseMarkedDown()) return next();
     if (!last || Date.now() - last.at >= 1000)
       last = {
         at: Date.now(),
-        up: db.sql`SELECT 1`.then(
-          () => true,
-          () => false,
+        up: onceMoreIfLost(() => db.sql`SELECT 1`).then(
+          () => true as const,
+          (error: unknown) => ({ error }),
         ),
       };
     void last.up.then(async (up) => {
-      if (up) {
+      if (up === true) {
         markDatabaseUp();
         return next();
       }
-      res.status(503).set({ 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' });
-      const cookie = req.get('cookie');
-      const accept = req.get('accept-language');
-      if (req.path.startsWith('/api/') || '_data' in req.query) res.json(await unavailableJson(cookie, accept));
-      else res.type('html').send(await unavailableHtml(cookie, accept));
+      logUnavailable(req, res, up.error);
+      await sendUnavailable(req, res);
     }, next);
   };
 }
@@ -294,13 +310,39 @@ const REMIX_SLOT_MS = 100;
 
 /** The translated 503 of a full request line: JSON for the API and data requests, a page otherwise. */
 export function refuseBusy(req: Request, res: Response) {
-  res.status(503).set({ 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' });
-  const cookie = req.get('cookie');
-  const accept = req.get('accept-language');
-  const json = req.path.startsWith('/api/') || '_data' in req.query || req.accepts(['html', 'json']) === 'json';
-  void (json
-    ? unavailableJson(cookie, accept, 'busy').then((body) => res.json(body))
-    : unavailableHtml(cookie, accept, 'busy').then((html) => res.type('html').send(html)));
+  void sendUnavailable(req, res, 'busy');
+}
+
+/**
+ * The last word on an error nothing before answered (the Remix adapter, a handler, a middleware):
+ * a database that failed is an outage, the translated 503 logged once as a warning; a client's
+ * mistake found by a body parser keeps its 4xx; anything else is a bug, a 500 logged as an error
+ * with the request's id and its stack. Express's own handler would print a bare stack instead.
+ */
+function lastErrorHandler(logger: pino.Logger) {
+  // Express knows an error handler by its four parameters.
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      // Half an answer cannot be mended: the client sees the connection end.
+      logger.error({ requestId: res.locals.requestId as string, method: req.method, path: req.path, err }, 'error after the answer began');
+      return void req.socket.destroy();
+    }
+    if (isDatabaseUnavailable(err)) {
+      logUnavailable(req, res, err);
+      return void sendUnavailable(req, res);
+    }
+    const status = Number((err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode);
+    if (status >= 400 && status < 500)
+      return void res
+        .status(status)
+        .type('text/plain')
+        .send(http.STATUS_CODES[status] ?? 'Bad Request');
+    logger.error({ requestId: res.locals.requestId as string, method: req.method, path: req.path, err }, 'unexpected error');
+    const message = resources[languageFromHeaders(req.get('cookie'), req.get('accept-language'))].common.errors.generic;
+    res.status(500).set('Cache-Control', 'no-store');
+    if (wantsJson(req)) res.json({ error: message });
+    else res.type('text/plain').send(message);
+  };
 }
 
 /**
@@ -311,7 +353,8 @@ function healthChecks(app: Express, db: OpenDatabase) {
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/readyz', async (_req, res) => {
     try {
-      await db.sql`SELECT 1`;
+      // A connection terminated just now does not make the process unready: the next one answers.
+      await onceMoreIfLost(() => db.sql`SELECT 1`);
       if (!(await migrationsApplied(db.sql))) return void res.status(503).type('text/plain').send('migrations pending');
       res.type('text/plain').send('ready');
     } catch {
@@ -335,6 +378,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   // A hop count, addresses/subnets or true, already typed by the env contract.
   if (env.TRUST_PROXY !== undefined) app.set('trust proxy', env.TRUST_PROXY);
 
+  app.use(requestId);
   healthChecks(app, db);
 
   app.use(requestLog(logger));
@@ -368,6 +412,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
       getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
     }),
   );
+  app.use(lastErrorHandler(logger));
   return app;
 }
 

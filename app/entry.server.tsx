@@ -1,4 +1,4 @@
-import { json, type AppLoadContext, type EntryContext, type HandleDataRequestFunction, type HandleErrorFunction } from '@remix-run/node';
+import { type AppLoadContext, type EntryContext, type HandleDataRequestFunction, type HandleErrorFunction } from '@remix-run/node';
 import { RemixServer } from '@remix-run/react';
 import { renderToString } from 'react-dom/server';
 import { languages } from './i18n';
@@ -8,7 +8,10 @@ import { documentResponse } from './http/remix-adapter.server';
 import { NonceProvider } from './utils/nonce';
 import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './utils/landing-cache.server';
 import { setDataTiming, startRenderTiming } from './utils/server-timing.server';
-import { failedForDatabase, noteDatabaseError, RETRY_AFTER_SECONDS, unavailableHtml, unavailableJson } from './utils/db-unavailable.server';
+import { failedForDatabase, noteDatabaseError } from './utils/db-unavailable.server';
+import { env } from './utils/env.server';
+import { getLogger } from './utils/logger.server';
+import { requestIdOf } from './utils/request-id.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
 
@@ -35,21 +38,24 @@ function landingCacheKey(request: Request, status: number, headers: Headers, con
   return landingKey(root) === requestKey ? requestKey : null;
 }
 
-/** A database that cannot be reached is an outage (503, logged in one line), not a bug. */
+/**
+ * A database that cannot be reached, or a connection lost under a loader, is an outage: it is only
+ * noted here (a page's loaders may each fail of it), and the Remix adapter answers the request 503
+ * and logs it once. Anything else is a bug: logged as an error with its request id (and, in tests,
+ * where the logger is silent, on the console, so the test fails on it).
+ */
 export const handleError: HandleErrorFunction = (error, { request }) => {
-  if (noteDatabaseError(error, request)) return void console.warn(`database unreachable: ${(error as Error).message}`);
-  if (!request.signal.aborted) console.error(error);
+  if (noteDatabaseError(error, request) || request.signal.aborted) return;
+  getLogger().error(
+    { requestId: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, err: error },
+    'unexpected error',
+  );
+  if (env.NODE_ENV === 'test') console.error(error);
 };
 
-const unavailableHeaders = { 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' };
-
-export const handleDataRequest: HandleDataRequestFunction = async (response, { request }) => {
-  if (failedForDatabase(request))
-    return json(await unavailableJson(request.headers.get('cookie'), request.headers.get('accept-language')), {
-      status: 503,
-      headers: unavailableHeaders,
-    });
-  setDataTiming(response.headers);
+export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
+  // The adapter answers it 503 instead.
+  if (!failedForDatabase(request)) setDataTiming(response.headers);
   return response;
 };
 
@@ -66,10 +72,8 @@ export default async function handleRequest(
   remixContext: EntryContext,
   loadContext: AppLoadContext,
 ) {
-  if (failedForDatabase(request)) {
-    const html = await unavailableHtml(request.headers.get('cookie'), request.headers.get('accept-language'));
-    return new Response(html, { status: 503, headers: { ...unavailableHeaders, 'Content-Type': 'text/html; charset=utf-8' } });
-  }
+  // No page to render: the adapter answers 503 (or serves the request again).
+  if (failedForDatabase(request)) return new Response(null, { status: 503 });
   const finishTiming = startRenderTiming();
   const nonce = loadContext.cspNonce ?? '';
   const key = nonce ? landingCacheKey(request, responseStatusCode, responseHeaders, remixContext) : null;

@@ -5,7 +5,12 @@ import {
   type AppLoadContext,
   type ServerBuild,
 } from '@remix-run/node';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
+import { databaseErrorOf, databaseMarkedDown, failedForDatabase, isConnectionLost } from '~/utils/db-unavailable.server';
+import { getLogger } from '~/utils/logger.server';
+import { forgetRequestMemo } from '~/utils/request-scope.server';
+import { logUnavailable, sendUnavailable } from '~/http/unavailable.server';
 
 // Express in, Remix, Express out: our own adapter in place of @remix-run/express's (whose public
 // API is the whole handler), the same request and response, with one difference: a rendered page
@@ -75,6 +80,25 @@ async function sendResponse(res: ExpressResponse, response: Response): Promise<v
   else res.end();
 }
 
+const RETRY_PAUSE_MS = 50;
+
+/** Lets go of an answer that will not be sent. */
+const discard = (response: Response) => response.body?.cancel().catch(() => {});
+
+/**
+ * A request that failed only because its database connection was lost under it (a terminated
+ * backend; the pool has already dropped that connection) is served once more when that is safe: a
+ * GET or HEAD, whose loaders only read or make writes that may be made twice (a session's rolling
+ * expiry, a payment return's booking keyed by its session; an API token's rate-limit count is the
+ * one thing a second try counts again), while the database is not known to be down and the client
+ * still waits. Anything else that failed for the database is answered 503.
+ */
+function worthAnotherTry(req: ExpressRequest, res: ExpressResponse, request: Request): boolean {
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') && isConnectionLost(databaseErrorOf(request)) && !databaseMarkedDown() && !res.closed
+  );
+}
+
 /** The Express handler that answers with the Remix build. */
 export function remixHandler({
   build,
@@ -88,7 +112,31 @@ export function remixHandler({
   const handle = createRemixHandler(build, mode);
   return async (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     try {
-      const response = await handle(remixRequest(req, res), getLoadContext(req, res));
+      const context = getLoadContext(req, res);
+      let request = remixRequest(req, res);
+      let response = await handle(request, context);
+      if (failedForDatabase(request) && worthAnotherTry(req, res, request)) {
+        await discard(response);
+        // Backends are mostly terminated together (an operator, a failover): a moment lets the pool
+        // see every one of them go, so the second try does not meet another.
+        await sleep(RETRY_PAUSE_MS);
+        forgetRequestMemo();
+        const lost = databaseErrorOf(request);
+        request = remixRequest(req, res);
+        response = await handle(request, context);
+        if (!failedForDatabase(request))
+          getLogger().info(
+            { requestId: res.locals.requestId as string | undefined, code: (lost as { code?: unknown }).code },
+            'database connection lost: served on a second try',
+          );
+      }
+      // Whatever Remix made of it (a 500, an error boundary), a request that failed for want of its
+      // database is an outage: the translated 503, logged once here.
+      if (failedForDatabase(request)) {
+        await discard(response);
+        logUnavailable(req, res, databaseErrorOf(request));
+        return await sendUnavailable(req, res);
+      }
       await sendResponse(res, response);
     } catch (error) {
       next(error);

@@ -1,9 +1,11 @@
 import express, { type Request, type Response } from 'express';
 import Stripe from 'stripe';
 import { storeEvents } from '~/services/billing.server';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '~/utils/db-unavailable.server';
 import { loadEnv } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
+import { logUnavailable } from '~/http/unavailable.server';
 
 // POST /webhooks/stripe, mounted by server.ts before Remix (which would read the body as a stream
 // and cost ~1.7 ms a request). The raw bytes are verified against STRIPE_WEBHOOK_SECRET (a bad
@@ -98,8 +100,17 @@ export const stripeWebhookHandler = [
       res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify(answer.body));
     } catch (err) {
-      // Not stored: Stripe retries (with backoff) on anything but 2xx.
-      getLogger().error({ err: (err as Error).message }, 'stripe webhook intake failed');
+      // Not stored: Stripe retries (with backoff) on anything but 2xx. Without a database that is an
+      // outage (503, a warning), not a bug.
+      if (isDatabaseUnavailable(err)) {
+        logUnavailable(req, res, err);
+        res
+          .status(503)
+          .set({ 'Retry-After': String(RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' })
+          .json({ error: 'Not stored' });
+        return;
+      }
+      getLogger().error({ requestId: res.locals.requestId as string | undefined, err }, 'stripe webhook intake failed');
       res.status(500).json({ error: 'Not stored' });
     }
   },

@@ -1,52 +1,124 @@
 import { getT, languageFromHeaders } from '~/i18n.server';
 import { singleton } from '~/utils/singleton.server';
 
-// While PostgreSQL is unreachable, pages answer a translated 503 at once instead of a 500, and the
-// app recovers by itself when the database returns (the pool reconnects on the next query).
+// While PostgreSQL is unreachable, pages, API calls and data requests answer a translated 503 with
+// Retry-After instead of a 500, and the app recovers by itself when the database returns (the pool
+// reconnects on the next query). Two kinds of failure are told apart: a connection that was lost
+// while in use (a terminated backend, a reset socket: the next connection may well work, so a safe
+// request is worth one more try) and a database that cannot be reached at all (refused, timed out,
+// starting up, full: every request would fail alike, so the server answers 503 at once for a while).
 
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
+/** The connection in use went away: postgres.js, Node's sockets, Postgres's own "your session is over". */
+const LOST_CODES = new Set([
+  'CONNECTION_CLOSED',
   'ECONNRESET',
+  'EPIPE',
+  // PostgreSQL: terminated by an administrator or a fast shutdown; a crashed sibling; idle too long.
+  '57P01',
+  '57P02',
+  '57P05',
+  // PostgreSQL class 08: the connection failed or does not exist.
+  '08000',
+  '08003',
+  '08006',
+]);
+
+/** The database cannot be reached at all. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
   'ETIMEDOUT',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'EPIPE',
   'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
+  // postgres.js: the pool was ended (the process is stopping).
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
-  // PostgreSQL: shutting down, starting up, too many connections.
-  '57P01',
-  '57P02',
+  // PostgreSQL: starting up or shutting down; too many connections; could not connect; refused.
   '57P03',
   '53300',
+  '08001',
+  '08004',
 ]);
 
-/** True when err says the database cannot be reached (not a bug in a query). */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (!err || typeof err !== 'object') return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  const inner = (err as { errors?: unknown }).errors; // AggregateError of several addresses
-  return Array.isArray(inner) && inner.some(isDatabaseUnavailable);
+// node-postgres (under pg-boss) says it in words only, with no code.
+const LOST_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+]);
+const UNREACHABLE_MESSAGES = new Set(['Connection terminated due to connection timeout', 'timeout exceeded when trying to connect']);
+
+type Failure = 'lost' | 'unreachable';
+
+/** How err says the database failed us, or null when it is something else (a bug, a bad query). */
+function databaseFailure(err: unknown, depth = 0): Failure | null {
+  if (!err || typeof err !== 'object' || depth > 4) return null;
+  const { code, severity, message, errors, cause } = err as {
+    code?: unknown;
+    severity?: unknown;
+    message?: unknown;
+    errors?: unknown;
+    cause?: unknown;
+  };
+  if (typeof code === 'string') {
+    if (LOST_CODES.has(code)) return 'lost';
+    if (UNREACHABLE_CODES.has(code)) return 'unreachable';
+  }
+  // A FATAL (or PANIC) error from Postgres ends the session, whatever its code: the request lost its
+  // connection, its query was not wrong.
+  if (severity === 'FATAL' || severity === 'PANIC') return 'lost';
+  if (typeof message === 'string' && code === undefined) {
+    if (LOST_MESSAGES.has(message)) return 'lost';
+    if (UNREACHABLE_MESSAGES.has(message)) return 'unreachable';
+  }
+  // An AggregateError of several addresses (all of them failed), or a library's wrapper of the cause.
+  if (Array.isArray(errors) && errors.length > 0) {
+    const each = errors.map((e) => databaseFailure(e, depth + 1));
+    if (each.every((f) => f !== null)) return each.includes('unreachable') ? 'unreachable' : 'lost';
+  }
+  return databaseFailure(cause, depth + 1);
 }
 
-type State = { down: boolean; failed: WeakSet<Request> };
-const state = () => singleton<State>('databaseAvailability', () => ({ down: false, failed: new WeakSet() }));
+/** True when err says the database cannot be reached or the connection was lost (not a bug in a query). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return databaseFailure(err) !== null;
+}
 
-/** Called by entry.server's handleError: remembers that this request failed for want of a database. */
+/** True when err says only that the connection in use went away: a fresh one may work at once. */
+export function isConnectionLost(err: unknown): boolean {
+  return databaseFailure(err) === 'lost';
+}
+
+type State = { down: boolean; failed: WeakMap<Request, unknown> };
+const state = () => singleton<State>('databaseAvailability', () => ({ down: false, failed: new WeakMap() }));
+
+/**
+ * Called by entry.server's handleError: remembers that this request failed for want of a database
+ * (the first such error). A database that cannot be reached is marked down, so the requests after
+ * it are answered at once until a probe finds it back; a lost connection alone is not, as the next
+ * one usually works.
+ */
 export function noteDatabaseError(err: unknown, request: Request): boolean {
-  if (!isDatabaseUnavailable(err)) return false;
-  state().down = true;
-  state().failed.add(request);
+  const failure = databaseFailure(err);
+  if (!failure) return false;
+  if (failure === 'unreachable') state().down = true;
+  if (!state().failed.has(request)) state().failed.set(request, err);
   return true;
 }
 
+/** The database error this request failed with, if it did (see noteDatabaseError). */
+export const databaseErrorOf = (request: Request): unknown => state().failed.get(request);
 export const failedForDatabase = (request: Request) => state().failed.has(request);
 export const databaseMarkedDown = () => state().down;
 export const markDatabaseUp = () => void (state().down = false);
+
+/** What a log line says of a database error: its code and message, never a stack (it is an outage, not a bug). */
+export function databaseErrorFields(err: unknown): { code?: string; reason: string } {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return { ...(typeof code === 'string' ? { code } : {}), reason: typeof message === 'string' ? message : String(err) };
+}
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -76,4 +148,18 @@ export async function unavailableJson(
 ) {
   const t = await getT(languageFromHeaders(cookie, acceptLanguage), 'common');
   return { error: t(MESSAGE_KEY[reason]) };
+}
+
+/**
+ * Runs a read, and runs it once more when its connection was lost under it (a terminated backend:
+ * postgres.js drops that connection and the pool opens a fresh one). Only for work that is safe to
+ * repeat; a database that cannot be reached fails at once, as the second try would too.
+ */
+export async function onceMoreIfLost<T>(read: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!isConnectionLost(err)) throw err;
+    return await read();
+  }
 }

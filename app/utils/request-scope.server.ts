@@ -32,3 +32,11 @@ export function memoPerRequest<T>(key: string, fn: () => Promise<T>): Promise<T>
 export function requestTiming(): RequestTiming | undefined {
   return requestScope.getStore()?.timing;
 }
+
+/**
+ * Forgets what this request's scope remembered: a request served again after its database
+ * connection was lost must not get the first attempt's failed lookups back.
+ */
+export function forgetRequestMemo(): void {
+  requestScope.getStore()?.memo.clear();
+}

@@ -2,20 +2,39 @@
  * The app's Remix adapter (app/http/remix-adapter.server.ts), through Express and a real socket: a
  * page is written as it is (with its length in bytes), HEAD answers without a body, streamed
  * and cookie-setting answers pass through, the loaders see the URL the client asked for, an
- * action gets the request body, and a client that goes away aborts the loader's signal.
+ * action gets the request body, and a client that goes away aborts the loader's signal. With the
+ * app's handleError: a request that failed for its database answers a translated 503 logged once
+ * (a read whose connection was lost is served once more first); any other error stays a 500.
  */
 import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import compression from 'compression';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handleDataRequest, handleError } from '../../app/entry.server';
 import { documentResponse, remixHandler } from '../../app/http/remix-adapter.server';
+import { databaseMarkedDown, markDatabaseUp } from '../../app/utils/db-unavailable.server';
+import { getLogger } from '../../app/utils/logger.server';
+import { expectConsoleError } from '../support/console-guard';
 import { testBuild } from '../support/remix-build';
 
 const seen: { url: string; aborted?: Promise<boolean> }[] = [];
 const Page = () => null;
 const route = (id: string, parentId: string | undefined, path: string, module: Record<string, unknown>) => ({ id, parentId, path, module });
+
+// Errors as postgres.js and Node give them: a backend terminated under a query, a socket closed
+// under it, a database that refuses connections.
+const terminated = () =>
+  Object.assign(new Error('terminating connection due to administrator command'), {
+    name: 'PostgresError',
+    code: '57P01',
+    severity: 'FATAL',
+  });
+const closed = () => Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' });
+const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+/** How many times each database route's loader or action ran. */
+const runs = { flaky: 0, lost: 0, action: 0 };
 
 const routes = [
   route('root', undefined, '', { default: Page, loader: ({ request }: { request: Request }) => (seen.push({ url: request.url }), null) }),
@@ -46,6 +65,38 @@ const routes = [
         { headers: { 'Content-Type': 'text/csv' } },
       ),
   }),
+  // A read whose connection is lost the first time only.
+  route('routes/flaky', 'root', 'flaky', {
+    default: Page,
+    loader: () => {
+      if (runs.flaky++ === 0) throw closed();
+      return { fine: true };
+    },
+  }),
+  // A page whose connection is lost every time; its action too.
+  route('routes/lost', 'root', 'lost', {
+    default: Page,
+    loader: () => {
+      runs.lost++;
+      throw terminated();
+    },
+    action: () => {
+      runs.action++;
+      throw closed();
+    },
+  }),
+  // An API route (no component) whose database refuses connections.
+  route('routes/api.refused', 'root', 'api/refused', {
+    loader: () => {
+      throw refused();
+    },
+  }),
+  route('routes/bug', 'root', 'bug', {
+    default: Page,
+    loader: () => {
+      throw new TypeError('boom: a bug, not an outage');
+    },
+  }),
   route('routes/cookies', 'root', 'cookies', {
     loader: () => {
       const headers = new Headers();
@@ -64,6 +115,7 @@ const build = testBuild(
     const { loaderData, actionData } = context.staticHandlerContext;
     return documentResponse(`<!DOCTYPE html><p>長寬比 ${JSON.stringify({ loaderData, actionData })}</p>`, { status, headers });
   },
+  { handleError, handleDataRequest },
 ) as unknown as Parameters<typeof remixHandler>[0]['build'];
 
 let server: http.Server;
@@ -72,7 +124,12 @@ let port: number;
 
 beforeAll(async () => {
   const app = express();
-  // As server.ts mounts it: compression first.
+  // As server.ts mounts it: compression first; the request's id before it.
+  let requests = 0;
+  app.use((req, res, next) => {
+    res.locals.requestId = req.headers['x-request-id'] = `request-${++requests}`;
+    next();
+  });
   app.use(compression());
   app.all('*', remixHandler({ build, mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }));
   server = http.createServer(app);
@@ -154,5 +211,80 @@ describe('the Remix adapter', () => {
     await expect.poll(() => seen.find((s) => s.aborted)).toBeTruthy();
     req.destroy();
     expect(await seen.find((s) => s.aborted)!.aborted).toBe(true);
+  });
+});
+
+describe('the Remix adapter when the database fails', () => {
+  const unavailable = {
+    en: 'Postforge cannot reach its database right now. Please try again in a few seconds.',
+    'zh-HK': 'Postforge 暫時無法連接資料庫，請過幾秒再試。',
+  };
+  const warnings = () => vi.mocked(getLogger().warn).mock.calls.map(([fields]) => fields as Record<string, unknown>);
+  beforeAll(() => void vi.spyOn(getLogger(), 'warn'));
+  afterEach(() => {
+    vi.mocked(getLogger().warn).mockClear();
+    markDatabaseUp();
+  });
+
+  it('serves a read again when its connection was lost, once', async () => {
+    runs.flaky = 0;
+    const res = await raw('GET', '/flaky');
+    expect(res.status).toBe(200);
+    expect(res.body.toString('utf8')).toContain('"routes/flaky":{"fine":true}');
+    expect(runs.flaky).toBe(2);
+    expect(warnings()).toEqual([]);
+    // A lost connection says nothing of the database as a whole.
+    expect(databaseMarkedDown()).toBe(false);
+  });
+
+  it('answers a translated 503 page, logged once with the request id, when the second try fails too', async () => {
+    runs.lost = 0;
+    const res = await raw('GET', '/lost', { 'Accept-Language': 'zh-HK' });
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body.toString('utf8')).toContain(unavailable['zh-HK']);
+    expect(runs.lost).toBe(2);
+    expect(warnings()).toEqual([expect.objectContaining({ requestId: expect.stringMatching(/^request-/), code: '57P01', path: '/lost' })]);
+    expect(JSON.stringify(warnings())).not.toContain('    at ');
+  });
+
+  it('answers a data request in JSON', async () => {
+    const res = await raw('GET', '/lost?_data=routes%2Flost');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    expect(JSON.parse(res.body.toString('utf8'))).toEqual({ error: unavailable.en });
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it('never tries an action twice', async () => {
+    runs.action = 0;
+    const res = await raw('POST', '/lost?_data=routes%2Flost', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'topic=tea');
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body.toString('utf8'))).toEqual({ error: unavailable.en });
+    expect(runs.action).toBe(1);
+    expect(warnings()).toEqual([expect.objectContaining({ code: 'CONNECTION_CLOSED', method: 'POST' })]);
+  });
+
+  it('answers an API route 503 in JSON, where Remix would answer 500, and marks the database down', async () => {
+    const res = await raw('GET', '/api/refused', { 'Accept-Language': 'zh-HK' });
+    expect(res.status).toBe(503);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(res.body.toString('utf8'))).toEqual({ error: unavailable['zh-HK'] });
+    expect(warnings()).toEqual([expect.objectContaining({ code: 'ECONNREFUSED', path: '/api/refused' })]);
+    expect(databaseMarkedDown()).toBe(true);
+  });
+
+  it('leaves any other error a 500, logged as an error with the request id', async () => {
+    expectConsoleError(/boom: a bug/);
+    const error = vi.spyOn(getLogger(), 'error');
+    const res = await raw('GET', '/bug?_data=routes%2Fbug');
+    expect(res.status).toBe(500);
+    expect(error).toHaveBeenCalledWith(
+      expect.objectContaining({ requestId: expect.stringMatching(/^request-/), err: expect.any(TypeError) }),
+      'unexpected error',
+    );
+    expect(warnings()).toEqual([]);
+    error.mockRestore();
   });
 });

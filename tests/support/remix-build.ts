@@ -12,7 +12,8 @@ export type TestEntry = (
   context: { staticHandlerContext: { loaderData: unknown; actionData: unknown } },
 ) => Response | Promise<Response>;
 
-export function testBuild(routes: TestRoute[], entry: TestEntry) {
+/** `entryExports`: more of the entry module's exports (handleError, handleDataRequest). */
+export function testBuild(routes: TestRoute[], entry: TestEntry, entryExports: Record<string, unknown> = {}) {
   return {
     mode: 'production',
     basename: '/',
@@ -27,7 +28,7 @@ export function testBuild(routes: TestRoute[], entry: TestEntry) {
       v3_lazyRouteDiscovery: false,
       v3_singleFetch: false,
     },
-    entry: { module: { default: entry } },
+    entry: { module: { default: entry, ...entryExports } },
     routes: Object.fromEntries(routes.map((r) => [r.id, r])),
     assets: {
       entry: { module: '/build/entry.js', imports: [] },
