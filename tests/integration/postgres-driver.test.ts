@@ -3,7 +3,8 @@
  * the process, and the next queries on its connection get their own answers:
  * - under a transaction: the transaction's ROLLBACK was written to the closed socket, a TypeError
  *   thrown from a timer; and a stale error from the dead backend rejected the next queries;
- * - while a new connection asked for the array types: that query's rejection was never handled.
+ * - while a new connection asked for the array types: that query's rejection was never handled;
+ * - a dead connection's row count carried over, placing the next query's row after empty ones.
  *
  * The same child runs against the installed driver and against a copy with the patch taken back
  * out (`git apply -R`), so this test shows the patch is what makes the difference.
@@ -30,7 +31,7 @@ type Outcome = { ok: boolean; code?: string; value?: number };
 type Run<T> = { code: number | null; output: string; report?: { seen: T[] } };
 type TransactionRound = { transaction: Outcome; waiting: Outcome; next: Outcome };
 
-function runChild<T>(scenario: 'transaction' | 'types', driver?: string): Promise<Run<T>> {
+function runChild<T>(scenario: 'transaction' | 'types' | 'storm', driver?: string): Promise<Run<T>> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'tests/support/driver-fault-child.ts'], {
     cwd: ROOT,
     env: {
@@ -87,5 +88,16 @@ describe('postgres.js when a backend dies while a new connection reads the array
     expect(run.code).not.toBe(0);
     expect(run.output).toContain('terminating connection due to administrator command');
     expect(run.report).toBeUndefined();
+  }, 60_000);
+});
+
+describe('postgres.js under a storm of terminated backends', () => {
+  it("every answer is the query's own row or a connection error, and the process lives on", async () => {
+    const run = await runChild<{ right: number; wrong: number; failed: number; kills: number }>('storm');
+    expect(run.code, run.output).toBe(0);
+    const [tally] = run.report!.seen;
+    expect(tally!.wrong).toBe(0);
+    expect(tally!.right).toBeGreaterThan(0);
+    expect(tally!.kills).toBeGreaterThan(0);
   }, 60_000);
 });

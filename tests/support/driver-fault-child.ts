@@ -8,6 +8,8 @@ import type postgresType from 'postgres';
 //   the next one must get their answers.
 // - `types`: a new connection's first step, the driver's query for the array types, is running.
 //   The query that opened the connection must get its answer on the connection that follows.
+// - `storm`: a pool's backends are terminated every few milliseconds while 8 clients query it.
+//   Every answer must be the query's own row, or a connection error: never another's, never empty.
 // The process must live on. Prints one JSON line of what it saw.
 
 // POSTGRES_MODULE: another copy of the driver (the test's unpatched one); the installed one by default.
@@ -81,7 +83,37 @@ async function typesRounds() {
   return seen;
 }
 
-const seen = process.env.SCENARIO === 'types' ? await typesRounds() : await transactionRounds();
+async function storm() {
+  const admin = postgres(url, { ...options, max: 1 });
+  const pool = postgres(url, { ...options, max: 10, connection: { application_name: 'storm-victim' } });
+  const tally = { right: 0, wrong: 0, failed: 0, kills: 0 };
+  let done = false;
+  const killer = (async () => {
+    while (!done) {
+      await sleep(20 + ((tally.kills * 37) % 80));
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'storm-victim'`;
+      tally.kills++;
+    }
+  })();
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, c) => {
+      for (let i = 0; i < 20 * rounds; i++) {
+        const n = c * 1000 + i;
+        const got = await outcome(pool<{ n: number }[]>`SELECT ${n}::int AS n`.then((r) => r.map((x) => x.n)));
+        if (!got.ok) tally.failed++;
+        else if (JSON.stringify(got.value) === JSON.stringify([n])) tally.right++;
+        else tally.wrong++;
+      }
+    }),
+  );
+  done = true;
+  await killer;
+  await Promise.all([pool.end({ timeout: 1 }), admin.end({ timeout: 1 })]);
+  return [tally];
+}
+
+const scenario = process.env.SCENARIO;
+const seen = scenario === 'types' ? await typesRounds() : scenario === 'storm' ? await storm() : await transactionRounds();
 // Anything scheduled for a later turn of the loop runs before the process says it survived.
 await sleep(100);
 console.log(JSON.stringify({ survived: true, seen }));
