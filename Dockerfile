@@ -47,7 +47,9 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The compiled server in one node process: SIGTERM (docker stop) reaches the app's graceful
-# shutdown directly. It applies pending migrations, then serves and/or runs the workers.
+# shutdown directly. An error nothing caught ends it with exit code 70 after one fatal log line:
+# run the image with a restart policy (compose `restart: unless-stopped`, `docker run --restart
+# unless-stopped`; Kubernetes restarts it by itself) so that such a copy comes back. It applies pending migrations, then serves and/or runs the workers.
 # The heap's sizing (README, "Running more than one process", Memory): a 16 MB young generation lets a page's short-lived objects
 # die young, and the old generation grows to twice its live size before a full collection (V8
 # lets it reach about four times), which keeps peak RSS under load near 210 MB at the same CPU
