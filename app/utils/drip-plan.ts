@@ -9,6 +9,7 @@
 // change, so no instant it returns has a local time outside the window.
 
 import { offsetMinutes, instantToZoned } from './zoned-time';
+import { seededRandom } from './seeded-random';
 
 export const DRIP_MAX_PER_DAY = 48;
 export const DRIP_SPREADS = ['even', 'random'] as const;
@@ -127,18 +128,6 @@ export function windowIntervals(date: string, windowStart: number, windowEnd: nu
   return out;
 }
 
-/** A small seeded generator (mulberry32): the same seed, the same numbers, in every runtime. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function hashString(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
@@ -212,7 +201,7 @@ export function planDrip(input: DripPlanInput): Date[] {
         if (!used.has(k) && at >= earliest) positions.push(at);
       }
     } else {
-      const next = random(hashString(`${input.seed}:${date}`));
+      const next = seededRandom(hashString(`${input.seed}:${date}`));
       for (let k = 0; k < room; k++) positions.push(earliest + next() * (length - earliest));
       positions.sort((a, b) => a - b);
     }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 import { migrate } from '../../db/migrate';
 import type { Sql } from '../../db/client';
+import { seededRandom } from '../../app/utils/seeded-random';
 
 // The real server against a Postgres of its own, whose app connections the test terminates
 // (pg_terminate_backend, as a failover or an operator does) and which it stops and starts again.
@@ -85,17 +86,6 @@ afterAll(async () => {
 
 const get = (p: string, headers: Record<string, string> = {}) => fetch(base + p, { headers: { cookie, ...headers }, redirect: 'manual' });
 
-/** A small seeded generator (mulberry32): the same seed gives the same mix and the same pauses. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const SEED = Number(process.env.OUTAGE_SEED) || 3317;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -202,7 +192,7 @@ const tally = (answers: Answer[]) =>
 
 describe("while the app's connections are terminated", () => {
   it('every answer is its success or a translated, logged 503, never a 500', async () => {
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     const from = output.length;
     const killer = postgres(cluster!.url, { max: 1, onnotice: () => {} });
     const answers: Answer[] = [];

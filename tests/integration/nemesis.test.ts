@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 import { migrate } from '../../db/migrate';
 import type { Sql } from '../../db/client';
+import { seededRandom } from '../../app/utils/seeded-random';
 import { available, createGenUser, openHolds, statusCounts } from '../support/generation';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { ledgerVerify, signIn, startDeployment, startTextRun, type AppProcess } from '../support/app-processes';
@@ -22,18 +23,6 @@ const SEED = Number(process.env.NEMESIS_SEED ?? 20261127);
 const ITEMS_PER_USER = 150;
 const TERMINATIONS = 5;
 const LATENCY_MS = 900;
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'postforge-nemesis-'));
 fs.chmodSync(dataDir, 0o755);
@@ -129,7 +118,7 @@ async function pendingItems(): Promise<number> {
 
 describe('the nemesis: backends terminated and Postgres restarted under load', () => {
   it(`seed ${SEED}: every process alive, every item completed and charged once, only 2xx and 503`, async () => {
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const web = procs.filter((p) => p.role === 'web');
     const [alice, bob] = await Promise.all([
       createGenUser(db, { credits: ITEMS_PER_USER, label: 'alice' }),
