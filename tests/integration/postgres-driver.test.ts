@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PATCH = path.join(ROOT, 'patches/postgres+3.4.9.patch');
@@ -37,7 +37,8 @@ function runChild<T>(scenario: 'transaction' | 'types' | 'storm', driver?: strin
     env: {
       NODE_ENV: 'test',
       PATH: process.env.PATH,
-      DATABASE_URL: inject('clusterUrl'),
+      // The file's own database: no other test file's sessions meet the child's lock on pg_type.
+      DATABASE_URL: process.env.DATABASE_URL,
       ROUNDS: '4',
       SCENARIO: scenario,
       ...(driver ? { POSTGRES_MODULE: pathToFileURL(driver).href } : {}),

@@ -66,7 +66,7 @@ async function typesRounds() {
       await t`LOCK TABLE pg_catalog.pg_type IN ACCESS EXCLUSIVE MODE`;
       first = outcome(fresh<{ n: number }[]>`SELECT ${round}::int AS n`.then((r) => r[0]!.n));
       let blocked: { pid: number } | undefined;
-      for (let i = 0; i < 200 && !blocked; i++) {
+      for (let i = 0; i < 600 && !blocked; i++) {
         await sleep(25);
         [blocked] = await t<{ pid: number }[]>`
           SELECT pid FROM pg_stat_activity
