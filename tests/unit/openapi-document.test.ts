@@ -134,7 +134,53 @@ describe('the OpenAPI document', () => {
 
   it('lists the webhook events with their envelope', () => {
     expect(Object.keys((doc as { webhooks?: object }).webhooks ?? {}).sort()).toEqual(
-      ['credits.low', 'publication.failed', 'publication.published', 'result.completed', 'result.failed', 'run.completed'].sort(),
+      [
+        'credits.low',
+        'publication.failed',
+        'publication.published',
+        'result.completed',
+        'result.failed',
+        'run.completed',
+        'webhook.test',
+      ].sort(),
     );
+  });
+
+  it('lists the refusals each operation answers, with their bodies and headers', () => {
+    type Op = {
+      operationId?: string;
+      tags?: string[];
+      description?: string;
+      parameters?: { name: string; in: string }[];
+      responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }>;
+    };
+    const op = (path: string, method: string) => (doc.paths![path] as Record<string, Op>)[method]!;
+    const ids = new Set<string>();
+    for (const o of operations) {
+      const documented = op(o.path, o.method);
+      expect(documented.operationId, `${o.method} ${o.path}`).toBeTruthy();
+      expect(ids.has(documented.operationId!), documented.operationId).toBe(false);
+      ids.add(documented.operationId!);
+      expect(documented.description, documented.operationId).toBeTruthy();
+      expect(documented.tags?.length).toBe(1);
+      for (const status of ['400', '401', '404', '429', '503'])
+        expect(documented.responses[status]?.content?.['application/json']?.schema.$ref, `${documented.operationId} ${status}`).toBe(
+          '#/components/schemas/Error',
+        );
+      expect(documented.responses['401']!.headers).toHaveProperty('WWW-Authenticate');
+      expect(documented.responses['429']!.headers).toHaveProperty('Retry-After');
+      expect(documented.responses['503']!.headers).toHaveProperty('Retry-After');
+    }
+    const text = op('/api/generate/text', 'post');
+    expect(Object.keys(text.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '422', '429', '503']);
+    expect(text.parameters?.find((p) => p.in === 'header')?.name).toBe('Idempotency-Key');
+    expect(text.responses['200']!.headers).toHaveProperty('Idempotent-Replayed');
+    const publish = op('/api/wordpress/publish', 'post');
+    expect(publish.responses['409']!.content!['application/json']!.schema.$ref).toBe('#/components/schemas/Conflict');
+    expect(Object.keys(publish.responses)).toEqual(expect.arrayContaining(['202', '403', '409', '422', '502']));
+    expect(Object.keys(op('/api/results/{id}/download', 'get').responses['200']!.content!)).toEqual(['text/plain', 'image/*']);
+    const schemas = (doc.components as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
+    expect(schemas.Conflict!.properties).toHaveProperty('existing');
+    expect(schemas.WebhookEvent).toBeDefined();
   });
 });
