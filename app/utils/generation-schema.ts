@@ -20,6 +20,7 @@ import {
   tones,
   writingStyles,
   type ModelKind,
+  modelIds,
 } from '~/catalogue';
 import { BRIEF_MAX } from '~/utils/csv-file';
 import { META_DESCRIPTION_MAX, seoFieldsSchema } from '~/utils/seo-fields';
@@ -92,10 +93,13 @@ function prompts(t: Translate, maxTopics: number, kind: ModelKind = 'text') {
 function model(t: Translate, kind: ModelKind) {
   return z.preprocess(
     trimmed,
-    z
-      .string({ required_error: t('validation.modelRequired'), invalid_type_error: t('validation.modelRequired') })
-      .min(1, t('validation.modelRequired'))
-      .refine((id) => id === '' || findModel(id)?.kind === kind, t('validation.modelUnknown')),
+    // An enum of the catalogue's ids, so the API document lists them; nothing sent, or blank, asks
+    // for a model, anything else names an unknown one.
+    z.enum(modelIds(kind), {
+      errorMap: (issue, ctx) => ({
+        message: issue.code === 'invalid_enum_value' && ctx.data !== '' ? t('validation.modelUnknown') : t('validation.modelRequired'),
+      }),
+    }),
   );
 }
 

@@ -183,4 +183,31 @@ describe('the OpenAPI document', () => {
     expect(schemas.Conflict!.properties).toHaveProperty('existing');
     expect(schemas.WebhookEvent).toBeDefined();
   });
+
+  it("documents `model` as the catalogue's ids, and accepts every id the catalogue names", async () => {
+    const catalogue = await import('../../app/catalogue');
+    const ids = (kind: 'text' | 'image') => catalogue.models.filter((m) => m.kind === kind).map((m) => m.id);
+    const bodySchema = (path: string) =>
+      (
+        doc.paths![path] as Record<
+          string,
+          { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }
+        >
+      ).post!.requestBody.content['application/json']!.schema.properties.model as { enum?: string[] };
+    expect(bodySchema('/api/generate/text').enum?.slice().sort()).toEqual(ids('text').sort());
+    expect(bodySchema('/api/generate/image').enum?.slice().sort()).toEqual(ids('image').sort());
+    const text = await schemaFromSource({ module: 'generation-schema', name: 'textGenerationSchema' });
+    const image = await schemaFromSource({ module: 'generation-schema', name: 'imageGenerationSchema' });
+    for (const model of [catalogue.DEFAULT_TEXT_MODEL, catalogue.TEMPLATE_DEFAULT_TEXT_MODEL, ...ids('text')]) {
+      const parsed = text.safeParse({ prompts: 'One topic', model });
+      expect(parsed.success, `${model}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
+    for (const model of [catalogue.DEFAULT_IMAGE_MODEL, ...ids('image')])
+      expect(image.safeParse({ prompts: ['A red bicycle'], model }).success, model).toBe(true);
+    const unknown = text.safeParse({ prompts: 'One topic', model: 'openai/gpt-5' });
+    expect(unknown.success).toBe(false);
+    expect(unknown.error?.issues[0]).toMatchObject({ path: ['model'], message: 'validation.modelUnknown' });
+    expect(text.safeParse({ prompts: 'One topic', model: ' ' }).error?.issues[0]?.message).toBe('validation.modelRequired');
+    expect(text.safeParse({ prompts: 'One topic' }).error?.issues[0]?.message).toBe('validation.modelRequired');
+  });
 });
