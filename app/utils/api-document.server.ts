@@ -1,6 +1,13 @@
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodTypeAny } from 'zod';
-import { imageGenerationSchema, resultContentSchema, resultsQuerySchema, textGenerationSchema } from './generation-schema';
+import {
+  imageGenerationSchema,
+  resultContentSchema,
+  resultDownloadQuerySchema,
+  resultsApiQuerySchema,
+  resultsFilterQuerySchema,
+  textGenerationSchema,
+} from './generation-schema';
 import { titleRequestSchema } from './title-request';
 import { runLinkSettingsApiSchema } from './link-schemas';
 import { WEBHOOK_TEST_EVENT, webhookEventTypes } from './webhook-events';
@@ -268,8 +275,8 @@ export const operations: ApiOperation[] = [
     tag: 'Results',
     summary: 'List results, newest first',
     query: {
-      schema: resultsQuerySchema,
-      source: gen('resultsQuerySchema'),
+      schema: resultsApiQuerySchema(keys),
+      source: gen('resultsApiQuerySchema'),
       example: { page: '1', limit: '20', type: 'text', search: 'coffee' },
     },
     response: { schema: results, description: 'A page of results.' },
@@ -327,6 +334,7 @@ export const operations: ApiOperation[] = [
     path: '/api/results/{id}/download',
     tag: 'Results',
     summary: 'Download a result as a file: a text result as .txt, an image (?index=0..3) as its file',
+    query: { schema: resultDownloadQuerySchema(keys), source: gen('resultDownloadQuerySchema'), example: { index: '0' } },
     response: {
       description: 'The file: a text result as UTF-8 text, an image in its own format.',
       contentTypes: ['text/plain', 'image/*'],
@@ -338,7 +346,7 @@ export const operations: ApiOperation[] = [
     path: '/api/results/download-all',
     tag: 'Results',
     summary: 'Download every completed result as a ZIP',
-    query: { schema: resultsQuerySchema, source: gen('resultsQuerySchema') },
+    query: { schema: resultsFilterQuerySchema(keys), source: gen('resultsFilterQuerySchema') },
     response: { description: 'A ZIP archive.', contentType: 'application/zip' },
   },
   {
