@@ -129,10 +129,15 @@ const result = z
     error: z.string().nullable().openapi({
       description: "Why it failed, in the request's language (the provider's own words quoted after it); null unless failed.",
     }),
-    errorCode: z.enum(GENERATION_FAILURES).nullable().openapi({
-      description:
-        'Why it failed, as a code; null unless failed, and for a failure stored before codes (`error` then says "Generation failed").',
-    }),
+    // The enum lists null itself: a nullable enum's `type` admits null but its `enum` would not.
+    errorCode: z
+      .enum(GENERATION_FAILURES)
+      .nullable()
+      .openapi({
+        enum: [...GENERATION_FAILURES, null],
+        description:
+          'Why it failed, as a code; null unless failed, and for a failure stored before codes (`error` then says "Generation failed").',
+      }),
     model: z.string(),
     createdAt: z.string(),
   })
@@ -448,6 +453,14 @@ export const operations: ApiOperation[] = [
   },
   {
     route: 'api.wordpress.sites.$id',
+    method: 'get',
+    path: '/api/wordpress/sites/{id}',
+    tag: 'WordPress',
+    summary: 'One of your sites',
+    response: { schema: anyObject('OneSite'), description: '`site`.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id',
     method: 'put',
     refuses: [422],
     path: '/api/wordpress/sites/{id}',
@@ -552,6 +565,14 @@ export const operations: ApiOperation[] = [
     tag: 'WordPress',
     summary: 'Waiting and recently finished publications',
     response: { schema: anyObject('Scheduled'), description: 'The publications.' },
+  },
+  {
+    route: 'api.wordpress.scheduled.$id',
+    method: 'get',
+    path: '/api/wordpress/scheduled/{id}',
+    tag: 'WordPress',
+    summary: 'One publication: its state, and the post once published',
+    response: { schema: anyObject('Publication'), description: '`publication`.' },
   },
   {
     route: 'api.wordpress.scheduled.$id',

@@ -82,6 +82,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents GET for every documented route that answers it (a loader)', () => {
+    for (const route of new Set(operations.map((o) => o.route))) {
+      const source = sourcesOf(route);
+      // A loader that only answers 405 takes no GET.
+      if (
+        !/export (async function|const|function) loader/.test(source) ||
+        /function loader\([^)]*\)[^{]*\{\s*return methodNotAllowed/.test(source)
+      )
+        continue;
+      expect(
+        operations.some((o) => o.route === route && o.method === 'get'),
+        `${route} answers GET`,
+      ).toBe(true);
+    }
+  });
+
   it('documents each request body and query with the schema the route imports, exactly as it generates', async () => {
     for (const op of operations) {
       const source = sourcesOf(op.route);
