@@ -256,6 +256,7 @@ export const operations: ApiOperation[] = [
       example: { keywords: 'pour-over coffee\ncold brew', multipleKeywords: true },
     },
     response: { schema: anyObject('Titles'), description: '`title` (one keyword) or `titles` (matched to the keywords by position).' },
+    refuses: [502],
   },
   {
     route: 'api.jobs.$id',
@@ -556,7 +557,11 @@ export const operations: ApiOperation[] = [
     tag: 'WordPress',
     summary: 'Publish many results, spread over a schedule',
     body: { schema: bulkPublishSchema(keys), source: wp('bulkPublishSchema') },
-    response: { schema: anyObject('BulkPublished'), description: 'The publications queued.' },
+    response: {
+      status: 202,
+      schema: anyObject('BulkPublished'),
+      description: '`queued` and the publications queued (they go on in the background).',
+    },
   },
   {
     route: 'api.wordpress.scheduled',
@@ -711,7 +716,10 @@ const refusals: Record<RefusalStatus, (op: ApiOperation) => object> = {
     content: errorContent,
   }),
   502: (op) => ({
-    description: 'The WordPress site failed or refused: its own words in `error`, our `diagnosis` beside them.',
+    description:
+      op.tag === 'WordPress'
+        ? 'The WordPress site failed or refused: its own words in `error`, our `diagnosis` beside them.'
+        : 'The text provider failed or gave an answer we could not use.',
     content: op.response?.schema && op.alsoAnswers?.[502] ? undefined : errorContent,
   }),
 };
