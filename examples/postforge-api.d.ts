@@ -487,7 +487,7 @@ export interface paths {
     put?: never;
     /**
      * Publish a post now or at publishDate (queued; subscribe to publication.published)
-     * @description Publish a post now or at publishDate (queued; subscribe to publication.published).
+     * @description For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only.
      */
     post: operations['postWordpressPublish'];
     delete?: never;

@@ -537,6 +537,8 @@ export const operations: ApiOperation[] = [
     path: '/api/wordpress/publish',
     tag: 'WordPress',
     summary: 'Publish a post now or at publishDate (queued; subscribe to publication.published)',
+    description:
+      "For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only.",
     body: {
       schema: publishSchema(keys),
       source: wp('publishSchema'),
