@@ -2374,7 +2374,7 @@ export interface operations {
           enabled?: boolean | 'on' | 'true' | 'false' | '';
           count?: number;
           sitePosts?: boolean | 'on' | 'true' | 'false' | '';
-          siteId?: null | '' | number;
+          siteId?: '' | number | null;
         };
       };
     };
