@@ -95,6 +95,9 @@ export const models: readonly Model[] = [
     proOnly: false,
     providerModel: 'openai/gpt-4o-mini-search-preview',
   },
+  // The model templates saved without one fall back to: a model of its own, so a run started from
+  // such a template (in the workspace or through the API) is accepted like any other.
+  { id: 'openai/gpt-4o-mini', kind: 'text', label: 'GPT-4o mini', credits: 1, proOnly: true, providerModel: 'openai/gpt-4o-mini' },
   { id: 'openai/o4-mini-high', kind: 'text', label: 'o4-mini-high', credits: 2, proOnly: true, providerModel: 'openai/o4-mini-high' },
   {
     id: 'openai/gpt-4o-search-preview',
@@ -159,6 +162,12 @@ export function modelCreditRange(): { min: number; max: number } {
 
 export function findModel(id: string | null | undefined): Model | undefined {
   return id ? models.find((m) => m.id === id) : undefined;
+}
+
+/** The ids of one kind's models, as a non-empty tuple (for a schema's enum). */
+export function modelIds(kind: ModelKind): [string, ...string[]] {
+  const [first, ...rest] = modelsOfKind(kind).map((m) => m.id);
+  return [first!, ...rest];
 }
 
 export function modelsOfKind(kind: ModelKind): Model[] {

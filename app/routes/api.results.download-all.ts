@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { streamAllResults } from '~/services/results.server';
-import { resultsQuerySchema } from '~/utils/generation-schema';
+import { resultsFilterQuerySchema } from '~/utils/generation-schema';
 import { withApi } from '~/http/api-context.server';
+import { validationError } from '~/http/json-api.server';
 import { contentDisposition } from '~/http/download.server';
 
 // GET /api/results/download-all[?type=text|image&search=…]: the completed results the Results tab
@@ -10,10 +11,12 @@ import { contentDisposition } from '~/http/download.server';
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'generation', async (ctx) => {
     const url = new URL(request.url);
-    const { type, search } = resultsQuerySchema.parse({
+    const parsed = resultsFilterQuerySchema(ctx.t).safeParse({
       type: url.searchParams.get('type') ?? undefined,
       search: url.searchParams.get('search') ?? undefined,
     });
+    if (!parsed.success) return validationError(parsed.error);
+    const { type, search } = parsed.data;
     const zip = await streamAllResults(ctx.user.id, { type, search }, { linksHeading: ctx.t('download.linksHeading') });
     return new Response(zip.stream, {
       headers: {

@@ -530,6 +530,12 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     if (!result) throw new WordPressServiceError('not_found');
     if (result.type !== 'image' || result.status !== 'completed' || !result.content) throw new WordPressServiceError('not_publishable');
     content = imageResultHtml(result, p.title);
+  } else if (p.resultId && !/<[a-z!]/i.test(content)) {
+    // An image result's content is its image's address, not HTML: sent as is (a script passing on
+    // what GET /api/results/{id} gave), it becomes the figure the publish page makes of it, so the
+    // image is uploaded and shown rather than its path printed as text.
+    const result = await getResult(userId, p.resultId, db).catch(() => null);
+    if (result?.type === 'image' && result.status === 'completed' && result.content) content = imageResultHtml(result, p.title);
   }
   return transaction(db, async (tx) => {
     let updatePostId: number | null = null;

@@ -1,9 +1,16 @@
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodTypeAny } from 'zod';
-import { imageGenerationSchema, resultContentSchema, resultsQuerySchema, textGenerationSchema } from './generation-schema';
+import {
+  imageGenerationSchema,
+  resultContentSchema,
+  resultDownloadQuerySchema,
+  resultsApiQuerySchema,
+  resultsFilterQuerySchema,
+  textGenerationSchema,
+} from './generation-schema';
 import { titleRequestSchema } from './title-request';
 import { runLinkSettingsApiSchema } from './link-schemas';
-import { webhookEventTypes } from './webhook-events';
+import { WEBHOOK_TEST_EVENT, webhookEventTypes } from './webhook-events';
 import { GENERATION_FAILURES } from './generation-errors';
 import {
   bulkPublishSchema,
@@ -37,19 +44,61 @@ export type ApiOperation = {
   description?: string;
   body?: { schema: ZodTypeAny; source: SchemaSource; example?: Record<string, unknown> };
   query?: { schema: z.AnyZodObject; source: SchemaSource; example?: Record<string, unknown> };
-  response?: { status?: number; schema?: ZodTypeAny; description: string; contentType?: string };
+  response?: { status?: number; schema?: ZodTypeAny; description: string; contentType?: string; contentTypes?: string[] };
   /** Other answers of the same shape as `response` (a publish's 202 and 502), by status. */
   alsoAnswers?: Record<number, string>;
   /** Takes an Idempotency-Key header: a replay answers the first answer, marked Idempotent-Replayed. */
   idempotent?: boolean;
+  /** The refusals this operation answers beyond the ones every operation may (see `refusals`). */
+  refuses?: RefusalStatus[];
 };
+
+/** Refusals only some operations answer: 402 credits, 403 Pro, 409 conflict, 422 unprocessable, 502 site. */
+export type RefusalStatus = 402 | 403 | 409 | 422 | 502;
 
 // ---------------------------------------------------------------------------------------------
 // Answers (what the routes return; the requests are the routes' own schemas)
 
+const diagnosis = z
+  .object({ code: z.string(), hint: z.string() })
+  .openapi('Diagnosis', { description: "Our reading of a WordPress site's failure: a code and a hint in the request language." });
+
 const error = z
-  .object({ error: z.string(), fields: z.record(z.array(z.string())).optional() })
+  .object({
+    error: z.string().openapi({ description: 'What went wrong, in the request language.' }),
+    fields: z
+      .record(z.array(z.string()))
+      .optional()
+      .openapi({ description: "On 400: each field's messages, by the field's name (`_form` for the body as a whole)." }),
+    code: z.string().optional().openapi({ description: 'A stable code where one is given (e.g. `session_required`).' }),
+    diagnosis: diagnosis.optional(),
+  })
   .openapi('Error', { description: 'Every failure: a message in the request language, and per-field messages on 400.' });
+
+const existingPublication = z
+  .object({
+    publicationId: z.string(),
+    resultId: z.string().nullable().optional(),
+    status: z.enum(['queued', 'published', 'failed', 'canceled']),
+    postId: z.number().int().nullable(),
+    link: z.string().nullable(),
+    publishAt: z.string().nullable().optional(),
+    publishedAt: z.string().nullable().optional(),
+  })
+  .openapi('ExistingPublication', { description: 'A publication of the same result to the same site, made earlier.' });
+
+const conflict = z
+  .object({
+    error: z.string(),
+    existing: z
+      .union([existingPublication, z.array(existingPublication)])
+      .optional()
+      .openapi({
+        description:
+          'When the result is already on the site: the earlier publication (an array for a bulk publish); send `onExisting` `update` or `new` to go on.',
+      }),
+  })
+  .openapi('Conflict', { description: 'The request conflicts with the current state; retrying it unchanged will not help.' });
 
 const started = z.object({ jobId: z.string().uuid(), total: z.number().int(), credits: z.number().int() }).openapi('StartedRun');
 
@@ -80,10 +129,15 @@ const result = z
     error: z.string().nullable().openapi({
       description: "Why it failed, in the request's language (the provider's own words quoted after it); null unless failed.",
     }),
-    errorCode: z.enum(GENERATION_FAILURES).nullable().openapi({
-      description:
-        'Why it failed, as a code; null unless failed, and for a failure stored before codes (`error` then says "Generation failed").',
-    }),
+    // The enum lists null itself: a nullable enum's `type` admits null but its `enum` would not.
+    errorCode: z
+      .enum(GENERATION_FAILURES)
+      .nullable()
+      .openapi({
+        enum: [...GENERATION_FAILURES, null],
+        description:
+          'Why it failed, as a code; null unless failed, and for a failure stored before codes (`error` then says "Generation failed").',
+      }),
     model: z.string(),
     createdAt: z.string(),
   })
@@ -145,7 +199,7 @@ const anyObject = (name: string) => z.object({}).passthrough().openapi(name);
 /** The envelope every webhook request carries (signed per Standard Webhooks). */
 export const webhookEnvelope = z
   .object({
-    type: z.enum(webhookEventTypes),
+    type: z.enum([...webhookEventTypes, WEBHOOK_TEST_EVENT]),
     timestamp: z.string().datetime(),
     data: z.record(z.unknown()),
   })
@@ -161,6 +215,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.generate.text',
     method: 'post',
+    refuses: [402, 403, 409, 422],
     path: '/api/generate/text',
     tag: 'Generation',
     summary: 'Start a run of blog posts (one per topic)',
@@ -177,6 +232,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.generate.image',
     method: 'post',
+    refuses: [402, 403, 409, 422],
     path: '/api/generate/image',
     tag: 'Generation',
     summary: 'Start a run of images (one per prompt)',
@@ -200,6 +256,7 @@ export const operations: ApiOperation[] = [
       example: { keywords: 'pour-over coffee\ncold brew', multipleKeywords: true },
     },
     response: { schema: anyObject('Titles'), description: '`title` (one keyword) or `titles` (matched to the keywords by position).' },
+    refuses: [502],
   },
   {
     route: 'api.jobs.$id',
@@ -224,8 +281,8 @@ export const operations: ApiOperation[] = [
     tag: 'Results',
     summary: 'List results, newest first',
     query: {
-      schema: resultsQuerySchema,
-      source: gen('resultsQuerySchema'),
+      schema: resultsApiQuerySchema(keys),
+      source: gen('resultsApiQuerySchema'),
       example: { page: '1', limit: '20', type: 'text', search: 'coffee' },
     },
     response: { schema: results, description: 'A page of results.' },
@@ -257,6 +314,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.results.$id.content',
     method: 'put',
+    refuses: [409],
     path: '/api/results/{id}/content',
     tag: 'Results',
     summary: "Replace a text result's HTML (sanitized)",
@@ -270,6 +328,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.results.$id.retry',
     method: 'post',
+    refuses: [402, 409],
     path: '/api/results/{id}/retry',
     tag: 'Results',
     summary: 'Generate a failed result again (holds its credits again)',
@@ -281,7 +340,11 @@ export const operations: ApiOperation[] = [
     path: '/api/results/{id}/download',
     tag: 'Results',
     summary: 'Download a result as a file: a text result as .txt, an image (?index=0..3) as its file',
-    response: { description: 'The file.', contentType: 'application/octet-stream' },
+    query: { schema: resultDownloadQuerySchema(keys), source: gen('resultDownloadQuerySchema'), example: { index: '0' } },
+    response: {
+      description: 'The file: a text result as UTF-8 text, an image in its own format.',
+      contentTypes: ['text/plain', 'image/*'],
+    },
   },
   {
     route: 'api.results.download-all',
@@ -289,7 +352,7 @@ export const operations: ApiOperation[] = [
     path: '/api/results/download-all',
     tag: 'Results',
     summary: 'Download every completed result as a ZIP',
-    query: { schema: resultsQuerySchema, source: gen('resultsQuerySchema') },
+    query: { schema: resultsFilterQuerySchema(keys), source: gen('resultsFilterQuerySchema') },
     response: { description: 'A ZIP archive.', contentType: 'application/zip' },
   },
   {
@@ -304,6 +367,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.jobs.$id.links',
     method: 'put',
+    refuses: [409],
     path: '/api/jobs/{id}/links',
     tag: 'Internal links',
     summary: "Change a run's link settings and link the whole run again",
@@ -330,6 +394,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.results.$id.links',
     method: 'post',
+    refuses: [409],
     path: '/api/results/{id}/links',
     tag: 'Internal links',
     summary: "Link one post again, as its run's settings say",
@@ -370,6 +435,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.sites',
     method: 'post',
+    refuses: [422],
     path: '/api/wordpress/sites',
     tag: 'WordPress',
     summary: 'Add a site (application password; the URL passes the SSRF guard)',
@@ -388,14 +454,23 @@ export const operations: ApiOperation[] = [
   },
   {
     route: 'api.wordpress.sites.$id',
+    method: 'get',
+    path: '/api/wordpress/sites/{id}',
+    tag: 'WordPress',
+    summary: 'One of your sites',
+    response: { schema: anyObject('OneSite'), description: '`site`.' },
+  },
+  {
+    route: 'api.wordpress.sites.$id',
     method: 'put',
+    refuses: [422],
     path: '/api/wordpress/sites/{id}',
     tag: 'WordPress',
     summary: 'Change a site (a blank password keeps the stored one)',
     body: {
       schema: siteUpdateSchema(keys),
       source: wp('siteUpdateSchema'),
-      example: { siteUrl: 'https://blog.example.com', username: 'editor', siteName: 'Blog' },
+      example: { siteUrl: 'https://blog.example.com', username: 'editor' },
     },
     response: { schema: anyObject('SiteUpdated'), description: '`site`.' },
   },
@@ -418,6 +493,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.sites.$id.categories',
     method: 'get',
+    refuses: [502],
     path: '/api/wordpress/sites/{id}/categories',
     tag: 'WordPress',
     summary: "A site's categories",
@@ -434,6 +510,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.sites.$id.posts',
     method: 'post',
+    refuses: [502],
     path: '/api/wordpress/sites/{id}/posts',
     tag: 'WordPress',
     summary: "Read a site's published posts again",
@@ -442,6 +519,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.test-connection',
     method: 'post',
+    refuses: [422],
     path: '/api/wordpress/test-connection',
     tag: 'WordPress',
     summary: 'Check a site and its credentials',
@@ -455,9 +533,12 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.publish',
     method: 'post',
+    refuses: [403, 409, 422, 502],
     path: '/api/wordpress/publish',
     tag: 'WordPress',
     summary: 'Publish a post now or at publishDate (queued; subscribe to publication.published)',
+    description:
+      "For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only.",
     body: {
       schema: publishSchema(keys),
       source: wp('publishSchema'),
@@ -473,11 +554,16 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.publish-bulk',
     method: 'post',
+    refuses: [403, 409],
     path: '/api/wordpress/publish-bulk',
     tag: 'WordPress',
     summary: 'Publish many results, spread over a schedule',
     body: { schema: bulkPublishSchema(keys), source: wp('bulkPublishSchema') },
-    response: { schema: anyObject('BulkPublished'), description: 'The publications queued.' },
+    response: {
+      status: 202,
+      schema: anyObject('BulkPublished'),
+      description: '`queued` and the publications queued (they go on in the background).',
+    },
   },
   {
     route: 'api.wordpress.scheduled',
@@ -489,7 +575,16 @@ export const operations: ApiOperation[] = [
   },
   {
     route: 'api.wordpress.scheduled.$id',
+    method: 'get',
+    path: '/api/wordpress/scheduled/{id}',
+    tag: 'WordPress',
+    summary: 'One publication: its state, and the post once published',
+    response: { schema: anyObject('Publication'), description: '`publication`.' },
+  },
+  {
+    route: 'api.wordpress.scheduled.$id',
     method: 'put',
+    refuses: [403, 409],
     path: '/api/wordpress/scheduled/{id}',
     tag: 'WordPress',
     summary: 'Move a waiting publication',
@@ -499,6 +594,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.scheduled.$id',
     method: 'delete',
+    refuses: [409],
     path: '/api/wordpress/scheduled/{id}',
     tag: 'WordPress',
     summary: 'Cancel a waiting publication',
@@ -507,6 +603,7 @@ export const operations: ApiOperation[] = [
   {
     route: 'api.wordpress.upload-image',
     method: 'post',
+    refuses: [502],
     path: '/api/wordpress/upload-image',
     tag: 'WordPress',
     summary: "Upload an image to a site's media library",
@@ -596,14 +693,97 @@ const challengeHeader = {
   },
 };
 
+/** The wait a refusal for load or an outage asks for. */
+const retryAfterHeader = {
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const, minimum: 0 } },
+};
+
+const errorContent = { 'application/json': { schema: error } };
+
+/** The refusals only some operations answer, by status. */
+const refusals: Record<RefusalStatus, (op: ApiOperation) => object> = {
+  402: () => ({ description: 'Not enough credits for the whole run (nothing was held).', content: errorContent }),
+  403: () => ({ description: 'A Pro feature, on a plan without it.', content: errorContent }),
+  409: (op) => ({
+    description: op.idempotent
+      ? 'A conflict with the current state (`existing` when the result is already on the site), or the first request with this Idempotency-Key is still running (retry after Retry-After).'
+      : 'A conflict with the current state (`existing` when a result is already on the site).',
+    headers: op.idempotent ? retryAfterHeader : undefined,
+    content: { 'application/json': { schema: conflict } },
+  }),
+  422: (op) => ({
+    description: op.idempotent
+      ? 'The Idempotency-Key was used before with another body (or the address is one we never connect to).'
+      : 'An address we never connect to (private or local): `diagnosis` says so.',
+    content: errorContent,
+  }),
+  502: (op) => ({
+    description:
+      op.tag === 'WordPress'
+        ? 'The WordPress site failed or refused: its own words in `error`, our `diagnosis` beside them.'
+        : 'The text provider failed or gave an answer we could not use.',
+    content: op.response?.schema && op.alsoAnswers?.[502] ? undefined : errorContent,
+  }),
+};
+
 /** An operation's other answers, each with the content of its main one. */
 const alsoAnswers = (op: ApiOperation) =>
   Object.fromEntries(
     Object.entries(op.alsoAnswers ?? {}).map(([status, description]) => [
       status,
-      { description, content: op.response?.schema ? { 'application/json': { schema: op.response.schema } } : undefined },
+      {
+        description,
+        content: op.response?.schema
+          ? { 'application/json': { schema: Number(status) >= 400 ? z.union([op.response.schema, error]) : op.response.schema } }
+          : undefined,
+      },
     ]),
   );
+
+/** The refusals of one operation, including those every operation may answer. */
+function refusalAnswers(op: ApiOperation) {
+  const own = Object.fromEntries((op.refuses ?? []).filter((s) => !op.alsoAnswers?.[s]).map((status) => [status, refusals[status](op)]));
+  return {
+    ...own,
+    400: {
+      description: 'Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced).',
+      content: errorContent,
+    },
+    401: {
+      description: 'No session or token, or a revoked or expired token.',
+      headers: challengeHeader,
+      content: errorContent,
+    },
+    404: { description: 'Not found (or not yours).', content: errorContent },
+    429: {
+      description: 'Too many requests for this token or account: wait Retry-After seconds.',
+      headers: retryAfterHeader,
+      content: errorContent,
+    },
+    503: {
+      description: 'The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds.',
+      headers: retryAfterHeader,
+      content: errorContent,
+    },
+  };
+}
+
+/** `post /api/results/{id}/retry` → `postResultsIdRetry`. */
+export const operationId = (op: Pick<ApiOperation, 'method' | 'path'>) =>
+  `${op.method}${op.path
+    .replace(/^\/api/, '')
+    .replace(/[{}]/g, '')
+    .replace(/[/.-](\w)/g, (_, c: string) => c.toUpperCase())}`;
+
+/** What each tag groups, for the document's tag list. */
+const TAGS: Record<string, string> = {
+  Generation: 'Start runs of posts or images, follow and cancel them.',
+  Results: 'Read, edit, retry, download and delete results.',
+  'Internal links': 'Links between the posts of a run and to the posts of a site.',
+  Account: 'The current user, credits and their history.',
+  WordPress: 'Sites, publishing now or on a schedule, and the media library.',
+  Webhooks: 'Events sent to your endpoints (signed per Standard Webhooks).',
+};
 
 const pathParams = (path: string) => {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -626,6 +806,7 @@ function build() {
     description: 'A personal API token (pf_live_...), made on Settings → Manage API tokens.',
   });
   const cookie = registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: '__session' });
+  registry.register('WebhookEvent', webhookEnvelope);
   for (const op of operations) {
     const params = pathParams(op.path);
     const status = op.response?.status ?? 200;
@@ -634,8 +815,8 @@ function build() {
       path: op.path,
       tags: [op.tag],
       summary: op.summary,
-      description: op.description,
-      operationId: `${op.method}${op.path.replace(/[{}]/g, '').replace(/[/.-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+      description: op.description ?? `${op.summary}.`,
+      operationId: operationId(op),
       security: [{ [bearer.name]: [] }, { [cookie.name]: [] }],
       request: {
         params,
@@ -655,27 +836,27 @@ function build() {
           headers: op.idempotent ? replayedHeader : undefined,
           content: op.response?.schema
             ? { [op.response.contentType ?? 'application/json']: { schema: op.response.schema } }
-            : op.response?.contentType
-              ? { [op.response.contentType]: { schema: { type: 'string', format: 'binary' } } }
+            : op.response?.contentTypes
+              ? Object.fromEntries(op.response.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
               : undefined,
         },
-        400: { description: 'Invalid input (`fields` names each field).', content: { 'application/json': { schema: error } } },
-        401: {
-          description: 'No session or token, or a revoked or expired token.',
-          headers: challengeHeader,
-          content: { 'application/json': { schema: error } },
-        },
-        404: { description: 'Not found (or not yours).', content: { 'application/json': { schema: error } } },
+        ...refusalAnswers(op),
       },
     });
   }
-  for (const type of webhookEventTypes) {
+  for (const type of [...webhookEventTypes, WEBHOOK_TEST_EVENT]) {
     registry.registerWebhook({
       method: 'post',
       path: type,
+      tags: ['Webhooks'],
+      operationId: `webhook${type.replace(/(^|[.-])(\w)/g, (_, __: string, c: string) => c.toUpperCase())}`,
       summary: type,
       description:
-        'Sent to your endpoints with the headers webhook-id (the same on every retry), webhook-timestamp and webhook-signature (Standard Webhooks). Answer 2xx; anything else is retried with backoff for about 24 hours.',
+        type === WEBHOOK_TEST_EVENT
+          ? 'Sent by "Send test event" on the settings page, to that one endpoint whatever events it chose.'
+          : `Sent to your endpoints that chose ${type}, signed per Standard Webhooks; answer 2xx, anything else is retried for about 24 hours.`,
+      // We call you: no token of ours; the webhook-signature header proves the sender.
+      security: [],
       request: { body: { content: { 'application/json': { schema: webhookEnvelope } } } },
       responses: { 200: { description: 'Received.' } },
     });
@@ -685,8 +866,12 @@ function build() {
     info: {
       title: 'Postforge API',
       version: '1.0.0',
-      description: 'Start bulk generation runs, read their results, publish to WordPress. JSON in, JSON out.',
+      description:
+        'Start bulk generation runs, read their results, publish to WordPress. JSON in, JSON out. A method a path does not take is answered 405 with an `Allow` header.',
+      contact: { name: 'Postforge' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   });
 }

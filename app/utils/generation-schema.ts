@@ -20,6 +20,7 @@ import {
   tones,
   writingStyles,
   type ModelKind,
+  modelIds,
 } from '~/catalogue';
 import { BRIEF_MAX } from '~/utils/csv-file';
 import { META_DESCRIPTION_MAX, seoFieldsSchema } from '~/utils/seo-fields';
@@ -92,10 +93,13 @@ function prompts(t: Translate, maxTopics: number, kind: ModelKind = 'text') {
 function model(t: Translate, kind: ModelKind) {
   return z.preprocess(
     trimmed,
-    z
-      .string({ required_error: t('validation.modelRequired'), invalid_type_error: t('validation.modelRequired') })
-      .min(1, t('validation.modelRequired'))
-      .refine((id) => id === '' || findModel(id)?.kind === kind, t('validation.modelUnknown')),
+    // An enum of the catalogue's ids, so the API document lists them; nothing sent, or blank, asks
+    // for a model, anything else names an unknown one.
+    z.enum(modelIds(kind), {
+      errorMap: (issue, ctx) => ({
+        message: issue.code === 'invalid_enum_value' && ctx.data !== '' ? t('validation.modelUnknown') : t('validation.modelRequired'),
+      }),
+    }),
   );
 }
 
@@ -245,6 +249,54 @@ export const resultsQuerySchema = z.object({
     .catch(''),
 });
 export type ResultsQuery = z.output<typeof resultsQuerySchema>;
+
+/** A query parameter sent empty counts as not sent; anything else sent is checked, never replaced. */
+const blankIsAbsent = (v: unknown) => (v === '' ? undefined : v);
+
+const RESULT_TYPES = ['all', 'text', 'image'] as const;
+const SEARCH_MAX = 200;
+
+function wholeNumber(t: Translate, field: string, min: number, max: number, fallback: number) {
+  const message = t('validation.queryNumber', { field, min, max });
+  return z.preprocess(
+    blankIsAbsent,
+    z.coerce.number({ invalid_type_error: message }).int(message).min(min, message).max(max, message).default(fallback),
+  );
+}
+
+const resultFilters = (t: Translate) => ({
+  type: z.preprocess(
+    blankIsAbsent,
+    z
+      .enum(RESULT_TYPES, { errorMap: () => ({ message: t('validation.queryOneOf', { field: 'type', values: RESULT_TYPES.join(', ') }) }) })
+      .default('all'),
+  ),
+  search: z.preprocess(
+    blankIsAbsent,
+    z
+      .string()
+      .max(SEARCH_MAX, t('validation.queryTooLong', { field: 'search', max: SEARCH_MAX }))
+      .transform((s) => s.trim())
+      .default(''),
+  ),
+});
+
+/**
+ * The API's query of GET /api/results: what the caller sends is used as sent or refused with a 400
+ * naming the parameter (the results page keeps the forgiving `resultsQuerySchema` for its URL).
+ */
+export const resultsApiQuerySchema = (t: Translate = keysOnly) =>
+  z.object({
+    page: wholeNumber(t, 'page', 1, 1_000_000, 1),
+    limit: wholeNumber(t, 'limit', 1, 100, 20),
+    ...resultFilters(t),
+  });
+
+/** The query of GET /api/results/{id}/download: which of an image result's files (0 to 3). */
+export const resultDownloadQuerySchema = (t: Translate = keysOnly) => z.object({ index: wholeNumber(t, 'index', 0, 3, 0) });
+
+/** The API's query of GET /api/results/download-all: the list's filters, checked the same way. */
+export const resultsFilterQuerySchema = (t: Translate = keysOnly) => z.object(resultFilters(t));
 
 /** Body of PUT /api/results/{id}/content. */
 export const resultContentSchema = (t: Translate = keysOnly) =>

@@ -70,7 +70,8 @@ export function runLinkSettingsApiSchema(t: Translate) {
     count: z.coerce.number({ invalid_type_error: count }).int(count).min(1, count).max(LINK_COUNT_MAX, count).optional(),
     sitePosts: optionalSwitch,
     siteId: z
-      .union([z.null(), z.literal(''), z.coerce.number({ invalid_type_error: site }).int(site).positive(site)])
+      .union([z.literal(''), z.coerce.number({ invalid_type_error: site }).int(site).positive(site)])
+      .nullable()
       .optional()
       .transform((v) => (v === '' ? null : v)),
   });

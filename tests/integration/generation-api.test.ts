@@ -163,6 +163,41 @@ describe('generation over HTTP', () => {
   });
 });
 
+describe('strict inputs', () => {
+  it("refuses an out-of-range or unknown query value with a 400 naming the field, in the reader's language", async () => {
+    const a = await signedIn({ status: 'free', credits: 2 });
+    const refused = async (path: string, field: string, cookie?: string) => {
+      const res = await a.c.get(path, cookie ? { cookie: `${a.c.cookieHeader()}; ${cookie}` } : {});
+      const body = (await res.json()) as { error: string; fields?: Record<string, string[]> };
+      expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(400);
+      expect(Object.keys(body.fields ?? {}), path).toEqual([field]);
+      return body.error;
+    };
+    expect(await refused('/api/results?limit=1000', 'limit')).toBe('limit must be a whole number from 1 to 100.');
+    expect(await refused('/api/results?limit=1000', 'limit', 'language=zh-HK')).toBe('limit 必須是 1 至 100 的整數。');
+    await refused('/api/results?limit=0', 'limit');
+    await refused('/api/results?page=abc', 'page');
+    await refused('/api/results?page=0', 'page');
+    expect(await refused('/api/results?type=bogus', 'type')).toBe('type must be one of: all, text, image.');
+    await refused(`/api/results?search=${'x'.repeat(201)}`, 'search');
+    await refused('/api/results/download-all?type=bogus', 'type');
+    // What was not sent keeps its default; what was sent in range is used as sent.
+    const ok = (await (await a.c.get('/api/results?limit=100&type=text')).json()) as { pagination: { limit: number; page: number } };
+    expect(ok.pagination).toMatchObject({ limit: 100, page: 1 });
+  });
+
+  it('refuses an unknown model by name, and accepts the model templates fall back to', async () => {
+    const a = await signedIn({ status: 'pro', credits: 5 });
+    const unknown = await a.c.postJson('/api/generate/text', { prompts: 'a', model: 'openai/gpt-5' });
+    const body = (await unknown.json()) as { error: string; fields: Record<string, string[]> };
+    expect(unknown.status).toBe(400);
+    expect(body.fields.model).toEqual(['This model is not available: choose one of the listed models.']);
+    const { TEMPLATE_DEFAULT_TEXT_MODEL } = await import('../../app/catalogue');
+    const started = await a.c.postJson('/api/generate/text', { prompts: 'One topic', model: TEMPLATE_DEFAULT_TEXT_MODEL });
+    expect(started.status, JSON.stringify(await started.clone().json())).toBe(200);
+  });
+});
+
 describe("a failed item, in the reader's language", () => {
   type Listed = { id: string; status: string; error: string | null; errorCode: string | null };
   const REFUSED_EN = 'The AI provider refused the request (HTTP 404). (The provider said: “No endpoints found for this model.”)';

@@ -396,4 +396,44 @@ describe('/api/wordpress', () => {
     expect(pub!.featured_image_id).toBe(image!.id);
     expect(await runPublication(pub!.id)).toBe('published');
   });
+
+  it('an image result published as a post through the API is the post the page makes: its image in a figure, uploaded', async () => {
+    const pro = await user('pro', 'api-image');
+    const site = (
+      await (
+        await pro.client.postJson('/api/wordpress/sites', { siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })
+      ).json()
+    ).site;
+    const [run] = await sql<
+      { id: string }[]
+    >`INSERT INTO generation_runs (user_id, type, model, total) VALUES (${pro.id}, 'image', 'black-forest-labs/flux-schnell', 1) RETURNING id`;
+    const [result] = await sql<{ id: string }[]>`
+      INSERT INTO generation_results (user_id, run_id, position, type, prompt, title, status, model, credits)
+      VALUES (${pro.id}, ${run!.id}, 0, 'image', 'a red bicycle', 'A red bicycle', 'completed', 'black-forest-labs/flux-schnell', 1) RETURNING id`;
+    const [image] = await sql<{ id: string }[]>`
+      INSERT INTO generation_images (user_id, result_id, content_type, bytes) VALUES (${pro.id}, ${result!.id}, 'image/png', ${PNG}) RETURNING id`;
+    await sql`UPDATE generation_results SET content = ${`/images/${image!.id}`} WHERE id = ${result!.id}`;
+    // What a script has at hand: the result as GET /api/results/{id} gives it, content and all.
+    const got = (await (await pro.client.get(`/api/results/${result!.id}`)).json()) as { content: string; title: string };
+    const res = await pro.client.postJson('/api/wordpress/publish', {
+      resultId: result!.id,
+      siteId: site.id,
+      title: got.title,
+      content: got.content,
+      status: 'publish',
+      featured: true,
+    });
+    expect(res.status).toBe(202);
+    const queued = (await res.json()) as { publicationId: string };
+    expect(await runPublication(queued.publicationId)).toBe('published');
+    const done = (await (await pro.client.get(`/api/wordpress/scheduled/${queued.publicationId}`)).json()) as {
+      publication: { postId: number };
+    };
+    const post = await wp.rest<{ content: { raw: string }; featured_media: number }>(
+      `/wp/v2/posts/${done.publication.postId}?context=edit`,
+    );
+    expect(post.body.content.raw).toMatch(/<figure[^>]*>\s*<img[^>]+src="http[^"]+"/);
+    expect(post.body.content.raw).not.toContain('/images/');
+    expect(post.body.featured_media).toBeGreaterThan(0);
+  });
 });

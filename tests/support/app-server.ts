@@ -4,6 +4,7 @@ import { createApp, loadBuild } from '../../server';
 import { getSql } from '../../db/client';
 import { loadEnv, resetEnv } from '../../app/utils/env.server';
 import { getLogger } from '../../app/utils/logger.server';
+import { assertAnswerMatchesDocument } from './api-contract';
 
 export type TestApp = { url: string; close: () => Promise<void> };
 
@@ -37,6 +38,11 @@ export async function startTestApp(): Promise<TestApp> {
 /** A tiny browser stand-in: keeps cookies, sends same-origin headers, does not follow redirects. */
 export class TestClient {
   cookies = new Map<string, string>();
+  /**
+   * Each /api answer is checked against the OpenAPI document (api-contract.ts) unless a test turns
+   * this off to look at an answer the document is not about.
+   */
+  checkContract = true;
   constructor(
     readonly baseUrl: string,
     readonly defaults: Record<string, string> = {},
@@ -52,6 +58,7 @@ export class TestClient {
     if (this.cookies.size && !headers.has('cookie')) headers.set('cookie', this.cookieHeader());
     if (init.method && init.method !== 'GET' && !headers.has('origin')) headers.set('origin', this.baseUrl);
     const res = await fetch(this.baseUrl + path, { ...init, headers, redirect: 'manual' });
+    if (this.checkContract) await assertAnswerMatchesDocument(init.method ?? 'GET', path, res);
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair!.indexOf('=');

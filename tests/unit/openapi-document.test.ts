@@ -82,6 +82,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents GET for every documented route that answers it (a loader)', () => {
+    for (const route of new Set(operations.map((o) => o.route))) {
+      const source = sourcesOf(route);
+      // A loader that only answers 405 takes no GET.
+      if (
+        !/export (async function|const|function) loader/.test(source) ||
+        /function loader\([^)]*\)[^{]*\{\s*return methodNotAllowed/.test(source)
+      )
+        continue;
+      expect(
+        operations.some((o) => o.route === route && o.method === 'get'),
+        `${route} answers GET`,
+      ).toBe(true);
+    }
+  });
+
   it('documents each request body and query with the schema the route imports, exactly as it generates', async () => {
     for (const op of operations) {
       const source = sourcesOf(op.route);
@@ -134,7 +150,80 @@ describe('the OpenAPI document', () => {
 
   it('lists the webhook events with their envelope', () => {
     expect(Object.keys((doc as { webhooks?: object }).webhooks ?? {}).sort()).toEqual(
-      ['credits.low', 'publication.failed', 'publication.published', 'result.completed', 'result.failed', 'run.completed'].sort(),
+      [
+        'credits.low',
+        'publication.failed',
+        'publication.published',
+        'result.completed',
+        'result.failed',
+        'run.completed',
+        'webhook.test',
+      ].sort(),
     );
+  });
+
+  it('lists the refusals each operation answers, with their bodies and headers', () => {
+    type Op = {
+      operationId?: string;
+      tags?: string[];
+      description?: string;
+      parameters?: { name: string; in: string }[];
+      responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }>;
+    };
+    const op = (path: string, method: string) => (doc.paths![path] as Record<string, Op>)[method]!;
+    const ids = new Set<string>();
+    for (const o of operations) {
+      const documented = op(o.path, o.method);
+      expect(documented.operationId, `${o.method} ${o.path}`).toBeTruthy();
+      expect(ids.has(documented.operationId!), documented.operationId).toBe(false);
+      ids.add(documented.operationId!);
+      expect(documented.description, documented.operationId).toBeTruthy();
+      expect(documented.tags?.length).toBe(1);
+      for (const status of ['400', '401', '404', '429', '503'])
+        expect(documented.responses[status]?.content?.['application/json']?.schema.$ref, `${documented.operationId} ${status}`).toBe(
+          '#/components/schemas/Error',
+        );
+      expect(documented.responses['401']!.headers).toHaveProperty('WWW-Authenticate');
+      expect(documented.responses['429']!.headers).toHaveProperty('Retry-After');
+      expect(documented.responses['503']!.headers).toHaveProperty('Retry-After');
+    }
+    const text = op('/api/generate/text', 'post');
+    expect(Object.keys(text.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '422', '429', '503']);
+    expect(text.parameters?.find((p) => p.in === 'header')?.name).toBe('Idempotency-Key');
+    expect(text.responses['200']!.headers).toHaveProperty('Idempotent-Replayed');
+    const publish = op('/api/wordpress/publish', 'post');
+    expect(publish.responses['409']!.content!['application/json']!.schema.$ref).toBe('#/components/schemas/Conflict');
+    expect(Object.keys(publish.responses)).toEqual(expect.arrayContaining(['202', '403', '409', '422', '502']));
+    expect(Object.keys(op('/api/results/{id}/download', 'get').responses['200']!.content!)).toEqual(['text/plain', 'image/*']);
+    const schemas = (doc.components as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
+    expect(schemas.Conflict!.properties).toHaveProperty('existing');
+    expect(schemas.WebhookEvent).toBeDefined();
+  });
+
+  it("documents `model` as the catalogue's ids, and accepts every id the catalogue names", async () => {
+    const catalogue = await import('../../app/catalogue');
+    const ids = (kind: 'text' | 'image') => catalogue.models.filter((m) => m.kind === kind).map((m) => m.id);
+    const bodySchema = (path: string) =>
+      (
+        doc.paths![path] as Record<
+          string,
+          { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }
+        >
+      ).post!.requestBody.content['application/json']!.schema.properties.model as { enum?: string[] };
+    expect(bodySchema('/api/generate/text').enum?.slice().sort()).toEqual(ids('text').sort());
+    expect(bodySchema('/api/generate/image').enum?.slice().sort()).toEqual(ids('image').sort());
+    const text = await schemaFromSource({ module: 'generation-schema', name: 'textGenerationSchema' });
+    const image = await schemaFromSource({ module: 'generation-schema', name: 'imageGenerationSchema' });
+    for (const model of [catalogue.DEFAULT_TEXT_MODEL, catalogue.TEMPLATE_DEFAULT_TEXT_MODEL, ...ids('text')]) {
+      const parsed = text.safeParse({ prompts: 'One topic', model });
+      expect(parsed.success, `${model}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
+    for (const model of [catalogue.DEFAULT_IMAGE_MODEL, ...ids('image')])
+      expect(image.safeParse({ prompts: ['A red bicycle'], model }).success, model).toBe(true);
+    const unknown = text.safeParse({ prompts: 'One topic', model: 'openai/gpt-5' });
+    expect(unknown.success).toBe(false);
+    expect(unknown.error?.issues[0]).toMatchObject({ path: ['model'], message: 'validation.modelUnknown' });
+    expect(text.safeParse({ prompts: 'One topic', model: ' ' }).error?.issues[0]?.message).toBe('validation.modelRequired');
+    expect(text.safeParse({ prompts: 'One topic' }).error?.issues[0]?.message).toBe('validation.modelRequired');
   });
 });
