@@ -15,6 +15,7 @@ import {
   type LedgerEntry,
   type StripeOrigin,
 } from '~/services/ledger.server';
+import { refundStepsOf, type RefundStep } from '~/services/refund-steps.server';
 import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
 import { loadEnv } from '~/utils/env.server';
 import { AppError } from '~/utils/app-error';
@@ -707,11 +708,14 @@ type StoredRefund = {
   charge: string;
   paymentIntent: string | null;
   amount: number;
+  /** Stripe's running total (`amount_refunded`), the highest reported. */
   refunded: number;
   currency: string | null;
+  /** Every step known, in the order Stripe made them. */
+  steps: RefundStep[];
 };
 
-/** The refunds Stripe reported for a payment (each charge's latest cumulative amount), from the inbox and the event at hand. */
+/** The refunds Stripe reported for a payment, per charge, from the inbox and the event at hand. */
 async function refundsOf(
   paymentIntent: string | null,
   charge: string | null,
@@ -721,85 +725,112 @@ async function refundsOf(
   const list = await tx<{ eventId: string; charge: Stripe.Charge }[]>`
     SELECT id AS "eventId", payload -> 'data' -> 'object' AS charge FROM billing_events
     WHERE type = 'charge.refunded' AND ((payload -> 'data' -> 'object' ->> 'payment_intent') = ${paymentIntent}
-      OR (payload -> 'data' -> 'object' ->> 'id') = ${charge})`;
+      OR (payload -> 'data' -> 'object' ->> 'id') = ${charge})
+    ORDER BY received_at, id`;
   const seen = [
     ...list.map((r) => ({ eventId: r.eventId as string | null, charge: r.charge })),
     ...(current ? [{ eventId: null, charge: current }] : []),
   ];
-  const byCharge = new Map<string, StoredRefund>();
-  for (const { eventId, charge: c } of seen) {
-    const refunded = Math.min(Number(c.amount_refunded) || 0, Number(c.amount) || 0);
-    const prior = byCharge.get(c.id);
-    if (prior && (prior.refunded > refunded || (prior.refunded === refunded && prior.eventId))) continue;
-    byCharge.set(c.id, {
-      eventId,
-      charge: c.id,
-      paymentIntent: idOf(c.payment_intent),
-      amount: Number(c.amount) || 0,
-      refunded,
-      currency: c.currency ?? null,
-    });
+  const byCharge = new Map<string, { latest: { eventId: string | null; charge: Stripe.Charge }; all: Stripe.Charge[] }>();
+  for (const s of seen) {
+    const prior = byCharge.get(s.charge.id);
+    if (!prior) {
+      byCharge.set(s.charge.id, { latest: s, all: [s.charge] });
+      continue;
+    }
+    prior.all.push(s.charge);
+    const refunded = (c: Stripe.Charge) => Number(c.amount_refunded) || 0;
+    // The event that reported the most names the booking; among equals the stored one (it has an id).
+    if (
+      refunded(s.charge) > refunded(prior.latest.charge) ||
+      (refunded(s.charge) === refunded(prior.latest.charge) && !prior.latest.eventId)
+    ) {
+      prior.latest = s;
+    }
   }
-  return [...byCharge.values()].filter((r) => r.refunded > 0 && r.amount > 0);
+  return [...byCharge.values()]
+    .map(({ latest, all }) => {
+      const c = latest.charge;
+      const steps = refundStepsOf(all as never);
+      return {
+        eventId: latest.eventId,
+        charge: c.id,
+        paymentIntent: idOf(c.payment_intent),
+        amount: Number(c.amount) || 0,
+        refunded: steps.at(-1)?.level ?? 0,
+        currency: c.currency ?? null,
+        steps,
+      };
+    })
+    .filter((r) => r.refunded > 0 && r.amount > 0);
 }
 
 /**
- * Settles a booked payment's refunds (caller holds the user's lock): for each refund level not yet
- * booked, takes back the credits the refunded money bought by the catalogue (the customer keeps
- * what the money kept pays for, rounded down), capped at the unspent part, and flags it for finance
- * once with what was taken back and the shortfall. Returns the credits taken back now.
+ * Settles a booked payment's refunds (caller holds the user's lock): for each refund step not yet
+ * booked, in order, takes back the credits the refunded money bought by the catalogue (the
+ * customer keeps what the money kept pays for, rounded down), capped at the unspent part, and flags
+ * it for finance once with what was taken back and the shortfall. One row and one flag per step,
+ * so each row's money is that step's, as Stripe's refund object says. Returns the credits taken back now.
  */
 async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge | undefined, tx: TransactionSql): Promise<number> {
   const kind = payment.kind === 'topup_purchase' ? 'topup' : 'grant';
   const refunds = await refundsOf(payment.stripe?.paymentIntent ?? null, payment.stripe?.charge ?? null, current, tx);
   let total = 0;
   for (const refund of refunds) {
-    const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
-    const before = Math.min(refund.amount, Math.max(0, ...done.map((d) => d.level)));
-    if (before >= refund.refunded) continue;
-    const credits = payment.amount;
-    const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
-    const intended = kept(before) - kept(refund.refunded);
-    // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
-    const takeNothing = kind === 'grant' && !(await isCurrentGrant(payment, tx));
-    const entry = await reverseRefund(
-      {
-        kind,
-        userId: payment.userId,
-        ref: payment.externalRef!,
-        refundedMinor: refund.refunded,
-        credits: intended,
-        takeNothing,
-        origin: {
-          event: refund.eventId,
-          checkoutSession: payment.stripe?.checkoutSession ?? (kind === 'topup' ? payment.externalRef : null),
-          invoice: payment.stripe?.invoice ?? null,
-          paymentIntent: refund.paymentIntent,
-          charge: refund.charge,
-          currency: refund.currency,
-          amountMinor: refund.refunded - before,
+    // A refund naming no currency is in the payment's.
+    const currency = refund.currency ?? payment.stripe?.currency ?? null;
+    for (const step of refund.steps) {
+      const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
+      const before = Math.min(refund.amount, Math.max(0, ...done.map((d) => d.level)));
+      if (before >= step.level) continue;
+      const credits = payment.amount;
+      const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
+      const intended = kept(before) - kept(step.level);
+      // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
+      const takeNothing = kind === 'grant' && !(await isCurrentGrant(payment, tx));
+      const entry = await reverseRefund(
+        {
+          kind,
+          userId: payment.userId,
+          ref: payment.externalRef!,
+          refundedMinor: step.level,
+          credits: intended,
+          takeNothing,
+          origin: {
+            event: refund.eventId,
+            checkoutSession: payment.stripe?.checkoutSession ?? (kind === 'topup' ? payment.externalRef : null),
+            invoice: payment.stripe?.invoice ?? null,
+            paymentIntent: refund.paymentIntent,
+            charge: refund.charge,
+            currency,
+            amountMinor: step.level - before,
+          },
         },
-      },
-      tx,
-    );
-    await flag(
-      `refund:${refund.charge}@${refund.refunded}`,
-      payment.userId,
-      kind === 'topup' ? 'topup_refund' : 'invoice_refund',
-      {
-        charge: refund.charge,
-        ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
-        amount: refund.amount,
-        amountRefunded: refund.refunded,
-        currency: refund.currency,
-        purchased: credits,
-        intended,
-        reversed: entry.amount,
-        shortfall: intended - entry.amount,
-      },
-      tx,
-    );
-    total += entry.amount;
+        tx,
+      );
+      await flag(
+        `refund:${refund.charge}@${step.level}`,
+        payment.userId,
+        kind === 'topup' ? 'topup_refund' : 'invoice_refund',
+        {
+          charge: refund.charge,
+          refund: step.refundId,
+          ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
+          amount: refund.amount,
+          // This step's money; Stripe's running total after it is named as such (and kept under Stripe's name).
+          refundedMinor: step.level - before,
+          refundedTotalMinor: step.level,
+          amountRefunded: step.level,
+          currency,
+          purchased: credits,
+          intended,
+          reversed: entry.amount,
+          shortfall: intended - entry.amount,
+        },
+        tx,
+      );
+      total += entry.amount;
+    }
   }
   return total;
 }

@@ -42,8 +42,13 @@ export type TestStripe = {
   renew(subscriptionId: string): Promise<Obj>;
   /** The subscription ends now (customer.subscription.deleted). */
   endSubscription(subscriptionId: string): Promise<Obj>;
-  /** Refunds a charge in full, or `amount` (minor units) more of it; emits charge.refunded with the running total. */
+  /**
+   * Refunds a charge in full, or `amount` (minor units) more of it: one refund object, and
+   * charge.refunded with the running total (and, in Stripe's shape, every refund object so far).
+   */
   refund(paymentIntentId: string, amount?: number): Promise<Obj>;
+  /** The shape of the charges of refunds made from now on. */
+  setRefundShape(shape: RefundShape): void;
   /** A subscription made outside the app's Checkout (the dashboard): created, invoiced and paid. */
   subscribe(customerId: string, metadata?: Record<string, string>): Promise<Obj>;
   objects: Map<string, Obj>;
@@ -53,7 +58,16 @@ export type TestStripe = {
 const now = () => Math.floor(Date.now() / 1000);
 const MONTH = 30 * 24 * 3600;
 
-export async function startStripeServer(opts: { webhookUrl?: string | null } = {}): Promise<TestStripe> {
+/**
+ * How a charge reports its refunds. 'stripe' (the default) is Stripe's own: one charge, one refund
+ * object (`re_…`, its own amount) per refund, listed newest first in `charge.refunds`, beside the
+ * running total `amount_refunded`. 'cumulative' is the older test shape: the running total only,
+ * so the app is also proven against a payload that names no refund object.
+ */
+export type RefundShape = 'stripe' | 'cumulative';
+
+export async function startStripeServer(opts: { webhookUrl?: string | null; refundShape?: RefundShape } = {}): Promise<TestStripe> {
+  let refundShape = opts.refundShape ?? 'stripe';
   const secretKey = `sk_test_${crypto.randomBytes(12).toString('hex')}`;
   const webhookSecret = `whsec_${crypto.randomBytes(16).toString('hex')}`;
   const objects = new Map<string, Obj>();
@@ -300,10 +314,16 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       id: newId('re'),
       object: 'refund',
       amount: now - before,
+      currency: charge.currency,
+      created: Math.floor(Date.now() / 1000),
       charge: charge.id,
       payment_intent: charge.payment_intent,
       status: 'succeeded',
     });
+    if (refundShape === 'stripe') {
+      const list = (charge.refunds as { data: Obj[] } | undefined)?.data ?? [];
+      charge.refunds = { object: 'list', data: [structuredClone(r), ...list], has_more: false, url: `/v1/charges/${charge.id}/refunds` };
+    }
     await emit('charge.refunded', charge);
     return r;
   }
@@ -570,6 +590,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     renew,
     endSubscription,
     refund: (pi, amount) => refund(pi, undefined, amount),
+    setRefundShape: (shape) => void (refundShape = shape),
     subscribe,
     objects,
     close: () =>
