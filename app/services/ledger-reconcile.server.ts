@@ -384,6 +384,11 @@ function judge(rows: ChargeRow[], amount: number, unbooked: string[], shortfall:
   const minors = rows.filter((r) => r.minor !== null).map((r) => Number(r.minor));
   const booked = minors.length > 0 ? minors.reduce((a, b) => a + b, 0) : null;
   if (rows.length === 0) return { status: unbooked.length > 0 ? 'flagged' : 'unmatched', note: 'no ledger row' };
+  if (rows.length > 1 && booked !== null && booked > amount)
+    return { status: 'double', note: `${rows.length} ledger rows: booked ${booked} of ${amount}` };
+  // One row with other money than Stripe's is a wrong booking, not a second one.
+  if (rows.length === 1 && booked !== null && booked !== amount)
+    return { status: 'unmatched', note: `wrong amount: booked ${booked} of ${amount}` };
   if (booked !== null && booked > amount) return { status: 'double', note: `booked ${booked} of ${amount}` };
   if (booked !== null && booked < amount) return { status: 'unmatched', note: `booked ${booked} of ${amount}` };
   return shortfall ? { status: 'flagged', note: 'credits already spent: shortfall flagged' } : { status: 'matched', note: '' };
