@@ -107,7 +107,16 @@ export default function AdminLedger() {
       header: t('admin.flags.kind'),
       headerClassName: th,
       className: td,
-      cell: (f) => t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind }),
+      cell: (f) => (
+        <>
+          {t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind })}
+          {f.refund ? (
+            <span className="block text-xs text-slate-700" data-refund-state={f.refund.state}>
+              {t(`admin.flags.refundStates.${f.refund.state}`, { attempts: f.refund.attempts, error: f.refund.lastError ?? '—' })}
+            </span>
+          ) : null}
+        </>
+      ),
     },
     { key: 'user', header: t('admin.user'), headerClassName: th, className: td, cell: (f) => f.userEmail ?? '—' },
     {

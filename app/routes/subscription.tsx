@@ -388,10 +388,15 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
         </button>
       ) : null}
       {duplicates.map((d) => (
-        <Alert key={d.startedAt} tone="info" title={b('duplicate.title')} testId="duplicate-subscription">
-          {d.resolved
+        <Alert
+          key={d.startedAt}
+          tone={d.state === 'failed' ? 'warning' : 'info'}
+          title={b('duplicate.title')}
+          testId="duplicate-subscription"
+        >
+          {d.state === 'done'
             ? b('duplicate.resolved', { date: date(d.startedAt), amount: cents(d.refundedCents ?? 0) })
-            : b('duplicate.pending', { date: date(d.startedAt) })}
+            : b(`duplicate.${d.state}`, { date: date(d.startedAt) })}
         </Alert>
       ))}
       {!configured ? <Alert tone="info" title={b('page.notConfigured')} testId="billing-not-configured" /> : null}

@@ -1,4 +1,5 @@
 import { sql, type Db } from '../../db/client';
+import { duplicateRefundState } from './duplicate-refund-state.server';
 
 // Finance's side of billing_finance_flags (the billing service writes them): the list on
 // /admin/ledger, open ones first, and the acknowledgement an admin gives once they have looked.
@@ -19,6 +20,8 @@ export type FinanceFlag = {
   amountMinor: number | null;
   /** A refund's running total after this step (Stripe's `amount_refunded`); null for other flags. */
   cumulativeMinor: number | null;
+  /** A duplicate subscription's refund, which a job makes after the fact: where it stands. */
+  refund: { state: 'pending' | 'retrying' | 'done' | 'failed'; attempts: number; lastError: string | null } | null;
   /** Credits that could not be taken back (refunds of credits already spent). */
   shortfall: number | null;
   detail: Record<string, unknown>;
@@ -39,6 +42,10 @@ type Raw = {
   acknowledgedBy: string | null;
   previousRefunded: string | null;
   paymentCurrency: string | null;
+  dupResolvedAt: Date | null;
+  dupFailedAt: Date | null;
+  dupLastError: string | null;
+  dupAttempts: number | null;
 };
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -58,8 +65,11 @@ export async function listFinanceFlags(
           AND (p.detail ->> 'amountRefunded')::bigint < (f.detail ->> 'amountRefunded')::bigint) AS "previousRefunded",
       -- and a refund that named no currency is in its payment's.
       (SELECT e.currency FROM ledger_entries e WHERE f.detail ->> 'charge' IS NOT NULL
-        AND e.stripe_charge_id = f.detail ->> 'charge' AND e.currency IS NOT NULL LIMIT 1) AS "paymentCurrency"
+        AND e.stripe_charge_id = f.detail ->> 'charge' AND e.currency IS NOT NULL LIMIT 1) AS "paymentCurrency",
+      s.duplicate_resolved_at AS "dupResolvedAt", s.duplicate_refund_failed_at AS "dupFailedAt",
+      s.duplicate_refund_last_error AS "dupLastError", s.duplicate_refund_attempts AS "dupAttempts"
     FROM billing_finance_flags f
+    LEFT JOIN billing_subscriptions s ON f.kind = 'duplicate_subscription' AND 'duplicate_subscription:' || s.subscription_id = f.ref
     LEFT JOIN users u ON u.id = f.user_id
     LEFT JOIN users a ON a.id = f.acknowledged_by
     WHERE (f.acknowledged_at IS NULL) = ${state === 'open'}
@@ -85,6 +95,19 @@ export async function listFinanceFlags(
         currency: typeof d.currency === 'string' ? d.currency : r.paymentCurrency,
         amountMinor: step,
         cumulativeMinor: cumulative,
+        refund:
+          r.dupAttempts === null
+            ? null
+            : {
+                state: duplicateRefundState({
+                  resolvedAt: r.dupResolvedAt,
+                  failedAt: r.dupFailedAt,
+                  lastError: r.dupLastError,
+                  attempts: r.dupAttempts,
+                }),
+                attempts: r.dupAttempts,
+                lastError: r.dupLastError,
+              },
         shortfall: num(d.shortfall),
         detail: d,
         acknowledgedAt: r.acknowledgedAt?.toISOString() ?? null,

@@ -1,6 +1,7 @@
 import { sql } from '../../db/client';
 import { csvField } from './ledger-csv.server';
 import type { Db } from './ledger.server';
+import { duplicateRefundState } from './duplicate-refund-state.server';
 import { levelOfKey, namesRefundObjects, refundStepsOf, type ChargeSnapshot } from './refund-steps.server';
 
 // `reconcile`: every Stripe payment and refund we received (the verified webhook events stored in
@@ -21,9 +22,10 @@ export type ReconcileStatus =
 export type ReconcileLine = {
   /**
    * payment: a paid top-up Checkout Session or a paid invoice; refund: one refund object (`re_…`),
-   * or a refunded charge when Stripe named no refund object; ledger: a row with Stripe money but no event.
+   * or a refunded charge when Stripe named no refund object; ledger: a row with Stripe money but no event;
+   * duplicate: our refund of a duplicate subscription (done, or outstanding: pending, retrying, failed).
    */
-  kind: 'payment' | 'refund' | 'ledger';
+  kind: 'payment' | 'refund' | 'ledger' | 'duplicate';
   status: ReconcileStatus;
   stripeId: string;
   userId: string | null;
@@ -148,7 +150,14 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
                ELSE coalesce(e.stripe_checkout_session_id, e.stripe_invoice_id) END)
     ORDER BY e.seq`;
 
-  const lines: ReconcileLine[] = [...payments.map((r) => line('payment', r)), ...refunds, ...orphans.map((r) => line('ledger', r))];
+  const duplicates = await duplicateLines(from, to, db);
+
+  const lines: ReconcileLine[] = [
+    ...payments.map((r) => line('payment', r)),
+    ...refunds,
+    ...orphans.map((r) => line('ledger', r)),
+    ...duplicates,
+  ];
   const counts: Record<ReconcileStatus, number> = { matched: 0, flagged: 0, unmatched: 0, double: 0 };
   for (const l of lines) counts[l.status]++;
   return { lines, counts, ok: counts.unmatched === 0 && counts.double === 0 };
@@ -232,6 +241,7 @@ export function reconcileSummary(report: ReconcileReport): string[] {
     `payments: ${by('payment')}`,
     `refunds: ${by('refund')}`,
     `ledger rows without an event: ${report.lines.filter((l) => l.kind === 'ledger').length}`,
+    `duplicate refunds: ${by('duplicate')}`,
     report.ok ? 'OK: every payment and refund is booked once' : 'MISMATCH: see the unmatched and double lines',
   ];
 }
@@ -392,4 +402,54 @@ function judge(rows: ChargeRow[], amount: number, unbooked: string[], shortfall:
   if (booked !== null && booked > amount) return { status: 'double', note: `booked ${booked} of ${amount}` };
   if (booked !== null && booked < amount) return { status: 'unmatched', note: `booked ${booked} of ${amount}` };
   return shortfall ? { status: 'flagged', note: 'credits already spent: shortfall flagged' } : { status: 'matched', note: '' };
+}
+
+/**
+ * Our refunds of duplicate subscriptions, which no ledger row books (they granted nothing): done is
+ * matched; pending or retrying is outstanding but still under way (flagged); failed, its retries
+ * spent, is outstanding for a person (unmatched: reconcile fails until it is dealt with).
+ */
+async function duplicateLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[]> {
+  const rows = await db<
+    {
+      id: string;
+      userId: string;
+      refunded: number | null;
+      resolvedAt: Date | null;
+      failedAt: Date | null;
+      lastError: string | null;
+      attempts: number;
+    }[]
+  >`
+    SELECT subscription_id AS id, user_id::text AS "userId", refunded_cents AS refunded, duplicate_resolved_at AS "resolvedAt",
+      duplicate_refund_failed_at AS "failedAt", duplicate_refund_last_error AS "lastError", duplicate_refund_attempts AS attempts
+    FROM billing_subscriptions
+    WHERE duplicate_of IS NOT NULL AND created_at >= ${from} AND created_at < ${to}
+    ORDER BY subscription_id`;
+  return rows.map((r) => {
+    const state = duplicateRefundState(r);
+    const status: ReconcileStatus = state === 'done' ? 'matched' : state === 'failed' ? 'unmatched' : 'flagged';
+    const note =
+      state === 'done'
+        ? 'duplicate canceled and refunded'
+        : state === 'failed'
+          ? `outstanding: refund failed after ${r.attempts} attempts: ${r.lastError ?? ''}`
+          : state === 'retrying'
+            ? `outstanding: retrying (attempt ${r.attempts}, last error: ${r.lastError ?? ''})`
+            : 'outstanding: refund pending';
+    return {
+      kind: 'duplicate',
+      status,
+      stripeId: r.id,
+      userId: r.userId,
+      currency: state === 'done' ? 'usd' : null,
+      amountMinor: r.refunded,
+      credits: 0,
+      bookedMinor: null,
+      ledgerSeqs: [],
+      events: [],
+      flags: [`duplicate_subscription:duplicate_subscription:${r.id}`],
+      note,
+    };
+  });
 }

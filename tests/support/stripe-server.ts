@@ -47,6 +47,8 @@ export type TestStripe = {
    * charge.refunded with the running total (and, in Stripe's shape, every refund object so far).
    */
   refund(paymentIntentId: string, amount?: number): Promise<Obj>;
+  /** The next `times` requests to `METHOD /v1/path` (e.g. 'GET /v1/invoices') fail with `status` (0 times: stop failing). */
+  failRequests(route: string, times: number, status?: number): void;
   /** The shape of the charges of refunds made from now on. */
   setRefundShape(shape: RefundShape): void;
   /** A subscription made outside the app's Checkout (the dashboard): created, invoiced and paid. */
@@ -119,6 +121,9 @@ export async function startStripeServer(opts: { webhookUrl?: string | null; refu
       body: payload,
     });
   };
+
+  // Requests made to fail (`METHOD /path` → how many more times, and with which status).
+  const failures = new Map<string, { times: number; status: number }>();
 
   // Events of payments made with ?hold=webhooks on the hosted page, by session, until released.
   const held = new Map<string, StripeEvent[]>();
@@ -357,6 +362,13 @@ export async function startStripeServer(opts: { webhookUrl?: string | null; refu
       const path = url.pathname;
       const m = (re: RegExp) => re.exec(path);
       let r: RegExpExecArray | null;
+      const failing = failures.get(`${req.method} ${path}`);
+      if (failing && failing.times > 0) {
+        failing.times--;
+        return send(res, failing.status, {
+          error: { type: 'invalid_request_error', code: 'test_failure', message: `Test failure of ${req.method} ${path}` },
+        });
+      }
 
       // The hosted pages (a browser, no API key).
       if ((r = m(/^\/pay\/([\w]+)$/))) {
@@ -591,6 +603,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null; refu
     endSubscription,
     refund: (pi, amount) => refund(pi, undefined, amount),
     setRefundShape: (shape) => void (refundShape = shape),
+    failRequests: (route, times, status = 400) => void failures.set(route, { times, status }),
     subscribe,
     objects,
     close: () =>
