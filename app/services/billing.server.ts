@@ -200,7 +200,8 @@ export async function createCheckout(user: BillingUser, priceId: string, languag
     if (status === 'pro') throw new BillingError('already_subscribed', 'Already subscribed');
     if (status === 'canceled') {
       await resumeSubscription(user, db);
-      return { url: `${loadEnv().APP_URL}/subscription?success=true`, sessionId: null };
+      // No payment was made: the page is told the plan resumed, not that a payment succeeded.
+      return { url: `${loadEnv().APP_URL}/subscription?resumed=true`, sessionId: null };
     }
   }
   const customer = await ensureCustomer(user, db);
@@ -348,6 +349,19 @@ export async function syncCheckoutSession(userId: string, sessionId: string, db:
   if (invoice && invoice.status === 'paid') await applyPaidInvoice(invoice, null, db);
   const [credits] = await db<{ credits: number | null }[]>`SELECT credits FROM billing_checkouts WHERE session_id = ${sessionId}`;
   return { kind: row.kind, subscriptionStatus: await currentStatus(userId, db), credits: credits?.credits ?? undefined };
+}
+
+/**
+ * Marks a paid checkout's return as shown, once: null the first time (the page may announce the
+ * payment), else when it was first shown (the page must not announce it as new again).
+ */
+export async function claimReturnShown(userId: string, sessionId: string, db: Db = sql): Promise<Date | null> {
+  const [first] = await db`UPDATE billing_checkouts SET return_shown_at = now()
+    WHERE session_id = ${sessionId} AND user_id = ${userId} AND return_shown_at IS NULL RETURNING session_id`;
+  if (first) return null;
+  const [row] = await db<{ at: Date | null }[]>`
+    SELECT return_shown_at AS at FROM billing_checkouts WHERE session_id = ${sessionId} AND user_id = ${userId}`;
+  return row?.at ?? new Date();
 }
 
 // ---------------------------------------------------------------------------------------------

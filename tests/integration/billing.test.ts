@@ -334,7 +334,7 @@ describe('cancel and the end of the period', () => {
     expect(await status(user.id)).toBe('canceled');
     const { res, body } = await checkout(client, stripe.prices.pro);
     expect(res.status).toBe(200);
-    expect(body.url).toBe('http://localhost:3999/subscription?success=true');
+    expect(body.url).toBe('http://localhost:3999/subscription?resumed=true');
     await settled();
     expect(await status(user.id)).toBe('pro');
     expect(stripe.objects.get(subscriptionId)!.cancel_at_period_end).toBe(false);
