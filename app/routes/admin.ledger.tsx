@@ -80,13 +80,13 @@ export default function AdminLedger() {
   // Minor units as the currency's money (cents → dollars), the raw figure beside it for finance.
   const money = (currency: string | null, minor: number | null) => {
     if (minor === null) return '—';
-    if (!currency) return String(minor);
+    if (!currency) return t('admin.flags.noCurrency', { minor });
     try {
       const format = new Intl.NumberFormat(i18n.language, { style: 'currency', currency: currency.toUpperCase() });
       const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
       return `${format.format(minor / 10 ** digits)} (${minor})`;
     } catch {
-      return `${minor} ${currency}`;
+      return `${minor} ${currency.toUpperCase()}`;
     }
   };
   const th = 'py-2 pr-4 font-medium';
@@ -107,7 +107,16 @@ export default function AdminLedger() {
       header: t('admin.flags.kind'),
       headerClassName: th,
       className: td,
-      cell: (f) => t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind }),
+      cell: (f) => (
+        <>
+          {t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind })}
+          {f.refund ? (
+            <span className="block text-xs text-slate-700" data-refund-state={f.refund.state}>
+              {t(`admin.flags.refundStates.${f.refund.state}`, { attempts: f.refund.attempts, error: f.refund.lastError ?? '—' })}
+            </span>
+          ) : null}
+        </>
+      ),
     },
     { key: 'user', header: t('admin.user'), headerClassName: th, className: td, cell: (f) => f.userEmail ?? '—' },
     {
@@ -115,7 +124,16 @@ export default function AdminLedger() {
       header: t('admin.flags.amount'),
       headerClassName: th,
       className: `${td} tabular-nums`,
+      cellProps: (f) => ({ 'data-currency': f.currency ?? '', 'data-amount-minor': f.amountMinor ?? '' }),
       cell: (f) => money(f.currency, f.amountMinor),
+    },
+    {
+      key: 'cumulative',
+      header: t('admin.flags.refundedSoFar'),
+      headerClassName: th,
+      className: `${td} tabular-nums`,
+      cellProps: (f) => ({ 'data-cumulative-minor': f.cumulativeMinor ?? '' }),
+      cell: (f) => money(f.currency, f.cumulativeMinor),
     },
     {
       key: 'shortfall',

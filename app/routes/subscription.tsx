@@ -23,6 +23,7 @@ import {
   getSubscriptionInfo,
   recentDuplicateSubscriptions,
   syncCheckoutSession,
+  claimReturnShown,
 } from '~/services/billing.server';
 import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress.server';
@@ -57,19 +58,29 @@ function returnQuery(url: URL): string {
  */
 type PaymentReturn =
   | { state: 'paid'; kind: 'subscription' | 'topup'; credits: number | null }
+  /** The same paid session, already announced once: said so, never as new. */
+  | { state: 'shown'; shownAt: string }
+  /** A canceled Pro resumed (no payment): what is verified is the plan itself. */
+  | { state: 'resumed' }
   | { state: 'pending' }
   | { state: 'unverified'; reason: string }
   | { state: 'canceled' };
 
 async function verifyPaymentReturn(request: Request, url: URL, userId: string): Promise<PaymentReturn | null> {
   if (url.searchParams.get('canceled') === 'true') return { state: 'canceled' };
-  if (url.searchParams.get('success') !== 'true' || !billingConfigured()) return null;
+  if (!billingConfigured()) return null;
+  if (url.searchParams.get('resumed') === 'true') {
+    const info = await getSubscriptionInfo(userId);
+    return info.subscriptionStatus === 'pro' && !info.cancelAtPeriodEnd ? { state: 'resumed' } : null;
+  }
+  if (url.searchParams.get('success') !== 'true') return null;
   const sessionId = url.searchParams.get('session_id');
-  // A resumed subscription comes back without a session: what is verified is the plan itself.
-  if (!sessionId)
-    return (await getSubscriptionInfo(userId)).subscriptionStatus === 'pro' ? { state: 'paid', kind: 'subscription', credits: null } : null;
+  // Only a Checkout Session proves a payment: without one the URL says nothing.
+  if (!sessionId) return null;
   try {
     const result = await syncCheckoutSession(userId, sessionId);
+    const shownAt = await claimReturnShown(userId, sessionId);
+    if (shownAt) return { state: 'shown', shownAt: shownAt.toISOString() };
     return { state: 'paid', kind: result.kind, credits: result.kind === 'topup' ? (result.credits ?? null) : null };
   } catch (err) {
     if (!(err instanceof BillingError)) throw err;
@@ -265,7 +276,8 @@ function usePaymentReturn(payment: PaymentReturn | null) {
   const { revalidate } = useRevalidator();
   const [banner, setBanner] = useState<PaymentReturn | null>(payment);
   useEffect(() => {
-    if (payment) setBanner(payment);
+    // The page's own refetch finds the payment already shown: the first answer stays.
+    if (payment) setBanner((prev) => (prev?.state === 'paid' && payment.state === 'shown' ? prev : payment));
   }, [payment]);
   const started = useRef(false);
   const timer = useRef<number | undefined>(undefined);
@@ -367,6 +379,16 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
           {banner.kind === 'topup' && banner.credits ? b('banners.successTopUp', { count: banner.credits }) : b('banners.successBody')}
         </Alert>
       ) : null}
+      {banner?.state === 'shown' ? (
+        <Alert tone="info" title={b('banners.shownTitle')} testId="payment-shown">
+          {b('banners.shown', { date: date(banner.shownAt) })}
+        </Alert>
+      ) : null}
+      {banner?.state === 'resumed' ? (
+        <Alert tone="success" title={b('banners.resumedTitle')} testId="subscription-resumed">
+          {b('banners.resumed')}
+        </Alert>
+      ) : null}
       {banner?.state === 'pending' ? (
         <Alert tone="info" title={b('banners.pendingTitle')} testId="payment-pending">
           {b('banners.pending')}
@@ -388,10 +410,15 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
         </button>
       ) : null}
       {duplicates.map((d) => (
-        <Alert key={d.startedAt} tone="info" title={b('duplicate.title')} testId="duplicate-subscription">
-          {d.resolved
+        <Alert
+          key={d.startedAt}
+          tone={d.state === 'failed' ? 'warning' : 'info'}
+          title={b('duplicate.title')}
+          testId="duplicate-subscription"
+        >
+          {d.state === 'done'
             ? b('duplicate.resolved', { date: date(d.startedAt), amount: cents(d.refundedCents ?? 0) })
-            : b('duplicate.pending', { date: date(d.startedAt) })}
+            : b(`duplicate.${d.state}`, { date: date(d.startedAt) })}
         </Alert>
       ))}
       {!configured ? <Alert tone="info" title={b('page.notConfigured')} testId="billing-not-configured" /> : null}

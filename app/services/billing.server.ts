@@ -1,6 +1,8 @@
 import type Stripe from 'stripe';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
 import { enqueueMany } from '~/queue/boss';
+import { queues } from '~/queue/queues';
+import { duplicateRefundState, type DuplicateRefundState } from '~/services/duplicate-refund-state.server';
 import { plans, topUpPacks, type SubscriptionStatus, type TopUpId } from '~/catalogue';
 import {
   expireMonthly,
@@ -15,6 +17,7 @@ import {
   type LedgerEntry,
   type StripeOrigin,
 } from '~/services/ledger.server';
+import { refundStepsOf, type RefundStep } from '~/services/refund-steps.server';
 import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
 import { loadEnv } from '~/utils/env.server';
 import { AppError } from '~/utils/app-error';
@@ -197,7 +200,8 @@ export async function createCheckout(user: BillingUser, priceId: string, languag
     if (status === 'pro') throw new BillingError('already_subscribed', 'Already subscribed');
     if (status === 'canceled') {
       await resumeSubscription(user, db);
-      return { url: `${loadEnv().APP_URL}/subscription?success=true`, sessionId: null };
+      // No payment was made: the page is told the plan resumed, not that a payment succeeded.
+      return { url: `${loadEnv().APP_URL}/subscription?resumed=true`, sessionId: null };
     }
   }
   const customer = await ensureCustomer(user, db);
@@ -345,6 +349,19 @@ export async function syncCheckoutSession(userId: string, sessionId: string, db:
   if (invoice && invoice.status === 'paid') await applyPaidInvoice(invoice, null, db);
   const [credits] = await db<{ credits: number | null }[]>`SELECT credits FROM billing_checkouts WHERE session_id = ${sessionId}`;
   return { kind: row.kind, subscriptionStatus: await currentStatus(userId, db), credits: credits?.credits ?? undefined };
+}
+
+/**
+ * Marks a paid checkout's return as shown, once: null the first time (the page may announce the
+ * payment), else when it was first shown (the page must not announce it as new again).
+ */
+export async function claimReturnShown(userId: string, sessionId: string, db: Db = sql): Promise<Date | null> {
+  const [first] = await db`UPDATE billing_checkouts SET return_shown_at = now()
+    WHERE session_id = ${sessionId} AND user_id = ${userId} AND return_shown_at IS NULL RETURNING session_id`;
+  if (first) return null;
+  const [row] = await db<{ at: Date | null }[]>`
+    SELECT return_shown_at AS at FROM billing_checkouts WHERE session_id = ${sessionId} AND user_id = ${userId}`;
+  return row?.at ?? new Date();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -707,11 +724,14 @@ type StoredRefund = {
   charge: string;
   paymentIntent: string | null;
   amount: number;
+  /** Stripe's running total (`amount_refunded`), the highest reported. */
   refunded: number;
   currency: string | null;
+  /** Every step known, in the order Stripe made them. */
+  steps: RefundStep[];
 };
 
-/** The refunds Stripe reported for a payment (each charge's latest cumulative amount), from the inbox and the event at hand. */
+/** The refunds Stripe reported for a payment, per charge, from the inbox and the event at hand. */
 async function refundsOf(
   paymentIntent: string | null,
   charge: string | null,
@@ -721,85 +741,112 @@ async function refundsOf(
   const list = await tx<{ eventId: string; charge: Stripe.Charge }[]>`
     SELECT id AS "eventId", payload -> 'data' -> 'object' AS charge FROM billing_events
     WHERE type = 'charge.refunded' AND ((payload -> 'data' -> 'object' ->> 'payment_intent') = ${paymentIntent}
-      OR (payload -> 'data' -> 'object' ->> 'id') = ${charge})`;
+      OR (payload -> 'data' -> 'object' ->> 'id') = ${charge})
+    ORDER BY received_at, id`;
   const seen = [
     ...list.map((r) => ({ eventId: r.eventId as string | null, charge: r.charge })),
     ...(current ? [{ eventId: null, charge: current }] : []),
   ];
-  const byCharge = new Map<string, StoredRefund>();
-  for (const { eventId, charge: c } of seen) {
-    const refunded = Math.min(Number(c.amount_refunded) || 0, Number(c.amount) || 0);
-    const prior = byCharge.get(c.id);
-    if (prior && (prior.refunded > refunded || (prior.refunded === refunded && prior.eventId))) continue;
-    byCharge.set(c.id, {
-      eventId,
-      charge: c.id,
-      paymentIntent: idOf(c.payment_intent),
-      amount: Number(c.amount) || 0,
-      refunded,
-      currency: c.currency ?? null,
-    });
+  const byCharge = new Map<string, { latest: { eventId: string | null; charge: Stripe.Charge }; all: Stripe.Charge[] }>();
+  for (const s of seen) {
+    const prior = byCharge.get(s.charge.id);
+    if (!prior) {
+      byCharge.set(s.charge.id, { latest: s, all: [s.charge] });
+      continue;
+    }
+    prior.all.push(s.charge);
+    const refunded = (c: Stripe.Charge) => Number(c.amount_refunded) || 0;
+    // The event that reported the most names the booking; among equals the stored one (it has an id).
+    if (
+      refunded(s.charge) > refunded(prior.latest.charge) ||
+      (refunded(s.charge) === refunded(prior.latest.charge) && !prior.latest.eventId)
+    ) {
+      prior.latest = s;
+    }
   }
-  return [...byCharge.values()].filter((r) => r.refunded > 0 && r.amount > 0);
+  return [...byCharge.values()]
+    .map(({ latest, all }) => {
+      const c = latest.charge;
+      const steps = refundStepsOf(all as never);
+      return {
+        eventId: latest.eventId,
+        charge: c.id,
+        paymentIntent: idOf(c.payment_intent),
+        amount: Number(c.amount) || 0,
+        refunded: steps.at(-1)?.level ?? 0,
+        currency: c.currency ?? null,
+        steps,
+      };
+    })
+    .filter((r) => r.refunded > 0 && r.amount > 0);
 }
 
 /**
- * Settles a booked payment's refunds (caller holds the user's lock): for each refund level not yet
- * booked, takes back the credits the refunded money bought by the catalogue (the customer keeps
- * what the money kept pays for, rounded down), capped at the unspent part, and flags it for finance
- * once with what was taken back and the shortfall. Returns the credits taken back now.
+ * Settles a booked payment's refunds (caller holds the user's lock): for each refund step not yet
+ * booked, in order, takes back the credits the refunded money bought by the catalogue (the
+ * customer keeps what the money kept pays for, rounded down), capped at the unspent part, and flags
+ * it for finance once with what was taken back and the shortfall. One row and one flag per step,
+ * so each row's money is that step's, as Stripe's refund object says. Returns the credits taken back now.
  */
 async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge | undefined, tx: TransactionSql): Promise<number> {
   const kind = payment.kind === 'topup_purchase' ? 'topup' : 'grant';
   const refunds = await refundsOf(payment.stripe?.paymentIntent ?? null, payment.stripe?.charge ?? null, current, tx);
   let total = 0;
   for (const refund of refunds) {
-    const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
-    const before = Math.min(refund.amount, Math.max(0, ...done.map((d) => d.level)));
-    if (before >= refund.refunded) continue;
-    const credits = payment.amount;
-    const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
-    const intended = kept(before) - kept(refund.refunded);
-    // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
-    const takeNothing = kind === 'grant' && !(await isCurrentGrant(payment, tx));
-    const entry = await reverseRefund(
-      {
-        kind,
-        userId: payment.userId,
-        ref: payment.externalRef!,
-        refundedMinor: refund.refunded,
-        credits: intended,
-        takeNothing,
-        origin: {
-          event: refund.eventId,
-          checkoutSession: payment.stripe?.checkoutSession ?? (kind === 'topup' ? payment.externalRef : null),
-          invoice: payment.stripe?.invoice ?? null,
-          paymentIntent: refund.paymentIntent,
-          charge: refund.charge,
-          currency: refund.currency,
-          amountMinor: refund.refunded - before,
+    // A refund naming no currency is in the payment's.
+    const currency = refund.currency ?? payment.stripe?.currency ?? null;
+    for (const step of refund.steps) {
+      const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
+      const before = Math.min(refund.amount, Math.max(0, ...done.map((d) => d.level)));
+      if (before >= step.level) continue;
+      const credits = payment.amount;
+      const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
+      const intended = kept(before) - kept(step.level);
+      // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
+      const takeNothing = kind === 'grant' && !(await isCurrentGrant(payment, tx));
+      const entry = await reverseRefund(
+        {
+          kind,
+          userId: payment.userId,
+          ref: payment.externalRef!,
+          refundedMinor: step.level,
+          credits: intended,
+          takeNothing,
+          origin: {
+            event: refund.eventId,
+            checkoutSession: payment.stripe?.checkoutSession ?? (kind === 'topup' ? payment.externalRef : null),
+            invoice: payment.stripe?.invoice ?? null,
+            paymentIntent: refund.paymentIntent,
+            charge: refund.charge,
+            currency,
+            amountMinor: step.level - before,
+          },
         },
-      },
-      tx,
-    );
-    await flag(
-      `refund:${refund.charge}@${refund.refunded}`,
-      payment.userId,
-      kind === 'topup' ? 'topup_refund' : 'invoice_refund',
-      {
-        charge: refund.charge,
-        ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
-        amount: refund.amount,
-        amountRefunded: refund.refunded,
-        currency: refund.currency,
-        purchased: credits,
-        intended,
-        reversed: entry.amount,
-        shortfall: intended - entry.amount,
-      },
-      tx,
-    );
-    total += entry.amount;
+        tx,
+      );
+      await flag(
+        `refund:${refund.charge}@${step.level}`,
+        payment.userId,
+        kind === 'topup' ? 'topup_refund' : 'invoice_refund',
+        {
+          charge: refund.charge,
+          refund: step.refundId,
+          ...(kind === 'topup' ? { session: payment.externalRef } : { invoice: payment.stripe?.invoice, period: payment.externalRef }),
+          amount: refund.amount,
+          // This step's money; Stripe's running total after it is named as such (and kept under Stripe's name).
+          refundedMinor: step.level - before,
+          refundedTotalMinor: step.level,
+          amountRefunded: step.level,
+          currency,
+          purchased: credits,
+          intended,
+          reversed: entry.amount,
+          shortfall: intended - entry.amount,
+        },
+        tx,
+      );
+      total += entry.amount;
+    }
   }
   return total;
 }
@@ -822,11 +869,54 @@ async function flag(ref: string, userId: string | null, kind: string, detail: Re
 // ---------------------------------------------------------------------------------------------
 // A second Pro subscription (issue 24): canceled and refunded at Stripe, shown to the user
 
+/** How many times the billing-duplicate job tries a refund before it gives up and leaves it to a person (pg-boss's retries + 1). */
+export const DUPLICATE_REFUND_MAX_ATTEMPTS = (queues['billing-duplicate'].options.retryLimit ?? 0) + 1;
+
 /**
- * The billing-duplicate job: cancels a duplicate subscription now and refunds every payment of its
- * paid invoices. Safe to run again: the cancel is skipped once Stripe says canceled, each refund
- * has an idempotency key naming its payment, and the payments are recorded before any refund is
- * asked for (so refundCharge knows their charge.refunded events for ours).
+ * One attempt of the billing-duplicate job, counted: a failure is kept (attempts, last error) on the
+ * subscription and its flag, and thrown for the queue to retry, until the attempts are spent; then
+ * the refund is marked failed, its flag is opened again, and the job ends without throwing, so it
+ * never loops. Attempts are counted here, not by the queue, so the bound holds however it is run.
+ */
+export async function attemptDuplicateRefund(
+  subscriptionId: string,
+  db: Db = sql,
+  maxAttempts = DUPLICATE_REFUND_MAX_ATTEMPTS,
+): Promise<Outcome> {
+  const [claim] = await db<{ attempts: number }[]>`
+    UPDATE billing_subscriptions
+    SET duplicate_refund_attempts = duplicate_refund_attempts + 1, duplicate_refund_last_attempt_at = now(), updated_at = now()
+    WHERE subscription_id = ${subscriptionId} AND duplicate_of IS NOT NULL
+      AND duplicate_resolved_at IS NULL AND duplicate_refund_failed_at IS NULL
+    RETURNING duplicate_refund_attempts AS attempts`;
+  if (!claim) return ignored('not an outstanding duplicate refund');
+  try {
+    return await resolveDuplicateSubscription(subscriptionId, db);
+  } catch (err) {
+    const message = String((err as Error).message ?? err).slice(0, 500);
+    const failed = claim.attempts >= maxAttempts;
+    await transaction(db, async (tx) => {
+      await tx`UPDATE billing_subscriptions
+        SET duplicate_refund_last_error = ${message}, duplicate_refund_failed_at = ${failed ? new Date() : null}, updated_at = now()
+        WHERE subscription_id = ${subscriptionId}`;
+      // A refund that will not happen by itself goes back to the open flags, whoever looked before.
+      await tx`UPDATE billing_finance_flags
+        SET detail = detail || ${tx.json({ refundState: failed ? 'failed' : 'retrying', attempts: claim.attempts, lastError: message } as never)},
+          acknowledged_at = CASE WHEN ${failed} THEN NULL ELSE acknowledged_at END,
+          acknowledged_by = CASE WHEN ${failed} THEN NULL ELSE acknowledged_by END
+        WHERE ref = ${`duplicate_subscription:${subscriptionId}`}`;
+    });
+    if (failed) return refused(`refund failed after ${claim.attempts} attempts: ${message}`);
+    throw err;
+  }
+}
+
+/**
+ * Cancels a duplicate subscription now and refunds every payment of its paid invoices. Safe to run
+ * again: the cancel is skipped once Stripe says canceled, each refund has an idempotency key naming
+ * its payment, a payment already refunded in full (by hand at Stripe) is not asked again, and the
+ * payments are recorded before any refund is asked for (so refundCharge knows their
+ * charge.refunded events for ours).
  */
 export async function resolveDuplicateSubscription(subscriptionId: string, db: Db = sql): Promise<Outcome> {
   const [row] = await db<{ userId: string; duplicateOf: string | null; resolvedAt: Date | null }[]>`
@@ -839,12 +929,26 @@ export async function resolveDuplicateSubscription(subscriptionId: string, db: D
   if (sub.status !== 'canceled' && sub.status !== 'incomplete_expired') {
     await client.subscriptions.cancel(subscriptionId, {}, { idempotencyKey: `postforge-duplicate-cancel-${subscriptionId}` });
   }
-  const invoices = await client.invoices.list({ subscription: subscriptionId, status: 'paid', limit: 100, expand: ['data.payments'] });
-  const payments = invoices.data.flatMap((invoice) =>
-    (invoice.payments?.data ?? [])
-      .filter((p) => p.status === 'paid')
-      .map((p) => ({ invoice: invoice.id, paymentIntent: idOf(p.payment.payment_intent), charge: idOf(p.payment.charge) })),
-  );
+  const payments: { invoice: string | null; paymentIntent: string | null; charge: string | null }[] = [];
+  for await (const invoice of client.invoices.list({
+    subscription: subscriptionId,
+    status: 'paid',
+    limit: 100,
+    expand: ['data.payments'],
+  })) {
+    const listed = (invoice.payments?.data ?? []).filter((p) => p.status === 'paid');
+    if (listed.length > 0) {
+      for (const p of listed) {
+        payments.push({ invoice: invoice.id ?? null, paymentIntent: idOf(p.payment.payment_intent), charge: idOf(p.payment.charge) });
+      }
+    } else {
+      // Older API versions name the payment on the invoice itself.
+      const legacy = invoice as unknown as { charge?: string | { id: string } | null; payment_intent?: string | { id: string } | null };
+      if ((invoice.amount_paid ?? 0) > 0 && (legacy.charge || legacy.payment_intent)) {
+        payments.push({ invoice: invoice.id ?? null, paymentIntent: idOf(legacy.payment_intent), charge: idOf(legacy.charge) });
+      }
+    }
+  }
   const ids = payments.map((p) => p.paymentIntent ?? p.charge).filter((id): id is string => Boolean(id));
   await db`UPDATE billing_subscriptions SET refunding_payments = ${ids}::text[], updated_at = now() WHERE subscription_id = ${subscriptionId}`;
   let refundedCents = 0;
@@ -852,33 +956,61 @@ export async function resolveDuplicateSubscription(subscriptionId: string, db: D
   for (const p of payments) {
     const target = p.paymentIntent ? { payment_intent: p.paymentIntent } : p.charge ? { charge: p.charge } : null;
     if (!target) continue;
-    const refund = await client.refunds.create(
-      { ...target, reason: 'duplicate', metadata: { userId: row.userId, subscription: subscriptionId, invoice: p.invoice ?? '' } },
-      { idempotencyKey: `postforge-duplicate-refund-${p.paymentIntent ?? p.charge}` },
-    );
-    refundedCents += refund.amount;
-    refunds.push(refund.id);
+    try {
+      const refund = await client.refunds.create(
+        { ...target, reason: 'duplicate', metadata: { userId: row.userId, subscription: subscriptionId, invoice: p.invoice ?? '' } },
+        { idempotencyKey: `postforge-duplicate-refund-${p.paymentIntent ?? p.charge}` },
+      );
+      refundedCents += refund.amount;
+      refunds.push(refund.id);
+    } catch (err) {
+      // Already refunded in full (someone did it at Stripe): nothing left to ask; anything else is retried.
+      if ((err as { code?: string }).code !== 'charge_already_refunded') throw err;
+    }
   }
   await transaction(db, async (tx) => {
-    await tx`UPDATE billing_subscriptions SET refunded_cents = ${refundedCents}, duplicate_resolved_at = now(), updated_at = now()
+    await tx`UPDATE billing_subscriptions SET refunded_cents = ${refundedCents}, duplicate_resolved_at = now(),
+        duplicate_refund_last_error = NULL, updated_at = now()
       WHERE subscription_id = ${subscriptionId}`;
     await tx`UPDATE billing_finance_flags
-      SET detail = detail || ${tx.json({ canceled: true, refunds, refundedCents, currency: 'usd' } as never)}
+      SET detail = detail || ${tx.json({ canceled: true, refunds, refundedCents, currency: 'usd', refundState: 'done', lastError: null } as never)}
       WHERE ref = ${`duplicate_subscription:${subscriptionId}`}`;
   });
   return applied(`duplicate canceled, ${refundedCents} cents refunded`);
 }
 
-export type DuplicateSubscriptionView = { startedAt: string; refundedCents: number | null; resolved: boolean };
+export type DuplicateSubscriptionView = {
+  startedAt: string;
+  refundedCents: number | null;
+  resolved: boolean;
+  state: DuplicateRefundState;
+  attempts: number;
+};
 
 /** The user's duplicate subscriptions of the last 60 days, for the subscription page. */
 export async function recentDuplicateSubscriptions(userId: string, db: Db = sql): Promise<DuplicateSubscriptionView[]> {
-  const rows = await db<{ startedAt: Date; refundedCents: number | null; resolvedAt: Date | null }[]>`
-    SELECT created_at AS "startedAt", refunded_cents AS "refundedCents", duplicate_resolved_at AS "resolvedAt"
+  const rows = await db<
+    {
+      startedAt: Date;
+      refundedCents: number | null;
+      resolvedAt: Date | null;
+      failedAt: Date | null;
+      lastError: string | null;
+      attempts: number;
+    }[]
+  >`
+    SELECT created_at AS "startedAt", refunded_cents AS "refundedCents", duplicate_resolved_at AS "resolvedAt",
+      duplicate_refund_failed_at AS "failedAt", duplicate_refund_last_error AS "lastError", duplicate_refund_attempts AS attempts
     FROM billing_subscriptions
     WHERE user_id = ${userId} AND duplicate_of IS NOT NULL AND created_at > now() - interval '60 days'
     ORDER BY created_at DESC`;
-  return rows.map((r) => ({ startedAt: r.startedAt.toISOString(), refundedCents: r.refundedCents, resolved: Boolean(r.resolvedAt) }));
+  return rows.map((r) => ({
+    startedAt: r.startedAt.toISOString(),
+    refundedCents: r.refundedCents,
+    resolved: Boolean(r.resolvedAt),
+    state: duplicateRefundState(r),
+    attempts: r.attempts,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { sql, type Db } from '../../db/client';
-import type { ExportFilter } from './ledger-export.server';
+import { CURRENCY_OF_ROW, type ExportFilter } from './ledger-export.server';
 
 // The admin side of the ledger: how the export form's fields become a filter. The routes read the
 // request (app/http/admin.server.ts); this takes plain values and returns a filter or field errors.
@@ -38,6 +38,7 @@ export type StripeRow = {
   kind: string;
   userEmail: string;
   credits: number;
+  /** The money of this row's own step (a refund's amount, not the running total), minor units. */
   currency: string | null;
   amountMinor: number | null;
   /** The Stripe objects the row came from: checkout session or invoice, payment intent, charge, event. */
@@ -58,7 +59,7 @@ export async function recentStripeRows(limit = 20, db: Db = sql): Promise<Stripe
       ids: string[];
     }[]
   >`
-    SELECT e.seq, e.created_at AS "createdAt", e.kind, u.email AS "userEmail", e.amount AS credits, e.currency,
+    SELECT e.seq, e.created_at AS "createdAt", e.kind, u.email AS "userEmail", e.amount AS credits, ${db.unsafe(CURRENCY_OF_ROW)} AS currency,
       e.amount_minor AS "amountMinor",
       array_remove(ARRAY[e.stripe_checkout_session_id, e.stripe_invoice_id, e.stripe_payment_intent_id, e.stripe_charge_id,
         e.stripe_event_id], NULL) AS ids

@@ -34,7 +34,9 @@ export const EXPORT_COLUMNS = [
   'idempotency_key',
   'hash',
   // Rows booked from Stripe (after the hash, so readers of the older 14 columns keep working):
-  // the money of payment rows, and the Stripe objects the row came from.
+  // the money of the row's own step in minor units with its ISO currency (a purchase: what was
+  // paid; a reversal: that refund's amount, never Stripe's running total), and the Stripe objects
+  // the row came from.
   'currency',
   'amount_minor',
   'stripe_event_id',
@@ -67,13 +69,24 @@ function whereClause(f: ExportFilter): string {
   return parts.join(' AND ');
 }
 
+/**
+ * A row's currency: its own, or for a refund reversal that named none, its payment's (the same
+ * charge or payment intent), so every row with an amount_minor says what money it is in.
+ */
+export const CURRENCY_OF_ROW = `coalesce(e.currency, CASE WHEN e.kind IN ('topup_reversal', 'grant_reversal') AND e.amount_minor IS NOT NULL THEN (
+    SELECT p.currency FROM ledger_entries p
+    WHERE p.user_id = e.user_id AND p.kind IN ('topup_purchase', 'monthly_grant') AND p.currency IS NOT NULL
+      AND (p.stripe_charge_id = e.stripe_charge_id OR p.stripe_payment_intent_id = e.stripe_payment_intent_id
+        OR p.stripe_checkout_session_id = e.stripe_checkout_session_id OR p.stripe_invoice_id = e.stripe_invoice_id)
+    ORDER BY p.seq LIMIT 1) END)`;
+
 function copyStatement(f: ExportFilter): string {
   return `COPY (
     SELECT e.seq, e.id, to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), e.user_id, u.email, e.kind,
            CASE WHEN fa.user_id IS NULL THEN 'system:' ELSE 'user:' END || fa.code,
            CASE WHEN ta.user_id IS NULL THEN 'system:' ELSE 'user:' END || ta.code,
            e.amount, e.balance_after, e.pending_seq, e.external_ref, e.idempotency_key, encode(e.hash, 'hex'),
-           e.currency, e.amount_minor, e.stripe_event_id, e.stripe_checkout_session_id, e.stripe_invoice_id,
+           ${CURRENCY_OF_ROW}, e.amount_minor, e.stripe_event_id, e.stripe_checkout_session_id, e.stripe_invoice_id,
            e.stripe_payment_intent_id, e.stripe_charge_id
     FROM ledger_entries e
     JOIN ledger_accounts fa ON fa.id = e.from_account

@@ -1,6 +1,8 @@
 import { sql } from '../../db/client';
 import { csvField } from './ledger-csv.server';
 import type { Db } from './ledger.server';
+import { duplicateRefundState } from './duplicate-refund-state.server';
+import { levelOfKey, namesRefundObjects, refundStepsOf, type ChargeSnapshot } from './refund-steps.server';
 
 // `reconcile`: every Stripe payment and refund we received (the verified webhook events stored in
 // billing_events) against the ledger rows booked for it, 1:1, and every ledger row that carries
@@ -18,13 +20,17 @@ export type ReconcileStatus =
   | 'double';
 
 export type ReconcileLine = {
-  /** payment: a paid top-up Checkout Session or a paid invoice; refund: a refunded charge; ledger: a row with Stripe money but no event. */
-  kind: 'payment' | 'refund' | 'ledger';
+  /**
+   * payment: a paid top-up Checkout Session or a paid invoice; refund: one refund object (`re_…`),
+   * or a refunded charge when Stripe named no refund object; ledger: a row with Stripe money but no event;
+   * duplicate: our refund of a duplicate subscription (done, or outstanding: pending, retrying, failed).
+   */
+  kind: 'payment' | 'refund' | 'ledger' | 'duplicate';
   status: ReconcileStatus;
   stripeId: string;
   userId: string | null;
   currency: string | null;
-  /** Paid, refunded (cumulative) or booked, in minor units. */
+  /** Paid, or refunded by this step (never a running total), in minor units of `currency`. */
   amountMinor: number | null;
   /** What the ledger rows booked for it: credits and money (minor units). */
   credits: number;
@@ -127,39 +133,7 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
     ) f ON true
     ORDER BY p.kind, p."stripeId"`;
 
-  // Refunds: each charge once, at the latest cumulative amount Stripe reported.
-  const refunds = await db<(Raw & { paymentIntent: string | null })[]>`
-    WITH ev AS (
-      SELECT id, received_at, payload -> 'data' -> 'object' AS o FROM billing_events
-      WHERE type = 'charge.refunded' AND received_at >= ${from} AND received_at < ${to}
-    ), ref AS (
-      SELECT o ->> 'id' AS "stripeId", 'refund' AS kind, max(o ->> 'payment_intent') AS "paymentIntent",
-        array_agg(id ORDER BY received_at, id) AS events, max(o ->> 'currency') AS currency,
-        max(least((o ->> 'amount_refunded')::bigint, (o ->> 'amount')::bigint)) AS "amountMinor"
-      FROM ev GROUP BY 1
-    )
-    SELECT p.*, r.rows, r.seqs, r.credits, r."userId", r."bookedMinor", f.flags, f.shortfall
-    FROM ref p
-    LEFT JOIN LATERAL (
-      SELECT count(*)::int AS rows, array_agg(seq ORDER BY seq) AS seqs, sum(amount) AS credits, min(user_id::text) AS "userId",
-        sum(amount_minor) AS "bookedMinor"
-      FROM (
-        SELECT seq, amount, user_id, amount_minor FROM ledger_entries
-          WHERE stripe_charge_id = p."stripeId" AND kind IN ('topup_reversal', 'grant_reversal')
-        UNION
-        SELECT e.seq, e.amount, e.user_id, e.amount_minor FROM billing_checkouts c
-          JOIN ledger_entries e ON e.idempotency_key = 'topup-reversal:' || c.session_id
-          WHERE c.payment_intent = p."paymentIntent"
-      ) x
-    ) r ON true
-    LEFT JOIN LATERAL (
-      SELECT array_agg(kind || ':' || ref ORDER BY id) AS flags, bool_or(coalesce((detail ->> 'shortfall')::numeric, 0) > 0) AS shortfall
-      FROM billing_finance_flags
-      WHERE detail ->> 'charge' = p."stripeId"
-         OR ref IN (SELECT 'duplicate_subscription:' || subscription_id FROM billing_subscriptions
-                    WHERE refunding_payments && ARRAY[p."stripeId", coalesce(p."paymentIntent", p."stripeId")])
-    ) f ON true
-    ORDER BY p."stripeId"`;
+  const refunds = await refundLines(from, to, db);
 
   // The other way round: ledger rows that carry Stripe money, whose payment or refund no event names.
   const orphans = await db<Raw[]>`
@@ -176,10 +150,13 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
                ELSE coalesce(e.stripe_checkout_session_id, e.stripe_invoice_id) END)
     ORDER BY e.seq`;
 
+  const duplicates = await duplicateLines(from, to, db);
+
   const lines: ReconcileLine[] = [
     ...payments.map((r) => line('payment', r)),
-    ...refunds.map((r) => line('refund', r)),
+    ...refunds,
     ...orphans.map((r) => line('ledger', r)),
+    ...duplicates,
   ];
   const counts: Record<ReconcileStatus, number> = { matched: 0, flagged: 0, unmatched: 0, double: 0 };
   for (const l of lines) counts[l.status]++;
@@ -264,6 +241,215 @@ export function reconcileSummary(report: ReconcileReport): string[] {
     `payments: ${by('payment')}`,
     `refunds: ${by('refund')}`,
     `ledger rows without an event: ${report.lines.filter((l) => l.kind === 'ledger').length}`,
+    `duplicate refunds: ${by('duplicate')}`,
     report.ok ? 'OK: every payment and refund is booked once' : 'MISMATCH: see the unmatched and double lines',
   ];
+}
+
+type ChargeRow = {
+  seq: string;
+  amount: string;
+  userId: string;
+  minor: string | null;
+  key: string;
+  charge: string | null;
+  intent: string | null;
+};
+
+/**
+ * Refunds, 1:1 by what Stripe sent. When the charges name their refund objects (Stripe's shape),
+ * each refund object is a line that one reversal row must book: the row at the running total that
+ * refund brings the charge to, with that refund's amount. When they name only the running total,
+ * each charge is a line: its rows must step up to the highest total Stripe reported, each row's
+ * amount the step from the row before (Stripe told no finer steps).
+ */
+async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[]> {
+  const events = await db<{ id: string; o: ChargeSnapshot & { id: string; payment_intent?: string | null; currency?: string } }[]>`
+    SELECT id, payload -> 'data' -> 'object' AS o FROM billing_events
+    WHERE type = 'charge.refunded' AND received_at >= ${from} AND received_at < ${to}
+    ORDER BY received_at, id`;
+  if (events.length === 0) return [];
+  const byCharge = new Map<string, { events: string[]; snapshots: (typeof events)[number]['o'][] }>();
+  for (const e of events) {
+    const c = byCharge.get(e.o.id) ?? { events: [], snapshots: [] };
+    c.events.push(e.id);
+    c.snapshots.push(e.o);
+    byCharge.set(e.o.id, c);
+  }
+  const charges = [...byCharge.keys()];
+  const intents = [...new Set(events.map((e) => e.o.payment_intent).filter((v): v is string => typeof v === 'string'))];
+  const rows = await db<ChargeRow[]>`
+    SELECT seq, amount, user_id::text AS "userId", amount_minor AS minor, idempotency_key AS key, stripe_charge_id AS charge, NULL AS intent
+    FROM ledger_entries WHERE kind IN ('topup_reversal', 'grant_reversal') AND stripe_charge_id = ANY(${charges}::text[])
+    UNION ALL
+    -- Full refunds booked before the Stripe columns are found through their purchase's payment intent.
+    SELECT e.seq, e.amount, e.user_id::text, e.amount_minor, e.idempotency_key, NULL, c.payment_intent
+    FROM billing_checkouts c JOIN ledger_entries e ON e.idempotency_key = 'topup-reversal:' || c.session_id
+    WHERE c.payment_intent = ANY(${intents}::text[]) AND e.stripe_charge_id IS NULL
+    ORDER BY seq`;
+  const flags = await db<{ label: string; charge: string | null; refs: string[] | null; shortfall: boolean; ref: string }[]>`
+    SELECT f.kind || ':' || f.ref AS label, f.ref, f.detail ->> 'charge' AS charge,
+      coalesce((f.detail ->> 'shortfall')::numeric, 0) > 0 AS shortfall,
+      (SELECT s.refunding_payments FROM billing_subscriptions s WHERE 'duplicate_subscription:' || s.subscription_id = f.ref) AS refs
+    FROM billing_finance_flags f
+    WHERE f.detail ->> 'charge' = ANY(${charges}::text[])
+       OR f.ref IN (SELECT 'duplicate_subscription:' || subscription_id FROM billing_subscriptions
+                    WHERE refunding_payments && (${charges}::text[] || ${intents}::text[]))
+    ORDER BY f.id`;
+
+  const lines: ReconcileLine[] = [];
+  for (const [chargeId, { events: eventIds, snapshots }] of byCharge) {
+    const latest = snapshots.at(-1)!;
+    const intent = snapshots.map((s) => s.payment_intent).find((v) => typeof v === 'string') ?? null;
+    const chargeAmount = Math.max(0, ...snapshots.map((s) => Number(s.amount) || 0));
+    const currency = snapshots.map((s) => s.currency).find((v) => typeof v === 'string') ?? null;
+    const mine = rows.filter((r) => r.charge === chargeId || (r.charge === null && intent !== null && r.intent === intent));
+    const chargeFlags = flags.filter((f) => f.charge === chargeId || (f.refs ?? []).some((x) => x === chargeId || x === intent));
+    // Our refund of a duplicate subscription, or a refund of an invoice never granted, is booked by no row on purpose.
+    const unbooked = chargeFlags.filter((f) => !f.ref.startsWith('refund:')).map((f) => f.label);
+    const steps = refundStepsOf(snapshots);
+    const base = (stripeId: string, amountMinor: number | null) => ({
+      kind: 'refund' as const,
+      stripeId,
+      currency,
+      amountMinor,
+      events: eventIds,
+    });
+    const booked = (rs: ChargeRow[]) => ({
+      userId: rs[0]?.userId ?? null,
+      credits: rs.reduce((n, r) => n + Number(r.amount), 0),
+      bookedMinor: rs.some((r) => r.minor !== null) ? rs.reduce((n, r) => n + Number(r.minor ?? 0), 0) : null,
+      ledgerSeqs: rs.map((r) => Number(r.seq)),
+    });
+    if (namesRefundObjects(snapshots)) {
+      const used = new Set<ChargeRow>();
+      for (const step of steps) {
+        const at = mine.filter((r) => levelOfKey(r.key, chargeAmount) === step.level);
+        at.forEach((r) => used.add(r));
+        const stepFlags = chargeFlags.filter((f) => f.ref === `refund:${chargeId}@${step.level}`);
+        lines.push({
+          ...base(step.refundId ?? chargeId, step.amount),
+          ...booked(at),
+          ...judge(
+            at,
+            step.amount,
+            unbooked,
+            stepFlags.some((f) => f.shortfall),
+          ),
+          flags: [...stepFlags.map((f) => f.label), ...unbooked],
+        });
+      }
+      // A row at a running total no refund object reaches books money Stripe never refunded.
+      const stray = mine.filter((r) => !used.has(r));
+      if (stray.length > 0) {
+        lines.push({
+          ...base(chargeId, null),
+          ...booked(stray),
+          status: 'double',
+          note: `booked at running total ${stray.map((r) => levelOfKey(r.key, chargeAmount)).join(', ')}, which no refund object reaches`,
+          flags: [],
+        });
+      }
+      continue;
+    }
+    // The running total only: one line per charge.
+    const total = steps.at(-1)?.level ?? Math.min(Number(latest.amount_refunded) || 0, chargeAmount);
+    const result = judge(
+      mine,
+      total,
+      unbooked,
+      chargeFlags.some((f) => f.shortfall),
+    );
+    if (result.status === 'matched' || result.status === 'flagged') {
+      // Each row must be the step from the row before it, at a total Stripe reported, each total once.
+      const seen = new Set(steps.map((s) => s.level));
+      let before = 0;
+      for (const r of [...mine].sort((a, b) => levelOfKey(a.key, chargeAmount) - levelOfKey(b.key, chargeAmount))) {
+        const level = levelOfKey(r.key, chargeAmount);
+        if (level <= before) {
+          Object.assign(result, { status: 'double', note: `two rows at running total ${level}` });
+          break;
+        }
+        if (!seen.has(level) || (r.minor !== null && Number(r.minor) !== level - before)) {
+          Object.assign(result, {
+            status: 'unmatched',
+            note: `row ${r.seq} books ${r.minor} at running total ${level}, the step is ${level - before}`,
+          });
+          break;
+        }
+        before = level;
+      }
+    }
+    lines.push({
+      ...base(chargeId, total),
+      ...booked(mine),
+      ...result,
+      flags: chargeFlags.map((f) => f.label),
+    });
+  }
+  return lines.sort((a, b) => a.stripeId.localeCompare(b.stripeId));
+}
+
+function judge(rows: ChargeRow[], amount: number, unbooked: string[], shortfall: boolean): { status: ReconcileStatus; note: string } {
+  const minors = rows.filter((r) => r.minor !== null).map((r) => Number(r.minor));
+  const booked = minors.length > 0 ? minors.reduce((a, b) => a + b, 0) : null;
+  if (rows.length === 0) return { status: unbooked.length > 0 ? 'flagged' : 'unmatched', note: 'no ledger row' };
+  if (rows.length > 1 && booked !== null && booked > amount)
+    return { status: 'double', note: `${rows.length} ledger rows: booked ${booked} of ${amount}` };
+  // One row with other money than Stripe's is a wrong booking, not a second one.
+  if (rows.length === 1 && booked !== null && booked !== amount)
+    return { status: 'unmatched', note: `wrong amount: booked ${booked} of ${amount}` };
+  if (booked !== null && booked > amount) return { status: 'double', note: `booked ${booked} of ${amount}` };
+  if (booked !== null && booked < amount) return { status: 'unmatched', note: `booked ${booked} of ${amount}` };
+  return shortfall ? { status: 'flagged', note: 'credits already spent: shortfall flagged' } : { status: 'matched', note: '' };
+}
+
+/**
+ * Our refunds of duplicate subscriptions, which no ledger row books (they granted nothing): done is
+ * matched; pending or retrying is outstanding but still under way (flagged); failed, its retries
+ * spent, is outstanding for a person (unmatched: reconcile fails until it is dealt with).
+ */
+async function duplicateLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[]> {
+  const rows = await db<
+    {
+      id: string;
+      userId: string;
+      refunded: number | null;
+      resolvedAt: Date | null;
+      failedAt: Date | null;
+      lastError: string | null;
+      attempts: number;
+    }[]
+  >`
+    SELECT subscription_id AS id, user_id::text AS "userId", refunded_cents AS refunded, duplicate_resolved_at AS "resolvedAt",
+      duplicate_refund_failed_at AS "failedAt", duplicate_refund_last_error AS "lastError", duplicate_refund_attempts AS attempts
+    FROM billing_subscriptions
+    WHERE duplicate_of IS NOT NULL AND created_at >= ${from} AND created_at < ${to}
+    ORDER BY subscription_id`;
+  return rows.map((r) => {
+    const state = duplicateRefundState(r);
+    const status: ReconcileStatus = state === 'done' ? 'matched' : state === 'failed' ? 'unmatched' : 'flagged';
+    const note =
+      state === 'done'
+        ? 'duplicate canceled and refunded'
+        : state === 'failed'
+          ? `outstanding: refund failed after ${r.attempts} attempts: ${r.lastError ?? ''}`
+          : state === 'retrying'
+            ? `outstanding: retrying (attempt ${r.attempts}, last error: ${r.lastError ?? ''})`
+            : 'outstanding: refund pending';
+    return {
+      kind: 'duplicate',
+      status,
+      stripeId: r.id,
+      userId: r.userId,
+      currency: state === 'done' ? 'usd' : null,
+      amountMinor: r.refunded,
+      credits: 0,
+      bookedMinor: null,
+      ledgerSeqs: [],
+      events: [],
+      flags: [`duplicate_subscription:duplicate_subscription:${r.id}`],
+      note,
+    };
+  });
 }

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { queues } from '~/queue/queues';
-import { processEvent, resolveDuplicateSubscription } from '~/services/billing.server';
+import { attemptDuplicateRefund, processEvent } from '~/services/billing.server';
 import { getLogger } from '~/utils/logger.server';
 import { jobSql } from '../../db/client';
 
@@ -23,11 +23,12 @@ export async function handleStripeEvent(jobs: PgBoss.Job<unknown>[]): Promise<vo
   if (failures.length) throw failures[0];
 }
 
-// Cancels and refunds a duplicate Pro subscription at Stripe (idempotent; a failure retries).
+// Cancels and refunds a duplicate Pro subscription at Stripe (idempotent). A failure is recorded and
+// retried a bounded number of times; then the refund is marked failed for a person, not retried.
 export async function handleBillingDuplicate(jobs: PgBoss.Job<unknown>[]): Promise<void> {
   for (const job of jobs) {
     const { subscriptionId } = queues['billing-duplicate'].payload.parse(job.data);
-    const result = await resolveDuplicateSubscription(subscriptionId, jobSql);
+    const result = await attemptDuplicateRefund(subscriptionId, jobSql);
     getLogger().info({ subscriptionId, ...result }, 'duplicate subscription resolved');
   }
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { entriesOf, getCreditSummary, grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
+import { reconcile } from '../../app/services/ledger-reconcile.server';
+import { attemptDuplicateRefund } from '../../app/services/billing.server';
 import { createSession } from '../../app/services/sessions.server';
 import { getStripe } from '../../app/services/stripe.server';
 import { TestClient, type TestApp } from '../support/app-server';
@@ -36,7 +38,8 @@ async function settled(timeout = 20_000) {
   for (;;) {
     const [row] = await sql<{ events: number; duplicates: number }[]>`
       SELECT (SELECT count(*)::int FROM billing_events WHERE processed_at IS NULL) AS events,
-        (SELECT count(*)::int FROM billing_subscriptions WHERE duplicate_of IS NOT NULL AND duplicate_resolved_at IS NULL) AS duplicates`;
+        (SELECT count(*)::int FROM billing_subscriptions WHERE duplicate_of IS NOT NULL AND duplicate_resolved_at IS NULL
+          AND duplicate_refund_failed_at IS NULL AND duplicate_refund_last_error IS NULL) AS duplicates`;
     if (row!.events === 0 && row!.duplicates === 0) return;
     if (Date.now() > deadline) throw new Error(`${row!.events} events, ${row!.duplicates} duplicates not settled`);
     await new Promise((r) => setTimeout(r, 100));
@@ -257,5 +260,70 @@ describe('a second subscription that still arrives', () => {
     expect(refunds).toHaveLength(1);
     expect(await grantsOf(user.id)).toEqual([5, 45]);
     await verified();
+  });
+
+  // Last in the file: its refund ends failed on purpose.
+  it('the refund job failing at Stripe: retrying (attempts, last error), then failed once its attempts are spent; seen by finance, reconcile and the user', async () => {
+    const { user, client } = await newUser('one-fails');
+    const { body } = await checkout(client);
+    await stripe.pay(body.sessionId!);
+    await settled();
+    const customer = await customerOf(user.id);
+    // Stripe will not list the invoices: the job cannot learn what to refund.
+    stripe.failRequests('GET /v1/invoices', 1000);
+    try {
+      const extra = await stripe.subscribe(customer, { userId: user.id });
+      await settled();
+      const [row] = await sql<{ attempts: number; error: string | null }[]>`
+        SELECT duplicate_refund_attempts AS attempts, duplicate_refund_last_error AS error
+        FROM billing_subscriptions WHERE subscription_id = ${extra.id}`;
+      expect(row!.attempts).toBeGreaterThanOrEqual(1);
+      expect(row!.error).toContain('Test failure of GET /v1/invoices');
+
+      // Retrying: finance sees the attempts and the error, reconcile calls it outstanding (not yet a failure), the user is told plainly.
+      const admin = await createUser(sql, 'one-fails-admin');
+      await sql`UPDATE users SET role = 'admin' WHERE id = ${admin.id}`;
+      const adminClient = new TestClient(app.url, { 'accept-language': 'en' });
+      const { setCookie } = await createSession(admin.id);
+      const pair = setCookie.split(';')[0]!;
+      adminClient.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      let html = await (await adminClient.get('/admin/ledger')).text();
+      expect(html).toMatch(/data-refund-state="retrying">Refund retrying: attempt \d+, last error: Test failure of GET \/v1\/invoices/);
+      let line = (await reconcile()).lines.find((l) => l.stripeId === extra.id && l.kind === 'duplicate')!;
+      expect(line).toMatchObject({ status: 'flagged' });
+      expect(line.note).toMatch(/^outstanding: retrying \(attempt \d+, last error: Test failure/);
+      let page = await (await client.get('/subscription')).text();
+      expect(page).toContain('It is taking longer than usual: we keep trying.');
+
+      // The attempts spent (the bound, here 3): failed, the flag open again, reconcile fails naming it; no further attempt runs.
+      await sql`UPDATE billing_finance_flags SET acknowledged_at = now() WHERE ref = ${`duplicate_subscription:${extra.id}`}`;
+      for (let i = 0; i < 5; i++) {
+        await attemptDuplicateRefund(extra.id, sql, 3).catch(() => undefined);
+      }
+      const [after] = await sql<{ attempts: number; failed: Date | null }[]>`
+        SELECT duplicate_refund_attempts AS attempts, duplicate_refund_failed_at AS failed FROM billing_subscriptions WHERE subscription_id = ${extra.id}`;
+      expect(after!.failed).not.toBeNull();
+      expect(after!.attempts).toBe(Math.max(3, row!.attempts));
+      expect(await attemptDuplicateRefund(extra.id, sql, 3)).toMatchObject({ outcome: 'ignored' });
+      const report = await reconcile();
+      line = report.lines.find((l) => l.stripeId === extra.id && l.kind === 'duplicate')!;
+      expect(line).toMatchObject({ status: 'unmatched' });
+      expect(line.note).toMatch(/^outstanding: refund failed after \d+ attempts: Test failure/);
+      expect(report.ok).toBe(false);
+      html = await (await adminClient.get('/admin/ledger')).text();
+      expect(html).toMatch(/data-refund-state="failed">Refund failed after \d+ attempts/);
+      const zhAdmin = await (await adminClient.get('/admin/ledger', { 'accept-language': 'zh-HK' })).text();
+      expect(zhAdmin).toContain('請在 Stripe 以人手退款');
+      page = await (await client.get('/subscription')).text();
+      expect(page).toContain('Our team has been told and will do it by hand.');
+      expect(page).not.toContain('is being canceled and refunded');
+      const zh = await (await client.get('/subscription', { 'accept-language': 'zh-HK' })).text();
+      expect(zh).toContain('會以人手處理');
+      // Nothing refunded, nothing granted.
+      expect([...stripe.objects.values()].filter((o) => o.object === 'refund' && o.customer === customer)).toEqual([]);
+      expect(await grantsOf(user.id)).toEqual([5, 45]);
+    } finally {
+      stripe.failRequests('GET /v1/invoices', 0);
+    }
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { adjust, entriesOf, getCreditSummary, LedgerError } from '../../app/services/ledger.server';
+import { reconcile } from '../../app/services/ledger-reconcile.server';
 import type { TestApp } from '../support/app-server';
 import { closeBillingApp, expectVerified, held, newBillingUser, settled, startBillingApp, startCheckout } from '../support/billing';
 import type { StripeEvent, TestStripe } from '../support/stripe-server';
@@ -105,15 +106,31 @@ async function runStep(step: Step, made: Made[], user: { id: string }, client: P
   }
 }
 
-type Flag = { ref: string; kind: string; detail: { session?: string; intended: number; reversed: number; shortfall: number } };
+type Flag = {
+  ref: string;
+  kind: string;
+  detail: {
+    session?: string;
+    intended: number;
+    reversed: number;
+    shortfall: number;
+    refund?: string | null;
+    refundedMinor?: number;
+    refundedTotalMinor?: number;
+    currency?: string | null;
+  };
+};
 
-describe('refunds in any order (issue 22 §3)', () => {
+describe.each(['stripe', 'cumulative'] as const)('refunds in any order (issue 22 §3), charges in the %s shape', (shape) => {
+  beforeAll(() => stripe.setRefundShape(shape));
+  afterAll(() => stripe.setRefundShape('stripe'));
+
   it('credits granted − reversed − flagged shortfall = paid − refunded by the catalogue, whatever the order', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(lifecycleArb, async ({ purchases, steps, together }) => {
         run++;
-        const { user, client } = await newBillingUser(app.url, `refund-prop-${run}`);
+        const { user, client } = await newBillingUser(app.url, `refund-prop-${shape}-${run}`);
         await sql`UPDATE users SET subscription_status = 'pro' WHERE id = ${user.id}`;
         const made = await makePurchases(client, purchases);
 
@@ -129,17 +146,48 @@ describe('refunds in any order (issue 22 §3)', () => {
 
         const entries = await entriesOf(user.id);
         const flags = await sql<Flag[]>`SELECT ref, kind, detail FROM billing_finance_flags WHERE user_id = ${user.id} ORDER BY id`;
+        const reconciled = await reconcile();
         for (const m of made) {
           const purchases = entries.filter((e) => e.kind === 'topup_purchase' && e.externalRef === m.sessionId);
           expect(purchases.map((e) => e.amount)).toEqual([m.credits]);
           const reversals = entries.filter((e) => e.kind === 'topup_reversal' && e.externalRef === m.sessionId);
           const mine = flags.filter((f) => f.detail.session === m.sessionId);
-          // One reversal row and one flag per refund level booked, never twice; a level arriving after
-          // a higher one is already part of it.
-          const levels = new Set(m.events.filter((e) => e.type === 'charge.refunded').map((e) => Number(e.data.object.amount_refunded)));
-          expect(reversals.length).toBeLessThanOrEqual(levels.size);
-          expect(reversals.length > 0).toBe(levels.size > 0);
-          expect(mine).toHaveLength(reversals.length);
+          // One reversal row and one flag per Stripe refund object, never twice, whatever the order:
+          // each with that refund's own amount and currency, the running total named apart.
+          const refundObjects = [...stripe.objects.values()].filter((o) => o.object === 'refund' && o.payment_intent === m.paymentIntent);
+          let total = 0;
+          const steps = refundObjects.map((r) => {
+            total += Number(r.amount);
+            return { id: String(r.id), amount: Number(r.amount), total };
+          });
+          if (shape === 'stripe') {
+            expect(reversals.map((e) => [e.stripe?.amountMinor, e.stripe?.currency])).toEqual(steps.map((r) => [r.amount, 'usd']));
+            expect(mine.map((f) => [f.detail.refund, f.detail.refundedMinor, f.detail.refundedTotalMinor, f.detail.currency])).toEqual(
+              steps.map((r) => [r.id, r.amount, r.total, 'usd']),
+            );
+            const lines = reconciled.lines.filter((l) => steps.some((r) => r.id === l.stripeId));
+            expect(lines.map((l) => [l.stripeId, l.amountMinor, l.bookedMinor, l.currency])).toEqual(
+              steps.map((r) => [r.id, r.amount, r.amount, 'usd']),
+            );
+            expect(lines.every((l) => l.status === 'matched' || l.status === 'flagged')).toBe(true);
+          } else {
+            // Only running totals: one row per total booked (a total arriving after a higher one is
+            // part of it), each row the step from the row before, and each flag's step and total so.
+            const levels = new Set(m.events.filter((e) => e.type === 'charge.refunded').map((e) => Number(e.data.object.amount_refunded)));
+            expect(reversals.length).toBeLessThanOrEqual(levels.size);
+            expect(reversals.length > 0).toBe(levels.size > 0);
+            expect(reversals.every((e) => e.stripe?.currency === 'usd')).toBe(true);
+            let before = 0;
+            for (const [i, f] of mine.entries()) {
+              expect(f.detail.refundedMinor).toBe(f.detail.refundedTotalMinor! - before);
+              expect(reversals[i]!.stripe?.amountMinor).toBe(f.detail.refundedMinor);
+              before = f.detail.refundedTotalMinor!;
+            }
+            const charge = refundObjects[0] ? String(refundObjects[0].charge) : null;
+            const line = reconciled.lines.find((l) => l.stripeId === charge);
+            if (charge) expect(line).toMatchObject({ kind: 'refund', currency: 'usd', amountMinor: m.refunded, bookedMinor: m.refunded });
+            if (charge) expect(['matched', 'flagged']).toContain(line!.status);
+          }
           expect(mine.every((f) => f.kind === 'topup_refund')).toBe(true);
           const reversed = reversals.reduce((s, e) => s + e.amount, 0);
           const shortfall = mine.reduce((s, f) => s + f.detail.shortfall, 0);

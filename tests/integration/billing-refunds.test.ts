@@ -1,6 +1,12 @@
+import { Writable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { adjust, entriesOf, getCreditSummary, listHistory } from '../../app/services/ledger.server';
+import { listFinanceFlags } from '../../app/services/billing-flags.server';
+import { recentStripeRows } from '../../app/services/ledger-admin.server';
+import { exportRows } from '../../app/services/ledger-export.server';
+import { reconcile } from '../../app/services/ledger-reconcile.server';
 import type { TestApp } from '../support/app-server';
 import {
   closeBillingApp,
@@ -211,5 +217,79 @@ describe('Stripe signatures', () => {
     expect((await stripe.deliver(event, { timestamp: now + 240 })).status).toBe(200);
     expect(await sql`SELECT 1 FROM billing_events WHERE id = ${event.id}`).toHaveLength(1);
     await settled();
+  });
+});
+
+describe('two partial refunds as finance reads them: each step its own amount, with its currency, everywhere', () => {
+  /** A paid, booked $30 top-up refunded $10 and $10 more, the events delivered in `order`. */
+  async function twoPartialRefunds(label: string, order: 'in-order' | 'later-first') {
+    const { user, client } = await proUser(label);
+    const { sessionId, paymentIntent, completed, refunded: first } = await paidTopUpHeld(client, 1000);
+    const [second] = await held(stripe, () => stripe.refund(paymentIntent, 1000));
+    await deliverInOrder(stripe, order === 'in-order' ? [completed, first, second!] : [completed, second!, first]);
+    const chargeId = String((second!.data.object as { id: string }).id);
+    return { user, sessionId, chargeId };
+  }
+
+  async function expectStepsEverywhere(user: { id: string; email: string }, chargeId: string) {
+    // $10 of $30, then $10 more: floor(100 × 20/30) = 66 kept, then floor(100 × 10/30) = 33.
+    expect(await getCreditSummary(user.id)).toMatchObject({ topUpCreditsRemaining: 33 });
+    const reversals = await kindsOf(user.id, ['topup_reversal']);
+    expect(reversals.map((r) => [r.amount, r.stripe?.amountMinor, r.stripe?.currency])).toEqual([
+      [34, 1000, 'usd'],
+      [33, 1000, 'usd'],
+    ]);
+    // The flags list: the step's amount in the amount column, the running total named apart.
+    const { flags } = await listFinanceFlags('open');
+    const mine = flags.filter((f) => f.userEmail === user.email).reverse();
+    expect(mine.map((f) => [f.kind, f.currency, f.amountMinor, f.cumulativeMinor])).toEqual([
+      ['topup_refund', 'usd', 1000, 1000],
+      ['topup_refund', 'usd', 1000, 2000],
+    ]);
+    // Latest payments: the same steps.
+    const payments = (await recentStripeRows(200)).filter((p) => p.userEmail === user.email && p.kind === 'topup_reversal');
+    expect(payments.map((p) => [p.currency, p.amountMinor])).toEqual([
+      ['usd', 1000],
+      ['usd', 1000],
+    ]);
+    // The export, read back with a strict CSV parser.
+    const chunks: Buffer[] = [];
+    const out = new Writable({ write: (c: Buffer, _e, done) => (chunks.push(c), done()) });
+    await exportRows(out, { userId: user.id });
+    const records = parse(Buffer.concat(chunks).toString('utf8'), { columns: true, strict: true } as never) as Record<string, string>[];
+    const exported = records.filter((r) => r.kind === 'topup_reversal');
+    expect(exported.map((r) => [r.currency, r.amount_minor, r.stripe_charge_id])).toEqual([
+      ['usd', '1000', chargeId],
+      ['usd', '1000', chargeId],
+    ]);
+    const purchase = records.find((r) => r.kind === 'topup_purchase')!;
+    expect([purchase.currency, purchase.amount_minor]).toEqual(['usd', '3000']);
+  }
+
+  it("Stripe's shape, the later refund's event first: one row and one flag per refund object, reconciled by refund id", async () => {
+    const { user, chargeId } = await twoPartialRefunds('refund-steps-stripe', 'later-first');
+    await expectStepsEverywhere(user, chargeId);
+    const charge = stripe.objects.get(chargeId)! as unknown as { refunds: { data: { id: string; amount: number }[] } };
+    const refundIds = charge.refunds.data.map((r) => r.id).reverse();
+    const lines = (await reconcile()).lines.filter((l) => l.kind === 'refund' && refundIds.includes(l.stripeId));
+    expect(lines.map((l) => [l.stripeId, l.status, l.currency, l.amountMinor, l.bookedMinor])).toEqual(
+      refundIds.map((id) => [id, 'matched', 'usd', 1000, 1000]),
+    );
+    await expectVerified(stripe);
+  });
+
+  it('the running-total shape (no refund objects named): the same rows, reconciled per charge', async () => {
+    stripe.setRefundShape('cumulative');
+    try {
+      const { user, chargeId } = await twoPartialRefunds('refund-steps-total', 'in-order');
+      await expectStepsEverywhere(user, chargeId);
+      const lines = (await reconcile()).lines.filter((l) => l.stripeId === chargeId);
+      expect(lines.map((l) => [l.kind, l.status, l.currency, l.amountMinor, l.bookedMinor])).toEqual([
+        ['refund', 'matched', 'usd', 2000, 2000],
+      ]);
+      await expectVerified(stripe);
+    } finally {
+      stripe.setRefundShape('stripe');
+    }
   });
 });

@@ -118,6 +118,24 @@ describe('the return page believes Stripe, not its URL', () => {
     await verified();
   });
 
+  it('a success URL without a session announces nothing, even to a Pro user (en and zh-HK)', async () => {
+    const { client } = await newUser('ret-nosession');
+    const pro = await checkout(client, stripe.prices.pro);
+    await stripe.pay(pro.sessionId);
+    await settled();
+    for (const language of ['en', 'zh-HK']) {
+      const html = await (
+        await client.get('/subscription?success=true&isTopUp=true&creditAmount=9999', { 'accept-language': language })
+      ).text();
+      expect(html).not.toContain('data-testid="payment-success"');
+      expect(html).not.toContain('Payment successful');
+      expect(html).not.toContain('Your Pro subscription is active');
+      expect(html).not.toContain('付款成功');
+      // (the URL itself is echoed in the page's forms; no text names the amount)
+      expect(html).not.toMatch(/9,?999\s*(credits|點)/);
+    }
+  });
+
   it("an unpaid session of one's own says 'not confirmed yet'; another user's paid session says nothing was added", async () => {
     const owner = await newUser('ret-owner');
     const other = await newUser('ret-other');
@@ -152,8 +170,16 @@ describe('the return page believes Stripe, not its URL', () => {
     expect(testIdText(html, 'total-credits')).toEqual(['405']);
     expect(headerBalances(html).length).toBeGreaterThan(0);
     for (const b of headerBalances(html)) expect(b).toContain('405');
-    // Reloading the return page and the late webhook book nothing more.
-    await client.get(lying);
+    // Reloading the return page and the late webhook book nothing more, and the page no longer
+    // announces the payment as new: it says it was confirmed before.
+    const again = await (await client.get(lying)).text();
+    expect(again).not.toContain('data-testid="payment-success"');
+    expect(again).not.toContain('credits were added');
+    expect(again).toContain('data-testid="payment-shown"');
+    expect(textAfter(again, 'payment-shown')).toContain('already confirmed');
+    const againZh = await (await client.get(lying, { 'accept-language': 'zh-HK' })).text();
+    expect(againZh).not.toContain('付款成功');
+    expect(againZh).toContain('data-testid="payment-shown"');
     await Promise.all(events.map((e) => stripe.deliver(e)));
     await settled();
     expect(await getCreditSummary(user.id)).toMatchObject({ creditsRemaining: 45, topUpCreditsRemaining: 360 });

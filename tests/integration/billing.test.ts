@@ -334,10 +334,16 @@ describe('cancel and the end of the period', () => {
     expect(await status(user.id)).toBe('canceled');
     const { res, body } = await checkout(client, stripe.prices.pro);
     expect(res.status).toBe(200);
-    expect(body.url).toBe('http://localhost:3999/subscription?success=true');
+    expect(body.url).toBe('http://localhost:3999/subscription?resumed=true');
     await settled();
     expect(await status(user.id)).toBe('pro');
     expect(stripe.objects.get(subscriptionId)!.cancel_at_period_end).toBe(false);
+    // The page it returns to tells the plan continuing, not a payment (none was made).
+    for (const language of ['en', 'zh-HK']) {
+      const page = await (await client.get('/subscription?resumed=true', { 'accept-language': language })).text();
+      expect(page).toContain('data-testid="subscription-resumed"');
+      expect(page).not.toContain('data-testid="payment-success"');
+    }
   });
 
   it('subscription.deleted arriving before a late invoice.paid: Free stays, nothing granted', async () => {

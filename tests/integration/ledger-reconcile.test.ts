@@ -16,10 +16,14 @@ let db: Sql;
 let user: { id: string; email: string };
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliOn(url, ...args);
+}
+
+async function cliOn(dbUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(tsx, ['app/cli/ledger.ts', ...args], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: url },
+      env: { ...process.env, DATABASE_URL: dbUrl },
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -29,9 +33,9 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 /** A verified webhook event as the intake stores it, already processed. */
-async function storeEvent(id: string, type: string, object: Record<string, unknown>, receivedAt = new Date()) {
-  await db`INSERT INTO billing_events (id, type, payload, received_at, processed_at, outcome)
-    VALUES (${id}, ${type}, ${db.json({ id, object: 'event', type, data: { object } } as never)}, ${receivedAt}, now(), 'applied')`;
+async function storeEvent(id: string, type: string, object: Record<string, unknown>, receivedAt = new Date(), on: Sql = db) {
+  await on`INSERT INTO billing_events (id, type, payload, received_at, processed_at, outcome)
+    VALUES (${id}, ${type}, ${on.json({ id, object: 'event', type, data: { object } } as never)}, ${receivedAt}, now(), 'applied')`;
 }
 
 const session = (id: string, pi: string) => ({
@@ -143,6 +147,105 @@ describe('npm run ledger -- reconcile', () => {
     const line = report.lines.find((l) => l.kind === 'ledger')!;
     expect(line).toMatchObject({ status: 'unmatched', stripeId: 'cs_ghost', ledgerSeqs: [ghost.seq] });
     expect(report.ok).toBe(false);
+  });
+});
+
+describe('reconcile by refund object: a $30 top-up refunded $10, then $10 more, as Stripe sends it', () => {
+  // A database of its own, so a correctly booked history can exit 0.
+  let own: { url: string; db: Sql };
+  let buyer: { id: string };
+  const refundObject = (id: string, amount: number) => ({ id, object: 'refund', amount, currency: 'usd', status: 'succeeded' });
+  /** The charge as charge.refunded carries it: the running total, and every refund object so far, newest first. */
+  const chargeAfter = (refunds: { id: string; amount: number }[]) => ({
+    id: 'ch_two',
+    object: 'charge',
+    payment_intent: 'pi_two',
+    amount: 3000,
+    currency: 'usd',
+    amount_refunded: refunds.reduce((n, r) => n + r.amount, 0),
+    refunds: { object: 'list', data: refunds.map((r) => refundObject(r.id, r.amount)).reverse() },
+  });
+  const reversal = (level: number, minor: number, credits: number, event: string) =>
+    reverseRefund(
+      {
+        kind: 'topup',
+        userId: buyer.id,
+        ref: 'cs_two',
+        refundedMinor: level,
+        credits,
+        origin: { event, checkoutSession: 'cs_two', paymentIntent: 'pi_two', charge: 'ch_two', currency: 'usd', amountMinor: minor },
+      },
+      own.db,
+    );
+
+  beforeAll(async () => {
+    own = await ownDatabase(2);
+    buyer = await createUser(own.db, 'reconcile-steps');
+    await grantSignupCredits(buyer.id, own.db);
+    await storeEvent('evt_two', 'checkout.session.completed', session('cs_two', 'pi_two'), new Date(), own.db);
+    await purchaseTopUp(buyer.id, 'cs_two', 100, money('cs_two', 'pi_two', 'evt_two'), own.db);
+    await storeEvent('evt_two_r1', 'charge.refunded', chargeAfter([{ id: 're_one', amount: 1000 }]), new Date(), own.db);
+    await storeEvent(
+      'evt_two_r2',
+      'charge.refunded',
+      chargeAfter([
+        { id: 're_one', amount: 1000 },
+        { id: 're_two', amount: 1000 },
+      ]),
+      new Date(),
+      own.db,
+    );
+  });
+  afterAll(() => own.db.end());
+
+  it('booked once per refund object: exit 0, one matched line per re_… with its own amount', async () => {
+    await reversal(1000, 1000, 34, 'evt_two_r1');
+    await reversal(2000, 1000, 33, 'evt_two_r2');
+    const res = await cliOn(own.url, 'reconcile');
+    expect(res.stderr).toContain('OK');
+    expect(res.code).toBe(0);
+    const lines = res.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
+    const refunds = lines.filter((l) => l[0] === 'refund').map((l) => [l[1], l[2], l[4], l[5], l[7]]);
+    expect(refunds).toEqual([
+      ['matched', 're_one', 'usd', '1000', '1000'],
+      ['matched', 're_two', 'usd', '1000', '1000'],
+    ]);
+  });
+
+  it('a refund object with no row, then a row of the wrong amount: exit 1 naming it', async () => {
+    // A third refund of $5 that nothing booked.
+    await storeEvent(
+      'evt_two_r3',
+      'charge.refunded',
+      chargeAfter([
+        { id: 're_one', amount: 1000 },
+        { id: 're_two', amount: 1000 },
+        { id: 're_three', amount: 500 },
+      ]),
+      new Date(),
+      own.db,
+    );
+    let res = await cliOn(own.url, 'reconcile');
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^refund,unmatched,re_three,.*no ledger row$/m);
+
+    // Booked at its running total, but with the wrong money.
+    await reversal(2500, 700, 16, 'evt_two_r3');
+    res = await cliOn(own.url, 'reconcile');
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^refund,unmatched,re_three,.*wrong amount: booked 700 of 500$/m);
+  });
+
+  it('a row at a running total no refund object reaches is a double booking', async () => {
+    await reversal(2600, 100, 0, 'evt_two_r3');
+    const res = await cliOn(own.url, 'reconcile');
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^refund,double,ch_two,.*which no refund object reaches"$/m);
+    expect(res.stderr).toContain('MISMATCH');
   });
 });
 

@@ -217,10 +217,16 @@ describe('/admin/ledger', () => {
       },
       sql,
     );
+    // Two refund steps of one $100 charge, as flags written before they named their step: $50, then
+    // $25 more (Stripe's running total 7500). The amount column shows each step; the total is named apart.
+    await sql`
+      INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
+      VALUES (${`refund:ch_flags_${buyer.id}@5000`}, ${buyer.id}, 'topup_refund',
+        ${sql.json({ charge: `ch_flags_${buyer.id}`, amountRefunded: 5000, currency: 'usd', intended: 180, reversed: 180, shortfall: 0 } as never)})`;
     const [flag] = await sql<{ id: string }[]>`
       INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
-      VALUES (${`refund:ch_flags_${buyer.id}@10000`}, ${buyer.id}, 'topup_refund',
-        ${sql.json({ charge: `ch_flags_${buyer.id}`, amountRefunded: 10000, currency: 'usd', intended: 360, reversed: 300, shortfall: 60 } as never)})
+      VALUES (${`refund:ch_flags_${buyer.id}@7500`}, ${buyer.id}, 'topup_refund',
+        ${sql.json({ charge: `ch_flags_${buyer.id}`, amountRefunded: 7500, currency: 'usd', intended: 90, reversed: 30, shortfall: 60 } as never)})
       RETURNING id`;
     const client = await signedIn(admin, { 'accept-language': 'en' });
 
@@ -234,8 +240,19 @@ describe('/admin/ledger', () => {
     const flagRow = new RegExp(`<tr data-flag-id="${flag!.id}">.*?</tr>`, 's').exec(html)![0];
     expect(flagRow).toContain('Top-up refunded');
     expect(flagRow).toContain(buyer.email);
-    expect(flagRow).toContain('$100.00 (10000)');
+    expect(flagRow).toContain('data-amount-minor="2500"');
+    expect(flagRow).toContain('$25.00 (2500)');
+    expect(flagRow).not.toContain('data-amount-minor="7500"');
+    expect(flagRow).toContain('data-cumulative-minor="7500"');
+    expect(flagRow).toContain('$75.00 (7500)');
     expect(flagRow).toContain('>60<');
+    expect(html).toContain('Refunded so far');
+    // The same amounts, formatted the same way, in Chinese.
+    const zh = await (await (await signedIn(admin, { 'accept-language': 'zh-HK' })).get('/admin/ledger')).text();
+    const zhRow = new RegExp(`<tr data-flag-id="${flag!.id}">.*?</tr>`, 's').exec(zh)![0];
+    expect(zhRow).toContain('US$25.00 (2500)');
+    expect(zhRow).toContain('US$75.00 (7500)');
+    expect(zh).toContain('累計已退款');
     expect(flagRow).toContain('name="flagId"');
     expect(html).toContain(`data-currency="usd" data-amount-minor="10000"`);
     expect(html).toContain(`${session} pi_flags_${buyer.id} evt_flags_${buyer.id}`);

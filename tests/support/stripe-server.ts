@@ -42,8 +42,15 @@ export type TestStripe = {
   renew(subscriptionId: string): Promise<Obj>;
   /** The subscription ends now (customer.subscription.deleted). */
   endSubscription(subscriptionId: string): Promise<Obj>;
-  /** Refunds a charge in full, or `amount` (minor units) more of it; emits charge.refunded with the running total. */
+  /**
+   * Refunds a charge in full, or `amount` (minor units) more of it: one refund object, and
+   * charge.refunded with the running total (and, in Stripe's shape, every refund object so far).
+   */
   refund(paymentIntentId: string, amount?: number): Promise<Obj>;
+  /** The next `times` requests to `METHOD /v1/path` (e.g. 'GET /v1/invoices') fail with `status` (0 times: stop failing). */
+  failRequests(route: string, times: number, status?: number): void;
+  /** The shape of the charges of refunds made from now on. */
+  setRefundShape(shape: RefundShape): void;
   /** A subscription made outside the app's Checkout (the dashboard): created, invoiced and paid. */
   subscribe(customerId: string, metadata?: Record<string, string>): Promise<Obj>;
   objects: Map<string, Obj>;
@@ -53,7 +60,16 @@ export type TestStripe = {
 const now = () => Math.floor(Date.now() / 1000);
 const MONTH = 30 * 24 * 3600;
 
-export async function startStripeServer(opts: { webhookUrl?: string | null } = {}): Promise<TestStripe> {
+/**
+ * How a charge reports its refunds. 'stripe' (the default) is Stripe's own: one charge, one refund
+ * object (`re_…`, its own amount) per refund, listed newest first in `charge.refunds`, beside the
+ * running total `amount_refunded`. 'cumulative' is the older test shape: the running total only,
+ * so the app is also proven against a payload that names no refund object.
+ */
+export type RefundShape = 'stripe' | 'cumulative';
+
+export async function startStripeServer(opts: { webhookUrl?: string | null; refundShape?: RefundShape } = {}): Promise<TestStripe> {
+  let refundShape = opts.refundShape ?? 'stripe';
   const secretKey = `sk_test_${crypto.randomBytes(12).toString('hex')}`;
   const webhookSecret = `whsec_${crypto.randomBytes(16).toString('hex')}`;
   const objects = new Map<string, Obj>();
@@ -105,6 +121,9 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       body: payload,
     });
   };
+
+  // Requests made to fail (`METHOD /path` → how many more times, and with which status).
+  const failures = new Map<string, { times: number; status: number }>();
 
   // Events of payments made with ?hold=webhooks on the hosted page, by session, until released.
   const held = new Map<string, StripeEvent[]>();
@@ -300,10 +319,16 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       id: newId('re'),
       object: 'refund',
       amount: now - before,
+      currency: charge.currency,
+      created: Math.floor(Date.now() / 1000),
       charge: charge.id,
       payment_intent: charge.payment_intent,
       status: 'succeeded',
     });
+    if (refundShape === 'stripe') {
+      const list = (charge.refunds as { data: Obj[] } | undefined)?.data ?? [];
+      charge.refunds = { object: 'list', data: [structuredClone(r), ...list], has_more: false, url: `/v1/charges/${charge.id}/refunds` };
+    }
     await emit('charge.refunded', charge);
     return r;
   }
@@ -337,6 +362,13 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
       const path = url.pathname;
       const m = (re: RegExp) => re.exec(path);
       let r: RegExpExecArray | null;
+      const failing = failures.get(`${req.method} ${path}`);
+      if (failing && failing.times > 0) {
+        failing.times--;
+        return send(res, failing.status, {
+          error: { type: 'invalid_request_error', code: 'test_failure', message: `Test failure of ${req.method} ${path}` },
+        });
+      }
 
       // The hosted pages (a browser, no API key).
       if ((r = m(/^\/pay\/([\w]+)$/))) {
@@ -570,6 +602,8 @@ export async function startStripeServer(opts: { webhookUrl?: string | null } = {
     renew,
     endSubscription,
     refund: (pi, amount) => refund(pi, undefined, amount),
+    setRefundShape: (shape) => void (refundShape = shape),
+    failRequests: (route, times, status = 400) => void failures.set(route, { times, status }),
     subscribe,
     objects,
     close: () =>
