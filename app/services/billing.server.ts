@@ -880,8 +880,8 @@ export const DUPLICATE_REFUND_MAX_ATTEMPTS = (queues['billing-duplicate'].option
  */
 export async function attemptDuplicateRefund(
   subscriptionId: string,
-  db: Db = sql,
   maxAttempts = DUPLICATE_REFUND_MAX_ATTEMPTS,
+  db: Db = sql,
 ): Promise<Outcome> {
   const [claim] = await db<{ attempts: number }[]>`
     UPDATE billing_subscriptions

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { queues } from '~/queue/queues';
-import { attemptDuplicateRefund, processEvent } from '~/services/billing.server';
+import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS, processEvent } from '~/services/billing.server';
 import { getLogger } from '~/utils/logger.server';
 import { jobSql } from '../../db/client';
 
@@ -28,7 +28,7 @@ export async function handleStripeEvent(jobs: PgBoss.Job<unknown>[]): Promise<vo
 export async function handleBillingDuplicate(jobs: PgBoss.Job<unknown>[]): Promise<void> {
   for (const job of jobs) {
     const { subscriptionId } = queues['billing-duplicate'].payload.parse(job.data);
-    const result = await attemptDuplicateRefund(subscriptionId, jobSql);
+    const result = await attemptDuplicateRefund(subscriptionId, DUPLICATE_REFUND_MAX_ATTEMPTS, jobSql);
     getLogger().info({ subscriptionId, ...result }, 'duplicate subscription resolved');
   }
 }

@@ -298,13 +298,13 @@ describe('a second subscription that still arrives', () => {
       // The attempts spent (the bound, here 3): failed, the flag open again, reconcile fails naming it; no further attempt runs.
       await sql`UPDATE billing_finance_flags SET acknowledged_at = now() WHERE ref = ${`duplicate_subscription:${extra.id}`}`;
       for (let i = 0; i < 5; i++) {
-        await attemptDuplicateRefund(extra.id, sql, 3).catch(() => undefined);
+        await attemptDuplicateRefund(extra.id, 3, sql).catch(() => undefined);
       }
       const [after] = await sql<{ attempts: number; failed: Date | null }[]>`
         SELECT duplicate_refund_attempts AS attempts, duplicate_refund_failed_at AS failed FROM billing_subscriptions WHERE subscription_id = ${extra.id}`;
       expect(after!.failed).not.toBeNull();
       expect(after!.attempts).toBe(Math.max(3, row!.attempts));
-      expect(await attemptDuplicateRefund(extra.id, sql, 3)).toMatchObject({ outcome: 'ignored' });
+      expect(await attemptDuplicateRefund(extra.id, 3, sql)).toMatchObject({ outcome: 'ignored' });
       const report = await reconcile();
       line = report.lines.find((l) => l.stripeId === extra.id && l.kind === 'duplicate')!;
       expect(line).toMatchObject({ status: 'unmatched' });
