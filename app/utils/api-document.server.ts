@@ -861,17 +861,36 @@ function build() {
       responses: { 200: { description: 'Received.' } },
     });
   }
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Postforge API',
-      version: '1.0.0',
-      description:
-        'Start bulk generation runs, read their results, publish to WordPress. JSON in, JSON out. A method a path does not take is answered 405 with an `Allow` header.',
-      contact: { name: 'Postforge' },
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
-    servers: [{ url: '/' }],
-    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-  });
+  return enumsAcceptNull(
+    new OpenApiGeneratorV31(registry.definitions).generateDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Postforge API',
+        version: '1.0.0',
+        description:
+          'Start bulk generation runs, read their results, publish to WordPress. JSON in, JSON out. A method a path does not take is answered 405 with an `Allow` header.',
+        contact: { name: 'Postforge' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [{ url: '/' }],
+      tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    }),
+  );
+}
+
+/**
+ * A choice the server takes as null too (it means "the default") comes out of the generator as
+ * `type: [..., "null"]` with an enum of the strings alone, which JSON Schema reads as refusing
+ * null: the enum gets null as well, so the document accepts what the server accepts.
+ */
+export function enumsAcceptNull<T>(node: T): T {
+  if (Array.isArray(node)) {
+    node.forEach(enumsAcceptNull);
+  } else if (node && typeof node === 'object') {
+    const schema = node as { type?: unknown; enum?: unknown[] };
+    if (Array.isArray(schema.type) && schema.type.includes('null') && Array.isArray(schema.enum) && !schema.enum.includes(null))
+      schema.enum = [...schema.enum, null]; // a copy: the generator hands out the schema's own list
+    Object.values(node).forEach(enumsAcceptNull);
+  }
+  return node;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
-import { documentable, excludedRoutes, openApiDocument, operations } from '../../app/utils/api-document.server';
+import { documentable, enumsAcceptNull, excludedRoutes, openApiDocument, operations } from '../../app/utils/api-document.server';
 
 // The OpenAPI document and the routes must agree (issue 23 §4): every api.* route module is
 // documented or excluded with a reason; each documented request schema is the one its route (or the
@@ -40,7 +40,9 @@ function generated(schema: ZodTypeAny): unknown {
     responses: { 200: { description: 'ok' } },
   });
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: { title: 'x', version: '1' } });
-  return (doc.paths!['/x']!.post!.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json']!.schema;
+  return (enumsAcceptNull(doc).paths!['/x']!.post!.requestBody as { content: Record<string, { schema: unknown }> }).content[
+    'application/json'
+  ]!.schema;
 }
 
 async function schemaFromSource(source: { module: string; name: string }): Promise<ZodTypeAny> {
@@ -198,6 +200,19 @@ describe('the OpenAPI document', () => {
     const schemas = (doc.components as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
     expect(schemas.Conflict!.properties).toHaveProperty('existing');
     expect(schemas.WebhookEvent).toBeDefined();
+  });
+
+  it('a choice the server also takes as null (the default) lists null in its enum, and the list itself is untouched', async () => {
+    type Property = { type?: string | string[]; enum?: unknown[] };
+    const body = (doc.paths!['/api/generate/text'] as { post: { requestBody: { content: Record<string, { schema: unknown }> } } }).post
+      .requestBody.content['application/json']!.schema as { properties: Record<string, Property> };
+    const language = body.properties.language!;
+    expect(language.type).toContain('null');
+    expect(language.enum).toContain(null);
+    expect(language.enum).toContain('English (US)');
+    // The generator hands out the zod enum's own list: the document's null must not reach it.
+    const { contentLanguages } = await import('../../app/catalogue');
+    expect((contentLanguages as readonly unknown[]).includes(null)).toBe(false);
   });
 
   it("documents `model` as the catalogue's ids, and accepts every id the catalogue names", async () => {
