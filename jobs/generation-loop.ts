@@ -1,6 +1,6 @@
 import { getJobSql, jobSql, transaction, type Db } from '../db/client';
 import { getBoss } from '~/queue/boss';
-import { CANCELED_SIGNAL, GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation.server';
+import { CANCELED_SIGNAL, GENERATE_QUEUE, leaseHoldExpiry, WAKE_CHANNEL } from '~/services/generation-rules.server';
 import { providerKey, type Provider } from '~/services/api-keys.server';
 import { extendHolds, holdKey } from '~/services/ledger.server';
 import {

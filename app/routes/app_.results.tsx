@@ -3,7 +3,7 @@ import type { ActionFunctionArgs } from '@remix-run/node';
 import { redirect } from '@remix-run/node';
 import { z } from 'zod';
 import { getT } from '~/i18n.server';
-import { GenerationError } from '~/services/generation.server';
+import { GenerationError } from '~/services/generation-rules.server';
 import { clearResults, deleteResult, retryResult, updateResultContent } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { resultContentSchema, type Translate } from '~/utils/generation-schema';

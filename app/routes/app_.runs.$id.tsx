@@ -14,7 +14,8 @@ import { showToast } from '~/components/ui/toast';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { getT } from '~/i18n.server';
 import { RunLinksPanel } from '~/components/links/run-links-panel';
-import { cancelRun, GenerationError, getRunProgress, isUuid, type RunProgress } from '~/services/generation.server';
+import { cancelRun, getRunProgress, type RunProgress } from '~/services/generation.server';
+import { GenerationError, isUuid } from '~/services/generation-rules.server';
 import {
   isRunPost,
   linkRunBySettings,

@@ -9,7 +9,8 @@ import type { FailureParams, GenerationFailure } from '~/utils/generation-errors
 import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { providerKey } from './api-keys.server';
 import { countText, SEARCH_TEXT_MAX } from './results.server';
-import { getRunProgress, leaseHoldExpiry, WAKE_CHANNEL } from './generation.server';
+import { getRunProgress } from './generation.server';
+import { leaseHoldExpiry, WAKE_CHANNEL } from './generation-rules.server';
 import { extendHolds, holdKey, LedgerError, settleHolds, type HoldOutcome } from './ledger.server';
 import { resultFinished, wantsResultEvents } from './webhooks.server';
 import { linkWhenRunEnds } from './internal-links.server';

@@ -1,138 +1,31 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { enqueueMany } from '~/queue/boss';
-import {
-  canUseModel,
-  DEFAULT_IMAGE_MODEL,
-  DEFAULT_TEXT_MODEL,
-  findModel,
-  isPro,
-  runCost,
-  type Model,
-  type SubscriptionStatus,
-} from '~/catalogue';
+import { canUseModel, findModel, isPro, runCost } from '~/catalogue';
 import { LedgerError, ensureCurrentPeriod, holdKey, reserve, settleHolds, type ReserveItem } from './ledger.server';
 import { providerKey } from './api-keys.server';
-import { env } from '~/utils/env.server';
 import type { GenerationInput, ImageGenerationInput, TextGenerationInput } from '~/utils/generation-schema';
 import { briefsByTopic, topicKey } from '~/utils/csv-file';
-import { AppError, type ErrorParams } from '~/utils/app-error';
 import { creditsSpent, runMayHaveEnded } from './webhooks.server';
 import { linkWhenRunEnds } from './internal-links.server';
+import {
+  GENERATE_QUEUE,
+  WAKE_CHANNEL,
+  CANCELED_SIGNAL,
+  errors,
+  generationConfig,
+  holdExpiry,
+  userPlan,
+  isUuid,
+} from './generation-rules.server';
 
 // Bulk generation (issue 7): a run is one press of Start; it owns one result row per topic, each
 // with its own credit hold (ledger.server.ts holdKey) and its own `generate-item` job. The worker
 // side (claiming, calling the provider, finishing exactly once) is in generation-worker.server.ts.
 
-export const GENERATE_QUEUE = 'generate-item';
-/** NOTIFY channel that wakes the generation workers of every process. */
-export const WAKE_CHANNEL = 'postforge_generation';
-/** The payload on WAKE_CHANNEL after a cancel: workers drop the canceled items they keep next in line. */
-export const CANCELED_SIGNAL = 'canceled';
-
-export const GENERATION_ERROR_CODES = [
-  'insufficient_credits',
-  'pro_only',
-  'no_api_key',
-  'too_many_topics',
-  'invalid',
-  'not_found',
-  'not_retryable',
-  'not_editable',
-  'no_content',
-] as const;
-export type GenerationErrorCode = (typeof GENERATION_ERROR_CODES)[number];
-
-/**
- * A refusal of the service: `key` is the message's key in the `generation` namespace and `params`
- * its interpolation values; `message` is the English text. Its HTTP status is the edge's business
- * (app/http/errors.server.ts).
- */
-export class GenerationError extends AppError<'generation', GenerationErrorCode> {
-  constructor(code: GenerationErrorCode, key: string, message: string, params: ErrorParams = {}) {
-    super('generation', code, key, message, params);
-    this.name = 'GenerationError';
-  }
-}
-
-export const errors = {
-  insufficientCredits: () =>
-    new GenerationError('insufficient_credits', 'errors.insufficientCredits', 'Insufficient credits. Please upgrade your plan.'),
-  proOnly: (model: Model) => {
-    const models = [DEFAULT_TEXT_MODEL, DEFAULT_IMAGE_MODEL].map((id) => findModel(id)!.label).join(', ');
-    return new GenerationError('pro_only', 'errors.proOnly', `Free users can only use ${models}. Upgrade to Pro to use ${model.label}.`, {
-      models,
-      model: model.label,
-    });
-  },
-  noApiKey: (kind: 'text' | 'image') =>
-    kind === 'text'
-      ? new GenerationError('no_api_key', 'errors.noTextApiKey', 'Failed to start text generation. Please check your API keys.')
-      : new GenerationError('no_api_key', 'errors.noImageApiKey', 'Failed to start image generation. Please check your API keys.'),
-  tooManyTopics: (max: number) =>
-    new GenerationError('too_many_topics', 'errors.tooManyTopics', `Too many topics: at most ${max} per run.`, { max }),
-  invalid: (message: string) => new GenerationError('invalid', 'errors.startFailed', message),
-  notFound: (what: 'result' | 'job' | 'image' = 'result') =>
-    new GenerationError(
-      'not_found',
-      what === 'job' ? 'errors.jobNotFound' : what === 'image' ? 'errors.imageNotFound' : 'errors.notFound',
-      what === 'job' ? 'Job not found.' : what === 'image' ? 'Image not found.' : 'Result not found.',
-    ),
-  notRetryable: () => new GenerationError('not_retryable', 'errors.notRetryable', 'Only failed or canceled results can be retried.'),
-  notEditable: () => new GenerationError('not_editable', 'errors.notEditable', 'Only completed text results can be edited.'),
-  noContent: (key = 'errors.noContent', message = 'No content to download.') => new GenerationError('no_content', key, message),
-};
-
-/** The settings of the generation processes (env contract, README "Generation"). */
-export function generationConfig() {
-  return {
-    concurrency: env.GENERATION_CONCURRENCY,
-    perUser: env.GENERATION_CONCURRENCY_PER_USER,
-    maxTopics: env.MAX_TOPICS_PER_RUN,
-    leaseSeconds: env.GENERATION_LEASE_SECONDS,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Holds and the sweeper. Every hold is reserved with its own expiry (long enough for the run to be
-// worked through), and a worker moves it on with the item's lease while it works (ledger extendHolds).
-// The ledger's sweeper voids only holds past their expiry, so it never voids the hold of an item
-// still queued or being worked on; a hold it did void (the work was abandoned too long) means the
-// item ends failed, uncharged (see generation-worker.server.ts).
-
-/** How long a new hold of queued work is kept before the sweeper may void it. */
-export function holdExpiry(items: number, now = Date.now()): Date {
-  const { concurrency, perUser } = generationConfig();
-  const rounds = Math.ceil(items / Math.max(1, Math.min(concurrency, perUser)));
-  // Generous: every round may take the provider's timeout, plus a day of queueing.
-  return new Date(now + (rounds * env.GENERATION_PROVIDER_TIMEOUT_SECONDS + 24 * 3600) * 1000);
-}
-
-/** A leased item's hold lives at least this long past now (two leases: a missed heartbeat is fine). */
-export function leaseHoldExpiry(leaseSeconds: number, now = Date.now()): Date {
-  return new Date(now + 2 * leaseSeconds * 1000);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Starting a run
 
 export type StartedRun = { runId: string; resultIds: string[]; credits: number; total: number };
-
-type UserPlan = { status: SubscriptionStatus };
-
-async function userPlan(userId: string, db: Db): Promise<UserPlan> {
-  const [row] = await db<{ status: SubscriptionStatus }[]>`SELECT subscription_status AS status FROM users WHERE id = ${userId}`;
-  if (!row) throw errors.notFound('job');
-  return row;
-}
-
-/** Refuses a model the user's plan does not allow ('Free users can only use ...'). */
-export async function checkModelAllowed(userId: string, modelId: string, db: Db = sql): Promise<Model> {
-  const model = findModel(modelId);
-  if (!model) throw errors.invalid('Please select a model');
-  const { status } = await userPlan(userId, db);
-  if (!canUseModel(status, model)) throw errors.proOnly(model);
-  return model;
-}
 
 /** Settings kept on the run and on each result's metadata (no keys, no prompts). */
 function runSettings(input: GenerationInput): Record<string, unknown> {
@@ -330,10 +223,6 @@ export async function cancelRun(userId: string, runId: string, db: Db = sql): Pr
   // The cancel may have ended the run: its completed posts get linked (issue 26).
   await linkWhenRunEnds(userId, { runId }, db);
   return getRunProgress(userId, runId, db);
-}
-
-export function isUuid(id: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 }
 
 export { isPro };

@@ -18,6 +18,7 @@ import type { ClaimedItem } from '../../app/services/generation-worker.server';
 
 type Services = {
   gen: typeof import('../../app/services/generation.server');
+  rules: typeof import('../../app/services/generation-rules.server');
   results: typeof import('../../app/services/results.server');
   worker: typeof import('../../app/services/generation-worker.server');
   loop: typeof import('../../jobs/generation-loop');
@@ -42,6 +43,7 @@ beforeAll(async () => {
   Object.assign(process.env, { DATABASE_URL: url, OPENROUTER_BASE_URL: openai.url, OPENROUTER_API_KEY: 'sk-operator' });
   s = {
     gen: await import('../../app/services/generation.server'),
+    rules: await import('../../app/services/generation-rules.server'),
     results: await import('../../app/services/results.server'),
     worker: await import('../../app/services/generation-worker.server'),
     loop: await import('../../jobs/generation-loop'),
@@ -83,7 +85,7 @@ async function refusal<T>(p: Promise<T>): Promise<T | string> {
   try {
     return await p;
   } catch (err) {
-    if (err instanceof s.gen.GenerationError) return err.code;
+    if (err instanceof s.rules.GenerationError) return err.code;
     throw err;
   }
 }

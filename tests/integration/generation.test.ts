@@ -12,6 +12,7 @@ let openai: OpenAiServer;
 let replicate: ReplicateServer;
 type Services = {
   gen: typeof import('../../app/services/generation.server');
+  rules: typeof import('../../app/services/generation-rules.server');
   results: typeof import('../../app/services/results.server');
   keys: typeof import('../../app/services/api-keys.server');
   loop: typeof import('../../jobs/generation-loop');
@@ -40,6 +41,7 @@ beforeAll(async () => {
   delete process.env.REPLICATE_API_TOKEN;
   s = {
     gen: await import('../../app/services/generation.server'),
+    rules: await import('../../app/services/generation-rules.server'),
     results: await import('../../app/services/results.server'),
     keys: await import('../../app/services/api-keys.server'),
     loop: await import('../../jobs/generation-loop'),
@@ -214,7 +216,7 @@ describe('starting a run is refused, with nothing written', () => {
     const err = await s.gen
       .startRun(u.id, textInput(Array.from({ length: credits + 1 }, (_, i) => `short ${i}`).join('\n')))
       .catch((e) => e);
-    expect(err).toBeInstanceOf(s.gen.GenerationError);
+    expect(err).toBeInstanceOf(s.rules.GenerationError);
     expect(err.code).toBe('insufficient_credits');
     // The HTTP edge answers it with 402 (app/http/errors.server.ts).
     expect(errorStatus(err)).toBe(402);
