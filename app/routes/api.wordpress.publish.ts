@@ -13,8 +13,8 @@ import { methodNotAllowed } from '~/http/json-api.server';
 // Scheduled (future) answers { success: true, publicationId, publishAt } at once. `target: 'media'`
 // puts an image result's images into the media library only (link: the first one's URL). A result
 // already published to the site (or waiting to be) is a 409 with `existing` unless the payload says
-// `onExisting`: 'update' (that post) or 'new' (another post). Once per Idempotency-Key (issue 23
-// §2): the same key and payload answer about the publication queued the first time, never a second,
+// `onExisting`: 'update' (that post) or 'new' (another post). Once per Idempotency-Key, so a retried
+// request never publishes twice: the same key and payload answer about the publication queued the first time, never a second,
 // with `Idempotent-Replayed: true` as the generation routes' replays.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);

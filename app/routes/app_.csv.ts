@@ -9,7 +9,7 @@ import { redirectWithToast } from '~/http/toast.server';
 
 // The CSV upload without JavaScript: the drop zone is a plain file input in a form posting here.
 // Success stores the topics and returns to the workspace in manual mode with them in the text area
-// (SPEC §4 Input method); a failure returns to the CSV view with the SPEC's toast, as does an upload
+// ready to review and start; a failure returns to the CSV view with its toast, as does an upload
 // over the limits (counted with the JSON API's).
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);

@@ -121,7 +121,7 @@ type Flag = {
   };
 };
 
-describe.each(['stripe', 'cumulative'] as const)('refunds in any order (issue 22 §3), charges in the %s shape', (shape) => {
+describe.each(['stripe', 'cumulative'] as const)('refunds in any order and duplicated, charges in the %s shape', (shape) => {
   beforeAll(() => stripe.setRefundShape(shape));
   afterAll(() => stripe.setRefundShape('stripe'));
 
