@@ -60,24 +60,39 @@ async function typesRounds() {
   await locker`SELECT 1`;
   const seen: Outcome[] = [];
   for (let round = 0; round < rounds; round++) {
-    const fresh = postgres(url, { ...options, max: 1, connection: { application_name: `types-victim-${round}` } });
-    let first!: Promise<Outcome>;
-    await locker.begin(async (t) => {
-      await t`LOCK TABLE pg_catalog.pg_type IN ACCESS EXCLUSIVE MODE`;
-      first = outcome(fresh<{ n: number }[]>`SELECT ${round}::int AS n`.then((r) => r[0]!.n));
-      let blocked: { pid: number } | undefined;
-      for (let i = 0; i < 600 && !blocked; i++) {
-        await sleep(25);
-        [blocked] = await t<{ pid: number }[]>`
-          SELECT pid FROM pg_stat_activity
-          WHERE application_name = ${`types-victim-${round}`} AND wait_event_type = 'Lock' AND query LIKE '%typarray%'`;
-      }
-      if (!blocked) throw new Error('the types query was never seen waiting');
-      await t`SELECT pg_terminate_backend(${blocked.pid})`;
-      await sleep(100);
-    });
-    seen.push(await first);
-    await fresh.end({ timeout: 1 });
+    // A new backend reads pg_type itself while it starts when the catalogue cache file was
+    // invalidated (autovacuum on a catalogue does that): it then waits for the lock before it has
+    // a name or a query, and the types query is never reached. Such a try is let go and made again.
+    let got: Outcome | undefined;
+    for (let attempt = 0; attempt < 5 && !got; attempt++) {
+      // A short-lived session first: its start rebuilds that file if it is missing.
+      const warm = postgres(url, { ...options, max: 1, fetch_types: false });
+      await warm`SELECT 1`;
+      await warm.end({ timeout: 1 });
+      const name = `types-victim-${round}-${attempt}`;
+      const fresh = postgres(url, { ...options, max: 1, connection: { application_name: name } });
+      let first!: Promise<Outcome>;
+      const killed = await locker.begin(async (t) => {
+        await t`LOCK TABLE pg_catalog.pg_type IN ACCESS EXCLUSIVE MODE`;
+        first = outcome(fresh<{ n: number }[]>`SELECT ${round}::int AS n`.then((r) => r[0]!.n));
+        let blocked: { pid: number } | undefined;
+        for (let i = 0; i < 120 && !blocked; i++) {
+          await sleep(25);
+          [blocked] = await t<{ pid: number }[]>`
+            SELECT pid FROM pg_stat_activity
+            WHERE application_name = ${name} AND wait_event_type = 'Lock' AND query LIKE '%typarray%'`;
+        }
+        if (!blocked) return false;
+        await t`SELECT pg_terminate_backend(${blocked.pid})`;
+        await sleep(100);
+        return true;
+      });
+      const answer = await first;
+      if (killed) got = answer;
+      await fresh.end({ timeout: 1 });
+    }
+    if (!got) throw new Error('the types query was never seen waiting');
+    seen.push(got);
   }
   await locker.end({ timeout: 1 });
   return seen;
