@@ -1,7 +1,10 @@
 import { getT } from '~/i18n.server';
+import type { ApiTokenErrorCode } from '~/services/api-tokens.server';
 import type { BillingErrorCode } from '~/services/billing.server';
 import type { CsvErrorCode } from '~/services/csv-import.server';
 import type { GenerationErrorCode } from '~/services/generation-rules.server';
+import type { OutboundErrorCode } from '~/services/outbound.server';
+import type { WebhookErrorCode } from '~/services/webhooks.server';
 import { WpError } from '~/services/wordpress-client.server';
 import { WordPressServiceError, type WordPressErrorCode } from '~/services/wordpress.server';
 import { AppError, type ErrorDomain } from '~/utils/app-error';
@@ -9,7 +12,8 @@ import { noStore } from '~/http/json-api.server';
 import type { Translate } from '~/utils/auth-schemas';
 
 // The error edge: the one place a service's refusal (an AppError) becomes an HTTP status and a
-// message in the request's language. Services never name statuses; routes never map codes.
+// message in the reader's language, for JSON answers and for pages (toasts, form errors) alike.
+// Services never name statuses; routes never map codes to texts.
 
 /** The status of every code of every domain (the compiler holds each domain's list complete). */
 export const ERROR_STATUS: {
@@ -17,6 +21,8 @@ export const ERROR_STATUS: {
   billing: Record<BillingErrorCode, number>;
   wordpress: Record<WordPressErrorCode | 'site_failed', number>;
   inputs: Record<CsvErrorCode, number>;
+  tokens: Record<ApiTokenErrorCode, number>;
+  developer: Record<WebhookErrorCode | OutboundErrorCode, number>;
 } = {
   generation: {
     insufficient_credits: 402,
@@ -68,6 +74,26 @@ export const ERROR_STATUS: {
     notCsv: 400,
     missingFile: 400,
   },
+  tokens: {
+    too_many: 409,
+  },
+  developer: {
+    // Webhook endpoints.
+    not_found: 404,
+    limit: 409,
+    blocked_url: 422,
+    // The outbound guard: an address refused before any call, or a call that failed on the way.
+    bad_url: 422,
+    bad_scheme: 422,
+    blocked_address: 422,
+    dns: 502,
+    refused: 502,
+    timeout: 504,
+    tls: 502,
+    network: 502,
+    too_large: 502,
+    too_many_redirects: 502,
+  },
 } satisfies Record<ErrorDomain, Record<string, number>>;
 
 /** The HTTP status of a service refusal (500 for a code no domain lists, which the types rule out). */
@@ -75,14 +101,32 @@ export function errorStatus(error: AppError): number {
   return (ERROR_STATUS[error.domain] as Record<string, number>)[error.code] ?? 500;
 }
 
-/** The refusal's message in the language of `t`, whose namespace must be the error's domain. */
+/**
+ * The refusal's message in the language of `t`. The key is qualified by the error's domain, so any
+ * namespace's `t` explains any domain's refusal (the server holds every namespace).
+ */
 export function errorMessage(t: Translate, error: AppError): string {
-  return t(error.key, error.params);
+  return t(`${error.domain}:${error.key}`, error.params);
+}
+
+/** A refusal as every surface shows it: its code, status and message, and the form field it is about. */
+export type ExplainedError = { code: string; status: number; message: string; field?: string };
+
+/**
+ * THE way a refusal becomes words, for JSON answers and page actions (toasts, form errors): in the
+ * language of `t`, or of the request. Anything that is not an AppError is rethrown: it is a bug,
+ * answered 500 by the server.
+ */
+export async function explainError(error: unknown, via: Request | Translate): Promise<ExplainedError> {
+  if (!(error instanceof AppError)) throw error;
+  const t = via instanceof Request ? ((await getT(via, error.domain)) as Translate) : via;
+  const message = errorMessage(t, error);
+  return { code: error.code, status: errorStatus(error), message, ...(error.field ? { field: error.field } : {}) };
 }
 
 /** The refusal's message in the request's language. */
 export async function translateError(request: Request, error: AppError): Promise<string> {
-  return errorMessage((await getT(request, error.domain)) as Translate, error);
+  return (await explainError(error, request)).message;
 }
 
 /**
@@ -93,10 +137,11 @@ export async function translateError(request: Request, error: AppError): Promise
 export async function errorResponse(request: Request, error: unknown, headers?: HeadersInit): Promise<Response> {
   if (!(error instanceof AppError)) throw error;
   const t = (await getT(request, error.domain)) as Translate;
-  const message = errorMessage(t, error);
-  const init = { status: errorStatus(error), headers };
+  const { message, status, field } = await explainError(error, t);
+  const init = { status, headers };
   if (error instanceof WpError) {
-    // The site's own words with our diagnosis (the error's message) beside them (SPEC §8).
+    // The site's own words with our diagnosis (the error's message) beside them, so a user can
+    // act on the diagnosis and show the site's answer to its host.
     return noStore({ error: error.message, diagnosis: { code: error.problem, hint: message } }, init);
   }
   if (error instanceof WordPressServiceError && error.code === 'blocked_url') {
@@ -120,5 +165,5 @@ export async function errorResponse(request: Request, error: unknown, headers?: 
     const { id, status, postId, link, publishAt, publishedAt } = error.existing;
     return noStore({ error: message, existing: { publicationId: id, status, postId, link, publishAt, publishedAt } }, init);
   }
-  return noStore(error.field ? { error: message, fields: { [error.field]: [message] } } : { error: message }, init);
+  return noStore(field ? { error: message, fields: { [field]: [message] } } : { error: message }, init);
 }

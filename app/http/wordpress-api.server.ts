@@ -1,6 +1,7 @@
 import type { ConnectionCheck, WpProblem } from '~/services/wordpress-client.server';
 import { WordPressServiceError } from '~/services/wordpress.server';
 import type { Translate } from '~/utils/auth-schemas';
+import { siteWords } from '~/utils/wordpress-errors';
 
 // What the /api/wordpress/* routes and the WordPress page share beyond the API context
 // (api-context.server.ts): the site id of a URL and the connection test's messages.
@@ -15,9 +16,9 @@ export function diagnosisOf(t: Translate, problem: WpProblem) {
   return { code: problem, hint: t(`diagnosis.${problem}`) };
 }
 
-/** SPEC §8's connection-test messages, with a diagnosis the user can act on. */
+/** The connection test's messages, with a diagnosis the user can act on. */
 export function connectionMessage(t: Translate, check: ConnectionCheck) {
-  // seoPlugin: whether the companion plugin is active (the SEO meta can be written; issue 21 §3).
+  // seoPlugin: whether the companion plugin is active (the SEO meta can be written).
   if (check.ok) return { success: true as const, message: t('connection.success'), seoPlugin: check.seoPlugin };
   const message =
     check.problem === 'not_wordpress'
@@ -29,5 +30,11 @@ export function connectionMessage(t: Translate, check: ConnectionCheck) {
           : ['auth_rejected', 'wrong_password', 'wrong_username', 'forbidden'].includes(check.problem)
             ? t('connection.failed')
             : t('connection.couldNotConnect');
-  return { success: false as const, message, diagnosis: { ...diagnosisOf(t, check.problem), detail: check.detail } };
+  // The detail is what the site answered; a call that never got an answer has none (our own text
+  // about it is English and for logs, the hint says it in the reader's language).
+  return {
+    success: false as const,
+    message,
+    diagnosis: { ...diagnosisOf(t, check.problem), detail: siteWords(check.problem, check.detail) },
+  };
 }

@@ -33,7 +33,7 @@ import { requestTimeZone } from '~/utils/time-zone.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/http/json-api.server';
-import { errorStatus } from '~/http/errors.server';
+import { explainError } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
@@ -166,12 +166,13 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;
     const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
+    const { message, status } = await explainError(error, tg as Translate);
     return json(
       {
         result: submission.reply({ hideFields: ['replicateApiKey'] }),
-        serviceError: { title, message: tg(error.key, error.params), code: error.code },
+        serviceError: { title, message, code: error.code },
       },
-      { status: errorStatus(error) },
+      { status },
     );
   }
 }

@@ -38,6 +38,7 @@ import { readFormData } from '~/http/json-api.server';
 import { errorMessage, errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
+import { publicationErrorText } from '~/utils/wordpress-errors';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { formatDateTimeInZone } from '~/utils/time-zone';
@@ -162,7 +163,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   if (!done) return refuse(t('publish.noContent'), 400);
   const { publication, outcome } = done;
-  if (outcome === 'failed') return refuse(publication.lastError ?? t('publish.failed'), 502);
+  if (outcome === 'failed')
+    return refuse(
+      publication.lastErrorCode || publication.lastError
+        ? publicationErrorText(t, publication.lastErrorCode, publication.lastError)
+        : t('publish.failed'),
+      502,
+    );
   const media = publication.kind === 'media';
   const title =
     outcome === 'scheduled'

@@ -7,6 +7,7 @@ import { GenerationError } from '~/services/generation-rules.server';
 import { clearResults, deleteResult, retryResult, updateResultContent } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { resultContentSchema, type Translate } from '~/utils/generation-schema';
+import { explainError } from '~/http/errors.server';
 import { readFormData } from '~/http/json-api.server';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/http/toast.server';
@@ -81,6 +82,6 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;
-    return redirectWithToast(back, { type: 'error', title: tw(failure), description: tg(error.key, error.params) });
+    return redirectWithToast(back, { type: 'error', title: tw(failure), description: (await explainError(error, tg)).message });
   }
 }

@@ -5,7 +5,8 @@ import { AppShell } from '~/components/app-shell';
 import { ApiTokensPanel } from '~/components/api-tokens';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { getT } from '~/i18n.server';
-import { ApiTokenError, createApiToken, listApiTokens, MAX_TOKENS_PER_USER, revokeApiToken } from '~/services/api-tokens.server';
+import { createApiToken, listApiTokens, revokeApiToken } from '~/services/api-tokens.server';
+import { explainError } from '~/http/errors.server';
 import { requireUser } from '~/services/sessions.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { readFormData } from '~/http/json-api.server';
@@ -13,7 +14,7 @@ import { redirectWithToast } from '~/http/toast.server';
 import { newTokenSchema } from '~/utils/api-token-form';
 import { rootT } from '~/utils/meta';
 
-// Personal API tokens (issue 23), from the settings dialog: create (name, optional expiry; the
+// Personal API tokens, from the settings dialog: create (name, optional expiry; the
 // token is in this response only), list with created / last use / expiry, revoke. Plain form
 // posts: the same with and without JavaScript.
 export const API_TOKENS_PAGE = '/settings/api-tokens';
@@ -51,10 +52,10 @@ export async function action({ request }: ActionFunctionArgs) {
     // The one response that carries the token: never stored by a cache.
     return json({ ok: true as const, token: created.token, name: created.apiToken.name }, { headers: privatePageHeaders });
   } catch (err) {
-    if (!(err instanceof ApiTokenError)) throw err;
+    const refused = await explainError(err, request);
     return json(
-      { ok: false as const, field: 'name' as const, error: t('toast.tooMany', { max: MAX_TOKENS_PER_USER }) },
-      { status: 409, headers: privatePageHeaders },
+      { ok: false as const, field: 'name' as const, error: refused.message },
+      { status: refused.status, headers: privatePageHeaders },
     );
   }
 }

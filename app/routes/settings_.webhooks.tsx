@@ -14,15 +14,8 @@ import { ErrorList, Field } from '~/components/ui/field';
 import { namespaces, type ClientNamespace } from '~/i18n';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  enableEndpoint,
-  listEndpoints,
-  rotateSecret,
-  sendTestEvent,
-  WebhookError,
-} from '~/services/webhooks.server';
+import { createEndpoint, deleteEndpoint, enableEndpoint, listEndpoints, rotateSecret, sendTestEvent } from '~/services/webhooks.server';
+import { explainError } from '~/http/errors.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { readFormData } from '~/http/json-api.server';
 import { redirectWithToast } from '~/http/toast.server';
@@ -30,9 +23,9 @@ import { withNamespaces } from '~/utils/i18n-client';
 import type { Translate } from '~/utils/auth-schemas';
 import { rootT } from '~/utils/meta';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
-import { MAX_WEBHOOK_ENDPOINTS, webhookEndpointSchema, webhookEventTypes } from '~/utils/webhook-events';
+import { deliveryFailureText, webhookEndpointSchema, webhookEventTypes } from '~/utils/webhook-events';
 
-// Webhook endpoints (issue 23 §3): add, delete, rotate the secret, send a test event, turn a disabled
+// Webhook endpoints: add, delete, rotate the secret, send a test event, turn a disabled
 // one on again, and each one's delivery log. Every button is a form post; a new or rotated secret
 // comes back in the action's answer (shown once, never stored in the clear), everything else
 // redirects with a toast.
@@ -59,16 +52,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const intent = intents.safeParse(formData.get('intent'));
   if (!intent.success) return redirectWithToast(PAGE, { type: 'error', title: t('webhooks.toast.failed') });
   const endpointId = String(formData.get('endpointId') ?? '');
-  const failed = (error: unknown) => {
-    if (!(error instanceof WebhookError)) throw error;
-    const description =
-      error.code === 'limit'
-        ? t('webhooks.toast.limit', { max: MAX_WEBHOOK_ENDPOINTS })
-        : error.code === 'blocked_url'
-          ? t('webhooks.toast.blocked', { reason: error.message })
-          : t('webhooks.toast.notFound');
-    return { title: t('webhooks.toast.failed'), description };
-  };
+  // A refusal in the reader's words (anything else is a bug, rethrown).
+  const failed = async (error: unknown) => ({ title: t('webhooks.toast.failed'), description: (await explainError(error, t)).message });
   try {
     switch (intent.data) {
       case 'create': {
@@ -78,7 +63,7 @@ export async function action({ request }: ActionFunctionArgs) {
           const created = await createEndpoint(user.id, submission.value);
           return json({ result: submission.reply({ resetForm: true }), secret: { url: submission.value.url, value: created.secret } });
         } catch (error) {
-          const { description } = failed(error);
+          const { description } = await failed(error);
           return json({ result: submission.reply({ formErrors: [description] }), secret: null }, { status: 400 });
         }
       }
@@ -102,7 +87,7 @@ export async function action({ request }: ActionFunctionArgs) {
         return redirectWithToast(PAGE, { type: 'success', title: t('webhooks.toast.enabled') });
     }
   } catch (error) {
-    return redirectWithToast(PAGE, { type: 'error', ...failed(error) });
+    return redirectWithToast(PAGE, { type: 'error', ...(await failed(error)) });
   }
 }
 
@@ -293,7 +278,9 @@ function EndpointItem({ endpoint }: { endpoint: Endpoint }) {
                     </Badge>
                   </td>
                   <td className="px-2 py-1 tabular-nums">{d.attempts}</td>
-                  <td className="px-2 py-1">{d.lastStatus ?? d.lastError ?? '—'}</td>
+                  <td className="px-2 py-1" data-testid="webhook-response" data-error-code={d.lastErrorCode ?? undefined}>
+                    {d.lastStatus ?? (d.lastErrorCode ? deliveryFailureText(t, d.lastErrorCode, d.lastErrorParams) : '—')}
+                  </td>
                   <td className="px-2 py-1 tabular-nums">
                     {d.lastLatencyMs === null ? '—' : t('webhooks.ms', { value: d.lastLatencyMs })}
                   </td>

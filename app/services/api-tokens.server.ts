@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { AppError } from '~/utils/app-error';
 import { sql, type Db } from '../../db/client';
 import type { SessionUser } from './sessions.server';
 
@@ -30,9 +31,13 @@ export type TokenUser = { tokenId: string; user: SessionUser };
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
-export class ApiTokenError extends Error {
-  constructor(readonly code: 'too_many') {
-    super(code);
+export const API_TOKEN_ERROR_CODES = ['too_many'] as const;
+export type ApiTokenErrorCode = (typeof API_TOKEN_ERROR_CODES)[number];
+
+/** A refusal about tokens, read as `tokens:errors.<code>` (about the form's `name` field). */
+export class ApiTokenError extends AppError<'tokens', ApiTokenErrorCode> {
+  constructor(code: ApiTokenErrorCode) {
+    super('tokens', code, `errors.${code}`, `API token refused: ${code}`, { max: MAX_TOKENS_PER_USER }, 'name');
     this.name = 'ApiTokenError';
   }
 }

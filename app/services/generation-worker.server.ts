@@ -430,16 +430,19 @@ const isHoldGone = (err: unknown) => err instanceof LedgerError && err.code === 
  * The item's final state and its hold's outcome in one transaction: the row changes only if it is
  * still processing in this attempt, and the ledger settles the hold only for a row that changed.
  */
+/** A finished row: its run, and a failure's code and English text (the result.failed event carries both). */
+type FinishedRow = { id: string; runId: string; errorCode: string | null; error: string | null };
+
 async function finishRow(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
   set: SetFragment,
   outcome: HoldOutcome | null,
   db: Db,
-): Promise<{ id: string; runId: string } | null> {
-  const update = (d: Db) => d<{ id: string; runId: string }[]>`
+): Promise<FinishedRow | null> {
+  const update = (d: Db) => d<FinishedRow[]>`
     UPDATE generation_results SET ${set(d)}, lease_until = NULL, updated_at = now()
     WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
-    RETURNING id, run_id AS "runId", pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
+    RETURNING id, run_id AS "runId", error_code AS "errorCode", error, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
   if (!outcome) return (await update(db))[0] ?? null;
   return transaction(db, async (tx) => {
     const [done] = await update(tx);
@@ -473,7 +476,8 @@ async function finishInTransaction(
       return await transaction(db, async (tx) => {
         const done = await finishRow(item, set, outcome, tx);
         if (!done) return 'skipped';
-        await resultFinished({ ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx), tx);
+        const failure = { errorCode: done.errorCode, error: done.error };
+        await resultFinished({ ...item, runId: done.runId, status, ...failure }, () => getRunProgress(item.userId, done.runId, tx), tx);
         return status;
       });
     } catch (err) {

@@ -2,7 +2,9 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { AppError } from '~/utils/app-error';
 import { env } from '~/utils/env.server';
+import { OUTBOUND_FAILURES } from '~/utils/outbound-failures';
 
 // THE one way to call a host a user gave us (WordPress sites). Only http(s); the host's addresses
 // are checked when the socket connects (a custom `lookup`, so a DNS answer that changes between a
@@ -13,15 +15,17 @@ import { env } from '~/utils/env.server';
 // unless ALLOW_PRIVATE_HOSTS=true (development and tests). Every call has a deadline and a cap on
 // the response size.
 
-export type OutboundErrorCode =
-  'bad_url' | 'bad_scheme' | 'blocked_address' | 'dns' | 'refused' | 'timeout' | 'tls' | 'network' | 'too_large' | 'too_many_redirects';
+// The codes live in utils, so pages can explain a stored one.
+export const OUTBOUND_ERROR_CODES = OUTBOUND_FAILURES;
+export type OutboundErrorCode = (typeof OUTBOUND_ERROR_CODES)[number];
 
-export class OutboundError extends Error {
-  constructor(
-    readonly code: OutboundErrorCode,
-    message: string,
-  ) {
-    super(message);
+/**
+ * A call we refused to make or that failed on the way. Users read its code (`developer:outbound.<code>`,
+ * or a WordPress site's diagnosis); the message is English for logs and may name a host or address.
+ */
+export class OutboundError extends AppError<'developer', OutboundErrorCode> {
+  constructor(code: OutboundErrorCode, message: string) {
+    super('developer', code, `outbound.${code}`, message);
     this.name = 'OutboundError';
   }
 }

@@ -3,29 +3,40 @@ import { Webhook } from 'standardwebhooks';
 import { LOW_CREDIT_THRESHOLD } from '~/catalogue';
 import { enqueueMany } from '~/queue/boss';
 import { env } from '~/utils/env.server';
+import { AppError, type ErrorParams } from '~/utils/app-error';
 import { getLogger } from '~/utils/logger.server';
-import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_TEST_EVENT, type WebhookEventType } from '~/utils/webhook-events';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_TEST_EVENT, type WebhookDeliveryFailure, type WebhookEventType } from '~/utils/webhook-events';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
 import { getCreditSummary } from './ledger.server';
 import { queueEmail } from './mail.server';
-import { checkUrlAddresses, OutboundError, outboundRequest } from './outbound.server';
+import { checkUrlAddresses, OutboundError, outboundRequest, type OutboundErrorCode } from './outbound.server';
 import { open, seal } from './secrets.server';
 
-// Signed outgoing webhooks (issue 23 §3). An event is written in the transaction of the change that
+// Signed outgoing webhooks. An event is written in the transaction of the change that
 // causes it (webhook_events, the outbox), with one delivery per subscribed endpoint and the first
 // attempt's job. Each attempt signs the same event id (webhook-id) with the endpoint's secret per
 // the Standard Webhooks spec; a failed attempt books the next one (doubling delay) in the
 // transaction that records it, until WEBHOOK_RETRY_WINDOW_HOURS have passed. An endpoint whose
 // deliveries have all failed for 3 days is turned off and its owner e-mailed.
 
-export type WebhookErrorCode = 'not_found' | 'limit' | 'blocked_url';
+export const WEBHOOK_ERROR_CODES = ['not_found', 'limit', 'blocked_url'] as const;
+export type WebhookErrorCode = (typeof WEBHOOK_ERROR_CODES)[number];
+/** Why a URL is refused: the outbound guard's checks made before any call. */
+export type BlockedUrlReason = Extract<OutboundErrorCode, 'bad_url' | 'bad_scheme' | 'blocked_address'>;
+export const BLOCKED_URL_REASONS: readonly BlockedUrlReason[] = ['bad_url', 'bad_scheme', 'blocked_address'];
 
-export class WebhookError extends Error {
-  constructor(
-    readonly code: WebhookErrorCode,
-    message: string,
-  ) {
-    super(message);
+/** A refusal about webhook endpoints, read as `developer:webhooks.errors.*` (a refused URL says why). */
+export class WebhookError extends AppError<'developer', WebhookErrorCode> {
+  constructor(code: WebhookErrorCode, message: string, reason?: BlockedUrlReason) {
+    const key = code === 'blocked_url' ? `webhooks.errors.blocked.${reason ?? 'blocked_address'}` : `webhooks.errors.${code}`;
+    super(
+      'developer',
+      code,
+      key,
+      message,
+      code === 'limit' ? { max: MAX_WEBHOOK_ENDPOINTS } : {},
+      code === 'not_found' ? undefined : 'url',
+    );
     this.name = 'WebhookError';
   }
 }
@@ -69,7 +80,9 @@ export type WebhookDelivery = {
   attempts: number;
   lastStatus: number | null;
   lastLatencyMs: number | null;
-  lastError: string | null;
+  /** Why the last attempt failed (webhook-events.ts's deliveryFailureKey reads it; `unknown` for a row stored before codes). */
+  lastErrorCode: string | null;
+  lastErrorParams: ErrorParams | null;
   nextAttemptAt: string | null;
   createdAt: string;
 };
@@ -94,7 +107,10 @@ async function guardUrl(raw: string): Promise<string> {
   try {
     return (await checkUrlAddresses(raw)).toString();
   } catch (err) {
-    if (err instanceof OutboundError) throw new WebhookError('blocked_url', err.message);
+    if (err instanceof OutboundError) {
+      const reason = (BLOCKED_URL_REASONS as readonly string[]).includes(err.code) ? (err.code as BlockedUrlReason) : undefined;
+      throw new WebhookError('blocked_url', err.message, reason);
+    }
     throw err;
   }
 }
@@ -175,13 +191,17 @@ export async function listEndpoints(userId: string, db: Db = sql): Promise<Webho
       attempts: number;
       lastStatus: number | null;
       lastLatencyMs: number | null;
-      lastError: string | null;
+      lastErrorCode: string | null;
+      lastErrorParams: ErrorParams | null;
       nextAttemptAt: Date | null;
       createdAt: Date;
     }[]
   >`
     SELECT d.endpoint_id AS "endpointId", d.id, d.event_id AS "eventId", e.type, d.status, d.attempts, d.last_status AS "lastStatus",
-      d.last_latency_ms AS "lastLatencyMs", d.last_error AS "lastError", d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt"
+      d.last_latency_ms AS "lastLatencyMs",
+      -- A failure stored before codes reads as unknown.
+      coalesce(d.last_error_code, CASE WHEN d.last_error IS NOT NULL THEN 'unknown' END) AS "lastErrorCode",
+      d.last_error_params AS "lastErrorParams", d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt"
     FROM unnest(${endpoints.map((e) => e.id)}::uuid[]) AS ep(id)
     CROSS JOIN LATERAL (
       SELECT * FROM webhook_deliveries WHERE endpoint_id = ep.id AND user_id = ${userId} ORDER BY created_at DESC, id LIMIT ${LOG_SIZE}
@@ -289,15 +309,26 @@ type RunProgressRead = () => Promise<{
  * run.completed when it was the run's last item. Runs in the transaction that finished the item.
  */
 export async function resultFinished(
-  item: { userId: string; resultId: string; runId: string; attempt: number; status: 'completed' | 'failed' },
+  item: {
+    userId: string;
+    resultId: string;
+    runId: string;
+    attempt: number;
+    status: 'completed' | 'failed';
+    /** A failure's code (generation-errors.ts) and English text, which result.failed carries. */
+    errorCode?: string | null;
+    error?: string | null;
+  },
   runProgress: RunProgressRead,
   tx: TransactionSql,
 ): Promise<void> {
   if (!(await wantsResultEvents(item.userId, item.status, tx))) return;
+  // A failure says why as a code a receiver can branch on, beside an English text for its logs.
+  const why = item.status === 'failed' ? { errorCode: item.errorCode ?? 'unknown', error: item.error ?? null } : {};
   await emitEvent(
     item.userId,
     `result.${item.status}`,
-    { resultId: item.resultId, runId: item.runId, status: item.status, attempt: item.attempt },
+    { resultId: item.resultId, runId: item.runId, status: item.status, attempt: item.attempt, ...why },
     `result.${item.status}:${item.resultId}:${item.attempt}`,
     tx,
   );
@@ -408,13 +439,14 @@ export async function deliverAttempt(deliveryId: string, attempt: number, db: Db
   if (!claimed.enabled) {
     // Turned off since the event was written: nothing is sent.
     await db`UPDATE webhook_deliveries SET status = 'failed', claimed_until = NULL, next_attempt_at = NULL, last_error = 'endpoint turned off',
-      updated_at = now() WHERE id = ${claimed.id}`;
+      last_error_code = ${'endpoint_disabled' satisfies WebhookDeliveryFailure}, last_error_params = NULL, updated_at = now()
+      WHERE id = ${claimed.id}`;
     return 'failed';
   }
   const body = JSON.stringify(claimed.payload);
   const started = performance.now();
   let status: number | null = null;
-  let error: string | null = null;
+  let failure: DeliveryFailure | null = null;
   try {
     const secret = open(claimed.secretSealed, secretContext(claimed.endpointId));
     const at = new Date();
@@ -434,25 +466,31 @@ export async function deliverAttempt(deliveryId: string, attempt: number, db: Db
       maxRedirects: 0,
     });
     status = res.status;
-    if (status < 200 || status >= 300) error = `HTTP ${status}`;
+    if (status < 200 || status >= 300) failure = { code: 'http_status', params: { status }, text: `HTTP ${status}` };
   } catch (err) {
-    error = err instanceof Error ? err.message : String(err);
+    const text = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    failure = err instanceof OutboundError ? { code: err.code, params: null, text } : { code: 'internal', params: null, text };
   }
   const latency = Math.round(performance.now() - started);
-  return record(claimed, attempt, { status, latency, error: error?.slice(0, 500) ?? null }, db);
+  return record(claimed, attempt, { status, latency, failure }, db);
 }
+
+/** A failed attempt: its code and parameters for the reader, its English text for operators. */
+type DeliveryFailure = { code: WebhookDeliveryFailure; params: ErrorParams | null; text: string };
 
 async function record(
   d: Claimed,
   attempt: number,
-  answer: { status: number | null; latency: number; error: string | null },
+  answer: { status: number | null; latency: number; failure: DeliveryFailure | null },
   db: Db,
 ): Promise<AttemptOutcome> {
   return transaction(db, async (tx) => {
-    if (answer.error === null) {
+    const failure = answer.failure;
+    if (failure === null) {
       await tx`
         UPDATE webhook_deliveries SET status = 'delivered', attempts = ${attempt}, claimed_until = NULL, last_status = ${answer.status},
-          last_latency_ms = ${answer.latency}, last_error = NULL, next_attempt_at = NULL, delivered_at = now(), updated_at = now()
+          last_latency_ms = ${answer.latency}, last_error = NULL, last_error_code = NULL,
+          last_error_params = NULL, next_attempt_at = NULL, delivered_at = now(), updated_at = now()
         WHERE id = ${d.id} AND attempts = ${attempt - 1}`;
       await tx`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${d.endpointId} AND failing_since IS NOT NULL`;
       return 'delivered';
@@ -467,7 +505,8 @@ async function record(
     const disable = Boolean(endpoint?.enabled && Date.now() - endpoint.failingSince.getTime() >= DISABLE_AFTER_MS);
     await tx`
       UPDATE webhook_deliveries SET status = ${retry && !disable ? 'pending' : 'failed'}, attempts = ${attempt}, claimed_until = NULL,
-        last_status = ${answer.status}, last_latency_ms = ${answer.latency}, last_error = ${answer.error},
+        last_status = ${answer.status}, last_latency_ms = ${answer.latency}, last_error = ${failure.text},
+        last_error_code = ${failure.code}, last_error_params = ${failure.params ? tx.json(failure.params) : null},
         next_attempt_at = ${retry && !disable ? next : null}, updated_at = now()
       WHERE id = ${d.id} AND attempts = ${attempt - 1}`;
     if (disable) {

@@ -205,6 +205,25 @@ export const webhookEnvelope = z
   })
   .openapi('WebhookEvent');
 
+/** result.failed: which result failed and why, as a code to branch on beside an English text for logs. */
+export const resultFailedEvent = webhookEnvelope
+  .extend({
+    type: z.literal('result.failed'),
+    data: z.object({
+      resultId: z.string().uuid(),
+      runId: z.string().uuid(),
+      status: z.literal('failed'),
+      attempt: z.number().int(),
+      errorCode: z.enum([...GENERATION_FAILURES, 'unknown']).openapi({
+        description: 'Why it failed, as a code (the `errorCode` of GET /api/results/{id}; `unknown` for a failure stored before codes).',
+      }),
+      error: z.string().nullable().openapi({
+        description: "Why it failed in English, for your logs; show your users the code's meaning or the result's `error` instead.",
+      }),
+    }),
+  })
+  .openapi('ResultFailedEvent');
+
 // ---------------------------------------------------------------------------------------------
 // Operations
 
@@ -857,7 +876,7 @@ function build() {
           : `Sent to your endpoints that chose ${type}, signed per Standard Webhooks; answer 2xx, anything else is retried for about 24 hours.`,
       // We call you: no token of ours; the webhook-signature header proves the sender.
       security: [],
-      request: { body: { content: { 'application/json': { schema: webhookEnvelope } } } },
+      request: { body: { content: { 'application/json': { schema: type === 'result.failed' ? resultFailedEvent : webhookEnvelope } } } },
       responses: { 200: { description: 'Received.' } },
     });
   }

@@ -1,10 +1,12 @@
-// The one error type services throw for a refusal the user should read (ARCHITECTURE "Decisions"):
-// what happened (`domain` + `code`), the message's key in the domain's locale namespace and its
+// The one error type services throw for a refusal the user should read: what happened (`domain` + `code`), the message's key in the domain's locale namespace and its
 // values. It says nothing about HTTP: the edge (app/http/errors.server.ts) alone maps each code to
 // a status and translates the key in the request's language.
 
-/** The domains that throw AppErrors; each one's messages live in the locale namespace of that name. */
-export type ErrorDomain = 'generation' | 'billing' | 'wordpress' | 'inputs';
+/**
+ * The domains that throw AppErrors; each one's messages live in the locale namespace of that name
+ * (`tokens`: API tokens; `developer`: webhooks and the outbound guard they share with WordPress).
+ */
+export type ErrorDomain = 'generation' | 'billing' | 'wordpress' | 'inputs' | 'tokens' | 'developer';
 
 export type ErrorParams = Record<string, string | number>;
 

@@ -1,3 +1,6 @@
+import type { Translate } from './auth-schemas';
+import { OUTBOUND_FAILURES } from './outbound-failures';
+
 // Why a call to a WordPress site failed, as codes the pages explain in the user's language: our
 // own diagnosis of the connection (`wordpress:diagnosis.<problem>`) and the WordPress REST API's
 // error codes we know (`wordpress:errors.<code>`). WordPress's own text (English, whatever the
@@ -64,4 +67,19 @@ export function errorExplanationKey(code: string | null | undefined): string {
   if (code && codes.has(code)) return `errors.${code}`;
   if (code && problems.has(code)) return `diagnosis.${code}`;
   return 'errors.unknown';
+}
+
+/** Failures of the call itself (the outbound guard's): the site said nothing, the stored text is ours. */
+const unanswered = new Set<string>(OUTBOUND_FAILURES);
+
+/** What the site itself said about a failure, worth showing beside our explanation; none when it said nothing. */
+export function siteWords(code: string | null | undefined, raw: string | null | undefined): string | null {
+  return raw && !(code && unanswered.has(code)) ? raw : null;
+}
+
+/** A publication's failure in the reader's language: our explanation, then the site's own words. */
+export function publicationErrorText(t: Translate, code: string | null | undefined, raw: string | null | undefined): string {
+  const explanation = t(`wordpress:${errorExplanationKey(code)}`);
+  const said = siteWords(code, raw);
+  return said ? `${explanation} ${t('wordpress:errors.siteSaid', { text: said })}` : explanation;
 }

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { errorExplanationKey } from '~/utils/wordpress-errors';
+import { errorExplanationKey, siteWords } from '~/utils/wordpress-errors';
 
 /**
  * Why publishing failed, in the reader's language (from the stored code), with what the site
@@ -7,10 +7,11 @@ import { errorExplanationKey } from '~/utils/wordpress-errors';
  */
 export function PublicationError({ code, raw }: { code: string | null; raw: string | null }) {
   const { t } = useTranslation('wordpress');
+  const said = siteWords(code, raw);
   return (
     <span data-testid="publication-error" data-error-code={code ?? ''}>
       {t(errorExplanationKey(code))}
-      {raw ? <span className="text-slate-600"> {t('errors.siteSaid', { text: raw })}</span> : null}
+      {said ? <span className="text-slate-600"> {t('errors.siteSaid', { text: said })}</span> : null}
     </span>
   );
 }
