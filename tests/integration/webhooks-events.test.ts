@@ -103,6 +103,15 @@ describe('generation events', () => {
     const byType = (type: string) => received.filter((r) => r.type === type);
     expect(byType('result.completed')).toHaveLength(9);
     expect(byType('result.failed')).toHaveLength(3);
+    // A failure says why as the code the API gives (errorCode), beside an English text for logs;
+    // the body is the one the API document describes.
+    const { resultFailedEvent } = await import('../../app/utils/api-document.server');
+    const { GENERATION_FAILURES } = await import('../../app/utils/generation-errors');
+    for (const event of byType('result.failed')) {
+      const parsed = resultFailedEvent.parse({ type: event.type, timestamp: new Date().toISOString(), data: event.data });
+      expect(GENERATION_FAILURES).toContain(parsed.data.errorCode);
+      expect(parsed.data.error).toEqual(expect.any(String));
+    }
     expect(new Set([...byType('result.completed'), ...byType('result.failed')].map((r) => r.data.resultId))).toEqual(
       new Set(run.resultIds),
     );

@@ -280,6 +280,10 @@ describe('the SSRF guard (ALLOW_PRIVATE_HOSTS off)', () => {
       const error = await createEndpoint(user.id, { url, events: ['credits.low'] }).catch((e: unknown) => e);
       expect(error, url).toBeInstanceOf(WebhookError);
       expect((error as WebhookError).code).toBe('blocked_url');
+      // Why, as a key of its own (never the guard's English message).
+      expect((error as WebhookError).key, url).toBe(
+        url.startsWith('ftp:') ? 'webhooks.errors.blocked.bad_scheme' : 'webhooks.errors.blocked.blocked_address',
+      );
     }
     expect(await listEndpoints(user.id)).toEqual([]);
   });
@@ -293,10 +297,17 @@ describe('the SSRF guard (ALLOW_PRIVATE_HOSTS off)', () => {
     await transaction(sql, (tx) => emitEvent(user.id, 'credits.low', { available: 1 }, undefined, tx));
     const [delivery] = await sql<{ id: string }[]>`SELECT id FROM webhook_deliveries WHERE endpoint_id = ${id}`;
     await waitFor(async () => {
-      const [d] = await sql<{ attempts: number; lastError: string | null }[]>`
-        SELECT attempts, last_error AS "lastError" FROM webhook_deliveries WHERE id = ${delivery!.id}`;
+      const [d] = await sql<{ attempts: number; lastError: string | null; code: string | null }[]>`
+        SELECT attempts, last_error AS "lastError", last_error_code AS code FROM webhook_deliveries WHERE id = ${delivery!.id}`;
       return d && d.attempts >= 1 ? d : null;
-    }).then((d) => expect(d.lastError).toMatch(/private or reserved/));
+    }).then((d) => {
+      // The code is what the page shows (translated); the English text is for operators.
+      expect(d.code).toBe('blocked_address');
+      expect(d.lastError).toMatch(/private or reserved/);
+    });
+    const [shown] = (await listEndpoints(user.id))[0]!.deliveries;
+    expect(shown).toMatchObject({ lastErrorCode: 'blocked_address', lastErrorParams: null });
+    expect(shown).not.toHaveProperty('lastError');
     expect(received.filter((r) => r.path === '/late')).toHaveLength(0);
   });
 });

@@ -200,6 +200,9 @@ describe('the OpenAPI document', () => {
     const schemas = (doc.components as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
     expect(schemas.Conflict!.properties).toHaveProperty('existing');
     expect(schemas.WebhookEvent).toBeDefined();
+    // result.failed says why as a code (beside an English text for logs).
+    const failedData = schemas.ResultFailedEvent!.properties!.data as { properties: Record<string, unknown>; required: string[] };
+    expect(failedData.required).toEqual(expect.arrayContaining(['errorCode', 'error']));
   });
 
   it('a choice the server also takes as null (the default) lists null in its enum, and the list itself is untouched', async () => {
