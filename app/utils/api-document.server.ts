@@ -206,9 +206,10 @@ export const webhookEnvelope = z
   .openapi('WebhookEvent');
 
 /** result.failed: which result failed and why, as a code to branch on beside an English text for logs. */
-export const resultFailedEvent = webhookEnvelope
-  .extend({
+export const resultFailedEvent = z
+  .object({
     type: z.literal('result.failed'),
+    timestamp: z.string().datetime(),
     data: z.object({
       resultId: z.string().uuid(),
       runId: z.string().uuid(),
@@ -826,6 +827,7 @@ function build() {
   });
   const cookie = registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: '__session' });
   registry.register('WebhookEvent', webhookEnvelope);
+  registry.register('ResultFailedEvent', resultFailedEvent);
   for (const op of operations) {
     const params = pathParams(op.path);
     const status = op.response?.status ?? 200;
