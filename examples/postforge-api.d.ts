@@ -745,6 +745,47 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    ResultFailedEvent: {
+      /** @enum {string} */
+      type: 'result.failed';
+      /** Format: date-time */
+      timestamp: string;
+      data: {
+        /** Format: uuid */
+        resultId: string;
+        /** Format: uuid */
+        runId: string;
+        /** @enum {string} */
+        status: 'failed';
+        attempt: number;
+        /**
+         * @description Why it failed, as a code (the `errorCode` of GET /api/results/{id}; `unknown` for a failure stored before codes).
+         * @enum {string}
+         */
+        errorCode:
+          | 'interrupted'
+          | 'hold_expired'
+          | 'internal'
+          | 'no_text_key'
+          | 'no_image_key'
+          | 'provider_timeout'
+          | 'provider_unreachable'
+          | 'provider_malformed'
+          | 'provider_auth'
+          | 'provider_rate_limited'
+          | 'provider_unavailable'
+          | 'provider_refused'
+          | 'provider_error'
+          | 'image_failed'
+          | 'image_missing'
+          | 'image_download_failed'
+          | 'image_not_image'
+          | 'image_too_large'
+          | 'unknown';
+        /** @description Why it failed in English, for your logs; show your users the code's meaning or the result's `error` instead. */
+        error: string | null;
+      };
+    };
     StartedRun: {
       /** Format: uuid */
       jobId: string;
@@ -4380,7 +4421,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': components['schemas']['WebhookEvent'];
+        'application/json': components['schemas']['ResultFailedEvent'];
       };
     };
     responses: {
