@@ -1,7 +1,7 @@
 import type { ZodTypeAny, output } from 'zod';
 import type { Language } from '~/i18n';
 import { detectLanguage, getT, type Namespace } from '~/i18n.server';
-import { authenticateApiToken } from '~/services/api-tokens.server';
+import { ApiTokenError, authenticateApiToken } from '~/services/api-tokens.server';
 import { hit } from '~/services/rate-limit.server';
 import { getSession, type SessionUser } from '~/services/sessions.server';
 import type { Translate } from '~/utils/auth-schemas';
@@ -31,9 +31,8 @@ export async function apiCaller(request: Request): Promise<ApiCaller | Response 
   }
   const found = token ? await authenticateApiToken(token) : null;
   if (!found) {
-    const t = await getT(request, 'tokens');
-    const message = t(token ? 'errors.invalidToken' : 'errors.malformedAuthorization');
-    return apiError(401, message, { headers: { 'WWW-Authenticate': bearerChallenge('invalid_token') } });
+    const refusal = new ApiTokenError(token ? 'invalid_token' : 'malformed_authorization');
+    return errorResponse(request, refusal, { 'WWW-Authenticate': bearerChallenge('invalid_token') });
   }
   // Per token, across every process (the limit lives in Postgres).
   const limit = await hit('apiToken', found.tokenId);

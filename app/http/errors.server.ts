@@ -2,6 +2,7 @@ import { getT } from '~/i18n.server';
 import type { ApiTokenErrorCode } from '~/services/api-tokens.server';
 import type { BillingErrorCode } from '~/services/billing.server';
 import type { CsvErrorCode } from '~/services/csv-import.server';
+import type { IdempotencyErrorCode } from '~/services/idempotency.server';
 import type { GenerationErrorCode } from '~/services/generation-rules.server';
 import type { OutboundErrorCode } from '~/services/outbound.server';
 import type { WebhookErrorCode } from '~/services/webhooks.server';
@@ -21,7 +22,7 @@ export const ERROR_STATUS: {
   billing: Record<BillingErrorCode, number>;
   wordpress: Record<WordPressErrorCode | 'site_failed', number>;
   inputs: Record<CsvErrorCode, number>;
-  tokens: Record<ApiTokenErrorCode, number>;
+  tokens: Record<ApiTokenErrorCode | IdempotencyErrorCode, number>;
   developer: Record<WebhookErrorCode | OutboundErrorCode, number>;
 } = {
   generation: {
@@ -76,6 +77,13 @@ export const ERROR_STATUS: {
   },
   tokens: {
     too_many: 409,
+    // A bearer token unknown, revoked or expired, or an Authorization header that is not one.
+    invalid_token: 401,
+    malformed_authorization: 401,
+    // An Idempotency-Key malformed, reused with another request, or its first request still running.
+    idempotency_key_invalid: 400,
+    idempotency_mismatch: 422,
+    idempotency_busy: 409,
   },
   developer: {
     // Webhook endpoints.

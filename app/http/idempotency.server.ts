@@ -1,6 +1,6 @@
-import { getT } from '~/i18n.server';
-import { fingerprint, runOnce, validKey, type Answer, type TransactionSql } from '~/services/idempotency.server';
-import { apiError, noStore } from '~/http/json-api.server';
+import { errorResponse } from '~/http/errors.server';
+import { fingerprint, IdempotencyError, runOnce, validKey, type Answer, type TransactionSql } from '~/services/idempotency.server';
+import { noStore } from '~/http/json-api.server';
 
 // The HTTP side of Idempotency-Key (issue 23 §2; the rules are in the service): the header read
 // and checked, the body's fingerprint, and the outcome as a response. A replay carries
@@ -20,12 +20,11 @@ async function once(
   work: (tx: TransactionSql) => Promise<Answer>,
 ): Promise<(Answer & { replayed: boolean }) | Response> {
   const key = request.headers.get('Idempotency-Key');
-  if (key !== null && !validKey(key)) return apiError(400, (await getT(request, 'tokens'))('errors.idempotencyKeyInvalid'));
+  if (key !== null && !validKey(key)) return errorResponse(request, new IdempotencyError('idempotency_key_invalid'));
   const outcome = await runOnce(userId, key, fingerprint(request.method, new URL(request.url).pathname, input), work);
   if (outcome.kind === 'fresh' || outcome.kind === 'replayed') return { ...outcome.answer, replayed: outcome.kind === 'replayed' };
-  const t = await getT(request, 'tokens');
-  if (outcome.kind === 'mismatch') return apiError(422, t('errors.idempotencyMismatch'));
-  return apiError(409, t('errors.idempotencyBusy'), { headers: { 'Retry-After': '1' } });
+  if (outcome.kind === 'mismatch') return errorResponse(request, new IdempotencyError('idempotency_mismatch'));
+  return errorResponse(request, new IdempotencyError('idempotency_busy'), { 'Retry-After': '1' });
 }
 
 /** The stored answer as it was given: status and body. */

@@ -31,13 +31,28 @@ export type TokenUser = { tokenId: string; user: SessionUser };
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
-export const API_TOKEN_ERROR_CODES = ['too_many'] as const;
+export const API_TOKEN_ERROR_CODES = ['too_many', 'invalid_token', 'malformed_authorization'] as const;
 export type ApiTokenErrorCode = (typeof API_TOKEN_ERROR_CODES)[number];
 
-/** A refusal about tokens, read as `tokens:errors.<code>` (about the form's `name` field). */
+/** Each code's message in the `tokens` namespace. */
+const API_TOKEN_ERROR_KEYS: Record<ApiTokenErrorCode, string> = {
+  too_many: 'errors.too_many',
+  invalid_token: 'errors.invalidToken',
+  malformed_authorization: 'errors.malformedAuthorization',
+};
+
+/** A refusal about tokens: one too many (about the form's `name` field), or a bearer token that is not valid. */
 export class ApiTokenError extends AppError<'tokens', ApiTokenErrorCode> {
   constructor(code: ApiTokenErrorCode) {
-    super('tokens', code, `errors.${code}`, `API token refused: ${code}`, { max: MAX_TOKENS_PER_USER }, 'name');
+    const tooMany = code === 'too_many';
+    super(
+      'tokens',
+      code,
+      API_TOKEN_ERROR_KEYS[code],
+      `API token refused: ${code}`,
+      tooMany ? { max: MAX_TOKENS_PER_USER } : {},
+      tooMany ? 'name' : undefined,
+    );
     this.name = 'ApiTokenError';
   }
 }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { AppError } from '~/utils/app-error';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
 
 export type { TransactionSql };
@@ -21,6 +22,23 @@ const WAIT_MS = 10_000;
 const TRY_LOCK_MS = 50;
 
 export type Answer = { status: number; body: unknown };
+
+export const IDEMPOTENCY_ERROR_CODES = ['idempotency_key_invalid', 'idempotency_mismatch', 'idempotency_busy'] as const;
+export type IdempotencyErrorCode = (typeof IDEMPOTENCY_ERROR_CODES)[number];
+
+const IDEMPOTENCY_ERROR_KEYS: Record<IdempotencyErrorCode, string> = {
+  idempotency_key_invalid: 'errors.idempotencyKeyInvalid',
+  idempotency_mismatch: 'errors.idempotencyMismatch',
+  idempotency_busy: 'errors.idempotencyBusy',
+};
+
+/** An Idempotency-Key refused: malformed, used with another request, or its request still running. */
+export class IdempotencyError extends AppError<'tokens', IdempotencyErrorCode> {
+  constructor(code: IdempotencyErrorCode) {
+    super('tokens', code, IDEMPOTENCY_ERROR_KEYS[code], `Idempotency-Key refused: ${code}`);
+    this.name = 'IdempotencyError';
+  }
+}
 export type Outcome = { kind: 'fresh' | 'replayed'; answer: Answer } | { kind: 'mismatch' } | { kind: 'busy' };
 
 /** A key is 1 to 255 visible ASCII characters (Stripe allows 255; a UUID v4 is the usual choice). */

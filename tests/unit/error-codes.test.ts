@@ -6,6 +6,7 @@ import { API_TOKEN_ERROR_CODES, ApiTokenError } from '../../app/services/api-tok
 import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
 import { errors as generationErrors, GENERATION_ERROR_CODES } from '../../app/services/generation-rules.server';
+import { IDEMPOTENCY_ERROR_CODES, IdempotencyError } from '../../app/services/idempotency.server';
 import { OUTBOUND_ERROR_CODES, OutboundError } from '../../app/services/outbound.server';
 import { BLOCKED_URL_REASONS, WEBHOOK_ERROR_CODES, WebhookError } from '../../app/services/webhooks.server';
 import { WpError } from '../../app/services/wordpress-client.server';
@@ -46,6 +47,7 @@ function everyRefusal(): AppError[] {
     ...WP_PROBLEMS.map((problem) => new WpError(problem, 'the site said something')),
     ...CSV_ERROR_CODES.map((code) => new CsvError(code)),
     ...API_TOKEN_ERROR_CODES.map((code) => new ApiTokenError(code)),
+    ...IDEMPOTENCY_ERROR_CODES.map((code) => new IdempotencyError(code)),
     ...WEBHOOK_ERROR_CODES.filter((code) => code !== 'blocked_url').map((code) => new WebhookError(code, code)),
     ...BLOCKED_URL_REASONS.map((reason) => new WebhookError('blocked_url', 'refused', reason)),
     ...OUTBOUND_ERROR_CODES.map((code) => new OutboundError(code, code)),
