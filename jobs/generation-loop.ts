@@ -16,6 +16,7 @@ import { SlotWithdrawn, WORKER_ID, type ClaimedItem, type KeyLookup } from '~/se
 import { env } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';
 import { singleton } from '~/utils/singleton.server';
+import { Alarm, CpuTurns, sleep, slotGate } from './generation-timing';
 
 // The generation worker of a process: a hand-written fetch/complete loop over the `generate-item`
 // queue (pg-boss's work() sleeps a polling interval after every fetch; see TOOLING.md). It only
@@ -59,66 +60,8 @@ const holder = singleton<{ loop?: GenerationLoop }>('generation-loop', () => ({}
 
 type LoopOptions = { concurrency?: number; perUser?: number; leaseSeconds?: number };
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** A nap that a wake-up (NOTIFY, an item's end, stop) cuts short; a wake-up during work skips the next nap. */
-class Alarm {
-  private woken = false;
-  private wakeUp: (() => void) | null = null;
-
-  reset() {
-    this.woken = false;
-  }
-
-  wake() {
-    this.woken = true;
-    this.wakeUp?.();
-  }
-
-  nap(ms: number, stopping: boolean): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (this.woken || stopping) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
-    });
-  }
-}
-
-/**
- * Answered items' CPU work (conversion, booking) takes turns, one per event-loop iteration, so the
- * answers that land meanwhile are read, and their slots' next requests sent, in between.
- */
-class CpuTurns {
-  private turns: (() => void)[] = [];
-
-  take(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (this.turns.push(resolve) === 1) setImmediate(this.next);
-    });
-  }
-
-  private next = () => {
-    this.turns.shift()?.();
-    if (this.turns.length > 0) setImmediate(this.next);
-  };
-}
-
 /** A claimed item kept next in line until a slot is granted (or it is withdrawn). */
 type Waiting = { resultId: string; attempt: number; grant: () => void; withdraw: (err: Error) => void; task: Promise<void> };
-
-/** The promise an item's work waits on before calling its provider, with the hands that settle it. */
-function slotGate() {
-  let grant!: () => void;
-  let withdraw!: (err: Error) => void;
-  const slot = new Promise<void>((resolve, reject) => ((grant = resolve), (withdraw = reject)));
-  slot.catch(() => {});
-  return { slot, grant, withdraw };
-}
 
 // A slot is taken while the provider works on an item. Each claim also takes up to `concurrency`
 // items more, kept `waiting` next in line (leased, their keys looked up): a slot that frees when
