@@ -3,7 +3,7 @@ import type { ApiTokenErrorCode } from '~/services/api-tokens.server';
 import type { BillingErrorCode } from '~/services/billing.server';
 import type { CsvErrorCode } from '~/services/csv-import.server';
 import type { IdempotencyErrorCode } from '~/services/idempotency.server';
-import type { GenerationErrorCode } from '~/services/generation-rules.server';
+import type { GenerationErrorCode } from '~/services/generation/rules.server';
 import type { OutboundErrorCode } from '~/services/outbound.server';
 import type { WebhookErrorCode } from '~/services/webhooks.server';
 import { WpError } from '~/services/wordpress-client.server';

@@ -43,7 +43,7 @@ export const queues = {
     work: { batchSize: 1, pollingIntervalSeconds: 30 },
     cron: '23 * * * *',
   },
-  // Bulk generation (issue 7): one job per result item. Run by the hand-written fetch/complete loop of
+  // Bulk generation: one job per result item. Run by the hand-written fetch/complete loop of
   // jobs/generation-loop.ts (not work()): GENERATION_CONCURRENCY in flight per process, refilled as
   // soon as a slot frees, GENERATION_CONCURRENCY_PER_USER per user across processes. Provider retries
   // happen inside the item; pg-boss's own retry and expiry only back up a crash (the loop also revives

@@ -5,7 +5,7 @@ import { getT } from '../../app/i18n.server';
 import { API_TOKEN_ERROR_CODES, ApiTokenError } from '../../app/services/api-tokens.server';
 import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
-import { errors as generationErrors, GENERATION_ERROR_CODES } from '../../app/services/generation-rules.server';
+import { errors as generationErrors, GENERATION_ERROR_CODES } from '../../app/services/generation/rules.server';
 import { IDEMPOTENCY_ERROR_CODES, IdempotencyError } from '../../app/services/idempotency.server';
 import { OUTBOUND_ERROR_CODES, OutboundError } from '../../app/services/outbound.server';
 import { BLOCKED_URL_REASONS, WEBHOOK_ERROR_CODES, WebhookError } from '../../app/services/webhooks.server';

@@ -3,43 +3,17 @@ import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
-import type { Result } from '~/services/results.server';
 import { imageFileName, textFileName } from '~/utils/download-names';
 import { dateTimeFormat } from '~/utils/intl-format';
 import type { Translate } from '~/utils/generation-schema';
 import { resultFailureText } from '~/utils/generation-errors';
 import { BulkCheckbox } from '~/components/wordpress/bulk-select';
-import { PublicationStatus, type PublicationView } from '~/components/wordpress/publication-status';
+import { PublicationStatus } from '~/components/wordpress/publication-status';
 import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
 import { ResultEditor } from './result-editor';
-
-export type ResultView = Pick<
-  Result,
-  | 'id'
-  | 'runId'
-  | 'type'
-  | 'prompt'
-  | 'title'
-  | 'content'
-  | 'status'
-  | 'errorCode'
-  | 'errorParams'
-  | 'metadata'
-  | 'characterCount'
-  | 'wordCount'
-  | 'createdAt'
-  | 'model'
-> & {
-  /** The result's latest WordPress publication (feat/wp), if any. */
-  publication?: PublicationView | null;
-  /** A text result's SEO fields (issue 21 §3), edited with it. */
-  seo?: Result['seo'];
-};
-
-/** What the results list knows about the user's WordPress publishing (feat/wp). */
-export type WordPressView = { canPublish: boolean; hasSites: boolean; timeZone: string };
+import type { ResultView, WordPressView } from './result-view';
 
 const dots = {
   processing: 'bg-blue-500 motion-safe:animate-pulse',
