@@ -1,5 +1,5 @@
-import type { ConnectionCheck, WpProblem } from '~/services/wordpress-client.server';
-import { WordPressServiceError } from '~/services/wordpress.server';
+import type { ConnectionCheck, WpProblem } from '~/services/wordpress/client.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
 import type { Translate } from '~/utils/auth-schemas';
 
 // What the /api/wordpress/* routes and the WordPress page share beyond the API context

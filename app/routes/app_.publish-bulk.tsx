@@ -22,16 +22,11 @@ import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { DripFields, DripPreview, type DripPreviewData, type DripValues } from '~/components/wordpress/drip-fields';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
-import {
-  bulkSelection,
-  existingPublications,
-  queueBulkPublications,
-  refreshSiteTimeZone,
-  siteCategories,
-  WordPressServiceError,
-  type Publication,
-} from '~/services/wordpress.server';
-import { getDripSchedule, newSeed, queueDrip } from '~/services/wordpress-drip.server';
+import { bulkSelection, queueBulkPublications } from '~/services/wordpress/bulk.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
+import { existingPublications, type Publication } from '~/services/wordpress/publications.server';
+import { refreshSiteTimeZone, siteCategories } from '~/services/wordpress/sites.server';
+import { getDripSchedule, newSeed, queueDrip } from '~/services/wordpress/drip.server';
 import { timeOf } from '~/utils/drip-plan';
 import { dripSchema } from '~/utils/drip-schemas';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';

@@ -23,15 +23,11 @@ import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
-import {
-  existingPublication,
-  imageResultHtml,
-  listSites,
-  publishAndWait,
-  refreshSiteTimeZone,
-  siteCategories,
-  WordPressServiceError,
-} from '~/services/wordpress.server';
+import { imageResultHtml } from '~/services/wordpress/content.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
+import { existingPublication } from '~/services/wordpress/publications.server';
+import { publishAndWait } from '~/services/wordpress/publish-now.server';
+import { listSites, refreshSiteTimeZone, siteCategories } from '~/services/wordpress/sites.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';

@@ -17,23 +17,21 @@ import { UrlDialog } from '~/components/ui/dialog';
 import { Field } from '~/components/ui/field';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
+import { cancelPublication, listScheduled, retryPublicationNow } from '~/services/wordpress/schedules.server';
 import {
-  cancelPublication,
   createSite,
   deleteSite,
   getSite,
-  listScheduled,
   listSites,
   openTestedPassword,
   refreshSiteTimeZone,
-  retryPublicationNow,
   sealTestedPassword,
   setDefaultSite,
   siteCredentials,
   testConnection,
   updateSite,
-  WordPressServiceError,
-} from '~/services/wordpress.server';
+} from '~/services/wordpress/sites.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
@@ -41,7 +39,7 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import { connectionMessage } from '~/http/wordpress-api.server';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
-import { moveScheduled } from '~/services/wordpress-drip.server';
+import { moveScheduled } from '~/services/wordpress/drip.server';
 import { scheduleRefusal } from '~/http/schedule-messages.server';
 import { moveSchema } from '~/utils/drip-schemas';
 import { refreshSitePosts, sitePostsSummary } from '~/services/internal-links.server';

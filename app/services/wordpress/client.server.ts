@@ -1,6 +1,6 @@
 import { type WpProblem } from '~/utils/wordpress-errors';
 import { AppError } from '~/utils/app-error';
-import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound.server';
+import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResponse } from '../outbound.server';
 
 // The WordPress REST API as Postforge uses it, over the outbound guard, with Basic auth and an
 // Application Password. Routes go through `?rest_route=`, which works with and without pretty
