@@ -1,6 +1,7 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
-import { listPublishedPosts, type WpCallOptions } from './wordpress/client.server';
+import type { WpCallOptions } from './wordpress/client.server';
+import { listPublishedPosts } from './wordpress/client-content.server';
 import { weaveLinks } from '~/utils/link-weaver';
 import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { WordPressServiceError } from './wordpress/errors.server';

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { sql, transaction, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
 import { hasLinkTo, weaveLinks, type LinkTarget } from '~/utils/link-weaver';
-import { getPostRaw, publishedPostLinks, updatePostContent, type SiteCredentials, type WpCallOptions } from './client.server';
+import type { SiteCredentials, WpCallOptions } from './client.server';
+import { getPostRaw, publishedPostLinks, updatePostContent } from './client-content.server';
 
 // Internal links at publish time: a result's kept proposals (result_links, never the
 // removed ones) resolved for the site it is published to, and the late fix-ups of links to run posts

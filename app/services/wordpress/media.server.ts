@@ -1,5 +1,6 @@
 import { sql, type Db } from '../../../db/client';
-import { findMediaByMarker, getMedia, uploadMedia, type SiteCredentials, type WpCallOptions, type WpMedia } from './client.server';
+import type { SiteCredentials, WpCallOptions } from './client.server';
+import { findMediaByMarker, getMedia, uploadMedia, type WpMedia } from './client-content.server';
 
 // Our images (generation's stored images) on a site's media library: each uploaded at most once per
 // site (wordpress_media), found again by the marker in its file name after a lost record.

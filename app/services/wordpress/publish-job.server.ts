@@ -8,6 +8,7 @@ import { publishLinks, queueLinkFixups, runLinkFixups, type FixupOutcome } from 
 import { siteCredentials } from './sites.server';
 import { postContent, seoMeta, wordPressText } from './content.server';
 import { extensionOf, siteMediaFor } from './media.server';
+import { WpError, type SiteCredentials, type WpCallOptions } from './client.server';
 import {
   createPost,
   ensureTags,
@@ -17,10 +18,7 @@ import {
   updatePost,
   uploadMedia,
   whoAmI,
-  WpError,
-  type SiteCredentials,
-  type WpCallOptions,
-} from './client.server';
+} from './client-content.server';
 
 // The `wordpress-publish` job: one publication carried out on its site, or the late internal links
 // of a published post. A marker stored with the post makes a retry find what an earlier attempt made.

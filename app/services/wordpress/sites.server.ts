@@ -5,15 +5,13 @@ import { WordPressServiceError } from './errors.server';
 import { cancelPublishJobs } from './publish-queue.server';
 import {
   checkConnection,
-  listCategories,
   normalizeSiteUrl,
   siteTimeZone,
-  uploadMedia,
   type ConnectionCheck,
   type SiteCredentials,
   type WpCallOptions,
-  type WpCategory,
 } from './client.server';
+import { listCategories, uploadMedia, type WpCategory } from './client-content.server';
 
 // Users' WordPress sites: connect, check, change, remove. Sites are owned (another user's id is
 // "not found"); application passwords are sealed and leave this module only to be sent to the site.
