@@ -1,4 +1,4 @@
-import type { WordPressServiceError } from '~/services/wordpress.server';
+import type { WordPressServiceError } from '~/services/wordpress/errors.server';
 import type { Translate } from '~/utils/auth-schemas';
 
 /** Why a waiting post could not be moved, canceled, paused or resumed, in the reader's language. */

@@ -1,5 +1,5 @@
-import type { ConnectionCheck, WpProblem } from '~/services/wordpress-client.server';
-import { WordPressServiceError } from '~/services/wordpress.server';
+import type { ConnectionCheck, WpProblem } from '~/services/wordpress/client.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { siteWords } from '~/utils/wordpress-errors';
 
@@ -18,7 +18,7 @@ export function diagnosisOf(t: Translate, problem: WpProblem) {
 
 /** The connection test's messages, with a diagnosis the user can act on. */
 export function connectionMessage(t: Translate, check: ConnectionCheck) {
-  // seoPlugin: whether the companion plugin is active (the SEO meta can be written).
+  // seoPlugin: whether the companion plugin is active (then the SEO meta can be written).
   if (check.ok) return { success: true as const, message: t('connection.success'), seoPlugin: check.seoPlugin };
   const message =
     check.problem === 'not_wordpress'

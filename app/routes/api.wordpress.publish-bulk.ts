@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { queueBulkPublications } from '~/services/wordpress.server';
+import { queueBulkPublications } from '~/services/wordpress/bulk.server';
 import { requestTimeZone } from '~/utils/time-zone.server';
 import { bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';

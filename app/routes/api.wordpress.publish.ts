@@ -1,5 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { getPublication, publishAndWait, queuePublish, WordPressServiceError } from '~/services/wordpress.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
+import { getPublication, queuePublish } from '~/services/wordpress/publications.server';
+import { publishAndWait } from '~/services/wordpress/publish-now.server';
 import { publishSchema, type PublishPayload } from '~/utils/wordpress-schemas';
 import { withApi, type ApiContext } from '~/http/api-context.server';
 import { idempotent } from '~/http/idempotency.server';

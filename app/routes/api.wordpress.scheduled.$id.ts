@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { cancelPublication, getPublication, reschedulePublication } from '~/services/wordpress.server';
+import { getPublication } from '~/services/wordpress/publications.server';
+import { cancelPublication, reschedulePublication } from '~/services/wordpress/schedules.server';
 import { rescheduleSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs } from '@remix-run/node';
-import { setDefaultSite } from '~/services/wordpress.server';
+import { setDefaultSite } from '~/services/wordpress/sites.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { siteIdParam } from '~/http/wordpress-api.server';

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { deleteSite, getSite, updateSite } from '~/services/wordpress.server';
+import { deleteSite, getSite, updateSite } from '~/services/wordpress/sites.server';
 import { siteUpdateSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { siteIdParam } from '~/http/wordpress-api.server';

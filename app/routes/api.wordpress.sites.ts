@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { createSite, listSites, refreshSiteTimeZone } from '~/services/wordpress.server';
+import { createSite, listSites, refreshSiteTimeZone } from '~/services/wordpress/sites.server';
 import { siteSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { testConnection } from '~/services/wordpress.server';
+import { testConnection } from '~/services/wordpress/sites.server';
 import { testConnectionSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';

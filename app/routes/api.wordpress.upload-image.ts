@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { isPro } from '~/catalogue';
-import { WpError } from '~/services/wordpress-client.server';
-import { uploadImageToSite } from '~/services/wordpress.server';
+import { WpError } from '~/services/wordpress/client.server';
+import { uploadImageToSite } from '~/services/wordpress/sites.server';
 import { uploadImageSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';

@@ -13,41 +13,33 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { useHydrated } from '~/components/generation/use-hydrated';
 import { Button } from '~/components/ui/button';
 import { ButtonLink } from '~/components/ui/button-link';
-import { ErrorList, Field } from '~/components/ui/field';
-import { inputClass } from '~/components/ui/input';
-import { ExistingChoice } from '~/components/wordpress/existing-choice';
+import { ErrorList } from '~/components/ui/field';
+import { BulkExistingPosts } from '~/components/wordpress/bulk-existing';
+import { BulkScheduleFields } from '~/components/wordpress/bulk-schedule-fields';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
-import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { DripFields, DripPreview, type DripPreviewData, type DripValues } from '~/components/wordpress/drip-fields';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
-import {
-  bulkSelection,
-  existingPublications,
-  queueBulkPublications,
-  refreshSiteTimeZone,
-  siteCategories,
-  WordPressServiceError,
-  type Publication,
-} from '~/services/wordpress.server';
-import { getDripSchedule, newSeed, queueDrip } from '~/services/wordpress-drip.server';
+import { bulkSelection } from '~/services/wordpress/bulk.server';
+import { existingPublications, type Publication } from '~/services/wordpress/publications.server';
+import { refreshSiteTimeZone, siteCategories } from '~/services/wordpress/sites.server';
+import { getDripSchedule } from '~/services/wordpress/drip.server';
 import { timeOf } from '~/utils/drip-plan';
 import { dripSchema } from '~/utils/drip-schemas';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
-import { errorStatus } from '~/http/errors.server';
+import { publishBulk, publishDrip } from '~/http/wordpress-bulk.server';
 import { rootT } from '~/utils/meta';
 import { requestTimeZone } from '~/utils/time-zone.server';
-import { redirectWithToast } from '~/http/toast.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';
 
-// Bulk publish (issue 10): the results chosen on the Results or WordPress tab (?ids=, repeated or
+// Bulk publish: the results chosen on the Results or WordPress tab (?ids=, repeated or
 // comma-separated), to one site (?site= switches it and reloads its categories), published now or
 // spread over a schedule: the first at a date and time in the user's time zone, then one every N
-// hours or days, or dripped under the site's drip schedule (issue 21 §4: N a day inside a daily
+// hours or days, or dripped under the site's drip schedule (N a day inside a daily
 // window on chosen weekdays; posting it renders the planned dates, a second post confirms them).
 // A plain GET/POST page, so it works without JavaScript; with it, the form is checked in the
 // browser (the same schema) and only the chosen mode's fields show.
@@ -127,96 +119,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
-/** The drip mode's posts (its own fields and rules, see dripAction). */
+/** The drip mode's posts (its own fields and rules, see publishDrip). */
 const dripMode = z.object({ mode: z.literal('drip') });
 
+/** Now or spread (publishBulk), or the drip mode's plan and confirmation (publishDrip). */
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
-  if (parseWithZod(formData, { schema: dripMode }).status === 'success') return dripAction(user.id, formData, t);
-  const submission = parseWithZod(formData, { schema: bulkPublishSchema(t, requestTimeZone(request)) });
-  if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
-  const input = submission.value;
-  let count: number;
-  try {
-    count = (await queueBulkPublications(user.id, input)).length;
-  } catch (error) {
-    if (!(error instanceof WordPressServiceError)) throw error;
-    // This page is Pro only (its loader sends others to the WordPress tab): the refusal goes there.
-    if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
-    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }) }, { status: errorStatus(error) });
-  }
-  return redirectWithToast('/app?tab=wordpress', {
-    type: 'success',
-    title: input.schedule ? t('bulk.scheduled', { count }) : t('bulk.queued', { count }),
-  });
-}
-
-/** The bulk service's refusals, in the reader's language. */
-function refusal(t: Translate, code: WordPressServiceError['code']): string {
-  switch (code) {
-    case 'not_publishable':
-      return t('bulk.notPublishable');
-    case 'past_start':
-      return t('validation.pastStart');
-    case 'no_content':
-      return t('publish.noContent');
-    case 'already_published':
-      return t('bulk.existing.conflict');
-    case 'no_capacity':
-      return t('drip.noCapacity');
-    case 'outside_rules':
-      return t('drip.rules.window');
-    default:
-      return t('bulk.notFound');
-  }
-}
-
-/**
- * The drip mode: a post without `intent=confirm` plans (a dry run of the very same transaction) and
- * renders the plan; the preview's confirmation posts the same fields with its seed, instant and
- * fingerprint, and queues exactly that plan (or shows the new one when it came out otherwise).
- */
-async function dripAction(userId: string, formData: FormData, t: Translate) {
-  const submission = parseWithZod(formData, { schema: dripSchema(t) });
-  if (submission.status !== 'success') return json({ result: submission.reply(), preview: null }, { status: 400 });
-  const v = submission.value;
-  const confirming = submission.payload.intent === 'confirm' && v.fingerprint && v.seed !== undefined && v.plannedAt;
-  const request = { ...v, seed: v.seed ?? newSeed(), plannedAt: confirming ? v.plannedAt! : new Date() };
-  const fields = [...formData.entries()].flatMap(([name, value]) =>
-    typeof value === 'string' && !['intent', 'seed', 'plannedAt', 'fingerprint'].includes(name) ? [[name, value] as [string, string]] : [],
-  );
-  const preview = async (changed: boolean) => {
-    const plannedAt = new Date();
-    const planned = await queueDrip(userId, { ...request, plannedAt }, { dryRun: true });
-    const data: DripPreviewData = {
-      posts: planned.publications.map((p) => ({ title: p.title, publishAt: p.publishAt })),
-      fingerprint: planned.fingerprint,
-      seed: request.seed,
-      plannedAt: plannedAt.toISOString(),
-      timeZone: v.timeZone,
-      fields,
-      changed,
-    };
-    return json({ result: submission.reply(), preview: data });
-  };
-  try {
-    if (!confirming) return await preview(false);
-    const { publications } = await queueDrip(userId, request, { expect: v.fingerprint });
-    const month = publications[0] ? instantToZoned(new Date(publications[0].publishAt), v.timeZone).date.slice(0, 7) : '';
-    return redirectWithToast(`/app/calendar?site=${v.siteId}${month ? `&month=${month}` : ''}`, {
-      type: 'success',
-      title: t('bulk.scheduled', { count: publications.length }),
-    });
-  } catch (error) {
-    if (!(error instanceof WordPressServiceError)) throw error;
-    if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
-    if (error.code === 'plan_changed')
-      return preview(true).catch(() => json({ result: submission.reply(), preview: null }, { status: 409 }));
-    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }), preview: null }, { status: errorStatus(error) });
-  }
+  const args = { userId: user.id, formData, t, timeZone: requestTimeZone(request) };
+  return parseWithZod(formData, { schema: dripMode }).status === 'success' ? publishDrip(args) : publishBulk(args);
 }
 
 export default function PublishBulk() {
@@ -327,7 +240,7 @@ export default function PublishBulk() {
               ))}
               <input type="hidden" name="siteId" value={siteId ?? ''} />
               <input type="hidden" name="timeZone" value={timeZone} />
-              {existing.length > 0 ? <ExistingPosts existing={existing} siteName={site?.siteName ?? ''} /> : null}
+              {existing.length > 0 ? <BulkExistingPosts existing={existing} siteName={site?.siteName ?? ''} /> : null}
 
               <fieldset>
                 <legend className="text-sm font-medium text-slate-800">{t('bulk.when')}</legend>
@@ -348,64 +261,14 @@ export default function PublishBulk() {
                 </div>
               </fieldset>
 
-              {/* Without JavaScript the schedule fields are always there (used when "spread" is chosen). */}
-              <fieldset
-                className="flex flex-col gap-4 rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200"
-                data-testid="bulk-schedule"
+              <BulkScheduleFields
+                fields={fields}
+                minDate={now.date}
+                timeZone={timeZone}
+                site={site}
+                now={nowIso}
                 hidden={hydrated && mode !== 'schedule'}
-              >
-                <legend className="sr-only">{t('bulk.spread')}</legend>
-                <div className="flex flex-wrap gap-4">
-                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                    {t('bulk.startDate')}
-                    <input
-                      type="date"
-                      name={fields.startDate.name}
-                      min={now.date}
-                      defaultValue={fields.startDate.initialValue as string | undefined}
-                      aria-invalid={fields.startDate.errors ? true : undefined}
-                      className={`${inputClass} w-44`}
-                    />
-                  </label>
-                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                    {t('bulk.startTime')}
-                    <input
-                      type="time"
-                      name={fields.startTime.name}
-                      defaultValue={fields.startTime.initialValue as string | undefined}
-                      className={`${inputClass} w-32`}
-                    />
-                  </label>
-                </div>
-                <ErrorList errors={fields.startDate.errors} />
-                <div className="flex flex-wrap items-end gap-2">
-                  <Field
-                    label={t('bulk.every')}
-                    className="w-32"
-                    inputProps={{
-                      name: fields.every.name,
-                      type: 'number',
-                      min: 1,
-                      max: 365,
-                      step: 1,
-                      defaultValue: fields.every.initialValue as string | undefined,
-                    }}
-                    errors={fields.every.errors}
-                  />
-                  <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-                    <span className="sr-only">{t('bulk.unit')}</span>
-                    <select
-                      name={fields.unit.name}
-                      defaultValue={(fields.unit.initialValue as string) ?? 'days'}
-                      className={`${inputClass} w-32`}
-                    >
-                      <option value="hours">{t('bulk.hours')}</option>
-                      <option value="days">{t('bulk.days')}</option>
-                    </select>
-                  </label>
-                </div>
-                <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
-              </fieldset>
+              />
 
               {dripPaused ? <p className="text-sm text-amber-800">{t('drip.pausedNote')}</p> : null}
               <DripFields
@@ -444,51 +307,6 @@ export default function PublishBulk() {
         )}
       </div>
     </AppShell>
-  );
-}
-
-/**
- * Selected results already on the site (issue 25 §12): each linked to its post, and one choice for
- * all of them: update their posts, publish new ones, or leave them out.
- */
-function ExistingPosts({
-  existing,
-  siteName,
-}: {
-  existing: { resultId: string; title: string; status: string; link: string | null }[];
-  siteName: string;
-}) {
-  const { t } = useTranslation('wordpress');
-  return (
-    <div className="rounded-lg bg-amber-50 p-4 text-sm text-amber-950 ring-1 ring-inset ring-amber-200" data-testid="bulk-existing">
-      <p className="font-semibold">{t('bulk.existing.title', { count: existing.length, site: siteName })}</p>
-      <ul className="mt-2 list-disc pl-5">
-        {existing.map((e) => (
-          <li key={e.resultId} className="break-words">
-            {e.title}{' '}
-            {e.link ? (
-              <a href={e.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 underline">
-                {t('publish.viewPost')}
-              </a>
-            ) : (
-              <span className="text-amber-900">({t('publish.status.queued')})</span>
-            )}
-          </li>
-        ))}
-      </ul>
-      <fieldset className="mt-3">
-        <legend className="font-medium">{t('bulk.existing.choose')}</legend>
-        {(['update', 'new', 'skip'] as const).map((value) => (
-          <ExistingChoice
-            key={value}
-            idPrefix="bulk-existing"
-            value={value}
-            label={t(`bulk.existing.${value}`)}
-            help={t(`bulk.existing.${value}Help`)}
-          />
-        ))}
-      </fieldset>
-    </div>
   );
 }
 

@@ -25,7 +25,8 @@ import {
   runLinksView,
   saveRunLinkSettings,
 } from '~/services/internal-links.server';
-import { listSites, WordPressServiceError } from '~/services/wordpress.server';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
+import { listSites } from '~/services/wordpress/sites.server';
 import { readFormData } from '~/http/json-api.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { relinkPostSchema, removeLinkSchema, runLinkSettingsSchema, runPageIntent } from '~/utils/link-schemas';

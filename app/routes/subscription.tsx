@@ -26,7 +26,7 @@ import {
   claimReturnShown,
 } from '~/services/billing.server';
 import { loadCreditHistory } from '~/services/ledger.server';
-import { countScheduledAfter } from '~/services/wordpress.server';
+import { countScheduledAfter } from '~/services/wordpress/schedules.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { formatUsd, numberFormat } from '~/utils/intl-format';
 import { requestTimeZone } from '~/utils/time-zone.server';

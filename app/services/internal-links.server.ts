@@ -1,9 +1,11 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/utils/env.server';
-import { listPublishedPosts, type WpCallOptions } from './wordpress-client.server';
+import type { WpCallOptions } from './wordpress/client.server';
+import { listPublishedPosts } from './wordpress/client-content.server';
 import { weaveLinks } from '~/utils/link-weaver';
 import { LINK_COUNT_MAX } from '~/utils/link-schemas';
-import { siteCredentials, WordPressServiceError } from './wordpress.server';
+import { WordPressServiceError } from './wordpress/errors.server';
+import { siteCredentials } from './wordpress/sites.server';
 import { singleton } from '~/utils/singleton.server';
 import { getLogger } from '~/utils/logger.server';
 import { enqueue } from '~/queue/boss';
@@ -546,7 +548,7 @@ export async function removeLink(userId: string, linkId: string, db: Db = sql): 
 /**
  * The result's content with its kept links woven in at their proposed URLs (those with an absolute
  * URL: a slug-only link waits for its URL), as the app would show it; removed links are never in it.
- * Publishing does not use it: it resolves each link for the site first (publish-links.server.ts).
+ * Publishing does not use it: it resolves each link for the site first (wordpress/links.server.ts).
  */
 export async function linkedContent(userId: string, resultId: string, db: Db = sql): Promise<string> {
   const [result] = await db<{ content: string | null }[]>`

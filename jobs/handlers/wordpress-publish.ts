@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { runPublication, runPublicationLinkFixups } from '~/services/wordpress.server';
+import { runPublication, runPublicationLinkFixups } from '~/services/wordpress/publish-job.server';
 import { getBoss } from '~/queue/boss';
 import { queues } from '~/queue/queues';
 import { jobSql } from '../../db/client';

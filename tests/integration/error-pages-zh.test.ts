@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { getT } from '../../app/i18n.server';
 import { seal } from '../../app/services/secrets.server';
-import { runPublication } from '../../app/services/wordpress.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
 import type { Translate } from '../../app/utils/auth-schemas';
 import { startTestApp, type TestApp, type TestClient } from '../support/app-server';
 import { startPeer } from '../support/http-peers';

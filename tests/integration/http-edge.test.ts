@@ -6,8 +6,8 @@ import { ERROR_STATUS, errorResponse, errorStatus } from '../../app/http/errors.
 import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
 import { GENERATION_ERROR_CODES, errors as generationErrors } from '../../app/services/generation/rules.server';
-import { WpError } from '../../app/services/wordpress-client.server';
-import { WORDPRESS_ERROR_CODES, WordPressServiceError } from '../../app/services/wordpress.server';
+import { WpError } from '../../app/services/wordpress/client.server';
+import { WORDPRESS_ERROR_CODES, WordPressServiceError } from '../../app/services/wordpress/errors.server';
 import { models } from '../../app/catalogue';
 import { WP_PROBLEMS } from '../../app/utils/wordpress-errors';
 import type { AppError } from '../../app/utils/app-error';

@@ -44,7 +44,7 @@ let wp: WordPressSite;
 type Modules = {
   gen: typeof import('../../app/services/generation/start.server');
   links: typeof import('../../app/services/internal-links.server');
-  wordpress: typeof import('../../app/services/wordpress.server');
+  wordpress: typeof import('../../app/services/wordpress/sites.server');
   results: typeof import('../../app/services/results.server');
   schema: typeof import('../../app/utils/generation-schema');
 };
@@ -67,7 +67,7 @@ beforeAll(async () => {
   m = {
     gen: await import('../../app/services/generation/start.server'),
     links: await import('../../app/services/internal-links.server'),
-    wordpress: await import('../../app/services/wordpress.server'),
+    wordpress: await import('../../app/services/wordpress/sites.server'),
     results: await import('../../app/services/results.server'),
     schema: await import('../../app/utils/generation-schema'),
   };

@@ -2,16 +2,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { linkRun, refreshSitePosts, removeLink, resultLinks, type ResultLink } from '../../app/services/internal-links.server';
-import { linkFixups } from '../../app/services/publish-links.server';
-import {
-  createSite,
-  getPublication,
-  queueBulkPublications,
-  queuePublications,
-  runPublication,
-  runPublicationLinkFixups,
-  type Publication,
-} from '../../app/services/wordpress.server';
+import { linkFixups } from '../../app/services/wordpress/links.server';
+import { queueBulkPublications } from '../../app/services/wordpress/bulk.server';
+import { getPublication, queuePublications, type Publication } from '../../app/services/wordpress/publications.server';
+import { runPublication, runPublicationLinkFixups } from '../../app/services/wordpress/publish-job.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';

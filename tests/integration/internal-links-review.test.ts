@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import { createSite } from '../../app/services/wordpress.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
 import { startTestApp, type TestApp, type TestClient } from '../support/app-server';
 import { signedInClient } from '../support/input-tools';
 

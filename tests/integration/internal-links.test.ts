@@ -15,8 +15,8 @@ import {
   slugFromTitle,
 } from '../../app/services/internal-links.server';
 import { plainText, sanitizeArticle } from '../../app/services/providers.server';
-import { createSite } from '../../app/services/wordpress.server';
-import { listPublishedPosts } from '../../app/services/wordpress-client.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
+import { listPublishedPosts } from '../../app/services/wordpress/client-content.server';
 import { createSession } from '../../app/services/sessions.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
-import { runPublication } from '../../app/services/wordpress.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startPeer, startProxy, type Peer, type Proxy } from '../support/http-peers';

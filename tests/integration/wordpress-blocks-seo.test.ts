@@ -1,20 +1,11 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import {
-  createSite,
-  getPublication,
-  postContent,
-  prepareContent,
-  queueBulkPublications,
-  queuePublications,
-  queuePublish,
-  runPublication,
-  SEO_META_KEYS,
-  testConnection,
-  updateSite,
-  type PublishRequest,
-} from '../../app/services/wordpress.server';
+import { queueBulkPublications } from '../../app/services/wordpress/bulk.server';
+import { postContent, prepareContent, SEO_META_KEYS } from '../../app/services/wordpress/content.server';
+import { getPublication, queuePublications, queuePublish, type PublishRequest } from '../../app/services/wordpress/publications.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
+import { createSite, testConnection, updateSite } from '../../app/services/wordpress/sites.server';
 import { BLOCK_NAMES } from '../../app/utils/gutenberg-blocks';
 import { publishSchema } from '../../app/utils/wordpress-schemas';
 import { startWordPress, type WordPressSite } from '../support/wordpress';

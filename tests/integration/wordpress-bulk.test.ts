@@ -5,7 +5,10 @@ import { getBoss } from '../../app/queue/boss';
 import { queues } from '../../app/queue/queues';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { createSession } from '../../app/services/sessions.server';
-import { createSite, queueBulkPublications, queuePublications, runPublication, zonedSchedule } from '../../app/services/wordpress.server';
+import { queueBulkPublications, zonedSchedule } from '../../app/services/wordpress/bulk.server';
+import { queuePublications } from '../../app/services/wordpress/publications.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
-import { createSite, runPublication } from '../../app/services/wordpress.server';
-import { pauseDrip, queueDrip, resumeDrip } from '../../app/services/wordpress-drip.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
+import { pauseDrip, queueDrip, resumeDrip } from '../../app/services/wordpress/drip.server';
 import { timeOf, weekdayOf, type DripRules } from '../../app/utils/drip-plan';
 import { instantToZoned } from '../../app/utils/zoned-time';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';

@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { env } from '../../app/utils/env.server';
-import {
-  createSite,
-  getPublication,
-  publishAndWait,
-  queuePublications,
-  queuePublish,
-  runPublication,
-  type PublishRequest,
-} from '../../app/services/wordpress.server';
+import { getPublication, queuePublications, queuePublish, type PublishRequest } from '../../app/services/wordpress/publications.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
+import { publishAndWait } from '../../app/services/wordpress/publish-now.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';
 

@@ -4,18 +4,12 @@ import { sql } from '../../db/client';
 import { getBoss } from '../../app/queue/boss';
 import { queues } from '../../app/queue/queues';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
-import {
-  createSite,
-  getPublication,
-  listScheduled,
-  cancelPublication,
-  reschedulePublication,
-  queuePublications,
-  runPublication,
-  spreadSchedule,
-  WordPressServiceError,
-  type PublishRequest,
-} from '../../app/services/wordpress.server';
+import { spreadSchedule } from '../../app/services/wordpress/bulk.server';
+import { WordPressServiceError } from '../../app/services/wordpress/errors.server';
+import { getPublication, queuePublications, type PublishRequest } from '../../app/services/wordpress/publications.server';
+import { runPublication } from '../../app/services/wordpress/publish-job.server';
+import { listScheduled, cancelPublication, reschedulePublication } from '../../app/services/wordpress/schedules.server';
+import { createSite } from '../../app/services/wordpress/sites.server';
 import { createEndpoint } from '../../app/services/webhooks.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';

@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { sql } from '../../db/client';
 import { createSession } from '../../app/services/sessions.server';
 import { checkUrl, isBlockedAddress, outboundRequest, OutboundError, type LookupFn } from '../../app/services/outbound.server';
-import { createSite, testConnection } from '../../app/services/wordpress.server';
+import { createSite, testConnection } from '../../app/services/wordpress/sites.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startPeer, type Peer } from '../support/http-peers';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markdownToArticle, plainText, sanitizeArticle } from '../../app/services/providers.server';
-import { wordPressText } from '../../app/services/wordpress.server';
+import { wordPressText } from '../../app/services/wordpress/content.server';
 
 // What a stored article may hold (issue 22 §5, issue 25 item 11): only our own images, only
 // absolute http(s) links, one h1 per page (the post's title), and titles as plain text.

@@ -9,8 +9,8 @@ import { errors as generationErrors, GENERATION_ERROR_CODES } from '../../app/se
 import { IDEMPOTENCY_ERROR_CODES, IdempotencyError } from '../../app/services/idempotency.server';
 import { OUTBOUND_ERROR_CODES, OutboundError } from '../../app/services/outbound.server';
 import { BLOCKED_URL_REASONS, WEBHOOK_ERROR_CODES, WebhookError } from '../../app/services/webhooks.server';
-import { WpError } from '../../app/services/wordpress-client.server';
-import { WORDPRESS_ERROR_CODES, WordPressServiceError } from '../../app/services/wordpress.server';
+import { WpError } from '../../app/services/wordpress/client.server';
+import { WORDPRESS_ERROR_CODES, WordPressServiceError } from '../../app/services/wordpress/errors.server';
 import type { AppError, ErrorDomain } from '../../app/utils/app-error';
 import type { Translate } from '../../app/utils/auth-schemas';
 import { failureText, GENERATION_FAILURES } from '../../app/utils/generation-errors';

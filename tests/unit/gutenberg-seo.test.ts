@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { prepareContent } from '../../app/services/wordpress.server';
+import { prepareContent } from '../../app/services/wordpress/content.server';
 import { markdownToArticle } from '../../app/services/providers.server';
 import { BLOCK_NAMES, htmlToBlocks } from '../../app/utils/gutenberg-blocks';
 import { cleanSeo, seoWithFallbacks, slugify, splitSeoBlock, truncateAtWord } from '../../app/utils/seo-fields';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { postContent, prepareContent } from '../../app/services/wordpress.server';
+import { postContent, prepareContent } from '../../app/services/wordpress/content.server';
 import { sanitizeArticle } from '../../app/services/providers.server';
 import { hasLinkTo, weaveLinks, type LinkTarget } from '../../app/utils/link-weaver';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { timeZoneOfIndex } from '../../app/services/wordpress-client.server';
+import { timeZoneOfIndex } from '../../app/services/wordpress/client.server';
 import { errorExplanationKey, storedErrorCode, WP_ERROR_CODES, WP_PROBLEMS } from '../../app/utils/wordpress-errors';
 
 // Issue 25 §14-15: every failure code a publication can store is explained in both languages (a

@@ -1,14 +1,15 @@
 import crypto from 'node:crypto';
-import { sql, transaction, type Db } from '../../db/client';
+import { sql, transaction, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
 import { hasLinkTo, weaveLinks, type LinkTarget } from '~/utils/link-weaver';
-import { getPostRaw, publishedPostLinks, updatePostContent, type SiteCredentials, type WpCallOptions } from './wordpress-client.server';
+import type { SiteCredentials, WpCallOptions } from './client.server';
+import { getPostRaw, publishedPostLinks, updatePostContent } from './client-content.server';
 
-// Internal links at publish time (issue 26 §5): a result's kept proposals (result_links, never the
+// Internal links at publish time: a result's kept proposals (result_links, never the
 // removed ones) resolved for the site it is published to, and the late fix-ups of links to run posts
 // published after it (wordpress_link_fixups, migration 028). The proposals say where a link may go;
 // the URL is the site's: a site post's current link, a run post's published link. Called by
-// wordpress.server.ts (runPublication and the fix-up job), which owns the credentials.
+// publish-job.server.ts (runPublication and the fix-up job), which has the site's credentials.
 
 // Links to the site's own posts: no rel. `nofollow` tells search engines not to credit the target,
 // which is the point of internal links; `noopener`/`noreferrer` guard new tabs to other sites.

@@ -1,21 +1,17 @@
 import crypto from 'node:crypto';
-import { sql, transaction, type Db } from '../../db/client';
-import { enqueueMany, getBoss } from '~/queue/boss';
+import { sql, transaction, type Db } from '../../../db/client';
+import { enqueueMany } from '~/queue/boss';
 import { DripPlanError, planDrip, weekdayOf, type DripRules } from '~/utils/drip-plan';
 import { validTimeZone } from '~/utils/time-zone';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
-import {
-  getPublication,
-  getSite,
-  listSites,
-  queueBulkPublications,
-  reschedulePublication,
-  WordPressServiceError,
-  type BulkPublishInput,
-  type Publication,
-} from './wordpress.server';
+import { WordPressServiceError } from './errors.server';
+import { getSite, listSites } from './sites.server';
+import { getPublication, type Publication } from './publications.server';
+import { reschedulePublication } from './schedules.server';
+import { queueBulkPublications, type BulkPublishInput } from './bulk.server';
+import { cancelPublishJobs } from './publish-queue.server';
 
-// Drip schedules (issue 21 §4): a site's rules (wordpress_drip_schedules), the plans confirmed with
+// Drip schedules: a site's rules (wordpress_drip_schedules), the plans confirmed with
 // them (wordpress_drip_plans: seed, rules, zone) and pause/resume. A plan's posts are ordinary
 // publications with their own `wordpress-publish` job at their time (queueBulkPublications: one
 // transaction, the same exactly-once publisher); this module only decides the times. Planning takes
@@ -247,11 +243,8 @@ export async function resumeDrip(userId: string, siteId: number, db: Db = sql): 
       first: times[0]!.toISOString(),
     };
   });
-  if (jobs.length) {
-    const boss = await getBoss();
-    // The handler also compares the job id, so an old job that was already running stands down.
-    await boss.cancel('wordpress-publish', jobs).catch(() => undefined);
-  }
+  // The handler also compares the job id, so an old job that was already running stands down.
+  await cancelPublishJobs(jobs);
   return { replanned, first };
 }
 

@@ -1,0 +1,98 @@
+import { parseWithZod } from '@conform-to/zod';
+import { json } from '@remix-run/node';
+import { z } from 'zod';
+import { WordPressServiceError } from '~/services/wordpress/errors.server';
+import { publishAndWait } from '~/services/wordpress/publish-now.server';
+import type { Translate } from '~/utils/auth-schemas';
+import { publicationErrorText } from '~/utils/wordpress-errors';
+import { publishSchema } from '~/utils/wordpress-schemas';
+import { zonedToInstant } from '~/utils/zoned-time';
+import { errorMessage, errorStatus } from './errors.server';
+import { redirectWithToast } from './toast.server';
+
+// The publish page's post (/app/publish/:resultId): one result to one site, now or at a time.
+
+/**
+ * The publish form as posted (read as typed, a repeated field by its first value): publish now, or
+ * schedule at a date and time in a zone; then the publish payload's own rules (the same as the API's).
+ */
+const publishFormSchema = (t: Translate, resultId: string | undefined) =>
+  z
+    .record(z.unknown())
+    .transform((form) => {
+      const field = (name: string) => (Array.isArray(form[name]) ? (form[name] as unknown[])[0] : form[name]);
+      const text = (name: string, fallback = '') => {
+        const value = field(name);
+        return value === undefined ? fallback : String(value);
+      };
+      const schedule = field('mode') === 'schedule';
+      const at = schedule ? zonedToInstant(text('date'), text('time'), text('tz', 'UTC')) : null;
+      const categories = form.categories === undefined ? [] : ([] as unknown[]).concat(form.categories).map(String);
+      return {
+        resultId,
+        siteId: field('siteId'),
+        title: field('title'),
+        content: field('content'),
+        excerpt: field('excerpt') ?? '',
+        metaDescription: field('metaDescription'),
+        slug: field('slug'),
+        focusKeyword: field('focusKeyword'),
+        categories,
+        tags: text('tags'),
+        status: schedule ? 'future' : 'publish',
+        publishDate: at ? at.toISOString() : null,
+        featured: field('featured') ?? '',
+        onExisting: field('onExisting') ?? '',
+        target: field('target') ?? '',
+      };
+    })
+    .pipe(publishSchema(t));
+
+/** Publishes (or schedules) the result as the form says; the form comes back with the reason when refused. */
+export async function publishResult({
+  userId,
+  resultId,
+  formData,
+  t,
+}: {
+  userId: string;
+  resultId: string | undefined;
+  formData: FormData;
+  t: Translate;
+}) {
+  const submission = parseWithZod(formData, { schema: publishFormSchema(t, resultId), disableAutoCoercion: true });
+  if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
+  const input = submission.value;
+  const refuse = (message: string, status: number) => json({ result: submission.reply({ formErrors: [message] }) }, { status });
+  let done;
+  try {
+    // Publish now waits for the site (bounded); a slower site finishes in the background.
+    done = await publishAndWait(userId, input);
+  } catch (error) {
+    if (!(error instanceof WordPressServiceError)) throw error;
+    // On this page only a text result or an image can be chosen: "not publishable" means not an image.
+    return refuse(error.code === 'not_publishable' ? t('publish.notImage') : errorMessage(t, error), errorStatus(error));
+  }
+  if (!done) return refuse(t('publish.noContent'), 400);
+  const { publication, outcome } = done;
+  if (outcome === 'failed')
+    return refuse(
+      publication.lastErrorCode || publication.lastError
+        ? publicationErrorText(t, publication.lastErrorCode, publication.lastError)
+        : t('publish.failed'),
+      502,
+    );
+  const media = publication.kind === 'media';
+  const title =
+    outcome === 'scheduled'
+      ? t('publish.scheduled')
+      : outcome === 'background'
+        ? t('publish.backgroundTitle')
+        : media
+          ? t('publish.mediaUploaded')
+          : input.onExisting === 'update'
+            ? t('publish.updated')
+            : t('publish.published');
+  const description = outcome === 'background' ? t('publish.background') : undefined;
+  return redirectWithToast('/app?tab=results', { type: 'success', title, ...(description ? { description } : {}) });
+}

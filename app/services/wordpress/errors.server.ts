@@ -1,0 +1,62 @@
+import { AppError } from '~/utils/app-error';
+import type { Publication } from './publications.server';
+
+// The refusals of the WordPress services: one code each, with its message key in the `wordpress`
+// namespace (the HTTP edge gives the status and translates).
+
+export const WORDPRESS_ERROR_CODES = [
+  /** A site, result or run that is unknown or another user's (and a move or cancel of a post no longer waiting). */
+  'not_found',
+  /** A publication id that is unknown or another user's. */
+  'publication_not_found',
+  'not_pro',
+  'no_content',
+  'not_publishable',
+  'past_start',
+  'already_published',
+  'not_waiting',
+  // Drip schedules (drip.server.ts).
+  'plan_changed',
+  'no_capacity',
+  'outside_rules',
+  'no_schedule',
+  /** The site's address is one the outbound guard refuses (private, loopback, another scheme). */
+  'blocked_url',
+  // Internal links (internal-links.server.ts): a link that is not the post's, a post that cannot be linked.
+  'link_not_found',
+  'not_linkable',
+] as const;
+export type WordPressErrorCode = (typeof WORDPRESS_ERROR_CODES)[number];
+
+/** Each code's message in the `wordpress` namespace (already_published in bulk: bulk.existing.conflict). */
+const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
+  not_found: 'sites.notFound',
+  publication_not_found: 'scheduled.notFound',
+  not_pro: 'publish.proOnly',
+  no_content: 'publish.noContent',
+  not_publishable: 'bulk.notPublishable',
+  past_start: 'validation.pastStart',
+  already_published: 'publish.existing.conflict',
+  not_waiting: 'scheduled.notWaiting',
+  plan_changed: 'drip.preview.changed',
+  no_capacity: 'calendar.dayFull',
+  outside_rules: 'calendar.outsideRules',
+  no_schedule: 'calendar.noSchedule',
+  blocked_url: 'sites.blockedUrl',
+  link_not_found: 'linkErrors.linkNotFound',
+  not_linkable: 'linkErrors.notLinkable',
+};
+
+export class WordPressServiceError extends AppError<'wordpress', WordPressErrorCode> {
+  constructor(
+    code: WordPressErrorCode,
+    message: string = code,
+    /** already_published: the earlier publication of the result to the site. */
+    readonly existing?: Publication,
+    /** already_published in bulk: the earlier publication of each such result (by result id). */
+    readonly existingMany: Publication[] = [],
+  ) {
+    super('wordpress', code, existingMany.length > 0 ? 'bulk.existing.conflict' : WORDPRESS_ERROR_KEYS[code], message);
+    this.name = 'WordPressServiceError';
+  }
+}
