@@ -22,7 +22,8 @@ import { DripFields, DripPreview, type DripPreviewData, type DripValues } from '
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
 import { bulkSelection } from '~/services/wordpress/bulk.server';
-import { existingPublications, type Publication } from '~/services/wordpress/publications.server';
+import { existingPublications } from '~/services/wordpress/publications.server';
+import type { Publication } from '~/services/wordpress/publication-record.server';
 import { refreshSiteTimeZone, siteCategories } from '~/services/wordpress/sites.server';
 import { getDripSchedule } from '~/services/wordpress/drip.server';
 import { timeOf } from '~/utils/drip-plan';

@@ -5,6 +5,10 @@ import { languages } from '../../app/i18n';
 import { ERROR_STATUS, errorResponse, errorStatus } from '../../app/http/errors.server';
 import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
+import { API_TOKEN_ERROR_CODES } from '../../app/services/api-tokens.server';
+import { IDEMPOTENCY_ERROR_CODES } from '../../app/services/idempotency.server';
+import { OUTBOUND_ERROR_CODES } from '../../app/services/outbound.server';
+import { WEBHOOK_ERROR_CODES } from '../../app/services/webhooks.server';
 import { GENERATION_ERROR_CODES, errors as generationErrors } from '../../app/services/generation/rules.server';
 import { WpError } from '../../app/services/wordpress/client.server';
 import { WORDPRESS_ERROR_CODES, WordPressServiceError } from '../../app/services/wordpress/errors.server';
@@ -53,6 +57,8 @@ describe('the code → status map', () => {
       billing: BILLING_ERROR_CODES,
       wordpress: [...WORDPRESS_ERROR_CODES, 'site_failed'],
       inputs: CSV_ERROR_CODES,
+      tokens: [...API_TOKEN_ERROR_CODES, ...IDEMPOTENCY_ERROR_CODES],
+      developer: [...new Set([...WEBHOOK_ERROR_CODES, ...OUTBOUND_ERROR_CODES])],
     };
     expect(Object.keys(ERROR_STATUS).sort()).toEqual(Object.keys(lists).sort());
     for (const [domain, codes] of Object.entries(lists)) {

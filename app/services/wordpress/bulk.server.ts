@@ -10,9 +10,9 @@ import {
   lockResultOnSite,
   queuePublications,
   requirePro,
-  type Publication,
   type PublishRequest,
 } from './publications.server';
+import type { Publication } from './publication-record.server';
 
 // Bulk publish: many results to one site, all now or spread over time (or timed by a drip plan,
 // drip.server.ts), in one transaction.

@@ -1,5 +1,5 @@
 import { AppError } from '~/utils/app-error';
-import type { Publication } from './publications.server';
+import type { Publication } from './publication-record.server';
 
 // The refusals of the WordPress services: one code each, with its message key in the `wordpress`
 // namespace (the HTTP edge gives the status and translates).

@@ -1,7 +1,8 @@
 import { sql, type Db } from '../../../db/client';
 import { listResults } from '../results.server';
 import { listSites } from './sites.server';
-import { isPublishable, publicationsForResults, publicationView, type Publication } from './publications.server';
+import { isPublishable, publicationsForResults, publicationView } from './publications.server';
+import type { Publication } from './publication-record.server';
 import { listScheduled } from './schedules.server';
 
 export const INTEGRATION_RESULTS = 50;

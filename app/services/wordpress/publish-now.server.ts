@@ -2,7 +2,8 @@ import { sql, transaction, type Db } from '../../../db/client';
 import { env } from '~/utils/env.server';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { publicationFinished } from '../webhooks.server';
-import { getPublication, queuePublish, type Publication } from './publications.server';
+import { getPublication, queuePublish } from './publications.server';
+import type { Publication } from './publication-record.server';
 import { cancelPublishJobs } from './publish-queue.server';
 
 // Publish now: the publication is queued like any other, and the request waits a while for the

@@ -2,14 +2,8 @@ import crypto from 'node:crypto';
 import { sql, transaction, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
 import { WordPressServiceError } from './errors.server';
-import {
-  checkedPublicationId,
-  getPublication,
-  publicationColumns,
-  toPublication,
-  type Publication,
-  type PublicationRow,
-} from './publications.server';
+import { checkedPublicationId, getPublication } from './publications.server';
+import { publicationColumns, toPublication, type Publication, type PublicationRow } from './publication-record.server';
 import { cancelPublishJobs } from './publish-queue.server';
 
 // What is waiting to be published: the list, and cancel, move or retry now of one waiting publication.
