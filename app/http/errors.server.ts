@@ -1,5 +1,5 @@
 import { getT } from '~/i18n.server';
-import type { BillingErrorCode } from '~/services/billing.server';
+import type { BillingErrorCode } from '~/services/billing/errors.server';
 import type { CsvErrorCode } from '~/services/csv-import.server';
 import type { GenerationErrorCode } from '~/services/generation-rules.server';
 import { WpError } from '~/services/wordpress-client.server';

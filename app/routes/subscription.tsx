@@ -14,17 +14,12 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { PlanBadge } from '~/components/plan-badge';
 import { Button } from '~/components/ui/button';
 import { getT } from '~/i18n.server';
-import {
-  BillingError,
-  cancelSubscription,
-  catalogueWithPrices,
-  createCheckout,
-  createPortalSession,
-  getSubscriptionInfo,
-  recentDuplicateSubscriptions,
-  syncCheckoutSession,
-  claimReturnShown,
-} from '~/services/billing.server';
+import { claimReturnShown, createCheckout, createPortalSession, syncCheckoutSession } from '~/services/billing/checkout.server';
+import { recentDuplicateSubscriptions } from '~/services/billing/duplicates.server';
+import { BillingError } from '~/services/billing/errors.server';
+import { catalogueWithPrices } from '~/services/billing/prices.server';
+import { getSubscriptionInfo } from '~/services/billing/subscription-info.server';
+import { cancelSubscription } from '~/services/billing/subscriptions.server';
 import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';

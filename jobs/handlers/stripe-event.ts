@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { queues } from '~/queue/queues';
-import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS, processEvent } from '~/services/billing.server';
+import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS } from '~/services/billing/duplicates.server';
+import { processEvent } from '~/services/billing/stripe-events.server';
 import { getLogger } from '~/utils/logger.server';
 import { jobSql } from '../../db/client';
 

@@ -3,7 +3,7 @@ import { sql } from '../../db/client';
 import { entriesOf, getCreditSummary, grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { reconcile } from '../../app/services/ledger-reconcile.server';
-import { attemptDuplicateRefund } from '../../app/services/billing.server';
+import { attemptDuplicateRefund } from '../../app/services/billing/duplicates.server';
 import { createSession } from '../../app/services/sessions.server';
 import { getStripe } from '../../app/services/stripe.server';
 import { TestClient, type TestApp } from '../support/app-server';
@@ -252,7 +252,7 @@ describe('a second subscription that still arrives', () => {
     await settled();
     // As if the job had refunded and died before writing that down: run it again twice at once.
     await sql`UPDATE billing_subscriptions SET duplicate_resolved_at = NULL WHERE subscription_id = ${extra.id}`;
-    const { resolveDuplicateSubscription } = await import('../../app/services/billing.server');
+    const { resolveDuplicateSubscription } = await import('../../app/services/billing/duplicates.server');
     await Promise.all([resolveDuplicateSubscription(extra.id), resolveDuplicateSubscription(extra.id)]);
     const refunds = [...stripe.objects.values()].filter(
       (o) => o.object === 'refund' && (o.metadata as { subscription?: string }).subscription === extra.id,

@@ -3,7 +3,7 @@ import { sql } from '../../db/client';
 import { getT } from '../../app/i18n.server';
 import { languages } from '../../app/i18n';
 import { ERROR_STATUS, errorResponse, errorStatus } from '../../app/http/errors.server';
-import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
+import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing/errors.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
 import { GENERATION_ERROR_CODES, errors as generationErrors } from '../../app/services/generation-rules.server';
 import { WpError } from '../../app/services/wordpress-client.server';
