@@ -254,6 +254,7 @@ type ChargeRow = {
   key: string;
   charge: string | null;
   intent: string | null;
+  refund: string | null;
 };
 
 /**
@@ -279,11 +280,12 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
   const charges = [...byCharge.keys()];
   const intents = [...new Set(events.map((e) => e.o.payment_intent).filter((v): v is string => typeof v === 'string'))];
   const rows = await db<ChargeRow[]>`
-    SELECT seq, amount, user_id::text AS "userId", amount_minor AS minor, idempotency_key AS key, stripe_charge_id AS charge, NULL AS intent
+    SELECT seq, amount, user_id::text AS "userId", amount_minor AS minor, idempotency_key AS key, stripe_charge_id AS charge,
+      NULL AS intent, stripe_refund_id AS refund
     FROM ledger_entries WHERE kind IN ('topup_reversal', 'grant_reversal') AND stripe_charge_id = ANY(${charges}::text[])
     UNION ALL
     -- Full refunds booked before the Stripe columns are found through their purchase's payment intent.
-    SELECT e.seq, e.amount, e.user_id::text, e.amount_minor, e.idempotency_key, NULL, c.payment_intent
+    SELECT e.seq, e.amount, e.user_id::text, e.amount_minor, e.idempotency_key, NULL, c.payment_intent, e.stripe_refund_id
     FROM billing_checkouts c JOIN ledger_entries e ON e.idempotency_key = 'topup-reversal:' || c.session_id
     WHERE c.payment_intent = ANY(${intents}::text[]) AND e.stripe_charge_id IS NULL
     ORDER BY seq`;
@@ -324,7 +326,8 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
     if (namesRefundObjects(snapshots)) {
       const used = new Set<ChargeRow>();
       for (const step of steps) {
-        const at = mine.filter((r) => levelOfKey(r.key, chargeAmount) === step.level);
+        // A row that names its refund object is that refund's; an older row is found by its running total.
+        const at = mine.filter((r) => (r.refund ? r.refund === step.refundId : levelOfKey(r.key, chargeAmount) === step.level));
         at.forEach((r) => used.add(r));
         const stepFlags = chargeFlags.filter((f) => f.ref === `refund:${chargeId}@${step.level}`);
         lines.push({
@@ -339,14 +342,14 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
           flags: [...stepFlags.map((f) => f.label), ...unbooked],
         });
       }
-      // A row at a running total no refund object reaches books money Stripe never refunded.
+      // A row at a running total no refund object reaches, or naming a refund object Stripe never listed, books money Stripe never refunded.
       const stray = mine.filter((r) => !used.has(r));
       if (stray.length > 0) {
         lines.push({
           ...base(chargeId, null),
           ...booked(stray),
           status: 'double',
-          note: `booked at running total ${stray.map((r) => levelOfKey(r.key, chargeAmount)).join(', ')}, which no refund object reaches`,
+          note: `booked at ${stray.map((r) => r.refund ?? `running total ${levelOfKey(r.key, chargeAmount)}`).join(', ')}, which no refund object reaches`,
           flags: [],
         });
       }

@@ -114,6 +114,8 @@ export async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge
     const currency = refund.currency ?? payment.stripe?.currency ?? null;
     for (const step of refund.steps) {
       const done = await refundReversalsOf(kind, payment.userId, payment.externalRef!, tx);
+      // A refund object already booked (at another running total, if Stripe's list changed since) is not booked twice.
+      if (step.refundId && done.some((d) => d.refund === step.refundId)) continue;
       const before = Math.min(refund.amount, Math.max(0, ...done.map((d) => d.level)));
       if (before >= step.level) continue;
       const credits = payment.amount;
@@ -135,6 +137,7 @@ export async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge
             invoice: payment.stripe?.invoice ?? null,
             paymentIntent: refund.paymentIntent,
             charge: refund.charge,
+            refund: step.refundId,
             currency,
             amountMinor: step.level - before,
           },
