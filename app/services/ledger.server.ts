@@ -325,6 +325,20 @@ export async function reverseRefund(r: RefundReversal, db: Db = sql): Promise<Le
 }
 
 /**
+ * Takes back part of a refund's shortfall later (credits the refund could not reverse because they
+ * were spent): the same kind of row as the refund's reversal, from the same bucket, capped at what
+ * the bucket holds now, with no Stripe money of its own (the refund's row carries it). `key` names
+ * the attempt, so a replay books it once.
+ */
+export async function recoverShortfall(
+  r: { bucket: 'topup' | 'monthly'; userId: string; key: string; ref: string; credits: number; reason: string },
+  db: Db = sql,
+): Promise<LedgerEntry> {
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.bucket === 'topup' ? 'topup_reversal' : 'grant_reversal'},
+    ${`shortfall-recovery:${r.key}`}, ${positiveInt(r.credits)}, ${r.ref}, ${r.reason}, 'system:shortfall-recovery')`);
+}
+
+/**
  * The booked payment a Stripe payment intent or charge paid for (a top-up purchase or a Pro
  * invoice's grant), or a legacy top-up purchase named by its checkout session; null when not booked.
  */

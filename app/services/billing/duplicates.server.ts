@@ -1,7 +1,9 @@
+import { enqueueMany } from '~/queue/boss';
 import { queues } from '~/queue/queues';
 import { duplicateRefundState, type DuplicateRefundState } from '~/services/duplicate-refund-state.server';
 import { sql, transaction, type Db } from '../../../db/client';
 import { stripe } from './errors.server';
+import { CLOSE_NOTE_MAX, recordAdminAction } from './admin-actions.server';
 import { applied, idOf, ignored, refused, type Outcome } from './outcome.server';
 
 // A second Pro subscription, bought by a race of two checkouts: canceled and refunded at Stripe by
@@ -25,7 +27,7 @@ export async function attemptDuplicateRefund(
     UPDATE billing_subscriptions
     SET duplicate_refund_attempts = duplicate_refund_attempts + 1, duplicate_refund_last_attempt_at = now(), updated_at = now()
     WHERE subscription_id = ${subscriptionId} AND duplicate_of IS NOT NULL
-      AND duplicate_resolved_at IS NULL AND duplicate_refund_failed_at IS NULL
+      AND duplicate_resolved_at IS NULL AND duplicate_refund_failed_at IS NULL AND duplicate_refund_closed_at IS NULL
     RETURNING duplicate_refund_attempts AS attempts`;
   if (!claim) return ignored('not an outstanding duplicate refund');
   try {
@@ -57,11 +59,13 @@ export async function attemptDuplicateRefund(
  * charge.refunded events for ours).
  */
 export async function resolveDuplicateSubscription(subscriptionId: string, db: Db = sql): Promise<Outcome> {
-  const [row] = await db<{ userId: string; duplicateOf: string | null; resolvedAt: Date | null }[]>`
-    SELECT user_id AS "userId", duplicate_of AS "duplicateOf", duplicate_resolved_at AS "resolvedAt"
+  const [row] = await db<{ userId: string; duplicateOf: string | null; resolvedAt: Date | null; closedAt: Date | null }[]>`
+    SELECT user_id AS "userId", duplicate_of AS "duplicateOf", duplicate_resolved_at AS "resolvedAt",
+      duplicate_refund_closed_at AS "closedAt"
     FROM billing_subscriptions WHERE subscription_id = ${subscriptionId}`;
   if (!row?.duplicateOf) return ignored('not a duplicate subscription');
   if (row.resolvedAt) return ignored('already canceled and refunded');
+  if (row.closedAt) return ignored('closed by hand');
   const client = stripe();
   const sub = await client.subscriptions.retrieve(subscriptionId);
   if (sub.status !== 'canceled' && sub.status !== 'incomplete_expired') {
@@ -133,12 +137,13 @@ export async function recentDuplicateSubscriptions(userId: string, db: Db = sql)
       refundedCents: number | null;
       resolvedAt: Date | null;
       failedAt: Date | null;
+      closedAt: Date | null;
       lastError: string | null;
       attempts: number;
     }[]
   >`
     SELECT created_at AS "startedAt", refunded_cents AS "refundedCents", duplicate_resolved_at AS "resolvedAt",
-      duplicate_refund_failed_at AS "failedAt", duplicate_refund_last_error AS "lastError", duplicate_refund_attempts AS attempts
+      duplicate_refund_failed_at AS "failedAt", duplicate_refund_closed_at AS "closedAt", duplicate_refund_last_error AS "lastError", duplicate_refund_attempts AS attempts
     FROM billing_subscriptions
     WHERE user_id = ${userId} AND duplicate_of IS NOT NULL AND created_at > now() - interval '60 days'
     ORDER BY created_at DESC`;
@@ -149,4 +154,57 @@ export async function recentDuplicateSubscriptions(userId: string, db: Db = sql)
     state: duplicateRefundState(r),
     attempts: r.attempts,
   }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an admin does with a refund whose attempts are spent
+
+/**
+ * Starts a failed duplicate refund over: attempts reset, back to pending, the job enqueued again (in
+ * the same transaction), the admin's retry recorded. False unless the refund is failed (and not
+ * closed): a refund under way or done is not started twice.
+ */
+export async function retryDuplicateRefund(subscriptionId: string, adminId: string, db: Db = sql): Promise<boolean> {
+  return transaction(db, async (tx) => {
+    const [row] = await tx`
+      UPDATE billing_subscriptions
+      SET duplicate_refund_attempts = 0, duplicate_refund_failed_at = NULL, duplicate_refund_last_error = NULL, updated_at = now()
+      WHERE subscription_id = ${subscriptionId} AND duplicate_of IS NOT NULL AND duplicate_resolved_at IS NULL
+        AND duplicate_refund_failed_at IS NOT NULL AND duplicate_refund_closed_at IS NULL
+      RETURNING subscription_id`;
+    if (!row) return false;
+    const ref = `duplicate_subscription:${subscriptionId}`;
+    await tx`UPDATE billing_finance_flags SET detail = detail || ${tx.json({ refundState: 'pending', attempts: 0, lastError: null } as never)}
+      WHERE ref = ${ref}`;
+    await recordAdminAction('duplicate_refund_retry', ref, adminId, null, tx);
+    await enqueueMany('billing-duplicate', [{ payload: { subscriptionId } }], tx);
+    return true;
+  });
+}
+
+/**
+ * Closes a failed duplicate refund that a person settled by hand (e.g. refunded in Stripe's
+ * dashboard): kept with who, when and their note, its flag acknowledged, and from then on settled
+ * for `reconcile`. False unless the refund is failed and not closed yet, or the note is empty.
+ */
+export async function closeDuplicateRefund(subscriptionId: string, adminId: string, note: string, db: Db = sql): Promise<boolean> {
+  const text = note.trim().slice(0, CLOSE_NOTE_MAX);
+  if (!text) return false;
+  return transaction(db, async (tx) => {
+    const [row] = await tx`
+      UPDATE billing_subscriptions
+      SET duplicate_refund_closed_at = now(), duplicate_refund_closed_by = ${adminId}, duplicate_refund_close_note = ${text},
+        updated_at = now()
+      WHERE subscription_id = ${subscriptionId} AND duplicate_of IS NOT NULL AND duplicate_resolved_at IS NULL
+        AND duplicate_refund_failed_at IS NOT NULL AND duplicate_refund_closed_at IS NULL
+      RETURNING subscription_id`;
+    if (!row) return false;
+    const ref = `duplicate_subscription:${subscriptionId}`;
+    await tx`UPDATE billing_finance_flags
+      SET detail = detail || ${tx.json({ refundState: 'closed', closeNote: text } as never)},
+        acknowledged_at = coalesce(acknowledged_at, now()), acknowledged_by = coalesce(acknowledged_by, ${adminId})
+      WHERE ref = ${ref}`;
+    await recordAdminAction('duplicate_refund_close', ref, adminId, text, tx);
+    return true;
+  });
 }

@@ -3,6 +3,7 @@ import { findPaymentEntry, refundReversalsOf, reverseRefund, type LedgerEntry } 
 import { refundStepsOf, type RefundStep } from '~/services/refund-steps.server';
 import { sql, transaction, type Db, type TransactionSql } from '../../../db/client';
 import { applied, idOf, ignored, refused, type Outcome } from './outcome.server';
+import { isCurrentPeriod, openShortfallRecovery } from './shortfalls.server';
 import { existingUser, flag, lockUser, userOfCustomer } from './users.server';
 
 // Refunds Stripe reports (charge.refunded): each refund step of a booked payment takes back the
@@ -122,7 +123,7 @@ export async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge
       const kept = (minor: number) => Math.floor((credits * (refund.amount - minor)) / refund.amount);
       const intended = kept(before) - kept(step.level);
       // A Pro period that is over (a later invoice or the subscription's end expired it) has nothing unspent left.
-      const takeNothing = kind === 'grant' && !(await isCurrentGrant(payment, tx));
+      const takeNothing = kind === 'grant' && !(await isCurrentPeriod(payment.externalRef ?? '', tx));
       const entry = await reverseRefund(
         {
           kind,
@@ -165,18 +166,24 @@ export async function settleRefunds(payment: LedgerEntry, current: Stripe.Charge
         },
         tx,
       );
+      // Credits already spent are taken back later, as they come free, by a job whose state everyone sees.
+      if (!takeNothing && intended > entry.amount) {
+        await openShortfallRecovery(
+          {
+            ref: `refund:${refund.charge}@${step.level}`,
+            userId: payment.userId,
+            bucket: kind === 'topup' ? 'topup' : 'monthly',
+            paymentRef: payment.externalRef!,
+            refundId: step.refundId,
+            currency,
+            refundedMinor: step.level - before,
+            credits: intended - entry.amount,
+          },
+          tx,
+        );
+      }
       total += entry.amount;
     }
   }
   return total;
-}
-
-async function isCurrentGrant(grant: LedgerEntry, tx: TransactionSql): Promise<boolean> {
-  const ref = grant.externalRef ?? '';
-  const at = ref.indexOf(':');
-  if (at < 0) return false;
-  const [row] = await tx<{ current: boolean }[]>`
-    SELECT ended_at IS NULL AND granted_period_start = ${ref.slice(at + 1)}::timestamptz AS current
-    FROM billing_subscriptions WHERE subscription_id = ${ref.slice(0, at)}`;
-  return Boolean(row?.current);
 }
