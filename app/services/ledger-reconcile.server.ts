@@ -477,7 +477,6 @@ async function shortfallLines(from: Date, to: Date, db: Db): Promise<ReconcileLi
     {
       ref: string;
       userId: string;
-      refundId: string | null;
       currency: string | null;
       refundedMinor: string | null;
       short: number;
@@ -490,7 +489,7 @@ async function shortfallLines(from: Date, to: Date, db: Db): Promise<ReconcileLi
       closeNote: string | null;
     }[]
   >`
-    SELECT ref, user_id::text AS "userId", refund_id AS "refundId", currency, refunded_minor AS "refundedMinor",
+    SELECT ref, user_id::text AS "userId", currency, refunded_minor AS "refundedMinor",
       credits_short AS short, credits_recovered AS recovered, attempts, last_error AS "lastError", done_at AS "doneAt",
       failed_at AS "failedAt", closed_at AS "closedAt", close_note AS "closeNote"
     FROM billing_shortfall_recoveries
@@ -513,7 +512,8 @@ async function shortfallLines(from: Date, to: Date, db: Db): Promise<ReconcileLi
     return {
       kind: 'shortfall',
       status,
-      stripeId: r.refundId ?? r.ref,
+      // Named by its refund step (charge and running total), so it never passes for the refund's own line.
+      stripeId: r.ref,
       userId: r.userId,
       currency: r.currency,
       amountMinor: r.refundedMinor === null ? null : Number(r.refundedMinor),
