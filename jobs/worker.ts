@@ -6,7 +6,7 @@ import { handleLedgerMonthlyReset, handleLedgerSweepHolds } from './handlers/led
 import { handleMaintenancePurge } from './handlers/maintenance';
 import { startGenerationLoop } from './generation-loop';
 import { handlePasswordResetRequest } from './handlers/password-reset';
-import { handleBillingDuplicate, handleStripeEvent } from './handlers/stripe-event';
+import { handleBillingDuplicate, handleBillingShortfall, handleStripeEvent } from './handlers/stripe-event';
 import { handleWordPressPublish } from './handlers/wordpress-publish';
 import { handleWebhookDeliver } from './handlers/webhook-deliver';
 import { handleLinkRun } from './handlers/link-run';
@@ -21,6 +21,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'password-reset-request': handlePasswordResetRequest,
   'stripe-event': handleStripeEvent,
   'billing-duplicate': handleBillingDuplicate,
+  'billing-shortfall': handleBillingShortfall,
   'wordpress-publish': handleWordPressPublish,
   'webhook-deliver': handleWebhookDeliver,
   'link-run': handleLinkRun,

@@ -1,4 +1,4 @@
-import { syncCheckoutSession } from '~/services/billing.server';
+import { syncCheckoutSession } from '~/services/billing/checkout.server';
 import { withApi } from '~/http/api-context.server';
 import { getT } from '~/i18n.server';
 

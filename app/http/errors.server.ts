@@ -1,6 +1,6 @@
 import { getT } from '~/i18n.server';
 import type { ApiTokenErrorCode } from '~/services/api-tokens.server';
-import type { BillingErrorCode } from '~/services/billing.server';
+import type { BillingErrorCode } from '~/services/billing/errors.server';
 import type { CsvErrorCode } from '~/services/csv-import.server';
 import type { IdempotencyErrorCode } from '~/services/idempotency.server';
 import type { GenerationErrorCode } from '~/services/generation/rules.server';

@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import Stripe from 'stripe';
-import { storeEvents } from '~/services/billing.server';
+import { storeEvents } from '~/services/billing/stripe-events.server';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '~/utils/db-unavailable.server';
 import { loadEnv } from '~/utils/env.server';
 import { getLogger } from '~/utils/logger.server';

@@ -75,7 +75,7 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
   },
-  // A second Pro subscription (issue 24): canceled at Stripe and its payments refunded; enqueued with
+  // A second Pro subscription: canceled at Stripe and its payments refunded; enqueued with
   // the row that marks it duplicate (billing_subscriptions.duplicate_of).
   'billing-duplicate': {
     payload: z.object({ subscriptionId: z.string().min(1).max(255) }),
@@ -87,6 +87,20 @@ export const queues = {
       retentionDays: 14,
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 5, pollingIntervalSeconds: 1 },
+  },
+  // A refund's shortfall (credits already spent) taken back as credits come free; enqueued with its
+  // row (billing_shortfall_recoveries). Retries back off from an hour and double: six attempts over
+  // about a day and a half, then it is left to a person.
+  'billing-shortfall': {
+    payload: z.object({ ref: z.string().min(1).max(500) }),
+    options: {
+      retryLimit: 5,
+      retryDelay: 3600,
+      retryBackoff: true,
+      expireInSeconds: 120,
+      retentionDays: 14,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 1, pollingIntervalSeconds: 5 },
   },
   // WordPress publishing, now or at publish_at (startAfter). Retries back off from 30 s and double:
   // twelve retries span about 34 hours before an item ends failed with the site's message. The same

@@ -11,6 +11,9 @@ import { DataTable, type Column } from '~/components/ui/data-table';
 import { Field } from '~/components/ui/field';
 import { getT } from '~/i18n.server';
 import { acknowledgeFlag, listFinanceFlags, type FlagState } from '~/services/billing-flags.server';
+import { CLOSE_NOTE_MAX } from '~/services/billing/admin-actions.server';
+import { closeDuplicateRefund, retryDuplicateRefund } from '~/services/billing/duplicates.server';
+import { closeShortfallRecovery, retryShortfallRecovery } from '~/services/billing/shortfalls.server';
 import { getCreditSummary } from '~/services/ledger.server';
 import { parseExportForm, recentStripeRows } from '~/services/ledger-admin.server';
 import { currentSeq } from '~/services/ledger-export.server';
@@ -54,22 +57,48 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
-/** The acknowledge button of a finance flag. */
-const acknowledgeSchema = z.object({ intent: z.literal('acknowledge'), flagId: z.coerce.number().int().positive() });
+/**
+ * The flag forms: acknowledge a flag; retry or close (with a note) a money action whose attempts
+ * are spent: a duplicate subscription's refund (named by its subscription) or a refund's shortfall
+ * (named by its flag's ref).
+ */
+const actionSchema = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('acknowledge'), flagId: z.coerce.number().int().positive() }),
+  z.object({ intent: z.literal('retryRefund'), target: z.string().min(1).max(255) }),
+  z.object({ intent: z.literal('closeRefund'), target: z.string().min(1).max(255), note: z.string().trim().min(1).max(CLOSE_NOTE_MAX) }),
+  z.object({ intent: z.literal('retryShortfall'), target: z.string().min(1).max(500) }),
+  z.object({ intent: z.literal('closeShortfall'), target: z.string().min(1).max(500), note: z.string().trim().min(1).max(CLOSE_NOTE_MAX) }),
+]);
 
-/** Acknowledges a finance flag (a POST form: works without JavaScript), then back to the open list. */
+/** The flag forms (POST: they work without JavaScript; the server refuses cross-site posts), then back to the flags. */
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const t = await getT(request, 'ledger');
   const form = await readFormData(request);
   const back = '/admin/ledger#finance-flags';
-  const submission = form instanceof Response ? null : parseWithZod(form, { schema: acknowledgeSchema });
+  const submission = form instanceof Response ? null : parseWithZod(form, { schema: actionSchema });
   if (submission?.status !== 'success') return redirectWithToast(back, { type: 'error', title: t('admin.flags.failed') });
-  const done = await acknowledgeFlag(submission.value.flagId, admin.id);
-  return redirectWithToast(
-    back,
-    done ? { type: 'success', title: t('admin.flags.done') } : { type: 'error', title: t('admin.flags.failed') },
-  );
+  const v = submission.value;
+  let done: boolean;
+  switch (v.intent) {
+    case 'acknowledge':
+      done = await acknowledgeFlag(v.flagId, admin.id);
+      break;
+    case 'retryRefund':
+      done = await retryDuplicateRefund(v.target, admin.id);
+      break;
+    case 'closeRefund':
+      done = await closeDuplicateRefund(v.target, admin.id, v.note);
+      break;
+    case 'retryShortfall':
+      done = await retryShortfallRecovery(v.target, admin.id);
+      break;
+    case 'closeShortfall':
+      done = await closeShortfallRecovery(v.target, admin.id, v.note);
+      break;
+  }
+  const ok = v.intent === 'acknowledge' ? 'admin.flags.done' : v.intent.startsWith('retry') ? 'admin.flags.retried' : 'admin.flags.closed';
+  return redirectWithToast(back, done ? { type: 'success', title: t(ok) } : { type: 'error', title: t('admin.flags.failed') });
 }
 
 export default function AdminLedger() {
@@ -112,9 +141,39 @@ export default function AdminLedger() {
           {t(`admin.flags.kinds.${f.kind}`, { defaultValue: f.kind })}
           {f.refund ? (
             <span className="block text-xs text-slate-700" data-refund-state={f.refund.state}>
-              {t(`admin.flags.refundStates.${f.refund.state}`, { attempts: f.refund.attempts, error: f.refund.lastError ?? '—' })}
+              {t(`admin.flags.refundStates.${f.refund.state}`, {
+                attempts: f.refund.attempts,
+                error: f.refund.lastError ?? '—',
+                note: f.refund.closeNote ?? '',
+              })}
             </span>
           ) : null}
+          {f.recovery ? (
+            <span className="block text-xs text-slate-700" data-recovery-state={f.recovery.state}>
+              {t(`admin.flags.recoveryStates.${f.recovery.state}`, {
+                attempts: f.recovery.attempts,
+                error: f.recovery.lastError
+                  ? t(`admin.flags.recoveryErrors.${f.recovery.lastError}`, { defaultValue: f.recovery.lastError })
+                  : '—',
+                short: f.recovery.creditsShort,
+                recovered: f.recovery.creditsRecovered,
+                left: f.recovery.creditsShort - f.recovery.creditsRecovered,
+                note: f.recovery.closeNote ?? '',
+              })}
+            </span>
+          ) : null}
+          {f.lastAction ? (
+            <span className="block text-xs text-slate-700" data-last-action={f.lastAction.action}>
+              {t(`admin.flags.actions.${f.lastAction.action}`, {
+                who: f.lastAction.by ?? '—',
+                when: time(f.lastAction.at),
+                note: f.lastAction.note ?? '',
+                defaultValue: f.lastAction.action,
+              })}
+            </span>
+          ) : null}
+          {f.refund?.state === 'failed' ? <SettleForms kind="Refund" target={f.refund.subscriptionId} flagRef={f.ref} /> : null}
+          {f.recovery?.state === 'failed' ? <SettleForms kind="Shortfall" target={f.ref} flagRef={f.ref} /> : null}
         </>
       ),
     },
@@ -339,6 +398,39 @@ export default function AdminLedger() {
         ) : null}
       </section>
     </AppShell>
+  );
+}
+
+/** Retry (start the attempts over) or close with a note (settled by hand), for a money action whose attempts are spent. */
+function SettleForms({ kind, target, flagRef }: { kind: 'Refund' | 'Shortfall'; target: string; flagRef: string }) {
+  const { t } = useTranslation('ledger');
+  return (
+    <div className="mt-2 flex flex-col gap-2" data-testid={`settle-${kind.toLowerCase()}`}>
+      <Form method="post">
+        <input type="hidden" name="intent" value={`retry${kind}`} />
+        <input type="hidden" name="target" value={target} />
+        <Button type="submit" variant="secondary" aria-label={t(`admin.flags.retry${kind}Label`, { ref: flagRef })}>
+          {t(`admin.flags.retry${kind}`)}
+        </Button>
+      </Form>
+      <Form method="post" className="flex flex-col gap-1">
+        <input type="hidden" name="intent" value={`close${kind}`} />
+        <input type="hidden" name="target" value={target} />
+        <label className="text-xs font-medium text-slate-900">
+          {t(`admin.flags.close${kind}Note`)}
+          <textarea
+            name="note"
+            required
+            maxLength={CLOSE_NOTE_MAX}
+            rows={2}
+            className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+          />
+        </label>
+        <Button type="submit" variant="secondary" aria-label={t(`admin.flags.close${kind}Label`, { ref: flagRef })}>
+          {t(`admin.flags.close${kind}`)}
+        </Button>
+      </Form>
+    </div>
   );
 }
 

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { getSubscriptionInfo } from '~/services/billing.server';
+import { getSubscriptionInfo } from '~/services/billing/subscription-info.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 

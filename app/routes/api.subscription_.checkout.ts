@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { z } from 'zod';
 import { languages } from '~/i18n';
-import { createCheckout } from '~/services/billing.server';
+import { createCheckout } from '~/services/billing/checkout.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getT } from '~/i18n.server';
-import { catalogueWithPrices } from '~/services/billing.server';
+import { catalogueWithPrices } from '~/services/billing/prices.server';
 import { methodNotAllowed, noStore } from '~/http/json-api.server';
 
 // SPEC §3 Plan and Top-up plan, from the catalogue; price ids from STRIPE_PRICE_* (null when unset).

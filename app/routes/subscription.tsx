@@ -14,17 +14,13 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { PlanBadge } from '~/components/plan-badge';
 import { Button } from '~/components/ui/button';
 import { getT } from '~/i18n.server';
-import {
-  BillingError,
-  cancelSubscription,
-  catalogueWithPrices,
-  createCheckout,
-  createPortalSession,
-  getSubscriptionInfo,
-  recentDuplicateSubscriptions,
-  syncCheckoutSession,
-  claimReturnShown,
-} from '~/services/billing.server';
+import { claimReturnShown, createCheckout, createPortalSession, syncCheckoutSession } from '~/services/billing/checkout.server';
+import { recentDuplicateSubscriptions } from '~/services/billing/duplicates.server';
+import { recentShortfalls } from '~/services/billing/shortfalls.server';
+import { BillingError } from '~/services/billing/errors.server';
+import { catalogueWithPrices } from '~/services/billing/prices.server';
+import { getSubscriptionInfo } from '~/services/billing/subscription-info.server';
+import { cancelSubscription } from '~/services/billing/subscriptions.server';
 import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress/schedules.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
@@ -102,10 +98,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // The return page settles the payment itself (the webhook may come later), before reading balances.
   const payment = await verifyPaymentReturn(request, url, userId);
   const historyPage = Number(url.searchParams.get('historyPage')) || 1;
-  const [info, ledger, duplicates] = await Promise.all([
+  const [info, ledger, duplicates, shortfalls] = await Promise.all([
     getSubscriptionInfo(userId),
     loadCreditHistory(userId, historyPage, { timeZone: requestTimeZone(request) }),
     recentDuplicateSubscriptions(userId),
+    recentShortfalls(userId),
   ]);
   const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
   // Scheduled posts due after the Pro period ends will not be published: cancelling warns of them.
@@ -127,6 +124,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       configured: billingConfigured(),
       payment,
       duplicates,
+      shortfalls,
       ledger,
       scheduledAfterEnd,
     },
@@ -316,7 +314,7 @@ export default function Subscription() {
 }
 
 function SubscriptionPanel({ data }: { data: Loaded }) {
-  const { user, account, info, catalogue: prices, configured, payment, duplicates, ledger, scheduledAfterEnd } = data;
+  const { user, account, info, catalogue: prices, configured, payment, duplicates, shortfalls, ledger, scheduledAfterEnd } = data;
   const location = useLocation();
   const { t, i18n } = useTranslation();
   const { t: b } = useTranslation('billing');
@@ -419,6 +417,17 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
           {d.state === 'done'
             ? b('duplicate.resolved', { date: date(d.startedAt), amount: cents(d.refundedCents ?? 0) })
             : b(`duplicate.${d.state}`, { date: date(d.startedAt) })}
+        </Alert>
+      ))}
+      {shortfalls.map((f) => (
+        <Alert key={f.createdAt} tone={f.state === 'failed' ? 'warning' : 'info'} title={b('shortfall.title')} testId="refund-shortfall">
+          {b(`shortfall.${f.state}`, {
+            date: date(f.createdAt),
+            amount: f.refundedMinor === null ? '' : cents(f.refundedMinor),
+            credits: f.creditsShort,
+            recovered: f.creditsRecovered,
+            left: f.creditsShort - f.creditsRecovered,
+          })}
         </Alert>
       ))}
       {!configured ? <Alert tone="info" title={b('page.notConfigured')} testId="billing-not-configured" /> : null}

@@ -1,5 +1,5 @@
 import { sql, type Db } from '../../db/client';
-import { duplicateRefundState } from './duplicate-refund-state.server';
+import { duplicateRefundState, moneyActionState, type MoneyActionState } from './duplicate-refund-state.server';
 
 // Finance's side of billing_finance_flags (the billing service writes them): the list on
 // /admin/ledger, open ones first, and the acknowledgement an admin gives once they have looked.
@@ -21,7 +21,18 @@ export type FinanceFlag = {
   /** A refund's running total after this step (Stripe's `amount_refunded`); null for other flags. */
   cumulativeMinor: number | null;
   /** A duplicate subscription's refund, which a job makes after the fact: where it stands. */
-  refund: { state: 'pending' | 'retrying' | 'done' | 'failed'; attempts: number; lastError: string | null } | null;
+  refund: { subscriptionId: string; state: MoneyActionState; attempts: number; lastError: string | null; closeNote: string | null } | null;
+  /** A refund step's shortfall (credits already spent), taken back later by a job: where it stands. */
+  recovery: {
+    state: MoneyActionState;
+    attempts: number;
+    lastError: string | null;
+    creditsShort: number;
+    creditsRecovered: number;
+    closeNote: string | null;
+  } | null;
+  /** The last thing an admin did to the flag's money action (retry, close): who, when, and the note. */
+  lastAction: { action: string; by: string | null; at: string; note: string | null } | null;
   /** Credits that could not be taken back (refunds of credits already spent). */
   shortfall: number | null;
   detail: Record<string, unknown>;
@@ -46,6 +57,21 @@ type Raw = {
   dupFailedAt: Date | null;
   dupLastError: string | null;
   dupAttempts: number | null;
+  dupId: string | null;
+  dupClosedAt: Date | null;
+  dupCloseNote: string | null;
+  recShort: number | null;
+  recRecovered: number | null;
+  recAttempts: number | null;
+  recLastError: string | null;
+  recDoneAt: Date | null;
+  recFailedAt: Date | null;
+  recClosedAt: Date | null;
+  recCloseNote: string | null;
+  actAction: string | null;
+  actBy: string | null;
+  actAt: Date | null;
+  actNote: string | null;
 };
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -67,9 +93,19 @@ export async function listFinanceFlags(
       (SELECT e.currency FROM ledger_entries e WHERE f.detail ->> 'charge' IS NOT NULL
         AND e.stripe_charge_id = f.detail ->> 'charge' AND e.currency IS NOT NULL LIMIT 1) AS "paymentCurrency",
       s.duplicate_resolved_at AS "dupResolvedAt", s.duplicate_refund_failed_at AS "dupFailedAt",
-      s.duplicate_refund_last_error AS "dupLastError", s.duplicate_refund_attempts AS "dupAttempts"
+      s.duplicate_refund_last_error AS "dupLastError", s.duplicate_refund_attempts AS "dupAttempts",
+      s.subscription_id AS "dupId", s.duplicate_refund_closed_at AS "dupClosedAt", s.duplicate_refund_close_note AS "dupCloseNote",
+      r.credits_short AS "recShort", r.credits_recovered AS "recRecovered", r.attempts AS "recAttempts",
+      r.last_error AS "recLastError", r.done_at AS "recDoneAt", r.failed_at AS "recFailedAt", r.closed_at AS "recClosedAt",
+      r.close_note AS "recCloseNote",
+      act.action AS "actAction", act.email AS "actBy", act.created_at AS "actAt", act.note AS "actNote"
     FROM billing_finance_flags f
     LEFT JOIN billing_subscriptions s ON f.kind = 'duplicate_subscription' AND 'duplicate_subscription:' || s.subscription_id = f.ref
+    LEFT JOIN billing_shortfall_recoveries r ON r.ref = f.ref
+    LEFT JOIN LATERAL (
+      SELECT x.action, x.created_at, x.note, au.email FROM billing_admin_actions x LEFT JOIN users au ON au.id = x.admin_id
+      WHERE x.ref = f.ref ORDER BY x.created_at DESC, x.id DESC LIMIT 1
+    ) act ON true
     LEFT JOIN users u ON u.id = f.user_id
     LEFT JOIN users a ON a.id = f.acknowledged_by
     WHERE (f.acknowledged_at IS NULL) = ${state === 'open'}
@@ -96,18 +132,39 @@ export async function listFinanceFlags(
         amountMinor: step,
         cumulativeMinor: cumulative,
         refund:
-          r.dupAttempts === null
+          r.dupAttempts === null || r.dupId === null
             ? null
             : {
+                subscriptionId: r.dupId,
                 state: duplicateRefundState({
                   resolvedAt: r.dupResolvedAt,
+                  closedAt: r.dupClosedAt,
                   failedAt: r.dupFailedAt,
                   lastError: r.dupLastError,
                   attempts: r.dupAttempts,
                 }),
                 attempts: r.dupAttempts,
                 lastError: r.dupLastError,
+                closeNote: r.dupCloseNote,
               },
+        recovery:
+          r.recShort === null
+            ? null
+            : {
+                state: moneyActionState({
+                  doneAt: r.recDoneAt,
+                  closedAt: r.recClosedAt,
+                  failedAt: r.recFailedAt,
+                  lastError: r.recLastError,
+                  attempts: r.recAttempts ?? 0,
+                }),
+                attempts: r.recAttempts ?? 0,
+                lastError: r.recLastError,
+                creditsShort: r.recShort,
+                creditsRecovered: r.recRecovered ?? 0,
+                closeNote: r.recCloseNote,
+              },
+        lastAction: r.actAction && r.actAt ? { action: r.actAction, by: r.actBy, at: r.actAt.toISOString(), note: r.actNote } : null,
         shortfall: num(d.shortfall),
         detail: d,
         acknowledgedAt: r.acknowledgedAt?.toISOString() ?? null,

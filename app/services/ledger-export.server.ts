@@ -44,6 +44,8 @@ export const EXPORT_COLUMNS = [
   'stripe_invoice_id',
   'stripe_payment_intent_id',
   'stripe_charge_id',
+  // Last, so readers of the columns before keep working: the refund object (`re_…`) a reversal books.
+  'stripe_refund_id',
 ] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,7 +89,7 @@ function copyStatement(f: ExportFilter): string {
            CASE WHEN ta.user_id IS NULL THEN 'system:' ELSE 'user:' END || ta.code,
            e.amount, e.balance_after, e.pending_seq, e.external_ref, e.idempotency_key, encode(e.hash, 'hex'),
            ${CURRENCY_OF_ROW}, e.amount_minor, e.stripe_event_id, e.stripe_checkout_session_id, e.stripe_invoice_id,
-           e.stripe_payment_intent_id, e.stripe_charge_id
+           e.stripe_payment_intent_id, e.stripe_charge_id, e.stripe_refund_id
     FROM ledger_entries e
     JOIN ledger_accounts fa ON fa.id = e.from_account
     JOIN ledger_accounts ta ON ta.id = e.to_account

@@ -1,7 +1,7 @@
 import { sql } from '../../db/client';
 import { csvField } from './ledger-csv.server';
 import type { Db } from './ledger.server';
-import { duplicateRefundState } from './duplicate-refund-state.server';
+import { duplicateRefundState, moneyActionState } from './duplicate-refund-state.server';
 import { levelOfKey, namesRefundObjects, refundStepsOf, type ChargeSnapshot } from './refund-steps.server';
 
 // `reconcile`: every Stripe payment and refund we received (the verified webhook events stored in
@@ -23,9 +23,10 @@ export type ReconcileLine = {
   /**
    * payment: a paid top-up Checkout Session or a paid invoice; refund: one refund object (`re_…`),
    * or a refunded charge when Stripe named no refund object; ledger: a row with Stripe money but no event;
-   * duplicate: our refund of a duplicate subscription (done, or outstanding: pending, retrying, failed).
+   * duplicate: our refund of a duplicate subscription (done, or outstanding: pending, retrying, failed);
+   * shortfall: credits a refund could not take back (already spent), taken back later by a job.
    */
-  kind: 'payment' | 'refund' | 'ledger' | 'duplicate';
+  kind: 'payment' | 'refund' | 'ledger' | 'duplicate' | 'shortfall';
   status: ReconcileStatus;
   stripeId: string;
   userId: string | null;
@@ -151,12 +152,14 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
     ORDER BY e.seq`;
 
   const duplicates = await duplicateLines(from, to, db);
+  const shortfalls = await shortfallLines(from, to, db);
 
   const lines: ReconcileLine[] = [
     ...payments.map((r) => line('payment', r)),
     ...refunds,
     ...orphans.map((r) => line('ledger', r)),
     ...duplicates,
+    ...shortfalls,
   ];
   const counts: Record<ReconcileStatus, number> = { matched: 0, flagged: 0, unmatched: 0, double: 0 };
   for (const l of lines) counts[l.status]++;
@@ -242,6 +245,7 @@ export function reconcileSummary(report: ReconcileReport): string[] {
     `refunds: ${by('refund')}`,
     `ledger rows without an event: ${report.lines.filter((l) => l.kind === 'ledger').length}`,
     `duplicate refunds: ${by('duplicate')}`,
+    `refund shortfalls: ${by('shortfall')}`,
     report.ok ? 'OK: every payment and refund is booked once' : 'MISMATCH: see the unmatched and double lines',
   ];
 }
@@ -254,6 +258,7 @@ type ChargeRow = {
   key: string;
   charge: string | null;
   intent: string | null;
+  refund: string | null;
 };
 
 /**
@@ -279,11 +284,12 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
   const charges = [...byCharge.keys()];
   const intents = [...new Set(events.map((e) => e.o.payment_intent).filter((v): v is string => typeof v === 'string'))];
   const rows = await db<ChargeRow[]>`
-    SELECT seq, amount, user_id::text AS "userId", amount_minor AS minor, idempotency_key AS key, stripe_charge_id AS charge, NULL AS intent
+    SELECT seq, amount, user_id::text AS "userId", amount_minor AS minor, idempotency_key AS key, stripe_charge_id AS charge,
+      NULL AS intent, stripe_refund_id AS refund
     FROM ledger_entries WHERE kind IN ('topup_reversal', 'grant_reversal') AND stripe_charge_id = ANY(${charges}::text[])
     UNION ALL
     -- Full refunds booked before the Stripe columns are found through their purchase's payment intent.
-    SELECT e.seq, e.amount, e.user_id::text, e.amount_minor, e.idempotency_key, NULL, c.payment_intent
+    SELECT e.seq, e.amount, e.user_id::text, e.amount_minor, e.idempotency_key, NULL, c.payment_intent, e.stripe_refund_id
     FROM billing_checkouts c JOIN ledger_entries e ON e.idempotency_key = 'topup-reversal:' || c.session_id
     WHERE c.payment_intent = ANY(${intents}::text[]) AND e.stripe_charge_id IS NULL
     ORDER BY seq`;
@@ -324,7 +330,8 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
     if (namesRefundObjects(snapshots)) {
       const used = new Set<ChargeRow>();
       for (const step of steps) {
-        const at = mine.filter((r) => levelOfKey(r.key, chargeAmount) === step.level);
+        // A row that names its refund object is that refund's; an older row is found by its running total.
+        const at = mine.filter((r) => (r.refund ? r.refund === step.refundId : levelOfKey(r.key, chargeAmount) === step.level));
         at.forEach((r) => used.add(r));
         const stepFlags = chargeFlags.filter((f) => f.ref === `refund:${chargeId}@${step.level}`);
         lines.push({
@@ -339,14 +346,14 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
           flags: [...stepFlags.map((f) => f.label), ...unbooked],
         });
       }
-      // A row at a running total no refund object reaches books money Stripe never refunded.
+      // A row at a running total no refund object reaches, or naming a refund object Stripe never listed, books money Stripe never refunded.
       const stray = mine.filter((r) => !used.has(r));
       if (stray.length > 0) {
         lines.push({
           ...base(chargeId, null),
           ...booked(stray),
           status: 'double',
-          note: `booked at running total ${stray.map((r) => levelOfKey(r.key, chargeAmount)).join(', ')}, which no refund object reaches`,
+          note: `booked at ${stray.map((r) => r.refund ?? `running total ${levelOfKey(r.key, chargeAmount)}`).join(', ')}, which no refund object reaches`,
           flags: [],
         });
       }
@@ -405,9 +412,10 @@ function judge(rows: ChargeRow[], amount: number, unbooked: string[], shortfall:
 }
 
 /**
- * Our refunds of duplicate subscriptions, which no ledger row books (they granted nothing): done is
- * matched; pending or retrying is outstanding but still under way (flagged); failed, its retries
- * spent, is outstanding for a person (unmatched: reconcile fails until it is dealt with).
+ * Our refunds of duplicate subscriptions, which no ledger row books (they granted nothing): done (or
+ * closed by an admin who settled it by hand) is matched; pending or retrying is outstanding but
+ * still under way (flagged); failed, its retries spent, is outstanding for a person (unmatched:
+ * reconcile fails until it is dealt with).
  */
 async function duplicateLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[]> {
   const rows = await db<
@@ -416,27 +424,32 @@ async function duplicateLines(from: Date, to: Date, db: Db): Promise<ReconcileLi
       userId: string;
       refunded: number | null;
       resolvedAt: Date | null;
+      closedAt: Date | null;
+      closeNote: string | null;
       failedAt: Date | null;
       lastError: string | null;
       attempts: number;
     }[]
   >`
     SELECT subscription_id AS id, user_id::text AS "userId", refunded_cents AS refunded, duplicate_resolved_at AS "resolvedAt",
+      duplicate_refund_closed_at AS "closedAt", duplicate_refund_close_note AS "closeNote",
       duplicate_refund_failed_at AS "failedAt", duplicate_refund_last_error AS "lastError", duplicate_refund_attempts AS attempts
     FROM billing_subscriptions
     WHERE duplicate_of IS NOT NULL AND created_at >= ${from} AND created_at < ${to}
     ORDER BY subscription_id`;
   return rows.map((r) => {
     const state = duplicateRefundState(r);
-    const status: ReconcileStatus = state === 'done' ? 'matched' : state === 'failed' ? 'unmatched' : 'flagged';
+    const status: ReconcileStatus = state === 'done' || state === 'closed' ? 'matched' : state === 'failed' ? 'unmatched' : 'flagged';
     const note =
       state === 'done'
         ? 'duplicate canceled and refunded'
-        : state === 'failed'
-          ? `outstanding: refund failed after ${r.attempts} attempts: ${r.lastError ?? ''}`
-          : state === 'retrying'
-            ? `outstanding: retrying (attempt ${r.attempts}, last error: ${r.lastError ?? ''})`
-            : 'outstanding: refund pending';
+        : state === 'closed'
+          ? `closed by hand: ${r.closeNote ?? ''}`
+          : state === 'failed'
+            ? `outstanding: refund failed after ${r.attempts} attempts: ${r.lastError ?? ''}`
+            : state === 'retrying'
+              ? `outstanding: retrying (attempt ${r.attempts}, last error: ${r.lastError ?? ''})`
+              : 'outstanding: refund pending';
     return {
       kind: 'duplicate',
       status,
@@ -449,6 +462,66 @@ async function duplicateLines(from: Date, to: Date, db: Db): Promise<ReconcileLi
       ledgerSeqs: [],
       events: [],
       flags: [`duplicate_subscription:duplicate_subscription:${r.id}`],
+      note,
+    };
+  });
+}
+
+/**
+ * Refund shortfalls (credits already spent when the refund came) being taken back later, one line
+ * per refund step that had one, read like the duplicate refunds: done or closed is matched, pending
+ * or retrying flagged (outstanding, under way), failed unmatched (outstanding for a person).
+ */
+async function shortfallLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[]> {
+  const rows = await db<
+    {
+      ref: string;
+      userId: string;
+      currency: string | null;
+      refundedMinor: string | null;
+      short: number;
+      recovered: number;
+      attempts: number;
+      lastError: string | null;
+      doneAt: Date | null;
+      failedAt: Date | null;
+      closedAt: Date | null;
+      closeNote: string | null;
+    }[]
+  >`
+    SELECT ref, user_id::text AS "userId", currency, refunded_minor AS "refundedMinor",
+      credits_short AS short, credits_recovered AS recovered, attempts, last_error AS "lastError", done_at AS "doneAt",
+      failed_at AS "failedAt", closed_at AS "closedAt", close_note AS "closeNote"
+    FROM billing_shortfall_recoveries
+    WHERE created_at >= ${from} AND created_at < ${to}
+    ORDER BY ref`;
+  return rows.map((r) => {
+    const state = moneyActionState(r);
+    const status: ReconcileStatus = state === 'done' || state === 'closed' ? 'matched' : state === 'failed' ? 'unmatched' : 'flagged';
+    const left = r.short - r.recovered;
+    const note =
+      state === 'done'
+        ? `shortfall of ${r.short} credits taken back`
+        : state === 'closed'
+          ? `closed by hand with ${left} of ${r.short} credits short: ${r.closeNote ?? ''}`
+          : state === 'failed'
+            ? `outstanding: ${left} of ${r.short} credits short after ${r.attempts} attempts: ${r.lastError ?? ''}`
+            : state === 'retrying'
+              ? `outstanding: ${left} of ${r.short} credits short, retrying (attempt ${r.attempts}, last error: ${r.lastError ?? ''})`
+              : `outstanding: ${left} of ${r.short} credits short, pending`;
+    return {
+      kind: 'shortfall',
+      status,
+      // Named by its refund step (charge and running total), so it never passes for the refund's own line.
+      stripeId: r.ref,
+      userId: r.userId,
+      currency: r.currency,
+      amountMinor: r.refundedMinor === null ? null : Number(r.refundedMinor),
+      credits: r.recovered,
+      bookedMinor: null,
+      ledgerSeqs: [],
+      events: [],
+      flags: [r.ref],
       note,
     };
   });

@@ -55,7 +55,8 @@ async function verifyIn(opts: VerifyOptions, db: Db): Promise<VerifyReport> {
       FROM ledger_entries
       WHERE hash <> sha256(prev_hash || ledger_canonical(seq, id, created_at, user_id, kind, from_account, to_account,
               amount, balance_after, pending_seq, external_ref, idempotency_key, reason, actor, stripe_event_id,
-              stripe_checkout_session_id, stripe_invoice_id, stripe_payment_intent_id, stripe_charge_id, currency, amount_minor))
+              stripe_checkout_session_id, stripe_invoice_id, stripe_payment_intent_id, stripe_charge_id, currency, amount_minor,
+              stripe_refund_id))
         ${onlyUser('user_id')}
       ORDER BY seq LIMIT ${limit}`,
   );

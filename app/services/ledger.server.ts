@@ -34,6 +34,8 @@ export type StripeOrigin = {
   invoice?: string | null;
   paymentIntent?: string | null;
   charge?: string | null;
+  /** The Stripe refund object (`re_…`) a refund reversal books. */
+  refund?: string | null;
   currency?: string | null;
   amountMinor?: number | null;
 };
@@ -47,6 +49,7 @@ function originJson(o: StripeOrigin | undefined, db: Db) {
     invoice: o.invoice ?? null,
     payment_intent: o.paymentIntent ?? null,
     charge: o.charge ?? null,
+    refund: o.refund ?? null,
     currency: o.currency ?? null,
     amount_minor: o.amountMinor ?? null,
   };
@@ -135,6 +138,7 @@ type RawEntry = {
   stripe_invoice_id?: string | null;
   stripe_payment_intent_id?: string | null;
   stripe_charge_id?: string | null;
+  stripe_refund_id?: string | null;
   currency?: string | null;
   amount_minor?: string | null;
 };
@@ -164,6 +168,7 @@ function toEntry(r: RawEntry): LedgerEntry {
             invoice: r.stripe_invoice_id ?? null,
             paymentIntent: r.stripe_payment_intent_id ?? null,
             charge: r.stripe_charge_id ?? null,
+            refund: r.stripe_refund_id ?? null,
             currency: r.currency ?? null,
             amountMinor: r.amount_minor == null ? null : Number(r.amount_minor),
           }
@@ -293,17 +298,18 @@ export type RefundReversal = {
   origin: StripeOrigin;
 };
 
-/** The reversal rows already booked for a payment, with the refund level (minor units) each was booked at. */
+/** The reversal rows already booked for a payment, with the refund level (minor units) each was booked at and its refund object. */
 export async function refundReversalsOf(kind: 'topup' | 'grant', userId: string, ref: string, db: Db = sql) {
   const prefix = kind === 'topup' ? `topup-reversal:${ref}` : `grant-reversal:${userId}:${ref}`;
-  const list = await db<{ key: string; amount: string; minor: string | null }[]>`
-    SELECT idempotency_key AS key, amount, amount_minor AS minor FROM ledger_entries
+  const list = await db<{ key: string; amount: string; minor: string | null; refund: string | null }[]>`
+    SELECT idempotency_key AS key, amount, amount_minor AS minor, stripe_refund_id AS refund FROM ledger_entries
     WHERE user_id = ${userId} AND kind = ${kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}
       AND (idempotency_key = ${prefix} OR idempotency_key LIKE ${prefix.replace(/[\\%_]/g, '\\$&') + '@%'})`;
   return list.map((r) => ({
     // Rows keyed without a level are the full refunds booked before levels existed.
     level: r.key.includes('@') ? Number(r.key.slice(r.key.lastIndexOf('@') + 1)) : Number.POSITIVE_INFINITY,
     amount: Number(r.amount),
+    refund: r.refund,
   }));
 }
 
@@ -316,6 +322,20 @@ export async function reverseRefund(r: RefundReversal, db: Db = sql): Promise<Le
   if (!Number.isSafeInteger(r.credits) || r.credits < 0) throw new LedgerError('credits must be a non-negative integer', 'invalid');
   return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.kind === 'topup' ? 'topup_reversal' : 'grant_reversal'}, ${key},
     ${r.takeNothing ? 0 : r.credits}, ${r.ref}, NULL, NULL, NULL, ${originJson(r.origin, db)}::jsonb)`);
+}
+
+/**
+ * Takes back part of a refund's shortfall later (credits the refund could not reverse because they
+ * were spent): the same kind of row as the refund's reversal, from the same bucket, capped at what
+ * the bucket holds now, with no Stripe money of its own (the refund's row carries it). `key` names
+ * the attempt, so a replay books it once.
+ */
+export async function recoverShortfall(
+  r: { bucket: 'topup' | 'monthly'; userId: string; key: string; ref: string; credits: number; reason: string },
+  db: Db = sql,
+): Promise<LedgerEntry> {
+  return one(db<RawEntry[]>`SELECT * FROM ledger_transfer(${r.userId}, ${r.bucket === 'topup' ? 'topup_reversal' : 'grant_reversal'},
+    ${`shortfall-recovery:${r.key}`}, ${positiveInt(r.credits)}, ${r.ref}, ${r.reason}, 'system:shortfall-recovery')`);
 }
 
 /**

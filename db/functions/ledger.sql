@@ -45,6 +45,20 @@ CREATE OR REPLACE FUNCTION ledger_canonical(p_seq bigint, p_id uuid, p_at timest
       p_event, p_session, p_invoice, p_payment_intent, p_charge, p_currency, p_amount_minor)::text, 'UTF8') END
 $$;
 
+-- The canonical form of a row that also names its Stripe refund object (migration 032): the second
+-- form's array followed by the refund id. A row without one hashes exactly as the second form.
+CREATE OR REPLACE FUNCTION ledger_canonical(p_seq bigint, p_id uuid, p_at timestamptz, p_user uuid, p_kind text,
+  p_from bigint, p_to bigint, p_amount bigint, p_balance bigint, p_pending bigint, p_ref text, p_key text,
+  p_reason text, p_actor text, p_event text, p_session text, p_invoice text, p_payment_intent text, p_charge text,
+  p_currency text, p_amount_minor bigint, p_refund text) RETURNS bytea LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN p_refund IS NULL
+    THEN ledger_canonical(p_seq, p_id, p_at, p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key,
+      p_reason, p_actor, p_event, p_session, p_invoice, p_payment_intent, p_charge, p_currency, p_amount_minor)
+    ELSE convert_to(json_build_array(p_seq, p_id, to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+      p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key, p_reason, p_actor,
+      p_event, p_session, p_invoice, p_payment_intent, p_charge, p_currency, p_amount_minor, p_refund)::text, 'UTF8') END
+$$;
+
 -- Small lookups in PL/pgSQL rather than SQL functions: PL/pgSQL caches their plans per session.
 CREATE OR REPLACE FUNCTION ledger_system_account(p_code text) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -86,7 +100,7 @@ END $$;
 -- Writes one row with its hash (caller holds the user's lock and has moved the projection).
 -- A reserve row also opens its hold in ledger_open_holds, expiring at p_expires (an hour by default).
 -- p_origin names the Stripe objects a billing booking came from (keys event, checkout_session,
--- invoice, payment_intent, charge, currency, amount_minor); they go to columns of their own.
+-- invoice, payment_intent, charge, currency, amount_minor, refund); they go to columns of their own.
 CREATE OR REPLACE FUNCTION ledger_write_row(p_user uuid, p_kind text, p_from bigint, p_to bigint, p_amount bigint,
   p_pending bigint, p_key text, p_ref text, p_reason text, p_actor text, p_prev bytea, p_balance bigint,
   p_expires timestamptz DEFAULT NULL, p_origin jsonb DEFAULT NULL)
@@ -102,15 +116,17 @@ DECLARE
   v_charge text := p_origin ->> 'charge';
   v_currency text := p_origin ->> 'currency';
   v_minor bigint := (p_origin ->> 'amount_minor')::bigint;
+  v_refund text := p_origin ->> 'refund';
   e ledger_entries;
 BEGIN
   INSERT INTO ledger_entries (seq, id, created_at, user_id, kind, from_account, to_account, amount, balance_after,
     pending_seq, external_ref, idempotency_key, reason, actor, prev_hash, hash, stripe_event_id, stripe_checkout_session_id,
-    stripe_invoice_id, stripe_payment_intent_id, stripe_charge_id, currency, amount_minor)
+    stripe_invoice_id, stripe_payment_intent_id, stripe_charge_id, currency, amount_minor, stripe_refund_id)
   VALUES (v_seq, v_id, v_at, p_user, p_kind, p_from, p_to, p_amount, p_balance, p_pending, p_ref, p_key, p_reason, p_actor,
     p_prev, sha256(p_prev || ledger_canonical(v_seq, v_id, v_at, p_user, p_kind, p_from, p_to, p_amount, p_balance,
-      p_pending, p_ref, p_key, p_reason, p_actor, v_event, v_session, v_invoice, v_intent, v_charge, v_currency, v_minor)),
-    v_event, v_session, v_invoice, v_intent, v_charge, v_currency, v_minor)
+      p_pending, p_ref, p_key, p_reason, p_actor, v_event, v_session, v_invoice, v_intent, v_charge, v_currency, v_minor,
+      v_refund)),
+    v_event, v_session, v_invoice, v_intent, v_charge, v_currency, v_minor, v_refund)
   RETURNING * INTO e;
   IF p_kind = 'reserve' THEN
     INSERT INTO ledger_open_holds (seq, user_id, item, created_at, expires_at)

@@ -1,6 +1,8 @@
 import type PgBoss from 'pg-boss';
 import { queues } from '~/queue/queues';
-import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS, processEvent } from '~/services/billing.server';
+import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS } from '~/services/billing/duplicates.server';
+import { attemptShortfallRecovery, SHORTFALL_MAX_ATTEMPTS } from '~/services/billing/shortfalls.server';
+import { processEvent } from '~/services/billing/stripe-events.server';
 import { getLogger } from '~/utils/logger.server';
 import { jobSql } from '../../db/client';
 
@@ -31,4 +33,22 @@ export async function handleBillingDuplicate(jobs: PgBoss.Job<unknown>[]): Promi
     const result = await attemptDuplicateRefund(subscriptionId, DUPLICATE_REFUND_MAX_ATTEMPTS, jobSql);
     getLogger().info({ subscriptionId, ...result }, 'duplicate subscription resolved');
   }
+}
+
+// Takes a refund's shortfall back as credits come free. An attempt that leaves credits short throws,
+// so pg-boss retries it later with backoff; once the attempts are spent it is marked failed for a
+// person and the job ends.
+export async function handleBillingShortfall(jobs: PgBoss.Job<unknown>[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const job of jobs) {
+    const { ref } = queues['billing-shortfall'].payload.parse(job.data);
+    try {
+      const result = await attemptShortfallRecovery(ref, SHORTFALL_MAX_ATTEMPTS, jobSql);
+      getLogger().info({ ref, ...result }, 'refund shortfall attempt');
+    } catch (err) {
+      getLogger().info({ ref, err: (err as Error).message }, 'refund shortfall still short; will retry');
+      failures.push(err);
+    }
+  }
+  if (failures.length) throw failures[0];
 }

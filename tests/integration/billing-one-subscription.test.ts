@@ -3,7 +3,7 @@ import { sql } from '../../db/client';
 import { entriesOf, getCreditSummary, grantSignupCredits } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
 import { reconcile } from '../../app/services/ledger-reconcile.server';
-import { attemptDuplicateRefund } from '../../app/services/billing.server';
+import { attemptDuplicateRefund } from '../../app/services/billing/duplicates.server';
 import { createSession } from '../../app/services/sessions.server';
 import { getStripe } from '../../app/services/stripe.server';
 import { TestClient, type TestApp } from '../support/app-server';
@@ -252,7 +252,7 @@ describe('a second subscription that still arrives', () => {
     await settled();
     // As if the job had refunded and died before writing that down: run it again twice at once.
     await sql`UPDATE billing_subscriptions SET duplicate_resolved_at = NULL WHERE subscription_id = ${extra.id}`;
-    const { resolveDuplicateSubscription } = await import('../../app/services/billing.server');
+    const { resolveDuplicateSubscription } = await import('../../app/services/billing/duplicates.server');
     await Promise.all([resolveDuplicateSubscription(extra.id), resolveDuplicateSubscription(extra.id)]);
     const refunds = [...stripe.objects.values()].filter(
       (o) => o.object === 'refund' && (o.metadata as { subscription?: string }).subscription === extra.id,
@@ -322,6 +322,47 @@ describe('a second subscription that still arrives', () => {
       // Nothing refunded, nothing granted.
       expect([...stripe.objects.values()].filter((o) => o.object === 'refund' && o.customer === customer)).toEqual([]);
       expect(await grantsOf(user.id)).toEqual([5, 45]);
+
+      // The admin's actions on a failed refund are plain form posts (no JavaScript needed); a cross-site post is refused.
+      expect(html).toContain('Retry refund');
+      expect(html).toContain('Close as refunded by hand');
+      expect(zhAdmin).toContain('重試退款');
+      const forged = await adminClient.postForm(
+        '/admin/ledger',
+        { intent: 'retryRefund', target: extra.id },
+        { origin: 'https://evil.example' },
+      );
+      expect(forged.status).toBe(403);
+      // Retry: attempts reset, pending again, the job enqueued; it fails again here and is retried by the queue.
+      let res = await adminClient.postForm('/admin/ledger', { intent: 'retryRefund', target: extra.id });
+      expect(res.status).toBe(302);
+      const [retried] = await sql<{ failed: Date | null }[]>`
+        SELECT duplicate_refund_failed_at AS failed FROM billing_subscriptions WHERE subscription_id = ${extra.id}`;
+      expect(retried!.failed).toBeNull();
+      line = (await reconcile()).lines.find((l) => l.stripeId === extra.id && l.kind === 'duplicate')!;
+      expect(line.status).toBe('flagged');
+      // Spent again; then closed by hand with a note: settled for reconcile, audited, told to the user.
+      await sql`UPDATE billing_subscriptions SET duplicate_refund_failed_at = now(), duplicate_refund_last_error = 'still failing'
+        WHERE subscription_id = ${extra.id}`;
+      res = await adminClient.postForm('/admin/ledger', { intent: 'closeRefund', target: extra.id, note: '' });
+      expect(res.status).toBe(302);
+      expect((await reconcile()).lines.find((l) => l.stripeId === extra.id && l.kind === 'duplicate')!.status).toBe('unmatched');
+      res = await adminClient.postForm('/admin/ledger', { intent: 'closeRefund', target: extra.id, note: 'Refunded by hand in Stripe' });
+      expect(res.status).toBe(302);
+      line = (await reconcile()).lines.find((l) => l.stripeId === extra.id && l.kind === 'duplicate')!;
+      expect(line).toMatchObject({ status: 'matched', note: 'closed by hand: Refunded by hand in Stripe' });
+      const actions = await sql<{ action: string; adminId: string; note: string | null }[]>`
+        SELECT action, admin_id AS "adminId", note FROM billing_admin_actions WHERE ref = ${`duplicate_subscription:${extra.id}`} ORDER BY id`;
+      expect(actions).toEqual([
+        { action: 'duplicate_refund_retry', adminId: admin.id, note: null },
+        { action: 'duplicate_refund_close', adminId: admin.id, note: 'Refunded by hand in Stripe' },
+      ]);
+      html = await (await adminClient.get('/admin/ledger?flags=acknowledged')).text();
+      expect(html).toContain('Refund closed by hand: Refunded by hand in Stripe');
+      expect(html).toMatch(/Refund closed by [^,]+, .*: Refunded by hand in Stripe/);
+      page = await (await client.get('/subscription')).text();
+      expect(page).toContain('was canceled and refunded by our team');
+      expect(await attemptDuplicateRefund(extra.id, 3, sql)).toMatchObject({ outcome: 'ignored' });
     } finally {
       stripe.failRequests('GET /v1/invoices', 0);
     }

@@ -194,6 +194,18 @@ describe.each(['stripe', 'cumulative'] as const)('refunds in any order and dupli
           expect(mine.reduce((s, f) => s + f.detail.reversed, 0)).toBe(reversed);
           const kept = Math.floor((m.credits * (m.amount - m.refunded)) / m.amount);
           expect(m.credits - reversed - shortfall).toBe(kept);
+          // Each step that came short opens one recovery of exactly its shortfall, pending (its first try
+          // waits for credits to come free), whatever the order and however often its events came.
+          const recoveries = await sql<{ ref: string; short: number; state: string }[]>`
+            SELECT ref, credits_short AS short,
+              CASE WHEN done_at IS NOT NULL THEN 'done' WHEN failed_at IS NOT NULL THEN 'failed' ELSE 'pending' END AS state
+            FROM billing_shortfall_recoveries WHERE ref = ANY(${mine.map((f) => f.ref)}::text[]) ORDER BY ref`;
+          expect(recoveries.map((r) => [r.ref, r.short, r.state])).toEqual(
+            mine
+              .filter((f) => f.detail.shortfall > 0)
+              .map((f) => [f.ref, f.detail.shortfall, 'pending'])
+              .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+          );
           // Traceable (issue 24): the purchase names its session and carries the money.
           expect(purchases[0]!.stripe).toMatchObject({ checkoutSession: m.sessionId, currency: 'usd', amountMinor: m.amount });
           // The refunded money on the reversal rows adds up to what Stripe refunded.

@@ -275,6 +275,9 @@ describe('two partial refunds as finance reads them: each step its own amount, w
     expect(lines.map((l) => [l.stripeId, l.status, l.currency, l.amountMinor, l.bookedMinor])).toEqual(
       refundIds.map((id) => [id, 'matched', 'usd', 1000, 1000]),
     );
+    // Each reversal row names its refund object, so each step maps to one row by Stripe's own id.
+    expect((await kindsOf(user.id, ['topup_reversal'])).map((r) => r.stripe?.refund)).toEqual(refundIds);
+    expect(lines.map((l) => l.ledgerSeqs.length)).toEqual([1, 1]);
     await expectVerified(stripe);
   });
 

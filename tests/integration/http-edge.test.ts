@@ -3,7 +3,7 @@ import { sql } from '../../db/client';
 import { getT } from '../../app/i18n.server';
 import { languages } from '../../app/i18n';
 import { ERROR_STATUS, errorResponse, errorStatus } from '../../app/http/errors.server';
-import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
+import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing/errors.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
 import { API_TOKEN_ERROR_CODES } from '../../app/services/api-tokens.server';
 import { IDEMPOTENCY_ERROR_CODES } from '../../app/services/idempotency.server';

@@ -66,7 +66,8 @@ describe('npm run ledger', () => {
     const lines = res.stdout.trim().split('\n');
     expect(lines[0]).toBe(
       'seq,id,time,user_id,user_email,kind,from_account,to_account,amount,balance_after,pending_seq,external_ref,idempotency_key,hash,' +
-        'currency,amount_minor,stripe_event_id,stripe_checkout_session_id,stripe_invoice_id,stripe_payment_intent_id,stripe_charge_id',
+        'currency,amount_minor,stripe_event_id,stripe_checkout_session_id,stripe_invoice_id,stripe_payment_intent_id,stripe_charge_id,' +
+        'stripe_refund_id',
     );
     expect(lines.slice(1).map((l) => l.split(',')[5])).toEqual(['monthly_grant', 'topup_purchase', 'adjustment']);
     const manifest = JSON.parse(res.stderr);

@@ -61,8 +61,8 @@ describe('ledger export', () => {
     >`SELECT seq, encode(hash, 'hex') AS hash FROM ledger_entries ORDER BY seq DESC LIMIT 1`;
     expect(manifest.lastSeq).toBe(Number(last!.seq));
     expect(manifest.lastHash).toBe(last!.hash);
-    // The hash, then the seven Stripe columns (empty: these rows are not from Stripe).
-    expect(out.last.endsWith(`,${last!.hash},,,,,,,`)).toBe(true);
+    // The hash, then the eight Stripe columns (empty: these rows are not from Stripe).
+    expect(out.last.endsWith(`,${last!.hash},,,,,,,,`)).toBe(true);
     // The fixture rows are sound books: the whole ledger verifies.
     expect((await verifyLedger({}, db)).problems).toEqual([]);
   }, 60_000);

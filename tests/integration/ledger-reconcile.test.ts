@@ -249,6 +249,56 @@ describe('reconcile by refund object: a $30 top-up refunded $10, then $10 more, 
   });
 });
 
+describe('reconcile by refund id: rows that name the refund object they book', () => {
+  const refunds = [
+    { id: 're_ida', object: 'refund', amount: 1000, currency: 'usd', status: 'succeeded' },
+    { id: 're_idb', object: 'refund', amount: 1500, currency: 'usd', status: 'succeeded' },
+  ];
+  const reversal = (level: number, minor: number, refund: string) =>
+    reverseRefund(
+      {
+        kind: 'topup',
+        userId: user.id,
+        ref: 'cs_ids',
+        refundedMinor: level,
+        credits: 1,
+        origin: { checkoutSession: 'cs_ids', paymentIntent: 'pi_ids', charge: 'ch_ids', refund, currency: 'usd', amountMinor: minor },
+      },
+      db,
+    );
+  const linesOf = async () =>
+    (await reconcile({}, db)).lines
+      .filter((l) => l.kind === 'refund' && ['re_ida', 're_idb', 'ch_ids'].includes(l.stripeId))
+      .map((l) => [l.stripeId, l.status, l.amountMinor, l.bookedMinor, l.ledgerSeqs.length, l.note]);
+
+  it('each refund object matches the one row naming it; a row naming a refund Stripe never listed is a double booking', async () => {
+    await storeEvent('evt_ids', 'checkout.session.completed', session('cs_ids', 'pi_ids'));
+    await purchaseTopUp(user.id, 'cs_ids', 100, money('cs_ids', 'pi_ids', 'evt_ids'), db);
+    await storeEvent('evt_ids_r', 'charge.refunded', {
+      id: 'ch_ids',
+      object: 'charge',
+      payment_intent: 'pi_ids',
+      amount: 3000,
+      currency: 'usd',
+      amount_refunded: 2500,
+      refunds: { object: 'list', data: [...refunds].reverse() },
+    });
+    await reversal(1000, 1000, 're_ida');
+    await reversal(2500, 1500, 're_idb');
+    expect(await linesOf()).toEqual([
+      ['re_ida', 'matched', 1000, 1000, 1, ''],
+      ['re_idb', 'matched', 1500, 1500, 1, ''],
+    ]);
+    await reversal(2600, 100, 're_ghost');
+    // Lines come sorted by Stripe id: the charge's stray row first.
+    expect(await linesOf()).toEqual([
+      ['ch_ids', 'double', null, 100, 1, 'booked at re_ghost, which no refund object reaches'],
+      ['re_ida', 'matched', 1000, 1000, 1, ''],
+      ['re_idb', 'matched', 1500, 1500, 1, ''],
+    ]);
+  });
+});
+
 describe('npm run ledger -- --help', () => {
   it('prints the commands and exits 0, without a database', async () => {
     for (const args of [['--help'], ['-h'], []]) {

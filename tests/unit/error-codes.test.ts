@@ -3,7 +3,7 @@ import { models } from '../../app/catalogue';
 import { ERROR_STATUS, explainError } from '../../app/http/errors.server';
 import { getT } from '../../app/i18n.server';
 import { API_TOKEN_ERROR_CODES, ApiTokenError } from '../../app/services/api-tokens.server';
-import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
+import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing/errors.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
 import { errors as generationErrors, GENERATION_ERROR_CODES } from '../../app/services/generation/rules.server';
 import { IDEMPOTENCY_ERROR_CODES, IdempotencyError } from '../../app/services/idempotency.server';
