@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequestHandler } from '@remix-run/express';
 import type { ServerBuild } from '@remix-run/node';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -16,12 +17,13 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.
 import { getLogger } from './app/utils/logger.server';
 import { exitOnUncaughtErrors } from './app/utils/process-faults.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
-import { remixHandler } from './app/http/remix-adapter.server';
+import { retryReadOnLostConnection } from './app/http/lost-connection-retry.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
-import { databaseMarkedDown, isDatabaseUnavailable, markDatabaseUp, onceMoreIfLost } from './app/utils/db-unavailable.server';
+import { databaseMarkedDown, markDatabaseUp, onceMoreIfLost } from './app/utils/db-unavailable.server';
 import { newRequestId, REQUEST_ID_HEADER } from './app/utils/request-id.server';
-import { logUnavailable, sendUnavailable, wantsJson } from './app/http/unavailable.server';
+import { logUnavailable, sendUnavailable } from './app/http/unavailable.server';
+import { lastErrorHandler } from './app/http/last-error.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -314,38 +316,6 @@ export function refuseBusy(req: Request, res: Response) {
 }
 
 /**
- * The last word on an error nothing before answered (the Remix adapter, a handler, a middleware):
- * a database that failed is an outage, the translated 503 logged once as a warning; a client's
- * mistake found by a body parser keeps its 4xx; anything else is a bug, a 500 logged as an error
- * with the request's id and its stack. Express's own handler would print a bare stack instead.
- */
-function lastErrorHandler(logger: pino.Logger) {
-  // Express knows an error handler by its four parameters.
-  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) {
-      // Half an answer cannot be mended: the client sees the connection end.
-      logger.error({ requestId: res.locals.requestId as string, method: req.method, path: req.path, err }, 'error after the answer began');
-      return void req.socket.destroy();
-    }
-    if (isDatabaseUnavailable(err)) {
-      logUnavailable(req, res, err);
-      return void sendUnavailable(req, res);
-    }
-    const status = Number((err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode);
-    if (status >= 400 && status < 500)
-      return void res
-        .status(status)
-        .type('text/plain')
-        .send(http.STATUS_CODES[status] ?? 'Bad Request');
-    logger.error({ requestId: res.locals.requestId as string, method: req.method, path: req.path, err }, 'unexpected error');
-    const message = resources[languageFromHeaders(req.get('cookie'), req.get('accept-language'))].common.errors.generic;
-    res.status(500).set('Cache-Control', 'no-store');
-    if (wantsJson(req)) res.json({ error: message });
-    else res.type('text/plain').send(message);
-  };
-}
-
-/**
  * `/healthz`: the process runs. `/readyz`: it can do its work: the database answers and every
  * migration is applied (a process listens only once its start-up, workers included, is done).
  */
@@ -404,13 +374,17 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   // Reads: one memo scope per request (the session is looked up once for all loaders), which also
   // times the request for its Server-Timing header.
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
+  // A read whose database connection was lost under it is served once more; any other failure for
+  // the database leaves Remix (entry.server's handleError throws it) for the last error handler's 503.
   app.all(
     '*',
-    remixHandler({
-      build,
-      mode: env.NODE_ENV === 'production' ? 'production' : 'development',
-      getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
-    }),
+    retryReadOnLostConnection(
+      createRequestHandler({
+        build,
+        mode: env.NODE_ENV === 'production' ? 'production' : 'development',
+        getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
+      }),
+    ),
   );
   app.use(lastErrorHandler(logger));
   return app;
