@@ -43,7 +43,8 @@ export async function measureSequential(
   try {
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
-        for (let i = 0; i < warmup; i++) await ask(agent, t.url, t.headers);
+        // The first round warms longer: a fresh server is still compiling its hot paths.
+        for (let i = 0; i < (round === 0 ? 4 * warmup : warmup); i++) await ask(agent, t.url, t.headers);
         const latencies: number[] = [];
         let status = 0;
         const before = serverCpuMs();

@@ -209,6 +209,7 @@ async function main() {
       process.stderr.write(
         `one request at a time: ${SEQUENTIAL_OPTIONS.rounds} rounds of ${SEQUENTIAL_OPTIONS.warmup} + ${SEQUENTIAL_OPTIONS.requests} requests per target ...\n`,
       );
+      const onlySequential = process.env.BENCH_SEQUENTIAL_TARGETS?.split(',');
       sequential = await measureSequential(
         [
           { name: '/app signed in', url: `${appBase}/app`, headers: signedIn },
@@ -216,7 +217,7 @@ async function main() {
           { name: '/subscription', url: `${appBase}/subscription`, headers: signedIn },
           { name: '/ signed out, en', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'en-US,en;q=0.9' } },
           { name: 'bare Express handler', url: `${bareBase}/`, headers: BROWSER },
-        ],
+        ].filter((t) => t.name === 'bare Express handler' || !onlySequential || onlySequential.some((o) => t.name.includes(o))),
         () => cpuMs(child.pid!),
         SEQUENTIAL_OPTIONS,
       );
@@ -387,7 +388,8 @@ async function main() {
         ['/app results list', 6],
         ['/subscription', 6],
       ] as const) {
-        const value = sequential.find((r) => r.name === name)!.cpuMs;
+        const value = sequential.find((r) => r.name === name)?.cpuMs;
+        if (value === undefined) continue;
         console.log(
           `  ${(value <= limit ? 'ok' : 'MISSED').padEnd(7)}${name.padEnd(52)}${`${value.toFixed(2)}ms ≤ ${limit}ms`.padEnd(26)}${(value / limit).toFixed(2)}`,
         );
