@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
+import { createRequestHandler } from '@remix-run/express';
 import type { ServerBuild } from '@remix-run/node';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -16,12 +18,13 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.
 import { getLogger } from './app/utils/logger.server';
 import { exitOnUncaughtErrors } from './app/utils/process-faults.server';
 import { newRequestScope, requestScope } from './app/utils/request-scope.server';
-import { remixHandler } from './app/http/remix-adapter.server';
+import { retryReadOnLostConnection } from './app/http/lost-connection-retry.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
-import { databaseMarkedDown, isDatabaseUnavailable, markDatabaseUp, onceMoreIfLost } from './app/utils/db-unavailable.server';
+import { databaseMarkedDown, markDatabaseUp, onceMoreIfLost } from './app/utils/db-unavailable.server';
 import { newRequestId, REQUEST_ID_HEADER } from './app/utils/request-id.server';
-import { logUnavailable, sendUnavailable, wantsJson } from './app/http/unavailable.server';
+import { logUnavailable, sendUnavailable } from './app/http/unavailable.server';
+import { lastErrorHandler } from './app/http/last-error.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -304,6 +307,17 @@ export function takeTurns(slots: number, slotMs: number, limits?: LineLimits) {
 const SHUTDOWN_GRACE_MS = 10_000;
 const REQUEST_DRAIN_MS = 5_000;
 
+/**
+ * Every browser asks for br or gzip, so a page's compression is part of what each request costs: at
+ * the middleware's defaults (brotli quality 4, gzip level 6) zlib was ~8 % of a signed-in page's
+ * CPU in a profile. Brotli quality 2 and gzip level 3 take about a third of that time for a page
+ * ~9 % larger (docs/performance.md).
+ */
+const COMPRESSION: compression.CompressionOptions = {
+  level: 3,
+  brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 2 } },
+};
+
 /** Turns into Remix: enough to overlap database round trips, few enough to finish in order. */
 const REMIX_SLOTS = 4;
 const REMIX_SLOT_MS = 100;
@@ -311,38 +325,6 @@ const REMIX_SLOT_MS = 100;
 /** The translated 503 of a full request line: JSON for the API and data requests, a page otherwise. */
 export function refuseBusy(req: Request, res: Response) {
   void sendUnavailable(req, res, 'busy');
-}
-
-/**
- * The last word on an error nothing before answered (the Remix adapter, a handler, a middleware):
- * a database that failed is an outage, the translated 503 logged once as a warning; a client's
- * mistake found by a body parser keeps its 4xx; anything else is a bug, a 500 logged as an error
- * with the request's id and its stack. Express's own handler would print a bare stack instead.
- */
-function lastErrorHandler(logger: pino.Logger) {
-  // Express knows an error handler by its four parameters.
-  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) {
-      // Half an answer cannot be mended: the client sees the connection end.
-      logger.error({ requestId: res.locals.requestId as string, method: req.method, path: req.path, err }, 'error after the answer began');
-      return void req.socket.destroy();
-    }
-    if (isDatabaseUnavailable(err)) {
-      logUnavailable(req, res, err);
-      return void sendUnavailable(req, res);
-    }
-    const status = Number((err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode);
-    if (status >= 400 && status < 500)
-      return void res
-        .status(status)
-        .type('text/plain')
-        .send(http.STATUS_CODES[status] ?? 'Bad Request');
-    logger.error({ requestId: res.locals.requestId as string, method: req.method, path: req.path, err }, 'unexpected error');
-    const message = resources[languageFromHeaders(req.get('cookie'), req.get('accept-language'))].common.errors.generic;
-    res.status(500).set('Cache-Control', 'no-store');
-    if (wantsJson(req)) res.json({ error: message });
-    else res.type('text/plain').send(message);
-  };
 }
 
 /**
@@ -382,7 +364,7 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   healthChecks(app, db);
 
   app.use(requestLog(logger));
-  app.use(compression());
+  app.use(compression(COMPRESSION));
   app.use(securityHeaders(env));
   // Fingerprinted assets never change; everything else in public/ may.
   app.use('/build', express.static(path.join(ROOT, 'public/build'), { immutable: true, maxAge: '1y', index: false }));
@@ -404,13 +386,17 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   // Reads: one memo scope per request (the session is looked up once for all loaders), which also
   // times the request for its Server-Timing header.
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
+  // A read whose database connection was lost under it is served once more; any other failure for
+  // the database leaves Remix (entry.server's handleError throws it) for the last error handler's 503.
   app.all(
     '*',
-    remixHandler({
-      build,
-      mode: env.NODE_ENV === 'production' ? 'production' : 'development',
-      getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
-    }),
+    retryReadOnLostConnection(
+      createRequestHandler({
+        build,
+        mode: env.NODE_ENV === 'production' ? 'production' : 'development',
+        getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
+      }),
+    ),
   );
   app.use(lastErrorHandler(logger));
   return app;

@@ -4,11 +4,10 @@ import { renderToString } from 'react-dom/server';
 import { languages } from './i18n';
 import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
-import { documentResponse } from './http/remix-adapter.server';
 import { NonceProvider } from './utils/nonce';
 import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './utils/landing-cache.server';
 import { setDataTiming, startRenderTiming } from './utils/server-timing.server';
-import { failedForDatabase, noteDatabaseError } from './utils/db-unavailable.server';
+import { noteDatabaseError } from './utils/db-unavailable.server';
 import { env } from './utils/env.server';
 import { getLogger } from './utils/logger.server';
 import { requestIdOf } from './utils/request-id.server';
@@ -39,13 +38,16 @@ function landingCacheKey(request: Request, status: number, headers: Headers, con
 }
 
 /**
- * A database that cannot be reached, or a connection lost under a loader, is an outage: it is only
- * noted here (a page's loaders may each fail of it), and the Remix adapter answers the request 503
- * and logs it once. Anything else is a bug: logged as an error with its request id (and, in tests,
- * where the logger is silent, on the console, so the test fails on it).
+ * A database that cannot be reached, or a connection lost under a loader, is an outage, not Remix's
+ * to render: the error is thrown on, out of Remix's handler, to server.ts's outage edge (a read
+ * served once more, else the translated 503 logged once), whatever kind of route it came from. A
+ * page's other loaders have all settled by then. Anything else is a bug: logged as an error with
+ * its request id (and, in tests, where the logger is silent, on the console, so the test fails on
+ * it).
  */
 export const handleError: HandleErrorFunction = (error, { request }) => {
-  if (noteDatabaseError(error, request) || request.signal.aborted) return;
+  if (noteDatabaseError(error)) throw error;
+  if (request.signal.aborted) return;
   getLogger().error(
     { requestId: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, err: error },
     'unexpected error',
@@ -53,9 +55,8 @@ export const handleError: HandleErrorFunction = (error, { request }) => {
   if (env.NODE_ENV === 'test') console.error(error);
 };
 
-export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
-  // The adapter answers it 503 instead.
-  if (!failedForDatabase(request)) setDataTiming(response.headers);
+export const handleDataRequest: HandleDataRequestFunction = (response) => {
+  setDataTiming(response.headers);
   return response;
 };
 
@@ -63,7 +64,7 @@ export const handleDataRequest: HandleDataRequestFunction = (response, { request
  * Renders the whole document to one string and answers with it. Postforge defers no data and has no
  * Suspense boundary, so streaming gains nothing, while React's stream encodes each of its many small
  * chunks into 2 KB byte views (a view object per chunk): the same page through renderToString costs
- * about a third of the CPU (issue 19). A page that suspended would get its fallback, not its data.
+ * about a third of the CPU. A page that suspended would get its fallback, not its data.
  */
 export default async function handleRequest(
   request: Request,
@@ -72,8 +73,6 @@ export default async function handleRequest(
   remixContext: EntryContext,
   loadContext: AppLoadContext,
 ) {
-  // No page to render: the adapter answers 503 (or serves the request again).
-  if (failedForDatabase(request)) return new Response(null, { status: 503 });
   const finishTiming = startRenderTiming();
   const nonce = loadContext.cspNonce ?? '';
   const key = nonce ? landingCacheKey(request, responseStatusCode, responseHeaders, remixContext) : null;
@@ -90,6 +89,8 @@ export default async function handleRequest(
   if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
   // After storing: a cached landing page never replays this request's timing.
   finishTiming(responseHeaders);
-  // The bytes beside the Response, not in a stream around them: the adapter writes them as they are.
-  return documentResponse(body, { headers: responseHeaders, status: responseStatusCode });
+  // Its length up front: compression writes the head before the body (dropping the length only when
+  // it compresses), so without it a page would go out chunked.
+  responseHeaders.set('Content-Length', String(body.length));
+  return new Response(body, { headers: responseHeaders, status: responseStatusCode });
 }

@@ -47,7 +47,6 @@ const entries = {
   // compiled production code, as `npm start` runs it, next to its baselines).
   app: [
     `export { createApp, loadBuild } from './server';`,
-    `export { remixHandler } from './app/http/remix-adapter.server';`,
     `export { loadEnv } from './app/utils/env.server';`,
     `export { getLogger } from './app/utils/logger.server';`,
     `export { getSql } from './db/client';`,

@@ -10,7 +10,7 @@ import { getLogger } from '~/utils/logger.server';
 
 // The one way a web process says "not now": 503 with Retry-After, in the visitor's language, as
 // JSON for the API, Remix data requests and clients that ask for JSON, as a small page otherwise.
-// Used for a database that is unreachable or lost mid-request (the Remix adapter, server.ts's gate
+// Used for a database that is unreachable or lost mid-request (server.ts's gate
 // and error handler, the Stripe webhook) and for a full request line.
 
 /** JSON for the API, data requests and clients that ask for it; a page otherwise. */

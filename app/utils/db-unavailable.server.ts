@@ -91,26 +91,19 @@ export function isConnectionLost(err: unknown): boolean {
   return databaseFailure(err) === 'lost';
 }
 
-type State = { down: boolean; failed: WeakMap<Request, unknown> };
-const state = () => singleton<State>('databaseAvailability', () => ({ down: false, failed: new WeakMap() }));
+const state = () => singleton<{ down: boolean }>('databaseAvailability', () => ({ down: false }));
 
 /**
- * Called by entry.server's handleError: remembers that this request failed for want of a database
- * (the first such error). A database that cannot be reached is marked down, so the requests after
- * it are answered at once until a probe finds it back; a lost connection alone is not, as the next
- * one usually works.
+ * Called by entry.server's handleError: true when err is a failure for want of the database. A
+ * database that cannot be reached is marked down, so the requests after it are answered at once
+ * until a probe finds it back; a lost connection alone is not, as the next one usually works.
  */
-export function noteDatabaseError(err: unknown, request: Request): boolean {
+export function noteDatabaseError(err: unknown): boolean {
   const failure = databaseFailure(err);
-  if (!failure) return false;
   if (failure === 'unreachable') state().down = true;
-  if (!state().failed.has(request)) state().failed.set(request, err);
-  return true;
+  return failure !== null;
 }
 
-/** The database error this request failed with, if it did (see noteDatabaseError). */
-export const databaseErrorOf = (request: Request): unknown => state().failed.get(request);
-export const failedForDatabase = (request: Request) => state().failed.has(request);
 export const databaseMarkedDown = () => state().down;
 export const markDatabaseUp = () => void (state().down = false);
 

@@ -2,7 +2,7 @@
  * The server side of bench:ssr (tests/bench/ssr.ts), in a process of its own: the compiled
  * production server (build/server/app.js, NODE_ENV=production) next to its baselines: a bare
  * Express handler returning a static page, the framework floor (a minimal Remix route rendered by
- * the real entry.server through the app's own Remix adapter), and that floor with the app's whole route tree
+ * the real entry.server through @remix-run/express), and that floor with the app's whole route tree
  * (empty route modules). ssr.ts compiles this file to plain JavaScript and runs it with node alone:
  * under tsx the process would carry ~100 MB more RSS than `npm start` does, and RSS is a goal.
  * It sends the ports over IPC and exits when the parent disconnects.
@@ -80,7 +80,6 @@ async function routeTreeFloorBuild(build: import('@remix-run/node').ServerBuild)
 }
 
 type ServerParts = typeof import('../../server') &
-  Pick<typeof import('../../app/http/remix-adapter.server'), 'remixHandler'> &
   Pick<typeof import('../../app/utils/env.server'), 'loadEnv'> &
   Pick<typeof import('../../app/utils/logger.server'), 'getLogger'> &
   Pick<typeof import('../../db/client'), 'getSql'>;
@@ -89,7 +88,8 @@ async function serve() {
   const { default: express } = await import('express');
   // The compiled server, as `npm start` and the image run it.
   const compiled = pathToFileURL(path.join(ROOT, 'build/server/app.js')).href;
-  const { createApp, loadBuild, loadEnv, getLogger, getSql, remixHandler } = (await import(compiled)) as ServerParts;
+  const { createApp, loadBuild, loadEnv, getLogger, getSql } = (await import(compiled)) as ServerParts;
+  const { createRequestHandler } = await import('@remix-run/express');
 
   const env = loadEnv();
   const build = await loadBuild();
@@ -98,13 +98,13 @@ async function serve() {
   floor.disable('x-powered-by');
   floor.all(
     '*',
-    remixHandler({ build: await floorBuild(build), mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }),
+    createRequestHandler({ build: await floorBuild(build), mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }),
   );
   const treeFloor = express();
   treeFloor.disable('x-powered-by');
   treeFloor.all(
     '*',
-    remixHandler({
+    createRequestHandler({
       build: await routeTreeFloorBuild(build),
       mode: 'production',
       getLoadContext: () => ({ cspNonce: '', clientIp: '' }),

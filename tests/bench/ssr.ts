@@ -13,13 +13,14 @@
  * list (`/app?tab=results`, a full first page of results), `/subscription` and `/wordpress` signed
  * in, the bare handler, and the FRAMEWORK FLOOR (issue 11): a minimal
  * Remix route (one root route, a trivial loader, a document with <Scripts/>) rendered by the real
- * entry.server through the app's Remix adapter, on a third port of the same process; and that floor with
+ * entry.server through @remix-run/express, on a third port of the same process; and that floor with
  * the app's whole route tree (empty route modules) at /app, on a fourth. 50 connections, a
  * warm-up, then a measured run per target. Also: the gzip size of the JavaScript the landing page
  * loads (the language catalogue script included).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Ports } from './ssr-server';
+import { measureSequential, type SequentialRow } from './ssr-sequential';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -30,6 +31,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+/** `only`: the one-request-at-a-time measure alone; `0`: without it. */
+const SEQUENTIAL = process.env.BENCH_SEQUENTIAL ?? 'yes';
+const SEQUENTIAL_OPTIONS = {
+  requests: Number(process.env.BENCH_SEQUENTIAL_REQUESTS ?? 200),
+  warmup: Number(process.env.BENCH_SEQUENTIAL_WARMUP ?? 50),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+};
+/** What every request asks for, as a browser does: compression is inside the figures. */
+const BROWSER = { 'accept-encoding': 'gzip, deflate, br' };
 
 // ---------------------------------------------------------------- parent: the load generator
 type AcResult = {
@@ -168,25 +178,50 @@ async function main() {
         'completed', 'openai/gpt-4o-mini', 1, now() - make_interval(secs => 30 - i),
         jsonb_build_object('originalPrompt', 'topic ' || i, 'characterCount', length('Body of bench post ' || i), 'wordCount', 5)
       FROM generate_series(1, 30) AS i`;
-    const signedIn = { 'accept-language': 'en', cookie: sessionCookie };
+    const signedIn = { ...BROWSER, 'accept-language': 'en', cookie: sessionCookie };
 
     // The app's targets run before the baselines, so the server's peak RSS (VmHWM, which only grows)
     // is read before the baselines add their own: the floors' extra Remix handlers, and the bare
     // handler's garbage (at ~10,000 req/s it alone fills the old generation to ~100 MB, which V8
     // keeps until a full collection: the app's memory, not the baseline's, is the goal).
     const targets = [
-      { name: '/ signed out, en', url: `${appBase}/`, headers: { 'accept-language': 'en-US,en;q=0.9' }, baseline: false },
-      { name: '/ signed out, zh-HK', url: `${appBase}/`, headers: { 'accept-language': 'zh-HK,zh;q=0.9' }, baseline: false },
+      { name: '/ signed out, en', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'en-US,en;q=0.9' }, baseline: false },
+      { name: '/ signed out, zh-HK', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'zh-HK,zh;q=0.9' }, baseline: false },
       { name: '/app signed in', url: `${appBase}/app`, headers: signedIn, baseline: false },
       // The same page at 10 connections: its p99 is the latency goal (at 50, p99 is queueing).
       { name: '/app, 10 connections', url: `${appBase}/app`, headers: signedIn, baseline: false, connections: 10 },
       { name: '/app results list', url: `${appBase}/app?tab=results`, headers: signedIn, baseline: false },
       { name: '/subscription', url: `${appBase}/subscription`, headers: signedIn, baseline: false },
       { name: '/wordpress', url: `${appBase}/wordpress`, headers: signedIn, baseline: false },
-      { name: 'bare Express handler', url: `${bareBase}/`, headers: {} as Record<string, string>, baseline: true },
-      { name: 'Remix floor route', url: `${floorBase}/`, headers: {} as Record<string, string>, baseline: true },
-      { name: 'floor, app routes', url: `http://127.0.0.1:${ports.treeFloor}/app`, headers: {} as Record<string, string>, baseline: true },
+      { name: 'bare Express handler', url: `${bareBase}/`, headers: BROWSER as Record<string, string>, baseline: true },
+      { name: 'Remix floor route', url: `${floorBase}/`, headers: BROWSER as Record<string, string>, baseline: true },
+      {
+        name: 'floor, app routes',
+        url: `http://127.0.0.1:${ports.treeFloor}/app`,
+        headers: BROWSER as Record<string, string>,
+        baseline: true,
+      },
     ];
+
+    // One request at a time: the signed-in pages, the landing page and the bare handler, in turns.
+    let sequential: SequentialRow[] = [];
+    if (SEQUENTIAL !== '0') {
+      process.stderr.write(
+        `one request at a time: ${SEQUENTIAL_OPTIONS.rounds} rounds of ${SEQUENTIAL_OPTIONS.warmup} + ${SEQUENTIAL_OPTIONS.requests} requests per target ...\n`,
+      );
+      const onlySequential = process.env.BENCH_SEQUENTIAL_TARGETS?.split(',');
+      sequential = await measureSequential(
+        [
+          { name: '/app signed in', url: `${appBase}/app`, headers: signedIn },
+          { name: '/app results list', url: `${appBase}/app?tab=results`, headers: signedIn },
+          { name: '/subscription', url: `${appBase}/subscription`, headers: signedIn },
+          { name: '/ signed out, en', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'en-US,en;q=0.9' } },
+          { name: 'bare Express handler', url: `${bareBase}/`, headers: BROWSER },
+        ].filter((t) => t.name === 'bare Express handler' || !onlySequential || onlySequential.some((o) => t.name.includes(o))),
+        () => cpuMs(child.pid!),
+        SEQUENTIAL_OPTIONS,
+      );
+    }
 
     const only = process.env.BENCH_TARGETS?.split(',');
     const rows: {
@@ -203,7 +238,8 @@ async function main() {
     }[] = [];
     let peakRss = 0;
     let hwm = 0;
-    for (const t of targets.filter((t) => t.baseline || !only || only.some((o) => t.name.includes(o)))) {
+    const concurrentTargets = SEQUENTIAL === 'only' ? [] : targets;
+    for (const t of concurrentTargets.filter((t) => t.baseline || !only || only.some((o) => t.name.includes(o)))) {
       if (t.baseline && !hwm) hwm = vm(child.pid!, 'VmHWM');
       const probe = await fetch(t.url, { headers: t.headers, redirect: 'manual' });
       await probe.arrayBuffer();
@@ -233,102 +269,134 @@ async function main() {
         rss: runRss,
       });
     }
-    const js = await landingJavaScript(appBase);
+    if (rows.length) {
+      const js = await landingJavaScript(appBase);
 
-    // The bare handler first: every row is shown against it.
-    rows.unshift(
-      ...rows.splice(
-        rows.findIndex((r) => r.name === 'bare Express handler'),
-        1,
-      ),
-    );
-    const base = rows[0]!.rps;
-    const baseCpu = rows[0]!.cpuPerReq;
-    const pad = (s: string, n: number) => s.padEnd(n);
-    const num = (n: number, w: number, d = 0) => n.toFixed(d).padStart(w);
-    console.log(
-      `\nSSR benchmark: ${CONNECTIONS} connections unless told, ${DURATION}s per target after ${WARMUP}s warm-up, Node ${process.version}\n`,
-    );
-    console.log(
-      `${pad('target', 24)}${pad('first response', 16)}${'conn'.padStart(5)}${'req/s'.padStart(9)}${'vs bare'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}${'CPU ms/req'.padStart(12)}${'CPU vs bare'.padStart(13)}${'RSS MB'.padStart(8)}`,
-    );
-    for (const r of rows) {
-      console.log(
-        `${pad(r.name, 24)}${pad(r.status, 16)}${num(r.connections, 5)}${num(r.rps, 9)}${(((r.rps / base) * 100).toFixed(1) + ' %').padStart(9)}${num(r.p50, 8)}${num(r.p99, 8)}${num(r.non2xx, 9)}${num(r.errors, 8)}${num(r.cpuPerReq, 12, 3)}${(((baseCpu / r.cpuPerReq) * 100).toFixed(1) + ' %').padStart(13)}${num(r.rss, 8)}`,
+      // The bare handler first: every row is shown against it.
+      rows.unshift(
+        ...rows.splice(
+          rows.findIndex((r) => r.name === 'bare Express handler'),
+          1,
+        ),
       );
-    }
-    console.log(
-      '\n"CPU vs bare" is the server CPU time per request of the bare handler divided by the target\'s: the ratio the\n' +
-        'throughputs would have on an otherwise idle machine (req/s ratios swing when other processes share the cores).\n' +
-        '"RSS MB" is the highest server RSS sampled during that run.',
-    );
-    console.log(
-      `\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process after the app's targets, before the baselines; ` +
-        `highest sampled VmRSS under load, floors included, ${peakRss.toFixed(0)} MB)`,
-    );
-    console.log(`landing page JavaScript: ${(js.total / 1024).toFixed(1)} KB gzip in ${js.files.length} files`);
-    for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
+      const base = rows[0]!.rps;
+      const baseCpu = rows[0]!.cpuPerReq;
+      const pad = (s: string, n: number) => s.padEnd(n);
+      const num = (n: number, w: number, d = 0) => n.toFixed(d).padStart(w);
+      console.log(
+        `\nSSR benchmark: ${CONNECTIONS} connections unless told, ${DURATION}s per target after ${WARMUP}s warm-up, Node ${process.version}\n`,
+      );
+      console.log(
+        `${pad('target', 24)}${pad('first response', 16)}${'conn'.padStart(5)}${'req/s'.padStart(9)}${'vs bare'.padStart(9)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}${'CPU ms/req'.padStart(12)}${'CPU vs bare'.padStart(13)}${'RSS MB'.padStart(8)}`,
+      );
+      for (const r of rows) {
+        console.log(
+          `${pad(r.name, 24)}${pad(r.status, 16)}${num(r.connections, 5)}${num(r.rps, 9)}${(((r.rps / base) * 100).toFixed(1) + ' %').padStart(9)}${num(r.p50, 8)}${num(r.p99, 8)}${num(r.non2xx, 9)}${num(r.errors, 8)}${num(r.cpuPerReq, 12, 3)}${(((baseCpu / r.cpuPerReq) * 100).toFixed(1) + ' %').padStart(13)}${num(r.rss, 8)}`,
+        );
+      }
+      console.log(
+        '\n"CPU vs bare" is the server CPU time per request of the bare handler divided by the target\'s: the ratio the\n' +
+          'throughputs would have on an otherwise idle machine (req/s ratios swing when other processes share the cores).\n' +
+          '"RSS MB" is the highest server RSS sampled during that run.',
+      );
+      console.log(
+        `\nserver peak RSS: ${hwm.toFixed(0)} MB (VmHWM of the server process after the app's targets, before the baselines; ` +
+          `highest sampled VmRSS under load, floors included, ${peakRss.toFixed(0)} MB)`,
+      );
+      console.log(`landing page JavaScript: ${(js.total / 1024).toFixed(1)} KB gzip in ${js.files.length} files`);
+      for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
 
-    const row = (name: string) => rows.find((r) => r.name === name);
-    const floorRow = row('Remix floor route')!;
-    const appRow = row('/app signed in');
-    const treeRow = row('floor, app routes')!;
-    if (appRow) {
-      console.log(
-        `\n/app signed in vs the Remix floor: ${((appRow.rps / floorRow.rps) * 100).toFixed(1)} % of its req/s, ` +
-          `${((floorRow.cpuPerReq / appRow.cpuPerReq) * 100).toFixed(1)} % by CPU per request; p99 ${appRow.p99} ms`,
-      );
-      console.log(
-        `/app signed in vs the floor with the app's ${ports.routes} routes: ` +
-          `${((appRow.rps / treeRow.rps) * 100).toFixed(1)} % of its req/s, ${((treeRow.cpuPerReq / appRow.cpuPerReq) * 100).toFixed(1)} % by CPU per request`,
-      );
+      const row = (name: string) => rows.find((r) => r.name === name);
+      const floorRow = row('Remix floor route')!;
+      const appRow = row('/app signed in');
+      const treeRow = row('floor, app routes')!;
+      if (appRow) {
+        console.log(
+          `\n/app signed in vs the Remix floor: ${((appRow.rps / floorRow.rps) * 100).toFixed(1)} % of its req/s, ` +
+            `${((floorRow.cpuPerReq / appRow.cpuPerReq) * 100).toFixed(1)} % by CPU per request; p99 ${appRow.p99} ms`,
+        );
+        console.log(
+          `/app signed in vs the floor with the app's ${ports.routes} routes: ` +
+            `${((appRow.rps / treeRow.rps) * 100).toFixed(1)} % of its req/s, ${((treeRow.cpuPerReq / appRow.cpuPerReq) * 100).toFixed(1)} % by CPU per request`,
+        );
+      }
+      // Each goal as measured / limit: ≤ 1 meets a ceiling, ≥ 1 a floor. A target left out by
+      // BENCH_TARGETS is reported as not measured, never as met.
+      type Goal = { goal: string; value: number | null; limit: number; unit: string; atMost: boolean };
+      const cpuOf = (name: string) => row(name)?.cpuPerReq ?? null;
+      const share = (name: string, of: number) => (row(name) ? row(name)!.rps / of : null);
+      const landing = rows.filter((r) => r.name.startsWith('/ signed out'));
+      const goals: Goal[] = [
+        { goal: '/app CPU per request (issue 19)', value: cpuOf('/app signed in'), limit: 5, unit: 'ms', atMost: true },
+        {
+          goal: 'floor with the app routes / floor, CPU (issue 19)',
+          value: treeRow.cpuPerReq / floorRow.cpuPerReq,
+          limit: 1.5,
+          unit: '×',
+          atMost: true,
+        },
+        {
+          goal: '/app p99 at 10 connections (issue 19)',
+          value: row('/app, 10 connections')?.p99 ?? null,
+          limit: 150,
+          unit: 'ms',
+          atMost: true,
+        },
+        ...['/app results list', '/subscription', '/wordpress'].map((name) => ({
+          goal: `${name} CPU per request (issue 19)`,
+          value: cpuOf(name),
+          limit: 8,
+          unit: 'ms',
+          atMost: true,
+        })),
+        { goal: '/app req/s / floor (issue 11)', value: share('/app signed in', floorRow.rps), limit: 0.7, unit: '', atMost: false },
+        { goal: '/app req/s / bare (issue 2)', value: share('/app signed in', base), limit: 0.12, unit: '', atMost: false },
+        { goal: '/ en req/s / bare', value: share('/ signed out, en', base), limit: 0.35, unit: '', atMost: false },
+        { goal: '/ zh-HK req/s / bare', value: share('/ signed out, zh-HK', base), limit: 0.35, unit: '', atMost: false },
+        { goal: '/ p99', value: landing.length ? Math.max(...landing.map((r) => r.p99)) : null, limit: 200, unit: 'ms', atMost: true },
+        { goal: 'peak RSS', value: hwm, limit: 250, unit: 'MB', atMost: true },
+        { goal: 'landing JS gzip', value: js.total / 1024, limit: 110, unit: 'KB', atMost: true },
+      ];
+      console.log('\ngoals (measured / limit: a ceiling is met at ≤ 1.00, a floor at ≥ 1.00):');
+      for (const g of goals) {
+        const met = g.value === null ? null : g.atMost ? g.value <= g.limit : g.value >= g.limit;
+        const shown =
+          g.value === null ? 'not measured' : `${Number(g.value.toPrecision(3))}${g.unit} ${g.atMost ? '≤' : '≥'} ${g.limit}${g.unit}`;
+        console.log(
+          `  ${(met === null ? '-' : met ? 'ok' : 'MISSED').padEnd(7)}${pad(g.goal, 52)}${pad(shown, 26)}${g.value === null ? '' : `${(g.value / g.limit).toFixed(2)}`}`,
+        );
+      }
     }
-    // Each goal as measured / limit: ≤ 1 meets a ceiling, ≥ 1 a floor. A target left out by
-    // BENCH_TARGETS is reported as not measured, never as met.
-    type Goal = { goal: string; value: number | null; limit: number; unit: string; atMost: boolean };
-    const cpuOf = (name: string) => row(name)?.cpuPerReq ?? null;
-    const share = (name: string, of: number) => (row(name) ? row(name)!.rps / of : null);
-    const landing = rows.filter((r) => r.name.startsWith('/ signed out'));
-    const goals: Goal[] = [
-      { goal: '/app CPU per request (issue 19)', value: cpuOf('/app signed in'), limit: 5, unit: 'ms', atMost: true },
-      {
-        goal: 'floor with the app routes / floor, CPU (issue 19)',
-        value: treeRow.cpuPerReq / floorRow.cpuPerReq,
-        limit: 1.5,
-        unit: '×',
-        atMost: true,
-      },
-      {
-        goal: '/app p99 at 10 connections (issue 19)',
-        value: row('/app, 10 connections')?.p99 ?? null,
-        limit: 150,
-        unit: 'ms',
-        atMost: true,
-      },
-      ...['/app results list', '/subscription', '/wordpress'].map((name) => ({
-        goal: `${name} CPU per request (issue 19)`,
-        value: cpuOf(name),
-        limit: 8,
-        unit: 'ms',
-        atMost: true,
-      })),
-      { goal: '/app req/s / floor (issue 11)', value: share('/app signed in', floorRow.rps), limit: 0.7, unit: '', atMost: false },
-      { goal: '/app req/s / bare (issue 2)', value: share('/app signed in', base), limit: 0.12, unit: '', atMost: false },
-      { goal: '/ en req/s / bare', value: share('/ signed out, en', base), limit: 0.35, unit: '', atMost: false },
-      { goal: '/ zh-HK req/s / bare', value: share('/ signed out, zh-HK', base), limit: 0.35, unit: '', atMost: false },
-      { goal: '/ p99', value: landing.length ? Math.max(...landing.map((r) => r.p99)) : null, limit: 200, unit: 'ms', atMost: true },
-      { goal: 'peak RSS', value: hwm, limit: 250, unit: 'MB', atMost: true },
-      { goal: 'landing JS gzip', value: js.total / 1024, limit: 110, unit: 'KB', atMost: true },
-    ];
-    console.log('\ngoals (measured / limit: a ceiling is met at ≤ 1.00, a floor at ≥ 1.00):');
-    for (const g of goals) {
-      const met = g.value === null ? null : g.atMost ? g.value <= g.limit : g.value >= g.limit;
-      const shown =
-        g.value === null ? 'not measured' : `${Number(g.value.toPrecision(3))}${g.unit} ${g.atMost ? '≤' : '≥'} ${g.limit}${g.unit}`;
+    if (sequential.length) {
+      const bare = sequential.find((r) => r.name === 'bare Express handler')!;
       console.log(
-        `  ${(met === null ? '-' : met ? 'ok' : 'MISSED').padEnd(7)}${pad(g.goal, 52)}${pad(shown, 26)}${g.value === null ? '' : `${(g.value / g.limit).toFixed(2)}`}`,
+        `\nOne request at a time (Accept-Encoding: ${BROWSER['accept-encoding']}): ${SEQUENTIAL_OPTIONS.rounds} rounds of ` +
+          `${SEQUENTIAL_OPTIONS.warmup} warm-up + ${SEQUENTIAL_OPTIONS.requests} requests per target; medians of the rounds\n`,
       );
+      console.log(
+        `${'target'.padEnd(24)}${'status'.padStart(7)}${'CPU ms/req'.padStart(12)}${'× bare'.padStart(9)}${'median ms'.padStart(11)}   CPU ms/req of each round`,
+      );
+      for (const r of sequential) {
+        console.log(
+          `${r.name.padEnd(24)}${String(r.status).padStart(7)}${r.cpuMs.toFixed(2).padStart(12)}${(r.cpuMs / bare.cpuMs).toFixed(1).padStart(9)}` +
+            `${r.medianMs.toFixed(2).padStart(11)}   ${r.rounds.map((x) => x.cpuMs.toFixed(2)).join(' ')}`,
+        );
+      }
+      console.log('\none at a time (server CPU per request: a ceiling is met at ≤ 1.00):');
+      for (const [name, limit] of [
+        ['/app signed in', 5],
+        ['/app results list', 6],
+        ['/subscription', 6],
+      ] as const) {
+        const value = sequential.find((r) => r.name === name)?.cpuMs;
+        if (value === undefined) continue;
+        console.log(
+          `  ${(value <= limit ? 'ok' : 'MISSED').padEnd(7)}${name.padEnd(52)}${`${value.toFixed(2)}ms ≤ ${limit}ms`.padEnd(26)}${(value / limit).toFixed(2)}`,
+        );
+      }
     }
+    // BENCH_JSON=FILE: every figure as JSON, for scripts that compare runs.
+    if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify({ concurrent: rows, sequential }, null, 2));
   } finally {
     await stopAll();
   }

@@ -1,10 +1,11 @@
 /**
- * The app's Remix adapter (app/http/remix-adapter.server.ts), through Express and a real socket: a
- * page is written as it is (with its length in bytes), HEAD answers without a body, streamed
- * and cookie-setting answers pass through, the loaders see the URL the client asked for, an
- * action gets the request body, and a client that goes away aborts the loader's signal. With the
- * app's handleError: a request that failed for its database answers a translated 503 logged once
- * (a read whose connection was lost is served once more first); any other error stays a 500.
+ * Remix behind Express as server.ts mounts it (@remix-run/express, the lost-connection retry, the
+ * last error handler), through a real socket: a page goes out with its length in bytes, HEAD
+ * answers without a body, streamed and cookie-setting answers pass through, the loaders see the URL
+ * the client asked for, an action gets the request body, and a client that goes away aborts the
+ * loader's signal. With the app's handleError: a request that failed for its database answers a
+ * translated 503 logged once (a read whose connection was lost is served once more first); any
+ * other error stays a 500.
  */
 import http from 'node:http';
 import zlib from 'node:zlib';
@@ -12,8 +13,10 @@ import type { AddressInfo } from 'node:net';
 import compression from 'compression';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createRequestHandler } from '@remix-run/express';
 import { handleDataRequest, handleError } from '../../app/entry.server';
-import { documentResponse, remixHandler } from '../../app/http/remix-adapter.server';
+import { lastErrorHandler } from '../../app/http/last-error.server';
+import { retryReadOnLostConnection } from '../../app/http/lost-connection-retry.server';
 import { databaseMarkedDown, markDatabaseUp } from '../../app/utils/db-unavailable.server';
 import { getLogger } from '../../app/utils/logger.server';
 import { expectConsoleError } from '../support/console-guard';
@@ -109,14 +112,17 @@ const routes = [
 
 const build = testBuild(
   routes,
-  // A page: the data it got, as its document (multi-byte characters included).
+  // A page: the data it got, as its document (multi-byte characters included), with its length as
+  // entry.server gives it.
   (_request, status, headers, context) => {
     headers.set('Content-Type', 'text/html; charset=utf-8');
     const { loaderData, actionData } = context.staticHandlerContext;
-    return documentResponse(`<!DOCTYPE html><p>長寬比 ${JSON.stringify({ loaderData, actionData })}</p>`, { status, headers });
+    const body = Buffer.from(`<!DOCTYPE html><p>長寬比 ${JSON.stringify({ loaderData, actionData })}</p>`);
+    headers.set('Content-Length', String(body.length));
+    return new Response(body, { status, headers });
   },
   { handleError, handleDataRequest },
-) as unknown as Parameters<typeof remixHandler>[0]['build'];
+) as unknown as Parameters<typeof createRequestHandler>[0]['build'];
 
 let server: http.Server;
 let base: string;
@@ -131,7 +137,11 @@ beforeAll(async () => {
     next();
   });
   app.use(compression());
-  app.all('*', remixHandler({ build, mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) }));
+  app.all(
+    '*',
+    retryReadOnLostConnection(createRequestHandler({ build, mode: 'production', getLoadContext: () => ({ cspNonce: '', clientIp: '' }) })),
+  );
+  app.use(lastErrorHandler(getLogger()));
   server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -152,8 +162,8 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
   });
 }
 
-describe('the Remix adapter', () => {
-  it('writes a page as it is, with its length in bytes', async () => {
+describe('Remix behind Express', () => {
+  it('sends a page with its length in bytes', async () => {
     const res = await raw('GET', '/page');
     expect(res.status).toBe(200);
     const text = res.body.toString('utf8');
@@ -183,7 +193,7 @@ describe('the Remix adapter', () => {
 
   it('streams a resource route’s body and passes every Set-Cookie', async () => {
     const feed = await fetch(`${base}/feed`);
-    // Express's res.append adds the charset, as @remix-run/express's adapter did through it.
+    // Express's res.append adds the charset.
     expect(feed.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(await feed.text()).toBe('one,two');
     const cookies = await fetch(`${base}/cookies`);
@@ -214,7 +224,7 @@ describe('the Remix adapter', () => {
   });
 });
 
-describe('the Remix adapter when the database fails', () => {
+describe('Remix behind Express when the database fails', () => {
   const unavailable = {
     en: 'Postforge cannot reach its database right now. Please try again in a few seconds.',
     'zh-HK': 'Postforge 暫時無法連接資料庫，請過幾秒再試。',

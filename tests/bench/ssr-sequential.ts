@@ -1,0 +1,76 @@
+/**
+ * bench:ssr's one-request-at-a-time measure: what one user's page costs the server, with nothing
+ * interleaved. For each target, a warm-up, then N requests one after the other on one kept-alive
+ * connection; the server's CPU time (user + system, from /proc) over those requests divided by N,
+ * and the median latency. The targets take turns within a round and the rounds are repeated, so a
+ * burst of another process on the shared machine spreads over all of them; the figure shown is the
+ * median of the rounds.
+ */
+import http from 'node:http';
+
+export type SequentialTarget = { name: string; url: string; headers: Record<string, string> };
+export type SequentialRound = { cpuMs: number; medianMs: number };
+export type SequentialRow = { name: string; status: number; cpuMs: number; medianMs: number; rounds: SequentialRound[] };
+export type SequentialOptions = { requests: number; warmup: number; rounds: number };
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** One request on the kept-alive connection: its status and its time to the last byte, in ms. The body stays as sent (compressed). */
+function ask(agent: http.Agent, url: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, headers }, (res) => {
+      res.on('data', () => {});
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode!, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** `serverCpuMs`: the server process's CPU time so far, in ms. */
+export async function measureSequential(
+  targets: SequentialTarget[],
+  serverCpuMs: () => number,
+  { requests, warmup, rounds }: SequentialOptions,
+): Promise<SequentialRow[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const seen = new Map<string, { status: number; rounds: SequentialRound[] }>(targets.map((t) => [t.name, { status: 0, rounds: [] }]));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const t of targets) {
+        // The first round warms longer: a fresh server is still compiling its hot paths.
+        for (let i = 0; i < (round === 0 ? 4 * warmup : warmup); i++) await ask(agent, t.url, t.headers);
+        const latencies: number[] = [];
+        let status = 0;
+        const before = serverCpuMs();
+        for (let i = 0; i < requests; i++) {
+          const answer = await ask(agent, t.url, t.headers);
+          latencies.push(answer.ms);
+          status = answer.status;
+        }
+        const cpuMs = (serverCpuMs() - before) / requests;
+        const row = seen.get(t.name)!;
+        row.status = status;
+        row.rounds.push({ cpuMs, medianMs: median(latencies) });
+        process.stderr.write(`  one at a time, round ${round + 1}: ${t.name} ${cpuMs.toFixed(2)} ms CPU/req\n`);
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  return targets.map((t) => {
+    const { status, rounds: measured } = seen.get(t.name)!;
+    return {
+      name: t.name,
+      status,
+      cpuMs: median(measured.map((r) => r.cpuMs)),
+      medianMs: median(measured.map((r) => r.medianMs)),
+      rounds: measured,
+    };
+  });
+}
