@@ -1,5 +1,5 @@
 import type { Page, TestInfo } from '@playwright/test';
-import { createAccount, expect, test, text } from './fixtures';
+import { expect, signedInAccount, test, text } from './fixtures';
 
 // Issue 11, phones: the header keeps its links on one line and the balance in view, the phone menu
 // lists nothing twice, the chart's labels are readable and the history table shows every column;
@@ -59,7 +59,7 @@ for (const width of widths) {
         jsEnabled,
       }, testInfo) => {
         test.slow();
-        await createAccount(page, `layout-${width}-${language}`);
+        await signedInAccount(page, `layout-${width}-${language}`);
         await useLanguage(page, baseURL!, language);
         await page.goto('/subscription');
         await expect(page.locator('html')).toHaveAttribute('lang', language);

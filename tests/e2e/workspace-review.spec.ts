@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Locator, Page, TestInfo } from '@playwright/test';
-import postgres from 'postgres';
-import { createAccount, expect, test } from './fixtures';
+import { expect, signedInAccount, test, withDb } from './fixtures';
 
 // Issue 25, the workspace reviewed as a user, in both projects (JavaScript on and off) unless a
 // test says otherwise: results in topic order with thumbnails and a grid for images, the run's
@@ -15,19 +14,9 @@ const toasts = (page: Page) => page.getByRole('region', { name: 'Notifications' 
 const results = (page: Page) => page.getByTestId('result');
 
 async function signIn(page: Page, label: string) {
-  const account = await createAccount(page, label);
-  // Without JavaScript a toast stays until closed; start from a page without one.
+  const account = await signedInAccount(page, label);
   await page.goto('/app');
   return account;
-}
-
-async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
 }
 
 async function expectToast(page: Page, title: string, description?: string) {
@@ -166,8 +155,7 @@ test('cancel tells the story: what was stopped and refunded, what finished, per 
   const total = 14;
   const topics = Array.from({ length: total }, (_, i) => `Cancel ${t} ${i} [stalled]`);
   await withDb(async (sql) => {
-    const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${account.email})`;
-    await sql`SELECT * FROM ledger_transfer(${user!.id}, 'topup_purchase', ${`topup:e2e-${t}`}, 10, 'e2e', NULL, NULL)`;
+    await sql`SELECT * FROM ledger_transfer(${account.id}, 'topup_purchase', ${`topup:e2e-${t}`}, 10, 'e2e', NULL, NULL)`;
   });
   await page.goto('/app');
   await page.getByLabel('Blog topics or keywords').fill(topics.join('\n'));
