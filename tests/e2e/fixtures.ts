@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
+import { test as base, expect, type BrowserContext, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { connect, type Sql } from '../../db/client';
 import { grantSignupCredits } from '../../app/services/ledger.server';
 import { createSession } from '../../app/services/sessions.server';
@@ -152,6 +152,16 @@ export async function signedInAccount(page: Page, label: string, options?: Accou
   const account = await makeAccount(label, options);
   await signIn(page.context(), account);
   return account;
+}
+
+/**
+ * A screenshot into the test's output folder, for a look by eye. Nothing asserts on it and each one
+ * costs the browser a full paint and a PNG, so it is taken only when E2E_SCREENSHOTS=1.
+ */
+export async function screenshotForEye(target: Page | Locator, testInfo: TestInfo, name: string, fullPage = true): Promise<void> {
+  if (process.env.E2E_SCREENSHOTS !== '1') return;
+  const path = testInfo.outputPath(`${name}.png`);
+  await ('goto' in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
 }
 
 type Fixtures = {

@@ -1,4 +1,4 @@
-import { expect, test } from './fixtures';
+import { expect, screenshotForEye, test } from './fixtures';
 
 // The workspace's input tools (issue 8) in the browser, with and without JavaScript.
 // Generous timeouts: the machine is shared.
@@ -9,7 +9,7 @@ test.describe('settings dialog and dark mode', () => {
     await signedIn('settings-dark');
     await page.goto('/app');
     await expect(page.locator('html')).not.toHaveClass(/\bdark\b/);
-    await page.screenshot({ path: testInfo.outputPath('app-light.png'), fullPage: true });
+    await screenshotForEye(page, testInfo, 'app-light');
 
     await page.getByRole('link', { name: 'Settings' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -28,7 +28,7 @@ test.describe('settings dialog and dark mode', () => {
     for (const path of ['/app', '/subscription', '/wordpress', '/app/templates', '/no-such-page']) {
       await page.goto(path);
       await expect(page.locator('html')).toHaveClass(/\bdark\b/);
-      await page.screenshot({ path: testInfo.outputPath(`dark${path.replaceAll('/', '-') || '-root'}.png`), fullPage: true });
+      await screenshotForEye(page, testInfo, `dark${path.replaceAll('/', '-') || '-root'}`);
     }
 
     // The key comes back masked, never in full; it can be removed.

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { axeViolations, expect, signedInAccount, test, text, withDb } from './fixtures';
+import { axeViolations, expect, screenshotForEye, signedInAccount, test, text, withDb } from './fixtures';
 
 // Issue 26 §4, §6: a run's internal links reviewed on its page, in both projects (JavaScript on:
 // fetchers, no reload; off: plain form posts answered by redirects). A completed run with no site
@@ -111,7 +111,7 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
       expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     }
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByTestId('internal-links').screenshot({ path: testInfo.outputPath(`links-390-js${jsEnabled ? 1 : 0}.png`) });
+    await screenshotForEye(page.getByTestId('internal-links'), testInfo, `links-390-js${jsEnabled ? 1 : 0}`);
     await page.setViewportSize({ width: 1280, height: 720 });
   });
 

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axeViolations, expect, signedInAccount, test, withDb } from './fixtures';
+import { axeViolations, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 import type { Page, TestInfo } from '@playwright/test';
 
 // Issue 25 §12-15, the publishing pages in a phone-sized Chromium (390 px) against the real
 // WordPress of global-setup, with and without JavaScript: Save right after Test connection, a
 // result published again (update the post or make a new one), scheduled times that name their zone
 // and the site's, and "retry now" with WordPress's English error explained in Chinese. Each page
-// is also screenshotted at 390 px (test-results/…/publish-*.png) for a look by eye.
+// is also screenshotted at 390 px for a look by eye when E2E_SCREENSHOTS=1 (test-results/…/publish-*.png).
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 type Catalogue = { [key: string]: string | Catalogue };
@@ -69,7 +69,7 @@ async function proWithSite(page: Page, label: string) {
 
 /**
  * Nothing sticks out sideways at 390 px, no serious or critical axe finding (scripts on: axe runs
- * in the page), and a screenshot for the eye.
+ * in the page), and a screenshot for the eye (E2E_SCREENSHOTS=1).
  */
 async function phoneCheck(page: Page, testInfo: TestInfo, name: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -78,7 +78,7 @@ async function phoneCheck(page: Page, testInfo: TestInfo, name: string) {
     const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   }
-  await page.screenshot({ path: testInfo.outputPath(`publish-${name}-${testInfo.project.name}.png`), fullPage: true });
+  await screenshotForEye(page, testInfo, `publish-${name}-${testInfo.project.name}`);
 }
 
 const setLanguage = (page: Page, language: 'en' | 'zh-HK') =>

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import type { Locator, Page, TestInfo } from '@playwright/test';
-import { expect, signedInAccount, test, withDb } from './fixtures';
+import { expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 
 // Issue 25, the workspace reviewed as a user, in both projects (JavaScript on and off) unless a
 // test says otherwise: results in topic order with thumbnails and a grid for images, the run's
 // summary, image mode's own words, junk title answers, the cost against the balance before Start,
 // CSV files only, Download all by filter and search, templates by name and the active template's
-// delete, the tab strip at 390 px. Screenshots at 390 px go to each test's output folder.
+// delete, the tab strip at 390 px. With E2E_SCREENSHOTS=1, screenshots at 390 px go to each test's output folder.
 test.describe.configure({ timeout: 240_000 });
 
 const tag = () => crypto.randomBytes(3).toString('hex');
@@ -31,7 +31,7 @@ async function closeToast(page: Page) {
 }
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+  await screenshotForEye(page, testInfo, name);
 }
 
 /** Waits (reloading without JavaScript) until no result is processing any more. */
@@ -272,7 +272,7 @@ test('credits: the cost against the balance before Start, Start disabled with th
       await expect(short.getByRole('link', { name: 'Upgrade to Pro' })).toHaveAttribute('href', '/subscription');
       await page.setViewportSize({ width: 390, height: 844 });
       await start.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: testInfo.outputPath('credits-short-390.png') });
+      await screenshotForEye(page, testInfo, 'credits-short-390', false);
       await page.setViewportSize({ width: 1280, height: 720 });
       await area.fill('credit topic 1\ncredit topic 2');
       await expect(short).toHaveCount(0);
