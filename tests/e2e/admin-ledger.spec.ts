@@ -1,25 +1,18 @@
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect as baseExpect, logIn, test } from './fixtures';
+import { axeViolations, expect as baseExpect, test, withDb } from './fixtures';
 
 // Issue 24 "every dollar traceable", in both projects (with JavaScript and without): an admin finds
 // /admin/ledger from the account menu, sees an open finance flag with its money and acknowledges it.
 const expect = baseExpect.configure({ timeout: 30_000 });
 
-test('an admin finds the ledger from the account menu and acknowledges a finance flag', async ({ page, jsEnabled }) => {
+test('an admin finds the ledger from the account menu and acknowledges a finance flag', async ({ page, jsEnabled, signedIn }) => {
   test.setTimeout(120_000);
-  const account = await createAccount(page, `ledger-admin-${jsEnabled ? 'js' : 'nojs'}`);
+  const account = await signedIn(`ledger-admin-${jsEnabled ? 'js' : 'nojs'}`, { role: 'admin' });
   const ref = `refund:ch_e2e_${Date.now().toString(36)}_${jsEnabled ? 'js' : 'nojs'}@3000`;
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    await sql`UPDATE users SET role = 'admin' WHERE email = ${account.email}`;
-    await sql`INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
-      SELECT ${ref}, id, 'topup_refund', ${sql.json({ amountRefunded: 3000, currency: 'usd', intended: 100, reversed: 70, shortfall: 30 })}
-      FROM users WHERE email = ${account.email}`;
-  } finally {
-    await sql.end();
-  }
-  await logIn(page, account.email, account.password);
-  await expect(page).toHaveURL(/\/app/);
+  await withDb(
+    (sql) => sql`INSERT INTO billing_finance_flags (ref, user_id, kind, detail)
+      VALUES (${ref}, ${account.id}, 'topup_refund', ${sql.json({ amountRefunded: 3000, currency: 'usd', intended: 100, reversed: 70, shortfall: 30 })})`,
+  );
+  await page.goto('/app');
 
   const header = page.getByRole('banner');
   await header.locator('summary').filter({ hasText: 'Account menu' }).filter({ visible: true }).click();

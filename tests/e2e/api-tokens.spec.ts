@@ -1,4 +1,4 @@
-import { axeViolations, createAccount, expect, test } from './fixtures';
+import { axeViolations, expect, test } from './fixtures';
 
 // Issue 23 §1: personal API tokens on the settings page, with and without JavaScript (both
 // projects run this file): created with a name and an expiry, shown once, listed with its last
@@ -6,10 +6,10 @@ import { axeViolations, createAccount, expect, test } from './fixtures';
 
 for (const language of ['en', 'zh-HK'] as const) {
   test.describe(`API tokens (${language})`, () => {
-    test('create, see once, use, revoke', async ({ page, baseURL, jsEnabled }) => {
+    test('create, see once, use, revoke', async ({ page, baseURL, jsEnabled, signedIn }) => {
       const zh = language === 'zh-HK';
-      await createAccount(page, `tokens-${language}`);
-      // The language the switcher would remember (the sign-up steps above read English labels).
+      await signedIn(`tokens-${language}`);
+      // The language the switcher would remember.
       if (zh) await page.context().addCookies([{ name: 'language', value: 'zh-HK', url: baseURL! }]);
       await page.goto('/app?settings=1');
       await page.getByRole('link', { name: zh ? '管理 API 權杖' : 'Manage API tokens' }).click();

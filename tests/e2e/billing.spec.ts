@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import postgres from 'postgres';
-import { createAccount, expect as baseExpect, logIn, test } from './fixtures';
+import { createAccount, expect as baseExpect, signedInAccount, test, withDb } from './fixtures';
 
 // Sign-in hashing and two payments run on a shared two-core machine: allow slow steps.
 const expect = baseExpect.configure({ timeout: 30_000 });
@@ -20,9 +19,7 @@ const stripeUrl = () => {
 test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, cancel', async ({ page, jsEnabled }) => {
   // A long journey (two payments, a cancel, the portal) on a shared two-core machine.
   test.setTimeout(180_000);
-  const account = await createAccount(page, `billing-${jsEnabled ? 'js' : 'nojs'}`);
-  await logIn(page, account.email, account.password);
-  await expect(page).toHaveURL(/\/app/);
+  await signedInAccount(page, `billing-${jsEnabled ? 'js' : 'nojs'}`);
 
   await test.step('Free: the Pro card offers Subscribe, top-ups need Pro', async () => {
     await page.goto('/subscription');
@@ -81,6 +78,7 @@ test('subscribe, pay on Stripe, 45 credits and the Pro badge, buy a top-up, canc
 
 test('a canceled payment shows the canceled banner; a return while signed out goes through the sign-in', async ({ page }) => {
   test.setTimeout(120_000);
+  // Signing in through the pages is part of this story: an account with a password, then signed out.
   const account = await createAccount(page, 'billing-return');
   await page.context().clearCookies();
 
@@ -110,9 +108,7 @@ test('a canceled payment shows the canceled banner; a return while signed out go
 // webhooks then book nothing more, and `ledger verify` passes.
 test('the return page shows the booked balance on first render, before any webhook; a forged one claims nothing', async ({ page }) => {
   test.setTimeout(120_000);
-  const account = await createAccount(page, 'billing-verified');
-  await logIn(page, account.email, account.password);
-  await expect(page).toHaveURL(/\/app/);
+  const account = await signedInAccount(page, 'billing-verified');
 
   await test.step('a forged success URL claims nothing', async () => {
     await page.goto('/subscription?success=true&isTopUp=true&creditAmount=5000&session_id=cs_test_doesnotexist');
@@ -151,8 +147,7 @@ test('the return page shows the booked balance on first render, before any webho
       body: JSON.stringify({ session: sessionId }),
     });
     expect(((await released.json()) as { delivered: number[] }).delivered).toEqual([200, 200, 200]);
-    const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-    try {
+    await withDb(async (sql) => {
       // The stored events are applied by a worker: wait for them, then count what was booked.
       await expect
         .poll(async () => (await sql`SELECT count(*)::int AS n FROM billing_events WHERE processed_at IS NULL`)[0]!.n, { timeout: 30_000 })
@@ -161,9 +156,7 @@ test('the return page shows the booked balance on first render, before any webho
         SELECT e.amount FROM ledger_entries e JOIN users u ON u.id = e.user_id
         WHERE u.email = ${account.email} AND e.kind = 'monthly_grant' ORDER BY e.seq`;
       expect(grants.map((g) => Number(g.amount))).toEqual([5, 45]);
-    } finally {
-      await sql.end();
-    }
+    });
     await page.reload();
     await expect(page.getByTestId('total-credits')).toHaveText('45');
     const { stdout } = await promisify(execFile)(process.execPath, ['build/server/ledger.js', 'verify'], {

@@ -1,7 +1,6 @@
 import type { Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { expect, signedInAccount, test } from './fixtures';
 
 // Dark mode covers every signed-in page (issue 8), checked in the browser in both themes: the page's
 // own background follows the theme, no large surface keeps a light background in dark mode, every
@@ -115,16 +114,8 @@ async function check(page: Page, path: string, dark: boolean, prepare?: () => Pr
 }
 
 test('every signed-in page is readable in both themes', async ({ page }) => {
-  const account = await createAccount(page, 'dark-pages');
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
-  try {
-    // Pro, so the WordPress pages and the Pro models show as a paying user sees them.
-    await sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${account.email})`;
-  } finally {
-    await sql.end();
-  }
-  await logIn(page, account.email, account.password);
-  await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+  // Pro, so the WordPress pages and the Pro models show as a paying user sees them.
+  await signedInAccount(page, 'dark-pages', { plan: 'pro' });
 
   // A finished run and a template, so the results, the run's page, the publish page and the template list have content.
   const start = await page.request.post('/api/generate/text', {

@@ -1,5 +1,4 @@
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, expect, signedInAccount, test, withDb } from './fixtures';
 import type { Page } from '@playwright/test';
 
 // Issue 21 §4 in Chromium, with and without JavaScript: selected results dripped under a site's
@@ -8,20 +7,8 @@ import type { Page } from '@playwright/test';
 
 const wp = () => ({ url: process.env.E2E_WP_URL!, user: process.env.E2E_WP_USER!, password: process.env.E2E_WP_APP_PASSWORD! });
 
-async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
-}
-
 async function proWithResults(page: Page, label: string, titles: string[]) {
-  const account = await createAccount(page, label);
-  await withDb((sql) => sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${account.email})`);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  const account = await signedInAccount(page, label, { plan: 'pro' });
   const res = await page.request.post('/api/wordpress/sites', {
     data: { siteUrl: wp().url, username: wp().user, appPassword: wp().password },
   });

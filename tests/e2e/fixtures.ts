@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type BrowserContext, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { connect, type Sql } from '../../db/client';
+import { grantSignupCredits } from '../../app/services/ledger.server';
+import { createSession } from '../../app/services/sessions.server';
 import type { ReceivedEmail } from '../support/smtp-server';
 
 export { expect };
@@ -100,7 +103,75 @@ export async function axeViolations(page: Page) {
   return results.violations;
 }
 
-type Fixtures = { jsEnabled: boolean };
+/**
+ * A connection to the run's database (with the app's own driver settings) for the rows a test
+ * arranges or checks, closed when `fn` is done.
+ */
+export async function withDb<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const sql = connect(required('E2E_DATABASE_URL'), 1, 'postforge-e2e');
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+export type Account = { id: string; name: string; email: string };
+export type AccountOptions = { plan?: 'free' | 'pro'; role?: 'user' | 'admin'; language?: 'en' | 'zh-HK' };
+
+/**
+ * An account made in the database as registration leaves it (the sign-up credits of the ledger),
+ * for tests about something else than signing up or in. It has no password: a test that signs in
+ * through the pages makes its account with createAccount.
+ */
+export async function makeAccount(label: string, { plan = 'free', role = 'user', language = 'en' }: AccountOptions = {}): Promise<Account> {
+  const email = uniqueEmail(label);
+  const name = `Test ${label}`;
+  const id = await withDb(async (sql) => {
+    const [user] = await sql<{ id: string }[]>`
+      INSERT INTO users (email, name, language) VALUES (${email}, ${name}, ${language}) RETURNING id`;
+    await grantSignupCredits(user!.id, sql);
+    // After the grant, as an upgrade would: the Free grant stays in the history.
+    if (plan !== 'free' || role !== 'user')
+      await sql`UPDATE users SET subscription_status = ${plan}, role = ${role} WHERE id = ${user!.id}`;
+    return user!.id;
+  });
+  return { id, name, email };
+}
+
+/** Signs the browser context in as the account: a session row and the app's signed session cookie. */
+export async function signIn(context: BrowserContext, account: Pick<Account, 'id'>): Promise<void> {
+  const { setCookie } = await withDb((sql) => createSession(account.id, sql));
+  const [pair] = setCookie.split(';');
+  const eq = pair!.indexOf('=');
+  await context.addCookies([{ name: pair!.slice(0, eq), value: pair!.slice(eq + 1), url: appUrl(), httpOnly: true, sameSite: 'Lax' }]);
+}
+
+/** A new account (makeAccount) signed in in the page's browser context. */
+export async function signedInAccount(page: Page, label: string, options?: AccountOptions): Promise<Account> {
+  const account = await makeAccount(label, options);
+  await signIn(page.context(), account);
+  return account;
+}
+
+/**
+ * A screenshot into the test's output folder, for a look by eye. Nothing asserts on it and each one
+ * costs the browser a full paint and a PNG, so it is taken only when E2E_SCREENSHOTS=1.
+ */
+export async function screenshotForEye(target: Page | Locator, testInfo: TestInfo, name: string, fullPage = true): Promise<void> {
+  if (process.env.E2E_SCREENSHOTS !== '1') return;
+  const path = testInfo.outputPath(`${name}.png`);
+  await ('goto' in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
+}
+
+type Fixtures = {
+  jsEnabled: boolean;
+  /**
+   * A new account, signed in in the test's browser context without the sign-up pages or an e-mail
+   * (those have tests of their own): `const account = await signedIn('label', { plan: 'pro' })`.
+   */
+  signedIn: (label: string, options?: AccountOptions) => Promise<Account>;
+};
 
 export const test = base.extend<Fixtures>({
   // Global setup picks the app's port at run time; the config's static baseURL cannot know it.
@@ -109,6 +180,9 @@ export const test = base.extend<Fixtures>({
   },
   jsEnabled: async ({ javaScriptEnabled }, use) => {
     await use(javaScriptEnabled !== false);
+  },
+  signedIn: async ({ page }, use) => {
+    await use((label, options) => signedInAccount(page, label, options));
   },
 });
 

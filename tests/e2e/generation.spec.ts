@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Page, Response } from '@playwright/test';
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 import { PROVIDER_FAILURE } from './generation-providers';
 
 // Bulk generation through the workspace (issue 7), in both projects: with JavaScript (Conform in
@@ -15,10 +14,7 @@ const results = (page: Page) => page.getByTestId('result');
 const resultNamed = (page: Page, text: string) => results(page).filter({ has: page.getByTestId('result-title').filter({ hasText: text }) });
 
 async function signIn(page: Page, label: string) {
-  const account = await createAccount(page, label);
-  await logIn(page, account.email, account.password);
-  await expect(page).toHaveURL(/\/app$/, { timeout: 30_000 });
-  // Without JavaScript a toast stays until closed; start from a page without one.
+  const account = await signedInAccount(page, label);
   await page.goto('/app');
   return account;
 }
@@ -252,12 +248,7 @@ test('models: a Free user cannot use a Pro-only model; a Pro user can pick any',
   await expect(page.getByLabel('Blog topics or keywords')).toHaveValue('A topic for a Pro model');
   if (jsEnabled) await expectToast(page, 'Pro Feature');
 
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
-  try {
-    await sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${account.email})`;
-  } finally {
-    await sql.end();
-  }
+  await withDb((sql) => sql`UPDATE users SET subscription_status = 'pro' WHERE id = ${account.id}`);
   await page.goto('/app');
   await expect(page.getByText('All models available')).toBeVisible();
   await expect(claude).toBeEnabled();
@@ -267,12 +258,13 @@ test('models: a Free user cannot use a Pro-only model; a Pro user can pick any',
 test.describe('look and accessibility', () => {
   test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'checked in the js project');
 
-  test('input, results and progress pages: axe clean, screenshots at 1280 and 390 px', async ({ page }, testInfo) => {
+  test('input, results and progress pages: axe clean (screenshots at 1280 and 390 px with E2E_SCREENSHOTS=1)', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(360_000);
     await signIn(page, 'gen-look');
     const t = tag();
     await page.getByLabel('Blog topics or keywords').fill(`Look ${t} one\nLook ${t} two [fail]`);
-    const shots: [string, string][] = [];
     const check = async (name: string) => {
       const violations = await axeViolations(page);
       expect(
@@ -282,9 +274,7 @@ test.describe('look and accessibility', () => {
       ).toEqual([]);
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
-        const file = testInfo.outputPath(`${name}-${width}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        shots.push([name, file]);
+        await screenshotForEye(page, testInfo, `${name}-${width}`);
       }
       await page.setViewportSize({ width: 1280, height: 900 });
     };
@@ -308,6 +298,5 @@ test.describe('look and accessibility', () => {
     await resultNamed(page, `Look ${t} picture`).getByRole('link', { name: 'View image' }).click();
     await expect(page.getByRole('dialog')).toBeVisible();
     await check('viewer');
-    console.log(`[screenshots] ${shots.map(([, f]) => f).join('\n')}`);
   });
 });

@@ -12,6 +12,12 @@ import { startStripeServer, stripeEnv, type TestStripe } from '../support/stripe
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// The app's secrets, also given to the test workers: fixtures.ts signs users in with the app's own
+// session service, which signs the cookie with SESSION_SECRET (and reads the rest of the app's settings).
+const APP_SECRETS = {
+  SESSION_SECRET: 'e2e-session-secret-0123456789abcdef',
+  ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+};
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -150,8 +156,7 @@ export default async function globalSetup(_config: FullConfig) {
         APP_URL: baseUrl,
         DATABASE_URL: databaseUrl,
         SMTP_URL: `smtp://127.0.0.1:${smtp.smtpPort}`,
-        SESSION_SECRET: 'e2e-session-secret-0123456789abcdef',
-        ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+        ...APP_SECRETS,
         DATA_DIR: path.join(tmp, 'data'),
         LOG_LEVEL: process.env.E2E_APP_LOG_LEVEL ?? 'warn',
         RATE_LIMIT_MULTIPLIER: '50',
@@ -171,6 +176,7 @@ export default async function globalSetup(_config: FullConfig) {
     process.env[E2E_ENV.wordpressUrl] = wordpress.url;
     process.env[E2E_ENV.wordpressUser] = wordpress.username;
     process.env[E2E_ENV.wordpressAppPassword] = wordpress.appPassword;
+    Object.assign(process.env, APP_SECRETS);
   } catch (err) {
     await cleanup();
     throw err;

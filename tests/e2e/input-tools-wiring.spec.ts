@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Locator, Page } from '@playwright/test';
-import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { expect, signedInAccount, test, type AccountOptions } from './fixtures';
 import { titleFor } from './generation-providers';
 
 // The input tools' browser wiring (issue 8): the CSV drop zone and file picker, the per-row CSV
@@ -13,21 +12,10 @@ const tag = () => crypto.randomBytes(3).toString('hex');
 const toasts = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const topicsArea = (page: Page) => page.getByLabel('Blog topics or keywords');
 
-async function signIn(page: Page, label: string) {
-  const account = await createAccount(page, label);
-  await logIn(page, account.email, account.password);
-  await expect(page).toHaveURL(/\/app$/, { timeout: 30_000 });
+async function signIn(page: Page, label: string, options?: AccountOptions) {
+  const account = await signedInAccount(page, label, options);
   await page.goto('/app');
   return account;
-}
-
-async function makePro(email: string) {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
-  try {
-    await sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${email})`;
-  } finally {
-    await sql.end();
-  }
 }
 
 /** A file for a drop event, made in the page (a DataTransfer cannot cross from Node). */
@@ -141,9 +129,7 @@ test.describe('with JavaScript', () => {
   });
 
   test('Templates dialog: open, save current, load sets the type, model and settings, delete with confirmation', async ({ page }) => {
-    const account = await signIn(page, 'templates-js');
-    await makePro(account.email);
-    await page.goto('/app');
+    await signIn(page, 'templates-js', { plan: 'pro' });
     const model = page.getByLabel('AI model');
     const tone = page.getByLabel('Tone of voice');
 

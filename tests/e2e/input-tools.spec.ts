@@ -1,16 +1,15 @@
-import { createAccount, expect, logIn, test } from './fixtures';
+import { expect, screenshotForEye, test } from './fixtures';
 
 // The workspace's input tools (issue 8) in the browser, with and without JavaScript.
-// Generous timeouts: the machine is shared and logins hash with argon2.
-test.describe.configure({ timeout: 240_000 });
+// Generous timeouts: the machine is shared.
+test.describe.configure({ timeout: 120_000 });
 
 test.describe('settings dialog and dark mode', () => {
-  test('saves settings and keys (masked), applies dark mode from the first HTML (no flash)', async ({ page }, testInfo) => {
-    const account = await createAccount(page, 'settings-dark');
-    await logIn(page, account.email, account.password);
-    await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+  test('saves settings and keys (masked), applies dark mode from the first HTML (no flash)', async ({ page, signedIn }, testInfo) => {
+    await signedIn('settings-dark');
+    await page.goto('/app');
     await expect(page.locator('html')).not.toHaveClass(/\bdark\b/);
-    await page.screenshot({ path: testInfo.outputPath('app-light.png'), fullPage: true });
+    await screenshotForEye(page, testInfo, 'app-light');
 
     await page.getByRole('link', { name: 'Settings' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -29,7 +28,7 @@ test.describe('settings dialog and dark mode', () => {
     for (const path of ['/app', '/subscription', '/wordpress', '/app/templates', '/no-such-page']) {
       await page.goto(path);
       await expect(page.locator('html')).toHaveClass(/\bdark\b/);
-      await page.screenshot({ path: testInfo.outputPath(`dark${path.replaceAll('/', '-') || '-root'}.png`), fullPage: true });
+      await screenshotForEye(page, testInfo, `dark${path.replaceAll('/', '-') || '-root'}`);
     }
 
     // The key comes back masked, never in full; it can be removed.
@@ -47,10 +46,8 @@ test.describe('settings dialog and dark mode', () => {
     await expect(page.getByRole('dialog', { name: 'Settings' }).getByTestId('openRouterApiKey-mask')).toHaveText('No key saved.');
   });
 
-  test('the subscription page opens the settings dialog; Escape or the close link closes it', async ({ page, jsEnabled }) => {
-    const account = await createAccount(page, 'settings-sub');
-    await logIn(page, account.email, account.password);
-    await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+  test('the subscription page opens the settings dialog; Escape or the close link closes it', async ({ page, jsEnabled, signedIn }) => {
+    await signedIn('settings-sub');
     await page.goto('/subscription');
     await page.getByRole('main').getByRole('link', { name: 'Settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -94,10 +91,8 @@ test.describe('settings dialog and dark mode', () => {
 });
 
 test.describe('templates', () => {
-  test('save current, list, load link, delete with confirmation (the templates page)', async ({ page }) => {
-    const account = await createAccount(page, 'templates');
-    await logIn(page, account.email, account.password);
-    await expect(page).toHaveURL(/\/app/, { timeout: 30_000 });
+  test('save current, list, load link, delete with confirmation (the templates page)', async ({ page, signedIn }) => {
+    await signedIn('templates');
     await page.goto('/app/templates?type=text');
     await expect(page.getByRole('heading', { name: 'Templates' })).toBeVisible();
     await expect(page.getByText('No templates found')).toBeVisible();

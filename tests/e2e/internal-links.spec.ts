@@ -1,6 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect, test, text } from './fixtures';
+import { axeViolations, expect, screenshotForEye, signedInAccount, test, text, withDb } from './fixtures';
 
 // Issue 26 §4, §6: a run's internal links reviewed on its page, in both projects (JavaScript on:
 // fetchers, no reload; off: plain form posts answered by redirects). A completed run with no site
@@ -10,15 +9,6 @@ test.describe.configure({ timeout: 180_000 });
 
 const TITLES = ['Espresso basics', 'Green tea brewing', 'Sourdough starter', 'Kimchi fermentation'];
 const slugOf = (title: string) => `/${title.toLowerCase().replace(/ /g, '-')}/`;
-
-async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
-}
 
 /** A completed text run of four posts, each naming the other three after its first paragraph. */
 async function completedRun(email: string): Promise<{ runId: string; ids: string[] }> {
@@ -66,7 +56,7 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
   jsEnabled,
   baseURL,
 }, testInfo) => {
-  const account = await createAccount(page, 'links');
+  const account = await signedInAccount(page, 'links');
   const { runId, ids } = await completedRun(account.email);
   const first = page.locator(`#post-${ids[0]}`);
 
@@ -121,7 +111,7 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
       expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     }
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByTestId('internal-links').screenshot({ path: testInfo.outputPath(`links-390-js${jsEnabled ? 1 : 0}.png`) });
+    await screenshotForEye(page.getByTestId('internal-links'), testInfo, `links-390-js${jsEnabled ? 1 : 0}`);
     await page.setViewportSize({ width: 1280, height: 720 });
   });
 

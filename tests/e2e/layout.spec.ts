@@ -1,10 +1,10 @@
 import type { Page, TestInfo } from '@playwright/test';
-import { createAccount, expect, test, text } from './fixtures';
+import { expect, screenshotForEye, signedInAccount, test, text } from './fixtures';
 
 // Issue 11, phones: the header keeps its links on one line and the balance in view, the phone menu
 // lists nothing twice, the chart's labels are readable and the history table shows every column;
 // a new account's chart starts on its first day. Checked at 390 px and 1280 px, in en and zh-HK;
-// screenshots are kept in each test's output folder.
+// with E2E_SCREENSHOTS=1, screenshots are kept in each test's output folder.
 
 const languages = ['en', 'zh-HK'] as const;
 const widths = [390, 1280] as const;
@@ -14,7 +14,7 @@ async function useLanguage(page: Page, baseURL: string, language: (typeof langua
 }
 
 async function shot(page: Page, testInfo: TestInfo, name: string, fullPage = true) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage });
+  await screenshotForEye(page, testInfo, name, fullPage);
 }
 
 /** The height of the header bar and whether any of its links or buttons wraps onto a second line. */
@@ -59,7 +59,7 @@ for (const width of widths) {
         jsEnabled,
       }, testInfo) => {
         test.slow();
-        await createAccount(page, `layout-${width}-${language}`);
+        await signedInAccount(page, `layout-${width}-${language}`);
         await useLanguage(page, baseURL!, language);
         await page.goto('/subscription');
         await expect(page.locator('html')).toHaveAttribute('lang', language);

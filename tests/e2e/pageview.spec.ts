@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Page, Request } from '@playwright/test';
-import { connect } from '../../db/client';
-import { appUrl, expect, test } from './fixtures';
+import { appUrl, expect, test, withDb } from './fixtures';
 
 // Chromium does not expose sendBeacon bodies to the test, so the request is checked on the wire
 // (a POST that the server answers 204) and its content in the page_views table.
@@ -35,8 +34,7 @@ test.describe('page-view beacon', () => {
     await expectBeacon(page, () => page.getByRole('link', { name: 'Back to home' }).click());
     await expect(page).toHaveURL(`${appUrl()}/`);
 
-    const sql = connect(process.env.E2E_DATABASE_URL, 1);
-    try {
+    await withDb(async (sql) => {
       await expect
         .poll(async () =>
           sql`SELECT path, referrer, language, signed_in AS "signedIn" FROM page_views
@@ -47,8 +45,6 @@ test.describe('page-view beacon', () => {
           { path: unique, referrer: null, language: 'en', signedIn: false },
           { path: '/', referrer: appUrl() + unique, language: 'en', signedIn: false },
         ]);
-    } finally {
-      await sql.end();
-    }
+    });
   });
 });

@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 import type { Page, TestInfo } from '@playwright/test';
 
 // Issue 25 §12-15, the publishing pages in a phone-sized Chromium (390 px) against the real
 // WordPress of global-setup, with and without JavaScript: Save right after Test connection, a
 // result published again (update the post or make a new one), scheduled times that name their zone
 // and the site's, and "retry now" with WordPress's English error explained in Chinese. Each page
-// is also screenshotted at 390 px (test-results/…/publish-*.png) for a look by eye.
+// is also screenshotted at 390 px for a look by eye when E2E_SCREENSHOTS=1 (test-results/…/publish-*.png).
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 type Catalogue = { [key: string]: string | Catalogue };
@@ -23,17 +22,6 @@ function w(language: 'en' | 'zh-HK', key: string, values: Record<string, string>
 }
 
 const wp = () => ({ url: process.env.E2E_WP_URL!, user: process.env.E2E_WP_USER!, password: process.env.E2E_WP_APP_PASSWORD! });
-
-async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
-}
-
-const makePro = (email: string) => withDb((sql) => sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${email})`);
 
 async function completedResult(email: string, title: string): Promise<string> {
   return withDb(async (sql) => {
@@ -71,10 +59,7 @@ async function wpPost(id: string | number): Promise<{ id: number; title: { raw: 
 }
 
 async function proWithSite(page: Page, label: string) {
-  const account = await createAccount(page, label);
-  await makePro(account.email);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  const account = await signedInAccount(page, label, { plan: 'pro' });
   const res = await page.request.post('/api/wordpress/sites', {
     data: { siteUrl: wp().url, username: wp().user, appPassword: wp().password },
   });
@@ -84,7 +69,7 @@ async function proWithSite(page: Page, label: string) {
 
 /**
  * Nothing sticks out sideways at 390 px, no serious or critical axe finding (scripts on: axe runs
- * in the page), and a screenshot for the eye.
+ * in the page), and a screenshot for the eye (E2E_SCREENSHOTS=1).
  */
 async function phoneCheck(page: Page, testInfo: TestInfo, name: string) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -93,7 +78,7 @@ async function phoneCheck(page: Page, testInfo: TestInfo, name: string) {
     const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${name} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   }
-  await page.screenshot({ path: testInfo.outputPath(`publish-${name}-${testInfo.project.name}.png`), fullPage: true });
+  await screenshotForEye(page, testInfo, `publish-${name}-${testInfo.project.name}`);
 }
 
 const setLanguage = (page: Page, language: 'en' | 'zh-HK') =>
@@ -111,10 +96,7 @@ test.afterEach(async ({}, testInfo) => {
 
 test('Test connection, then Save without typing the password again (§13)', async ({ page, jsEnabled }, testInfo) => {
   test.setTimeout(120_000);
-  const account = await createAccount(page, 'wp-test-save');
-  await makePro(account.email);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  await signedInAccount(page, 'wp-test-save', { plan: 'pro' });
 
   await page.goto('/wordpress?add=1');
   const dialog = page.getByRole('dialog', { name: 'Add WordPress site' });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { axeViolations, createAccount, expect, test } from './fixtures';
+import { axeViolations, expect, test } from './fixtures';
 
 // /settings/webhooks in Chromium, with and without JavaScript: a wrong URL is explained, an endpoint
 // is added and its secret shown once, "Send test event" reaches a receiver on loopback (the app
@@ -32,11 +32,11 @@ async function startReceiver(secret: () => string) {
   return { hits, url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-test('add an endpoint, copy its secret, send a test event and read the delivery log', async ({ page, jsEnabled }) => {
+test('add an endpoint, copy its secret, send a test event and read the delivery log', async ({ page, jsEnabled, signedIn }) => {
   let secret = '';
   const receiver = await startReceiver(() => secret);
   try {
-    await createAccount(page, 'Hooks');
+    await signedIn('Hooks');
     await page.goto('/settings/webhooks');
     await expect(page.getByRole('heading', { name: 'Webhooks', level: 1 })).toBeVisible();
     await expect(page.getByText('No endpoints yet.')).toBeVisible();

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, expect, signedInAccount, test } from './fixtures';
 
 // Internal links on /wordpress (issue 26 §1, §6), with and without JavaScript, against the real
 // WordPress that global-setup starts: the per-site switch on the add and edit forms (on by default,
@@ -21,21 +20,9 @@ function words(language: 'en' | 'zh-HK', key: string): string {
   return node;
 }
 
-async function makePro(email: string) {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    await sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${email})`;
-  } finally {
-    await sql.end();
-  }
-}
-
 test('the internal-links switch of a site and its posts cache, refreshed from the site', async ({ page, jsEnabled, baseURL }) => {
   test.setTimeout(180_000);
-  const account = await createAccount(page, 'wp-links');
-  await makePro(account.email);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  await signedInAccount(page, 'wp-links', { plan: 'pro' });
 
   // Adding a site: the switch is on by default and says it costs nothing; switched off here.
   await page.goto('/wordpress');

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import { expect, signedInAccount, test, withDb } from './fixtures';
 import { startProxy } from '../support/http-peers';
 import type { Page } from '@playwright/test';
 
@@ -26,20 +25,8 @@ function w(language: 'en' | 'zh-HK', key: string): string {
 const wp = () => ({ url: process.env.E2E_WP_URL!, user: process.env.E2E_WP_USER!, password: process.env.E2E_WP_APP_PASSWORD! });
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
 
-async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
-}
-
 async function proWithSite(page: Page, label: string, siteUrl = wp().url) {
-  const account = await createAccount(page, label);
-  await withDb((sql) => sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${account.email})`);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  const account = await signedInAccount(page, label, { plan: 'pro' });
   const res = await page.request.post('/api/wordpress/sites', { data: { siteUrl, username: wp().user, appPassword: wp().password } });
   expect(res.status()).toBe(201);
   return account;

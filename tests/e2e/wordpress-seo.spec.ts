@@ -1,5 +1,5 @@
-import postgres from 'postgres';
-import { createAccount, expect, logIn, test } from './fixtures';
+import type { Page } from '@playwright/test';
+import { expect, signedInAccount, test, withDb } from './fixtures';
 
 // Issue 21 §2/§3 in the browser, with and without JavaScript, against the test WordPress: the site
 // form's Classic HTML option and the companion plugin's download and install steps on /wordpress;
@@ -10,26 +10,11 @@ import { createAccount, expect, logIn, test } from './fixtures';
 const wp = () => ({ url: process.env.E2E_WP_URL!, user: process.env.E2E_WP_USER!, password: process.env.E2E_WP_APP_PASSWORD! });
 const wpAuth = () => `Basic ${Buffer.from(`${wp().user}:${wp().password}`).toString('base64')}`;
 
-async function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
-}
-
-async function proAccount(page: Parameters<typeof createAccount>[0], label: string) {
-  const account = await createAccount(page, label);
-  await db((sql) => sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${account.email})`);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
-  return account;
-}
+const proAccount = (page: Page, label: string) => signedInAccount(page, label, { plan: 'pro' });
 
 /** A completed text result made before SEO fields existed (NULL columns: the fields are derived). */
 async function oldResult(email: string, title: string): Promise<string> {
-  return db(async (sql) => {
+  return withDb(async (sql) => {
     const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
     const [run] = await sql<{ id: string }[]>`
       INSERT INTO generation_runs (user_id, type, model, total) VALUES (${user!.id}, 'text', 'm', 1) RETURNING id`;
@@ -133,7 +118,7 @@ test('SEO fields: edited on the result and on the publish page, they arrive with
   await expect
     .poll(
       async () =>
-        db(
+        withDb(
           (sql) =>
             sql<{ wp_post_id: string | null; seo_written: boolean | null }[]>`
           SELECT wp_post_id, seo_written FROM wordpress_publications WHERE result_id = ${id} AND status = 'published'`,
@@ -141,7 +126,7 @@ test('SEO fields: edited on the result and on the publish page, they arrive with
       { timeout: 60_000 },
     )
     .not.toBeNull();
-  const [publication] = await db(
+  const [publication] = await withDb(
     (sql) =>
       sql<
         { wp_post_id: string; seo_written: boolean }[]

@@ -1,5 +1,4 @@
-import postgres from 'postgres';
-import { axeViolations, createAccount, expect, logIn, test } from './fixtures';
+import { axeViolations, expect, signedInAccount, test, withDb } from './fixtures';
 import type { Page } from '@playwright/test';
 
 // /wordpress against the real WordPress that global-setup starts: add a site (testing the
@@ -7,15 +6,6 @@ import type { Page } from '@playwright/test';
 // scheduled post. Every step is a plain form post, so it runs with and without JavaScript.
 
 const wp = () => ({ url: process.env.E2E_WP_URL!, user: process.env.E2E_WP_USER!, password: process.env.E2E_WP_APP_PASSWORD! });
-
-async function makePro(email: string) {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    await sql`UPDATE users SET subscription_status = 'pro' WHERE lower(email) = lower(${email})`;
-  } finally {
-    await sql.end();
-  }
-}
 
 // When a test here fails, say whether the test WordPress itself still answers, so a site that went
 // down is told apart from a fault of the app.
@@ -33,10 +23,7 @@ test.afterEach(async ({}, testInfo) => {
 
 test('connect a WordPress site, manage it and its scheduled posts', async ({ page }) => {
   test.setTimeout(180_000);
-  const account = await createAccount(page, 'wp-sites');
-  await makePro(account.email);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  await signedInAccount(page, 'wp-sites', { plan: 'pro' });
 
   await page.goto('/wordpress');
   await expect(page.getByText('No sites connected yet')).toBeVisible();
@@ -120,8 +107,7 @@ test('connect a WordPress site, manage it and its scheduled posts', async ({ pag
 
 /** Completed text results for the account, straight into the database (generation is tested elsewhere). */
 async function completedResults(email: string, titles: string[]): Promise<string[]> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
+  return withDb(async (sql) => {
     const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${email})`;
     const [run] = await sql<{ id: string }[]>`
       INSERT INTO generation_runs (user_id, type, model, total) VALUES (${user!.id}, 'text', 'm', ${titles.length}) RETURNING id`;
@@ -135,20 +121,15 @@ async function completedResults(email: string, titles: string[]): Promise<string
       ids.push(r!.id);
     }
     return ids;
-  } finally {
-    await sql.end();
-  }
+  });
 }
 
 async function failPublicationOf(resultId: string, code: string, message: string) {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  try {
-    await sql`
+  await withDb(
+    (sql) => sql`
       UPDATE wordpress_publications SET status = 'failed', attempts = 13, last_error = ${message}, last_error_code = ${code}
-      WHERE result_id = ${resultId}`;
-  } finally {
-    await sql.end();
-  }
+      WHERE result_id = ${resultId}`,
+  );
 }
 
 /** No serious or critical axe finding on the current page (scripts on only: axe runs in the page). */
@@ -160,10 +141,7 @@ async function accessible(page: Page, jsEnabled: boolean) {
 
 test('select results on the Results tab and publish them in bulk; each row shows its publication', async ({ page, jsEnabled }) => {
   test.setTimeout(180_000);
-  const account = await createAccount(page, 'wp-bulk');
-  await makePro(account.email);
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  const account = await signedInAccount(page, 'wp-bulk', { plan: 'pro' });
   const site = await page.request.post('/api/wordpress/sites', {
     data: { siteUrl: wp().url, username: wp().user, appPassword: wp().password },
   });
@@ -226,9 +204,7 @@ test('select results on the Results tab and publish them in bulk; each row shows
 test('Free users: the WordPress tab shows the Pro alert and the upgrade prompt; results link to /wordpress without a site', async ({
   page,
 }) => {
-  const account = await createAccount(page, 'wp-free-tab');
-  await logIn(page, account.email, account.password);
-  await page.waitForURL('**/app');
+  const account = await signedInAccount(page, 'wp-free-tab');
   await completedResults(account.email, ['Free result']);
   await page.goto('/app?tab=results');
   await expect(page.getByRole('checkbox')).toHaveCount(0);

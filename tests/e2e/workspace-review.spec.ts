@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
 import type { Locator, Page, TestInfo } from '@playwright/test';
-import postgres from 'postgres';
-import { createAccount, expect, test } from './fixtures';
+import { expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 
 // Issue 25, the workspace reviewed as a user, in both projects (JavaScript on and off) unless a
 // test says otherwise: results in topic order with thumbnails and a grid for images, the run's
 // summary, image mode's own words, junk title answers, the cost against the balance before Start,
 // CSV files only, Download all by filter and search, templates by name and the active template's
-// delete, the tab strip at 390 px. Screenshots at 390 px go to each test's output folder.
+// delete, the tab strip at 390 px. With E2E_SCREENSHOTS=1, screenshots at 390 px go to each test's output folder.
 test.describe.configure({ timeout: 240_000 });
 
 const tag = () => crypto.randomBytes(3).toString('hex');
@@ -15,19 +14,9 @@ const toasts = (page: Page) => page.getByRole('region', { name: 'Notifications' 
 const results = (page: Page) => page.getByTestId('result');
 
 async function signIn(page: Page, label: string) {
-  const account = await createAccount(page, label);
-  // Without JavaScript a toast stays until closed; start from a page without one.
+  const account = await signedInAccount(page, label);
   await page.goto('/app');
   return account;
-}
-
-async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(process.env.E2E_DATABASE_URL!, { max: 1 });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end();
-  }
 }
 
 async function expectToast(page: Page, title: string, description?: string) {
@@ -42,7 +31,7 @@ async function closeToast(page: Page) {
 }
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+  await screenshotForEye(page, testInfo, name);
 }
 
 /** Waits (reloading without JavaScript) until no result is processing any more. */
@@ -166,8 +155,7 @@ test('cancel tells the story: what was stopped and refunded, what finished, per 
   const total = 14;
   const topics = Array.from({ length: total }, (_, i) => `Cancel ${t} ${i} [stalled]`);
   await withDb(async (sql) => {
-    const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE lower(email) = lower(${account.email})`;
-    await sql`SELECT * FROM ledger_transfer(${user!.id}, 'topup_purchase', ${`topup:e2e-${t}`}, 10, 'e2e', NULL, NULL)`;
+    await sql`SELECT * FROM ledger_transfer(${account.id}, 'topup_purchase', ${`topup:e2e-${t}`}, 10, 'e2e', NULL, NULL)`;
   });
   await page.goto('/app');
   await page.getByLabel('Blog topics or keywords').fill(topics.join('\n'));
@@ -284,7 +272,7 @@ test('credits: the cost against the balance before Start, Start disabled with th
       await expect(short.getByRole('link', { name: 'Upgrade to Pro' })).toHaveAttribute('href', '/subscription');
       await page.setViewportSize({ width: 390, height: 844 });
       await start.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: testInfo.outputPath('credits-short-390.png') });
+      await screenshotForEye(page, testInfo, 'credits-short-390', false);
       await page.setViewportSize({ width: 1280, height: 720 });
       await area.fill('credit topic 1\ncredit topic 2');
       await expect(short).toHaveCount(0);
