@@ -7,8 +7,8 @@ import { getSql } from '../../db/client';
 import { loadEnv } from '../../app/utils/env.server';
 import { available, createGenUser } from '../support/generation';
 
-// Issue 25 §16-18, a newcomer's first run: README stands alone (no link out of the repository), its
-// quick start says how to move the app's and the embedded database's ports, and the development
+// A newcomer's first run: README and docs/ stand alone (no link out of the repository), the quick
+// start says how to move the app's and the embedded database's ports, and the development
 // credits line it documents really gives a Free account enough for a 10-topic run. The commands are
 // read from README itself, so the documentation and the behaviour cannot drift apart.
 const root = path.resolve(__dirname, '../..');
@@ -28,7 +28,8 @@ beforeAll(async () => {
 
 describe('README for a newcomer', () => {
   it('links only to files of the repository (a clone has no ../shared)', () => {
-    for (const doc of ['README.md', 'docs/ARCHITECTURE.md']) {
+    const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md'));
+    for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
       const text = fs.readFileSync(path.join(root, doc), 'utf8');
       expect(text, doc).not.toMatch(/\.\.\/shared|`\.\.\//);
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
