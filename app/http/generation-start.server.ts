@@ -16,7 +16,7 @@ export function startGeneration(request: Request, type: 'text' | 'image'): Promi
     async (ctx) => {
       const schema = (type === 'text' ? textGenerationSchema : imageGenerationSchema)(ctx.t, { maxTopics: env.MAX_TOPICS_PER_RUN });
       const input = await ctx.read(schema);
-      // An image-provider key entered in the form is saved before the run starts (SPEC §7).
+      // An image-provider key entered in the form is saved before the run starts.
       if (input.replicateApiKey) await saveApiKeys(ctx.user.id, { replicateApiKey: input.replicateApiKey });
       return idempotent(request, ctx.user.id, input, async (tx) => {
         const run = await startRun(ctx.user.id, input, tx);

@@ -15,9 +15,9 @@ export function diagnosisOf(t: Translate, problem: WpProblem) {
   return { code: problem, hint: t(`diagnosis.${problem}`) };
 }
 
-/** SPEC §8's connection-test messages, with a diagnosis the user can act on. */
+/** The connection-test messages, with a diagnosis the user can act on. */
 export function connectionMessage(t: Translate, check: ConnectionCheck) {
-  // seoPlugin: whether the companion plugin is active (the SEO meta can be written; issue 21 §3).
+  // seoPlugin: whether the companion plugin is active (the SEO meta can be written).
   if (check.ok) return { success: true as const, message: t('connection.success'), seoPlugin: check.seoPlugin };
   const message =
     check.problem === 'not_wordpress'

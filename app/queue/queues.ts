@@ -43,7 +43,7 @@ export const queues = {
     work: { batchSize: 1, pollingIntervalSeconds: 30 },
     cron: '23 * * * *',
   },
-  // Bulk generation (issue 7): one job per result item. Run by the hand-written fetch/complete loop of
+  // Bulk generation: one job per result item. Run by the hand-written fetch/complete loop of
   // jobs/generation-loop.ts (not work()): GENERATION_CONCURRENCY in flight per process, refilled as
   // soon as a slot frees, GENERATION_CONCURRENCY_PER_USER per user across processes. Provider retries
   // happen inside the item; pg-boss's own retry and expiry only back up a crash (the loop also revives
@@ -57,7 +57,7 @@ export const queues = {
     work: { batchSize: 20, pollingIntervalSeconds: 1 },
   },
   // A password reset request, taken after the answer: the request does the same work (one insert)
-  // whether or not the address has an account, so its timing tells nothing (issue 11).
+  // whether or not the address has an account, so its timing tells nothing.
   'password-reset-request': {
     payload: z.object({ email: z.string().email().max(254), language: z.enum(['en', 'zh-HK']) }),
     options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 60, retentionDays: 1 } satisfies Omit<PgBoss.Queue, 'name'>,
@@ -75,7 +75,7 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
   },
-  // A second Pro subscription (issue 24): canceled at Stripe and its payments refunded; enqueued with
+  // A second Pro subscription: canceled at Stripe and its payments refunded; enqueued with
   // the row that marks it duplicate (billing_subscriptions.duplicate_of).
   'billing-duplicate': {
     payload: z.object({ subscriptionId: z.string().min(1).max(255) }),
@@ -101,10 +101,10 @@ export const queues = {
       retentionDays: 14,
     } satisfies Omit<PgBoss.Queue, 'name'>,
     // A work() loop waits for its whole batch: four loops of two, so one slow site holds back at
-    // most one other publication while publish-now waits for its own (issue 21 §5).
+    // most one other publication while publish-now waits for its own.
     work: { batchSize: 2, pollingIntervalSeconds: 1, includeMetadata: true, workers: 4 },
   },
-  // One attempt of one webhook delivery (issue 23 §3). The backoff between attempts is ours
+  // One attempt of one webhook delivery. The backoff between attempts is ours
   // (webhooks.server.ts: WEBHOOK_RETRY_BASE_SECONDS doubling, for WEBHOOK_RETRY_WINDOW_HOURS): a failed
   // attempt enqueues the next one with startAfter, in the transaction that records it. pg-boss's own
   // retry only backs up a crashed attempt.
@@ -119,7 +119,7 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 10, pollingIntervalSeconds: 0.5 },
   },
-  // Internal links (issue 26 §1-§3): links a text run's posts once its last item has ended, as the
+  // Internal links: links a text run's posts once its last item has ended, as the
   // run's settings say (internal-links.server.ts). Enqueued by the item that ends the run, with the
   // run id as singleton key under the stately policy: at most one waiting and one running per run,
   // so items ending together enqueue it once. Linking is idempotent (it replaces the proposals).

@@ -13,7 +13,7 @@ import { redirectWithToast } from '~/http/toast.server';
 import { newTokenSchema } from '~/utils/api-token-form';
 import { rootT } from '~/utils/meta';
 
-// Personal API tokens (issue 23), from the settings dialog: create (name, optional expiry; the
+// Personal API tokens, from the settings dialog: create (name, optional expiry; the
 // token is in this response only), list with created / last use / expiry, revoke. Plain form
 // posts: the same with and without JavaScript.
 export const API_TOKENS_PAGE = '/settings/api-tokens';

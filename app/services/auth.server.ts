@@ -22,7 +22,7 @@ export const TOKEN_TTL_SECONDS = {
 } as const;
 export type TokenPurpose = keyof typeof TOKEN_TTL_SECONDS;
 
-/** The user object of SPEC §3 as the JSON API returns it (credits come with the ledger later). */
+/** The user object as the JSON API returns it (credits come with the ledger later). */
 export type ApiUser = {
   name: string;
   email: string;

@@ -82,7 +82,7 @@ export async function getUser(request: Request): Promise<SessionUser | null> {
   return (await getSession(request))?.user ?? null;
 }
 
-/** The signed-in user, or a redirect to / (SPEC §2: protected routes). */
+/** The signed-in user, or a redirect to / (protected routes). */
 export async function requireUser(request: Request): Promise<SessionUser> {
   const user = await getUser(request);
   if (!user) throw redirect('/');

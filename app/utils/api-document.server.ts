@@ -22,7 +22,7 @@ import {
   uploadImageSchema,
 } from './wordpress-schemas';
 
-// The OpenAPI document of the JSON API (issue 23 §4), generated from the very zod schemas the routes
+// The OpenAPI document of the JSON API, generated from the very zod schemas the routes
 // validate with: each operation names the schema's module and export (a test checks that the route
 // imports it and that the document's request schema is what that schema generates). Routes that are
 // not part of the scriptable API are listed in `excludedRoutes` with the reason.
@@ -662,7 +662,7 @@ export function documentable(schema: ZodTypeAny): ZodTypeAny {
   return schema;
 }
 
-/** The request header of an idempotent start (README, "Idempotent starts"). */
+/** The request header of an idempotent start (docs/api.md, "Idempotent requests"). */
 const idempotencyKey = z.object({
   'Idempotency-Key': z
     .string()

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { httpUrl } from './wordpress-schemas';
 
-// The events an account's webhook endpoints can choose (issue 23 §3), and the endpoint form's rules
+// The events an account's webhook endpoints can choose, and the endpoint form's rules
 // (the same on the server and in the browser; messages from the `developer` namespace).
 
 export const webhookEventTypes = [

@@ -13,7 +13,7 @@ import { maxFor } from '../../app/services/rate-limit.server';
 import { TestClient } from '../support/app-server';
 import { authenticateApiToken, createApiToken, hashToken, listApiTokens, revokeApiToken } from '../../app/services/api-tokens.server';
 
-// Issue 23 §1: personal API tokens through the real app (run `npm run build` first), with a logger
+// Personal API tokens through the real app (run `npm run build` first), with a logger
 // that writes every line (trace) into memory, so the test can prove a token never reaches a log.
 
 let url: string;

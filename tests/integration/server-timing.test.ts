@@ -1,5 +1,5 @@
 /**
- * Server-Timing on page responses (issue 19): the database time of the request's queries, the
+ * Server-Timing on page responses: the database time of the request's queries, the
  * loaders' phase and the render, so an operator sees in the browser's devtools where a page spent
  * its time.
  */

@@ -60,7 +60,7 @@ describe('server', () => {
     // The same post from another site never reaches it.
     const foreign = await c.postJson('/api/analytics/pageview', { path: 42 }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
-    // Translated, and JSON on the API (issue 11).
+    // Translated, and JSON on the API.
     expect(await foreign.json()).toEqual({ error: expect.stringContaining('another site') });
   });
 
