@@ -1,5 +1,5 @@
 /**
- * The patch of react-dom 18.3.1 (patches/react-dom+18.3.1.patch, README "Patched packages"): when a
+ * The patch of react-dom 18.3.1 (patches/react-dom+18.3.1.patch, docs/development.md "Patched packages"): when a
  * text chunk's multi-byte character does not fit in the 2 KB view the streaming renderer fills,
  * unpatched React writes the whole view, unfilled tail included, so a zh-HK page carried NUL bytes
  * in place of characters (e.g. "長\0\0寬比"). Patched, it writes only the bytes encoded.

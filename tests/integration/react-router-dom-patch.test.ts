@@ -1,5 +1,5 @@
 /**
- * The patch of react-router-dom (patches/react-router-dom+6.30.4.patch, README "Patched packages"):
+ * The patch of react-router-dom (patches/react-router-dom+6.30.4.patch, docs/development.md "Patched packages"):
  * a static router converts a routes array into its data routes once, not on every server render,
  * and its matches still point at those data routes.
  */

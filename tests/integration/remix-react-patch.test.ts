@@ -1,5 +1,5 @@
 /**
- * The patch of @remix-run/react (patches/@remix-run+react+2.17.5.patch, README "Patched packages"):
+ * The patch of @remix-run/react (patches/@remix-run+react+2.17.5.patch, docs/development.md "Patched packages"):
  * RemixServer builds the server routes of a build once, not on every render, renders the same
  * page, and builds them again for other route modules (a new build).
  */

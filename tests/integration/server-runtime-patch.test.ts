@@ -1,5 +1,5 @@
 /**
- * The patch of @remix-run/server-runtime (patches/@remix-run+server-runtime+2.17.5.patch, README
+ * The patch of @remix-run/server-runtime (patches/@remix-run+server-runtime+2.17.5.patch, docs/development.md
  * "Patched packages"): a page's loaders get the request itself when there is nothing to strip from
  * its URL, and a document request's loader data skips the JSON Response it was wrapped in, with the
  * same JSON semantics; data requests and resource routes answer as before.
