@@ -40,6 +40,24 @@ describe('README for a newcomer', () => {
     expect(readme).toContain('(docs/ARCHITECTURE.md)');
   });
 
+  it("every link to a section names a heading of its page (as the forge's anchors spell it)", () => {
+    const anchor = (heading: string) =>
+      heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+        .replace(/ /g, '-');
+    const headings = (file: string) => new Set([...fs.readFileSync(file, 'utf8').matchAll(/^#+ (.*)$/gm)].map((m) => anchor(m[1]!)));
+    const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md'));
+    for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
+      const file = path.join(root, doc);
+      for (const [, target, section] of fs.readFileSync(file, 'utf8').matchAll(/\]\(([^)#\s]*)#([^)\s]+)\)/g)) {
+        const page = target ? path.resolve(path.dirname(file), target) : file;
+        expect(headings(page), `${doc} → ${target}#${section}`).toContain(section);
+      }
+    }
+  });
+
   it('the quick start says how to change PORT and the embedded database port, with settings the app reads', () => {
     const line = shellLines(quickStart).find((l) => /\bPORT=\d+/.test(l) && /EMBEDDED_PG_PORT=\d+/.test(l));
     expect(line, 'a command with PORT= and EMBEDDED_PG_PORT=').toBeTruthy();
