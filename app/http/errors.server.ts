@@ -1,7 +1,7 @@
 import { getT } from '~/i18n.server';
 import type { BillingErrorCode } from '~/services/billing.server';
 import type { CsvErrorCode } from '~/services/csv-import.server';
-import type { GenerationErrorCode } from '~/services/generation-rules.server';
+import type { GenerationErrorCode } from '~/services/generation/rules.server';
 import { WpError } from '~/services/wordpress-client.server';
 import { WordPressServiceError, type WordPressErrorCode } from '~/services/wordpress.server';
 import { AppError, type ErrorDomain } from '~/utils/app-error';

@@ -1,5 +1,4 @@
-import { saveApiKeys } from '~/services/api-keys.server';
-import { startRun } from '~/services/generation.server';
+import { startRunFor } from '~/services/generation/start.server';
 import { env } from '~/utils/env.server';
 import { imageGenerationSchema, textGenerationSchema } from '~/utils/generation-schema';
 import { withApi } from '~/http/api-context.server';
@@ -16,12 +15,13 @@ export function startGeneration(request: Request, type: 'text' | 'image'): Promi
     async (ctx) => {
       const schema = (type === 'text' ? textGenerationSchema : imageGenerationSchema)(ctx.t, { maxTopics: env.MAX_TOPICS_PER_RUN });
       const input = await ctx.read(schema);
-      // An image-provider key entered in the form is saved before the run starts.
-      if (input.replicateApiKey) await saveApiKeys(ctx.user.id, { replicateApiKey: input.replicateApiKey });
-      return idempotent(request, ctx.user.id, input, async (tx) => {
-        const run = await startRun(ctx.user.id, input, tx);
-        return { status: 200, body: { jobId: run.runId, total: run.total, credits: run.credits } };
-      });
+      // The run and the Idempotency-Key's answer commit together (an entered key is saved before).
+      return startRunFor(ctx.user.id, input, {}, (start) =>
+        idempotent(request, ctx.user.id, input, async (tx) => {
+          const run = await start(tx);
+          return { status: 200, body: { jobId: run.runId, total: run.total, credits: run.credits } };
+        }),
+      );
     },
     { methods: ['POST'] },
   );

@@ -9,15 +9,16 @@ import { queues, type QueueName, type QueuePayload } from './queues';
 const BOSS = 'pg-boss';
 
 // PG-BOSS INTERNALS WE TOUCH. Everything else goes through pg-boss's API; only the generation
-// queue's own loop (jobs/generation-loop.ts, not work()) reads and writes pgboss.job itself:
+// queue's own loop (jobs/generation-loop.ts, not work()) reads and writes pgboss.job itself, through
+// app/services/generation/claim.server.ts:
 // - db/functions/generation.sql generation_claim: fetches `generate-item` jobs and marks them
 //   active like pg-boss's fetchNextJob does (state < 'active', start_after, priority, SKIP LOCKED,
 //   retry_count), but in the same statement as our per-user cap across processes and the item's
 //   lease, which pg-boss's fetch cannot express (it knows nothing of users or result rows).
-// - jobs/generation-loop.ts reviveAbandoned: puts an active job back to `retry` as soon as its
+// - reviveAbandoned: puts an active job back to `retry` as soon as its
 //   item's lease expired (its worker died), instead of waiting for pg-boss's job expiry, which is
-//   per queue and sized for the slowest provider call; and stop() reads pgboss.job to find the
-//   result rows of the jobs it leaves behind.
+//   per queue and sized for the slowest provider call; and endLeases reads pgboss.job to find the
+//   result rows of the jobs a stopping loop leaves behind.
 // - enqueueMany below hands insert() the parsed batch (postgres.js would send its JSON text as a
 //   JSON string scalar).
 // pg-boss is therefore pinned to an exact version in package.json, and

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { cancelRun } from '~/services/generation.server';
+import { cancelRun } from '~/services/generation/cancel.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { getRunProgress } from '~/services/generation.server';
+import { getRunProgress } from '~/services/generation/progress.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 

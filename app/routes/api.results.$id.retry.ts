@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
-import { retryResult } from '~/services/results.server';
+import { retryResult } from '~/services/generation/retry.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { resultForApi } from '~/utils/generation-errors';

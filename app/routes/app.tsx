@@ -15,13 +15,14 @@ import { WordPressIntegrationTab, WordPressUpgrade } from '~/components/wordpres
 import { showToast } from '~/components/ui/toast';
 import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
-import { maskedApiKeys, saveApiKeys } from '~/services/api-keys.server';
-import { getLatestRun, getRunProgress, startRun } from '~/services/generation.server';
-import { GenerationError, generationConfig } from '~/services/generation-rules.server';
+import { maskedApiKeys } from '~/services/api-keys.server';
+import { getLatestRun, getRunProgress } from '~/services/generation/progress.server';
+import { startRunFor } from '~/services/generation/start.server';
+import { GenerationError, generationConfig } from '~/services/generation/rules.server';
 import { BRIEF_DRAFT_FIELD, useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { saveLastUsed } from '~/services/user-settings.server';
-import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
+import { TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
 import { briefsByTopic } from '~/utils/csv-file';
 import { lastUsedFromForm } from '~/utils/input-settings';
 import { inputInitialValues, loadInputTools } from '~/http/input-tools.server';
@@ -147,20 +148,17 @@ export async function action({ request }: ActionFunctionArgs) {
   if (submission.status !== 'success') {
     return json({ result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: null }, { status: 400 });
   }
-  const { replicateApiKey, ...input } = submission.value;
+  const { replicateApiKey: _key, ...input } = submission.value;
   try {
-    // An entered image-provider key is saved before the run starts (SPEC §7).
-    if (replicateApiKey) await saveApiKeys(user.id, { replicateApiKey });
     // A CSV's per-row columns come with the draft the upload stored (the form posts its id), and
     // `js` says the page's script sent the form; both are beside the schema's fields in the payload.
     const draftId = submission.payload[BRIEF_DRAFT_FIELD];
-    const rows = typeof draftId === 'string' && draftId ? (await loadTopicDraft(user.id, draftId))?.rows : undefined;
-    const run = await startRun(user.id, rows ? { ...input, rows } : input);
-    // SPEC §7 PATCH /api/user/settings: the run's values are remembered for the next visit.
+    const run = await startRunFor(user.id, submission.value, { draftId: typeof draftId === 'string' ? draftId : null });
+    // As PATCH /api/user/settings would: the run's values are remembered for the next visit.
     await saveLastUsed(user.id, lastUsedFromForm({ ...input, generationType: input.type })).catch((error: unknown) =>
       getLogger().warn({ err: error instanceof Error ? error.message : String(error) }, 'last-used values not saved'),
     );
-    // With the page's script the view switches to the results (SPEC §4); without it, the
+    // With the page's script the view switches to the results; without it, the
     // self-refreshing progress page of the run.
     return redirect(submission.payload.js === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
   } catch (error) {

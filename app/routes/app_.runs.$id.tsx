@@ -14,8 +14,9 @@ import { showToast } from '~/components/ui/toast';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { getT } from '~/i18n.server';
 import { RunLinksPanel } from '~/components/links/run-links-panel';
-import { cancelRun, getRunProgress, type RunProgress } from '~/services/generation.server';
-import { GenerationError, isUuid } from '~/services/generation-rules.server';
+import { cancelRun } from '~/services/generation/cancel.server';
+import { getRunProgress, type RunProgress } from '~/services/generation/progress.server';
+import { GenerationError, isUuid } from '~/services/generation/rules.server';
 import {
   isRunPost,
   linkRunBySettings,

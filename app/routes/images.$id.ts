@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from '@remix-run/node';
 import { getImage } from '~/services/results.server';
-import { GenerationError } from '~/services/generation-rules.server';
+import { GenerationError } from '~/services/generation/rules.server';
 import { apiCaller } from '~/http/api-context.server';
 
 // GET /images/{id}: a generated image from our own storage, to its owner only (anyone else: 404).

@@ -8,7 +8,7 @@ import { singleton } from '~/utils/singleton.server';
 import { getLogger } from '~/utils/logger.server';
 import { enqueue } from '~/queue/boss';
 import type { RunLinkSettingsInput } from '~/utils/link-schemas';
-import { errors as generationErrors, isUuid } from './generation-rules.server';
+import { errors as generationErrors, isUuid } from './generation/rules.server';
 
 // Internal links: where links can point (a site's published posts, cached here, and the
 // other results of the same run) and which of them each post should link to. No provider call:

@@ -97,7 +97,7 @@ async function main() {
     process.env.NODE_ENV = 'production';
     process.env.APP_URL = env.APP_URL;
     const { createSession } = await import('../../app/services/sessions.server');
-    const { getRunProgress } = await import('../../app/services/generation.server');
+    const { getRunProgress } = await import('../../app/services/generation/progress.server');
     const { setCookie } = await createSession(user.id);
     const cookie = setCookie.split(';')[0]!;
     const headers = { cookie, origin: env.APP_URL, 'content-type': 'application/json' };

@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('a worker killed mid-run', () => {
   it('SIGKILL, then a new worker: every item ends completed or failed, no hold left, nothing charged twice', async () => {
-    const { startRun } = await import('../../app/services/generation.server');
+    const { startRun } = await import('../../app/services/generation/start.server');
     const { textGenerationSchema } = await import('../../app/utils/generation-schema');
     const { verifyLedger } = await import('../../app/services/ledger-verify.server');
     const u = await createGenUser(getSql(), { credits: 60 });

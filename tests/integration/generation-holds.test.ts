@@ -10,9 +10,14 @@ import { available, createGenUser, openHolds } from '../support/generation';
 
 let openai: OpenAiServer;
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
-  worker: typeof import('../../app/services/generation-worker.server');
+  gen: typeof import('../../app/services/generation/start.server') &
+    typeof import('../../app/services/generation/cancel.server') &
+    typeof import('../../app/services/generation/progress.server');
+  worker: typeof import('../../app/services/generation/process.server') &
+    typeof import('../../app/services/generation/outage.server') &
+    typeof import('../../app/services/generation/finish.server');
   loop: typeof import('../../jobs/generation-loop');
+  claim: typeof import('../../app/services/generation/claim.server');
   ledger: typeof import('../../app/services/ledger.server');
   schema: typeof import('../../app/utils/generation-schema');
 };
@@ -29,9 +34,18 @@ beforeAll(async () => {
     GENERATION_PROVIDER_TIMEOUT_SECONDS: '20',
   });
   s = {
-    gen: await import('../../app/services/generation.server'),
-    worker: await import('../../app/services/generation-worker.server'),
+    gen: {
+      ...(await import('../../app/services/generation/start.server')),
+      ...(await import('../../app/services/generation/cancel.server')),
+      ...(await import('../../app/services/generation/progress.server')),
+    },
+    worker: {
+      ...(await import('../../app/services/generation/process.server')),
+      ...(await import('../../app/services/generation/outage.server')),
+      ...(await import('../../app/services/generation/finish.server')),
+    },
     loop: await import('../../jobs/generation-loop'),
+    claim: await import('../../app/services/generation/claim.server'),
     ledger: await import('../../app/services/ledger.server'),
     schema: await import('../../app/utils/generation-schema'),
   };
@@ -55,7 +69,7 @@ async function expireIn(key: string, ms: number, db = getSql()) {
 }
 
 async function claimOne(userId: string) {
-  const items = (await s.loop.claimItems(10, 10, LEASE)).filter((i) => i.userId === userId);
+  const items = (await s.claim.claimItems(10, 10, LEASE)).filter((i) => i.userId === userId);
   expect(items).toHaveLength(1);
   return items[0]!;
 }
@@ -162,7 +176,7 @@ describe('generation holds and the sweeper', () => {
   it("a claim brings the item's row with its hold renewed; an item whose provider answered frees its user's slot", async () => {
     const u = await createGenUser(getSql(), { credits: 5 });
     const run = await s.gen.startRun(u.id, s.schema.textGenerationSchema().parse({ prompts: 'first of two\nsecond of two', model: TEXT }));
-    const mine = async (answered: string[] = []) => (await s.loop.claimItems(10, 1, 60, answered)).filter((i) => i.userId === u.id);
+    const mine = async (answered: string[] = []) => (await s.claim.claimItems(10, 1, 60, answered)).filter((i) => i.userId === u.id);
     const [first, ...rest] = await mine();
     expect(rest).toHaveLength(0); // one item per user at a time (perUser 1)
     expect(first!.leased).toBe(true);

@@ -10,8 +10,11 @@ import { available, createGenUser, openHolds, statusCounts, waitForRun } from '.
 
 let openai: OpenAiServer;
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
+  gen: typeof import('../../app/services/generation/start.server') &
+    typeof import('../../app/services/generation/cancel.server') &
+    typeof import('../../app/services/generation/progress.server');
   loop: typeof import('../../jobs/generation-loop');
+  claim: typeof import('../../app/services/generation/claim.server');
   schema: typeof import('../../app/utils/generation-schema');
 };
 let s: Services;
@@ -28,8 +31,13 @@ beforeAll(async () => {
     GENERATION_PROVIDER_TIMEOUT_SECONDS: '20',
   });
   s = {
-    gen: await import('../../app/services/generation.server'),
+    gen: {
+      ...(await import('../../app/services/generation/start.server')),
+      ...(await import('../../app/services/generation/cancel.server')),
+      ...(await import('../../app/services/generation/progress.server')),
+    },
     loop: await import('../../jobs/generation-loop'),
+    claim: await import('../../app/services/generation/claim.server'),
     schema: await import('../../app/utils/generation-schema'),
   };
 });
@@ -94,7 +102,7 @@ describe('items next in line', () => {
       const l = await leases(run.runId);
       return l.started === CONCURRENCY && l.waiting === 1;
     });
-    expect((await s.loop.claimItems(10, 4, 30)).filter((i) => i.userId === u.id)).toHaveLength(0);
+    expect((await s.claim.claimItems(10, 4, 30)).filter((i) => i.userId === u.id)).toHaveLength(0);
     expect((await leases(run.runId)).leased).toBe(4);
     await waitForRun(getSql(), run.runId);
     expect(await statusCounts(getSql(), run.runId)).toEqual({ completed: 10 });

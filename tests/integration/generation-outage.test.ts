@@ -12,9 +12,12 @@ let openai: OpenAiServer;
 let proxy: FaultProxy;
 let viaProxy: Sql;
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
-  worker: typeof import('../../app/services/generation-worker.server');
+  gen: typeof import('../../app/services/generation/start.server');
+  worker: typeof import('../../app/services/generation/process.server') &
+    typeof import('../../app/services/generation/outage.server') &
+    typeof import('../../app/services/generation/finish.server');
   loop: typeof import('../../jobs/generation-loop');
+  claim: typeof import('../../app/services/generation/claim.server');
   ledger: typeof import('../../app/services/ledger.server');
   schema: typeof import('../../app/utils/generation-schema');
 };
@@ -29,9 +32,14 @@ beforeAll(async () => {
   proxy = await startFaultProxy(process.env.DATABASE_URL!);
   viaProxy = connect(proxy.url, 3, 'postforge-jobs');
   s = {
-    gen: await import('../../app/services/generation.server'),
-    worker: await import('../../app/services/generation-worker.server'),
+    gen: await import('../../app/services/generation/start.server'),
+    worker: {
+      ...(await import('../../app/services/generation/process.server')),
+      ...(await import('../../app/services/generation/outage.server')),
+      ...(await import('../../app/services/generation/finish.server')),
+    },
     loop: await import('../../jobs/generation-loop'),
+    claim: await import('../../app/services/generation/claim.server'),
     ledger: await import('../../app/services/ledger.server'),
     schema: await import('../../app/utils/generation-schema'),
   };
@@ -47,7 +55,7 @@ async function startOne(topic: string) {
   const u = await createGenUser(getSql(), { credits: 5 });
   const before = await available(getSql(), u.id);
   const run = await s.gen.startRun(u.id, s.schema.textGenerationSchema().parse({ prompts: topic, model: TEXT }));
-  const items = (await s.loop.claimItems(10, 10, LEASE)).filter((i) => i.userId === u.id);
+  const items = (await s.claim.claimItems(10, 10, LEASE)).filter((i) => i.userId === u.id);
   expect(items).toHaveLength(1);
   return { u, before, run, item: items[0]!, key: s.ledger.holdKey(run.resultIds[0]!, 1) };
 }
@@ -89,8 +97,8 @@ describe('a generation item while its database goes away', () => {
     expect(await openHolds(getSql(), u.id)).toBe(1);
     expect(await available(getSql(), u.id)).toBe(before - run.credits);
     // A worker's reaper puts the job back, and the next claim takes the item up again.
-    expect(await s.loop.reviveAbandoned(getSql())).toBeGreaterThanOrEqual(1);
-    const again = (await s.loop.claimItems(10, 10, LEASE)).find((i) => i.resultId === run.resultIds[0]);
+    expect(await s.claim.reviveAbandoned(getSql())).toBeGreaterThanOrEqual(1);
+    const again = (await s.claim.claimItems(10, 10, LEASE)).find((i) => i.resultId === run.resultIds[0]);
     expect(again?.leased).toBe(true);
     expect(await s.worker.processItem(again!, {}, getSql())).toBe('completed');
     expect(await openHolds(getSql(), u.id)).toBe(0);

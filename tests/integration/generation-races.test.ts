@@ -5,7 +5,7 @@ import { connect, type Sql, type TransactionSql } from '../../db/client';
 import { freshDatabase } from '../support/database';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { createGenUser } from '../support/generation';
-import type { ClaimedItem } from '../../app/services/generation-worker.server';
+import type { ClaimedItem } from '../../app/services/generation/item.server';
 
 // Results under every order of start, cancel, retry, remove, clear and worker
 // completion, on a few rows, with two real connections and real row locks. A race runs one
@@ -17,11 +17,17 @@ import type { ClaimedItem } from '../../app/services/generation-worker.server';
 // Runs on a database of its own: the test claims the queue's jobs itself.
 
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
-  rules: typeof import('../../app/services/generation-rules.server');
+  gen: typeof import('../../app/services/generation/start.server') &
+    typeof import('../../app/services/generation/cancel.server') &
+    typeof import('../../app/services/generation/progress.server');
+  rules: typeof import('../../app/services/generation/rules.server');
   results: typeof import('../../app/services/results.server');
-  worker: typeof import('../../app/services/generation-worker.server');
+  retry: typeof import('../../app/services/generation/retry.server');
+  worker: typeof import('../../app/services/generation/process.server') &
+    typeof import('../../app/services/generation/outage.server') &
+    typeof import('../../app/services/generation/finish.server');
   loop: typeof import('../../jobs/generation-loop');
+  claim: typeof import('../../app/services/generation/claim.server');
   schema: typeof import('../../app/utils/generation-schema');
   verify: typeof import('../../app/services/ledger-verify.server');
   ledger: typeof import('../../app/services/ledger.server');
@@ -42,11 +48,21 @@ beforeAll(async () => {
   // Before the app's pools and pg-boss open: they all take this database.
   Object.assign(process.env, { DATABASE_URL: url, OPENROUTER_BASE_URL: openai.url, OPENROUTER_API_KEY: 'sk-operator' });
   s = {
-    gen: await import('../../app/services/generation.server'),
-    rules: await import('../../app/services/generation-rules.server'),
+    gen: {
+      ...(await import('../../app/services/generation/start.server')),
+      ...(await import('../../app/services/generation/cancel.server')),
+      ...(await import('../../app/services/generation/progress.server')),
+    },
+    rules: await import('../../app/services/generation/rules.server'),
     results: await import('../../app/services/results.server'),
-    worker: await import('../../app/services/generation-worker.server'),
+    retry: await import('../../app/services/generation/retry.server'),
+    worker: {
+      ...(await import('../../app/services/generation/process.server')),
+      ...(await import('../../app/services/generation/outage.server')),
+      ...(await import('../../app/services/generation/finish.server')),
+    },
     loop: await import('../../jobs/generation-loop'),
+    claim: await import('../../app/services/generation/claim.server'),
     schema: await import('../../app/utils/generation-schema'),
     verify: await import('../../app/services/ledger-verify.server'),
     ledger: await import('../../app/services/ledger.server'),
@@ -110,7 +126,7 @@ async function apply(w: World, op: Op, db: TransactionSql): Promise<string> {
     case 'retry': {
       const id = pick(w.rows, op.row);
       if (!id) return 'no row';
-      const r = await refusal(s.results.retryResult(w.userId, id, db));
+      const r = await refusal(s.retry.retryResult(w.userId, id, db));
       return typeof r === 'string' ? r : 'retried';
     }
     case 'remove': {
@@ -126,7 +142,7 @@ async function apply(w: World, op: Op, db: TransactionSql): Promise<string> {
     case 'claim': {
       // In the operation's transaction (so a claim blocked on a row lock is seen as connection B
       // waiting). Earlier sequences' items are in the same queue: this one keeps its own user's.
-      const items = await s.loop.claimItems(50, 50, 600, [], [], db as unknown as Sql);
+      const items = await s.claim.claimItems(50, 50, 600, [], [], db as unknown as Sql);
       w.claimed.push(...items.filter((i) => i.leased && i.userId === w.userId));
       return `claimed ${items.length}`;
     }

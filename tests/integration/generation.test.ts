@@ -11,9 +11,12 @@ import { available, createGenUser, openHolds, statusCounts, waitForRun } from '.
 let openai: OpenAiServer;
 let replicate: ReplicateServer;
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
-  rules: typeof import('../../app/services/generation-rules.server');
+  gen: typeof import('../../app/services/generation/start.server') &
+    typeof import('../../app/services/generation/cancel.server') &
+    typeof import('../../app/services/generation/progress.server');
+  rules: typeof import('../../app/services/generation/rules.server');
   results: typeof import('../../app/services/results.server');
+  retry: typeof import('../../app/services/generation/retry.server');
   keys: typeof import('../../app/services/api-keys.server');
   loop: typeof import('../../jobs/generation-loop');
   verify: typeof import('../../app/services/ledger-verify.server');
@@ -40,9 +43,14 @@ beforeAll(async () => {
   delete process.env.OPENROUTER_API_KEY;
   delete process.env.REPLICATE_API_TOKEN;
   s = {
-    gen: await import('../../app/services/generation.server'),
-    rules: await import('../../app/services/generation-rules.server'),
+    gen: {
+      ...(await import('../../app/services/generation/start.server')),
+      ...(await import('../../app/services/generation/cancel.server')),
+      ...(await import('../../app/services/generation/progress.server')),
+    },
+    rules: await import('../../app/services/generation/rules.server'),
     results: await import('../../app/services/results.server'),
+    retry: await import('../../app/services/generation/retry.server'),
     keys: await import('../../app/services/api-keys.server'),
     loop: await import('../../jobs/generation-loop'),
     verify: await import('../../app/services/ledger-verify.server'),
@@ -149,7 +157,7 @@ describe('a run of text items', () => {
     expect(entries.map((e) => e.kind).sort()).toEqual(['post', 'reserve']);
     // And processItem itself is idempotent: the same claim again changes nothing.
     const again = await (
-      await import('../../app/services/generation-worker.server')
+      await import('../../app/services/generation/process.server')
     ).processItem({
       jobId: 'x',
       resultId: run.resultIds[0]!,
@@ -278,7 +286,7 @@ describe('cancel, retry and scripts', () => {
     const one = (
       await sql<{ id: string }[]>`SELECT id FROM generation_results WHERE run_id = ${run.runId} AND status = 'canceled' LIMIT 1`
     )[0]!;
-    await s.results.retryResult(u.id, one.id);
+    await s.retry.retryResult(u.id, one.id);
     await waitForRun(getSql(), run.runId);
     expect((await s.results.getResult(u.id, one.id)).status).toBe('completed');
     expect(await available(getSql(), u.id)).toBe(before - (counts.completed ?? 0) - 1);

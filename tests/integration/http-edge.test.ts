@@ -5,7 +5,7 @@ import { languages } from '../../app/i18n';
 import { ERROR_STATUS, errorResponse, errorStatus } from '../../app/http/errors.server';
 import { BILLING_ERROR_CODES, BillingError } from '../../app/services/billing.server';
 import { CSV_ERROR_CODES, CsvError } from '../../app/services/csv-import.server';
-import { GENERATION_ERROR_CODES, errors as generationErrors } from '../../app/services/generation-rules.server';
+import { GENERATION_ERROR_CODES, errors as generationErrors } from '../../app/services/generation/rules.server';
 import { WpError } from '../../app/services/wordpress-client.server';
 import { WORDPRESS_ERROR_CODES, WordPressServiceError } from '../../app/services/wordpress.server';
 import { models } from '../../app/catalogue';

@@ -42,7 +42,7 @@ function article(topic: string): string {
 let openai: OpenAiServer;
 let wp: WordPressSite;
 type Modules = {
-  gen: typeof import('../../app/services/generation.server');
+  gen: typeof import('../../app/services/generation/start.server');
   links: typeof import('../../app/services/internal-links.server');
   wordpress: typeof import('../../app/services/wordpress.server');
   results: typeof import('../../app/services/results.server');
@@ -65,7 +65,7 @@ beforeAll(async () => {
     echo 'seeded';`);
   expect(out).toContain('seeded');
   m = {
-    gen: await import('../../app/services/generation.server'),
+    gen: await import('../../app/services/generation/start.server'),
     links: await import('../../app/services/internal-links.server'),
     wordpress: await import('../../app/services/wordpress.server'),
     results: await import('../../app/services/results.server'),

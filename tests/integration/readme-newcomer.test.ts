@@ -17,13 +17,13 @@ const quickStart = /## The two commands\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '
 const shellLines = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
 
 let s: {
-  gen: typeof import('../../app/services/generation.server');
+  gen: typeof import('../../app/services/generation/start.server');
   schema: typeof import('../../app/utils/generation-schema');
 };
 
 beforeAll(async () => {
   process.env.OPENROUTER_API_KEY ??= 'sk-operator';
-  s = { gen: await import('../../app/services/generation.server'), schema: await import('../../app/utils/generation-schema') };
+  s = { gen: await import('../../app/services/generation/start.server'), schema: await import('../../app/utils/generation-schema') };
 });
 
 describe('README for a newcomer', () => {

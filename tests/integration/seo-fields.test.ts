@@ -9,7 +9,7 @@ import { createGenUser, waitForRun } from '../support/generation';
 
 let openai: OpenAiServer;
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
+  gen: typeof import('../../app/services/generation/start.server');
   results: typeof import('../../app/services/results.server');
   keys: typeof import('../../app/services/api-keys.server');
   loop: typeof import('../../jobs/generation-loop');
@@ -23,7 +23,7 @@ beforeAll(async () => {
   Object.assign(process.env, { OPENROUTER_BASE_URL: openai.url, GENERATION_PROVIDER_ATTEMPTS: '2' });
   delete process.env.OPENROUTER_API_KEY;
   s = {
-    gen: await import('../../app/services/generation.server'),
+    gen: await import('../../app/services/generation/start.server'),
     results: await import('../../app/services/results.server'),
     keys: await import('../../app/services/api-keys.server'),
     loop: await import('../../jobs/generation-loop'),

@@ -15,7 +15,7 @@ let secret = '';
 const received: { id: string; type: string; data: Record<string, unknown>; verified: boolean }[] = [];
 
 type Services = {
-  gen: typeof import('../../app/services/generation.server');
+  gen: typeof import('../../app/services/generation/start.server');
   keys: typeof import('../../app/services/api-keys.server');
   loop: typeof import('../../jobs/generation-loop');
   schema: typeof import('../../app/utils/generation-schema');
@@ -51,7 +51,7 @@ beforeAll(async () => {
     WEBHOOK_RETRY_BASE_SECONDS: '0.2',
   });
   s = {
-    gen: await import('../../app/services/generation.server'),
+    gen: await import('../../app/services/generation/start.server'),
     keys: await import('../../app/services/api-keys.server'),
     loop: await import('../../jobs/generation-loop'),
     schema: await import('../../app/utils/generation-schema'),

@@ -232,7 +232,8 @@ describe('delivery', () => {
   });
   it('a run canceled before its items started ends with one run.completed (status canceled)', async () => {
     const { saveApiKeys } = await import('../../app/services/api-keys.server');
-    const { startRun, cancelRun } = await import('../../app/services/generation.server');
+    const { startRun } = await import('../../app/services/generation/start.server');
+    const { cancelRun } = await import('../../app/services/generation/cancel.server');
     const { textGenerationSchema } = await import('../../app/utils/generation-schema');
     const user = await createGenUser(sql, { label: 'hooks-cancel', credits: 30 });
     await saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text' });

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { imageFileName } from '~/utils/download-names';
 import type { ViewedImage } from './image-viewer';
-import type { ResultView } from './result-item';
+import type { ResultView } from './result-view';
 import { resultDownloadUrl } from './urls';
 
 /**

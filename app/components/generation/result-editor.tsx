@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { RichTextEditor } from '~/components/editor/rich-text-editor';
 import { buttonClass } from '~/components/ui/button';
 import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
-import type { ResultView } from './result-item';
+import type { ResultView } from './result-view';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION } from './urls';
 

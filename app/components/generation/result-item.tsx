@@ -3,43 +3,17 @@ import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
-import type { Result } from '~/services/results.server';
 import { imageFileName, textFileName } from '~/utils/download-names';
 import { dateTimeFormat } from '~/utils/intl-format';
 import type { Translate } from '~/utils/generation-schema';
 import { resultFailureText } from '~/utils/generation-errors';
 import { BulkCheckbox } from '~/components/wordpress/bulk-select';
-import { PublicationStatus, type PublicationView } from '~/components/wordpress/publication-status';
+import { PublicationStatus } from '~/components/wordpress/publication-status';
 import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
 import { ResultEditor } from './result-editor';
-
-export type ResultView = Pick<
-  Result,
-  | 'id'
-  | 'runId'
-  | 'type'
-  | 'prompt'
-  | 'title'
-  | 'content'
-  | 'status'
-  | 'errorCode'
-  | 'errorParams'
-  | 'metadata'
-  | 'characterCount'
-  | 'wordCount'
-  | 'createdAt'
-  | 'model'
-> & {
-  /** The result's latest WordPress publication (feat/wp), if any. */
-  publication?: PublicationView | null;
-  /** A text result's SEO fields, edited with it. */
-  seo?: Result['seo'];
-};
-
-/** What the results list knows about the user's WordPress publishing (feat/wp). */
-export type WordPressView = { canPublish: boolean; hasSites: boolean; timeZone: string };
+import type { ResultView, WordPressView } from './result-view';
 
 const dots = {
   processing: 'bg-blue-500 motion-safe:animate-pulse',
@@ -108,7 +82,7 @@ export function ResultItem({
         <summary className="flex cursor-pointer list-none items-start gap-3 p-4 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
           <span aria-hidden="true" className={`mt-1.5 size-2.5 shrink-0 rounded-full ${dots[result.status]}`} />
           {completed && images[0] ? (
-            // The first image as a thumbnail in the row, from our image route, loaded
+            // The first image as a thumbnail in the row (issue 25), from our image route, loaded
             // only when it scrolls into view; the full images are in the expanded card.
             <img
               src={images[0]}
@@ -262,8 +236,8 @@ export function ResultItem({
             >
               {t('results.actions.download')}
             </a>
-            {/* WordPress: the Publish dialog, a page of its own (works without JavaScript); without a
-                connected site the result links to /wordpress. */}
+            {/* WordPress (feat/wp): the Publish dialog of SPEC §2, a page of its own (works without JavaScript);
+                without a connected site the result links to /wordpress (SPEC §2 Results tab). */}
             {result.content && wordpress?.hasSites !== false ? (
               <Link to={`/app/publish/${result.id}`} className={smallButton}>
                 {t('wordpress:publish.open')}
@@ -274,7 +248,7 @@ export function ResultItem({
               </Link>
             ) : null}
             {result.type === 'text' && result.content ? (
-              // Its proposed internal links are reviewed with the rest of its run.
+              // Its proposed internal links are reviewed with the rest of its run (issue 26 §4).
               <Link to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
                 {t('links.open')}
               </Link>

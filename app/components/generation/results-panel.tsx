@@ -9,7 +9,8 @@ import { ImageViewer, type ViewedImage } from './image-viewer';
 import { Pagination } from './pagination';
 import { RunProgressBar, type RunProgressView } from './progress-bar';
 import { BulkPublishBar } from '~/components/wordpress/bulk-select';
-import { ResultItem, type ResultView, type WordPressView } from './result-item';
+import { ResultItem } from './result-item';
+import type { ResultView, WordPressView } from './result-view';
 import { downloadAllUrl, RESULTS_ACTION, runUrl } from './urls';
 import { ImageGrid } from './image-grid';
 

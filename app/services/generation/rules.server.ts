@@ -1,12 +1,12 @@
-import { sql, type Db } from '../../db/client';
+import { sql, type Db } from '../../../db/client';
 import { canUseModel, DEFAULT_IMAGE_MODEL, DEFAULT_TEXT_MODEL, findModel, type Model, type SubscriptionStatus } from '~/catalogue';
 import { env } from '~/utils/env.server';
 import { AppError, type ErrorParams } from '~/utils/app-error';
 
-// The rules of generation that its services share below the workflow: the queue and its wake-up
-// channel, the refusals, the holds' expiries and who may use which model. generation.server.ts
-// (starting and stopping runs), results.server.ts (retrying), the worker and the link service read
-// them here, so none of them needs another's module for a constant.
+// The rules an item's life shares: the queue and its wake-up channel, the refusals, the holds'
+// expiries and who may use which model. Every step of the folder reads them here, and so do the
+// results and link services (refusals, ids), so none of them needs another step's module for a
+// constant.
 
 export const GENERATE_QUEUE = 'generate-item';
 /** NOTIFY channel that wakes the generation workers of every process. */
@@ -67,7 +67,7 @@ export const errors = {
   noContent: (key = 'errors.noContent', message = 'No content to download.') => new GenerationError('no_content', key, message),
 };
 
-/** The settings of the generation processes (env contract, README "Generation"). */
+/** The settings of the generation processes (the env contract, README "Generation"). */
 export function generationConfig() {
   return {
     concurrency: env.GENERATION_CONCURRENCY,
@@ -82,7 +82,7 @@ export function generationConfig() {
 // worked through), and a worker moves it on with the item's lease while it works (ledger extendHolds).
 // The ledger's sweeper voids only holds past their expiry, so it never voids the hold of an item
 // still queued or being worked on; a hold it did void (the work was abandoned too long) means the
-// item ends failed, uncharged (see generation-worker.server.ts).
+// item ends failed, uncharged (see finish.server.ts).
 
 /** How long a new hold of queued work is kept before the sweeper may void it. */
 export function holdExpiry(items: number, now = Date.now()): Date {

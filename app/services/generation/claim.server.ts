@@ -1,0 +1,108 @@
+import { jobSql, transaction, type Db } from '../../../db/client';
+import { getBoss } from '~/queue/boss';
+import { providerKey, type Provider } from '../api-keys.server';
+import { extendHolds, holdKey } from '../ledger.server';
+import { GENERATE_QUEUE, leaseHoldExpiry } from './rules.server';
+import type { ClaimedItem, ItemRow, KeyLookup } from './item.server';
+
+// A worker's side of the queue: claiming items under a lease, giving back those it will not work
+// on, marking jobs done, and reviving the jobs of workers that died (their lease ran out). The
+// claim itself is db/functions/generation.sql's generation_claim (one round trip, serialised by an
+// advisory lock, so the per-user count is exact). All of it runs on the jobs pool.
+
+/**
+ * Claims up to n jobs for this process, at most `perUser` items per user leased in total, and
+ * renews the claimed items' holds to the lease (ledger extendHolds) in the same transaction.
+ */
+export async function claimItems(
+  n: number,
+  perUser: number,
+  leaseSeconds: number,
+  /** This process's items whose provider already answered (being booked): not counted as busy. */
+  answered: string[] = [],
+  /** This process's items sent to their provider since its last claim. */
+  started: string[] = [],
+  db: Db = jobSql,
+): Promise<ClaimedItem[]> {
+  if (n <= 0 && started.length === 0) return [];
+  return transaction(db, async (tx) => {
+    const rows = await tx<
+      {
+        jobId: string;
+        jobData: { resultId: string; userId: string; attempt: number };
+        leased: boolean;
+        deliveries: number | null;
+        item: ItemRow | null;
+      }[]
+    >`
+      SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item
+      FROM generation_claim(${GENERATE_QUEUE}, ${Math.max(0, n)}, ${perUser}, ${leaseSeconds}, ${answered}::uuid[], ${started}::uuid[])`;
+    const keys = rows.filter((r) => r.item).map((r) => holdKey(r.jobData.resultId, r.jobData.attempt));
+    const held = new Set(await extendHolds(keys, leaseHoldExpiry(leaseSeconds), tx));
+    return rows.map((r) => ({
+      jobId: r.jobId,
+      resultId: r.jobData.resultId,
+      userId: r.jobData.userId,
+      attempt: r.jobData.attempt,
+      leased: r.leased,
+      deliveries: r.deliveries ?? 0,
+      leaseSeconds,
+      row: r.item ? { ...r.item, held: held.has(holdKey(r.jobData.resultId, r.jobData.attempt)) } : undefined,
+    }));
+  });
+}
+
+/** A key lookup that asks the database once per user and provider (the items of one claim). */
+export function claimKeyLookup(db: Db = jobSql): KeyLookup {
+  const memo = new Map<string, Promise<string | null>>();
+  return (userId: string, provider: Provider) => {
+    const k = `${provider}:${userId}`;
+    let key = memo.get(k);
+    if (!key) memo.set(k, (key = providerKey(userId, provider, db)));
+    return key;
+  };
+}
+
+/** Of items a worker keeps next in line, those no longer processing in their attempt (canceled). */
+export async function withdrawnItems(items: { resultId: string; attempt: number }[], db: Db = jobSql): Promise<Set<string>> {
+  const rows = await db<{ id: string }[]>`
+    SELECT w.id FROM unnest(${items.map((i) => i.resultId)}::uuid[], ${items.map((i) => i.attempt)}::int[]) AS w(id, attempt)
+    WHERE NOT EXISTS (SELECT 1 FROM generation_results r WHERE r.id = w.id AND r.attempt = w.attempt AND r.status = 'processing')`;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Gives back leases of items that never reached their provider: revived elsewhere, not counted as a delivery. */
+export async function releaseItems(resultIds: string[], db: Db = jobSql): Promise<void> {
+  await db`
+    UPDATE generation_results SET lease_until = now(), deliveries = greatest(deliveries - 1, 0)
+    WHERE id = ANY(${resultIds}::uuid[]) AND status = 'processing' AND started_at IS NULL`;
+}
+
+/** Ends now the leases of the jobs' items still processing (a stopping worker leaves them to be revived). */
+export async function endLeases(jobIds: string[], db: Db = jobSql): Promise<void> {
+  await db`
+    UPDATE generation_results r SET lease_until = now()
+    FROM pgboss.job j WHERE j.id = ANY(${jobIds}::uuid[]) AND r.id = (j.data->>'resultId')::uuid AND r.status = 'processing'`;
+}
+
+/** Marks jobs done (pg-boss's complete, batched). */
+export async function completeJobs(ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const boss = await getBoss();
+  await boss.complete(GENERATE_QUEUE, ids);
+}
+
+/**
+ * Puts back jobs whose item's lease expired (its worker died): they are fetched again at once.
+ * Also frees leases left on items that are no longer processing.
+ */
+export async function reviveAbandoned(db: Db = jobSql): Promise<number> {
+  const rows = await db`
+    UPDATE pgboss.job j SET state = 'retry', start_after = now()
+    FROM generation_results r
+    WHERE j.name = ${GENERATE_QUEUE} AND j.state = 'active'
+      AND r.id = (j.data->>'resultId')::uuid AND r.attempt = (j.data->>'attempt')::int
+      AND r.status = 'processing' AND r.lease_until IS NOT NULL AND r.lease_until < now()
+    RETURNING j.id`;
+  return rows.count;
+}

@@ -1,0 +1,181 @@
+import { sql, transaction, type Db } from '../../../db/client';
+import { getLogger } from '~/utils/logger.server';
+import type { FailureParams, GenerationFailure } from '~/utils/generation-errors';
+import { SEARCH_TEXT_MAX } from '../results.server';
+import { htmlToText } from '../providers.server';
+import { holdKey, LedgerError, settleHolds, type HoldOutcome } from '../ledger.server';
+import { resultFinished, wantsResultEvents } from '../webhooks.server';
+import { linkWhenRunEnds } from '../internal-links.server';
+import { WAKE_CHANNEL } from './rules.server';
+import { getRunProgress } from './progress.server';
+import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
+import type { Output } from './output.server';
+
+// An item's end, booked exactly once: every write is conditional on the item still being
+// `processing` in the same attempt, and the hold is posted or voided (through the ledger service)
+// in the same transaction as the row's final state, so a job delivered twice, a late worker, a
+// cancel or a crash between the two can never change anything twice.
+
+/**
+ * Why an item failed, as stored: the code pages and the API translate (utils/generation-errors),
+ * its parameters, and an English text for operators reading the table (never shown to a user).
+ */
+export type ItemFailure = { code: GenerationFailure; params?: FailureParams; text: string };
+
+/** The item's workers kept stopping while it was at its provider (MAX_DELIVERIES). */
+export const INTERRUPTED: ItemFailure = { code: 'interrupted', text: 'The worker stopped while generating this item.' };
+/** The item's hold was voided by the sweeper (the work was abandoned too long): it is not charged. */
+export const HOLD_GONE: ItemFailure = { code: 'hold_expired', text: 'This item took too long and was stopped; no credits were charged.' };
+
+/** An item that failed for a reason of ours (not the provider's, not the database's). */
+export const GENERATION_FAILED: ItemFailure = { code: 'internal', text: 'Generation failed. Please try again.' };
+
+/** Marks the item failed with the failure's code and voids its hold (if still ours). */
+export async function finishFailed(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  failure: ItemFailure,
+  db: Db = sql,
+): Promise<boolean> {
+  const ended = await failItem(item, failure, db);
+  if (ended) await itemEnded(item, db);
+  return ended;
+}
+
+/**
+ * After an item's end is committed: the run it ended may now be linked. The item is
+ * booked whatever happens here; a failed enqueue only leaves the run for the user to link.
+ */
+export async function itemEnded(item: Pick<ClaimedItem, 'resultId' | 'userId'>, db: Db): Promise<void> {
+  await linkWhenRunEnds(item.userId, { resultId: item.resultId }, db).catch((err) =>
+    getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation: the run could not be queued for linking'),
+  );
+}
+
+class Gone extends Error {}
+
+// A SQL fragment built with the same db (postgres.js PendingQuery).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Fragment = any;
+
+const isHoldGone = (err: unknown) => err instanceof LedgerError && err.code === 'already_resolved';
+
+/**
+ * The item's final state and its hold's outcome in one transaction: the row changes only if it is
+ * still processing in this attempt, and the ledger settles the hold only for a row that changed.
+ */
+async function finishRow(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: SetFragment,
+  outcome: HoldOutcome | null,
+  db: Db,
+): Promise<{ id: string; runId: string } | null> {
+  const update = (d: Db) => d<{ id: string; runId: string }[]>`
+    UPDATE generation_results SET ${set(d)}, lease_until = NULL, updated_at = now()
+    WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
+    RETURNING id, run_id AS "runId", pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
+  if (!outcome) return (await update(db))[0] ?? null;
+  return transaction(db, async (tx) => {
+    const [done] = await update(tx);
+    if (!done) return null;
+    await settleHolds([holdKey(item.resultId, item.attempt)], outcome, tx);
+    return done;
+  });
+}
+
+type SetFragment = (d: Db) => Fragment;
+
+/**
+ * The final state, its hold's outcome and the webhook events it causes, in one transaction
+ * (`set` is built on that transaction). An owner with no endpoint for these events (most) keeps
+ * the single statement: no transaction holds the item's and the ledger's locks across round trips.
+ * Skipped when the item was no longer ours.
+ */
+async function finishInTransaction(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: SetFragment,
+  outcome: HoldOutcome | null,
+  status: 'completed' | 'failed',
+  db: Db,
+): Promise<ItemOutcome> {
+  const inTransaction = 'savepoint' in db;
+  if (!inTransaction && !(await wantsResultEvents(item.userId, status, db))) {
+    return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction(db, async (tx) => {
+        const done = await finishRow(item, set, outcome, tx);
+        if (!done) return 'skipped';
+        await resultFinished({ ...item, runId: done.runId, status }, () => getRunProgress(item.userId, done.runId, tx), tx);
+        return status;
+      });
+    } catch (err) {
+      // A deadlock victim (with a heartbeat or another item's booking) was rolled back whole: again.
+      if (inTransaction || attempt >= 3 || (err as { code?: string })?.code !== '40P01') throw err;
+    }
+  }
+}
+
+/**
+ * Books the outcome. A hold the sweeper already voided (ledger `already_resolved`): the item was
+ * not paid for, so it never completes: it ends failed (HOLD_GONE), uncharged.
+ */
+async function finish(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: SetFragment,
+  outcome: HoldOutcome,
+  db: Db,
+): Promise<ItemOutcome> {
+  try {
+    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', db);
+  } catch (err) {
+    if (!isHoldGone(err)) throw err;
+    getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
+    const final: SetFragment = outcome === 'post' ? failedAs(HOLD_GONE) : set;
+    return finishInTransaction(item, final, null, 'failed', db);
+  }
+}
+
+/** Stores the output and posts the hold, atomically, if the item is still ours to finish. */
+export async function finishCompleted(item: ClaimedItem, out: Output, db: Db): Promise<ItemOutcome> {
+  const search = [
+    out.title,
+    (out.metadata.originalPrompt as string) ?? '',
+    (out.metadata.translatedPrompt as string) ?? '',
+    out.keywords ?? '',
+    out.text ?? htmlToText(out.content),
+  ]
+    .join('\n')
+    .slice(0, SEARCH_TEXT_MAX);
+  const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content},
+    error = NULL, error_code = NULL, error_params = NULL,
+    metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
+    seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null}`;
+  if (out.images.length === 0) return finish(item, set, 'post', db);
+  try {
+    return await transaction(db, async (tx) => {
+      for (const img of out.images) {
+        await tx`
+          INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
+          VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
+      }
+      if ((await finishInTransaction(item, set, 'post', 'completed', tx)) === 'skipped') throw new Gone();
+      return 'completed' as const;
+    });
+  } catch (err) {
+    if (err instanceof Gone) return 'skipped';
+    // The hold was swept: the images are rolled back with the transaction, the item ends failed.
+    if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', db);
+    throw err;
+  }
+}
+
+/** The columns of a failed item: its code and parameters for the reader, its text for operators. */
+function failedAs(failure: ItemFailure): SetFragment {
+  return (d) =>
+    d`status = 'failed', error = ${failure.text}, error_code = ${failure.code}, error_params = ${failure.params ? d.json(failure.params) : null}`;
+}
+
+export async function failItem(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, failure: ItemFailure, db: Db): Promise<boolean> {
+  return (await finish(item, failedAs(failure), 'void', db)) !== 'skipped';
+}

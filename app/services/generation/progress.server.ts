@@ -1,0 +1,76 @@
+import { sql, type Db } from '../../../db/client';
+import { errors, isUuid } from './rules.server';
+
+// A run's counts, read from its items: what the workspace, the progress page and the API show.
+
+export type RunStatus = 'processing' | 'completed' | 'canceled';
+
+export type RunProgress = {
+  id: string;
+  type: 'text' | 'image';
+  model: string;
+  totalPrompts: number;
+  completedPrompts: number;
+  failedPrompts: number;
+  canceledPrompts: number;
+  processingPrompts: number;
+  /** Credits given back: the holds of the failed and canceled items, voided. */
+  refundedCredits: number;
+  /**
+   * completed when nothing is processing any more; canceled when the run was stopped and the stop
+   * canceled something (a cancel that came after every item had started ends completed).
+   */
+  status: RunStatus;
+  createdAt: string;
+};
+
+/** The owner's run's counts (the API's job); another user's id → not_found. */
+export async function getRunProgress(userId: string, runId: string, db: Db = sql): Promise<RunProgress> {
+  if (!isUuid(runId)) throw errors.notFound('job');
+  const [row] = await db<
+    {
+      id: string;
+      type: 'text' | 'image';
+      model: string;
+      canceledAt: Date | null;
+      createdAt: Date;
+      total: number;
+      completed: number;
+      failed: number;
+      canceled: number;
+      processing: number;
+      refunded: number;
+    }[]
+  >`
+    SELECT r.id, r.type, r.model, r.canceled_at AS "canceledAt", r.created_at AS "createdAt",
+      count(x.id)::int AS total,
+      count(x.id) FILTER (WHERE x.status = 'completed')::int AS completed,
+      count(x.id) FILTER (WHERE x.status = 'failed')::int AS failed,
+      count(x.id) FILTER (WHERE x.status = 'canceled')::int AS canceled,
+      count(x.id) FILTER (WHERE x.status = 'processing')::int AS processing,
+      coalesce(sum(x.credits) FILTER (WHERE x.status IN ('failed', 'canceled')), 0)::int AS refunded
+    FROM generation_runs r LEFT JOIN generation_results x ON x.run_id = r.id
+    WHERE r.id = ${runId} AND r.user_id = ${userId}
+    GROUP BY r.id`;
+  if (!row) throw errors.notFound('job');
+  return {
+    id: row.id,
+    type: row.type,
+    model: row.model,
+    totalPrompts: row.total,
+    completedPrompts: row.completed,
+    failedPrompts: row.failed,
+    canceledPrompts: row.canceled,
+    processingPrompts: row.processing,
+    refundedCredits: row.refunded,
+    status: row.processing > 0 ? 'processing' : row.canceledAt && row.canceled > 0 ? 'canceled' : 'completed',
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The owner's most recent run (the workspace shows its progress), or null. */
+export async function getLatestRun(userId: string, db: Db = sql): Promise<RunProgress | null> {
+  const [row] = await db<{ id: string }[]>`
+    SELECT id FROM generation_runs WHERE user_id = ${userId} ORDER BY created_at DESC LIMIT 1`;
+  return row ? getRunProgress(userId, row.id, db) : null;
+}
