@@ -22,12 +22,12 @@ import { defaultLanguage, languageCookieName, pageNamespaces, type Language } fr
 import { getSession } from '~/services/sessions.server';
 import { getSettings, settingsView } from '~/services/user-settings.server';
 import { SETTINGS_PARAM } from '~/components/settings-param';
-import { themeCookieHeader, themeFromCookie } from '~/utils/theme.server';
+import { themeCookieHeader, themeFromCookie } from '~/runtime/theme.server';
 import tailwind from '~/styles/tailwind.css';
 import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
 import { timeZoneScript } from '~/utils/time-zone';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { getToast } from '~/http/toast.server';
 
 export const links: LinksFunction = () => [

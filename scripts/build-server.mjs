@@ -48,8 +48,8 @@ const entries = {
   app: [
     `export { createApp, loadBuild } from './server';`,
     `export { remixHandler } from './app/http/remix-adapter.server';`,
-    `export { loadEnv } from './app/utils/env.server';`,
-    `export { getLogger } from './app/utils/logger.server';`,
+    `export { loadEnv } from './app/runtime/env.server';`,
+    `export { getLogger } from './app/runtime/logger.server';`,
     `export { getSql } from './db/client';`,
   ].join('\n'),
 };

@@ -11,7 +11,7 @@ const CACHE = 'public, max-age=300';
 
 // The document's module (its zod schemas, zod-to-openapi) loads on the first request for it: two
 // rare routes need it, and kept from start-up it is ~1 MB of every server's heap.
-const loadDocument = async () => (await import('~/utils/api-document.server')).openApiDocument();
+const loadDocument = async () => (await import('~/http/api-document.server')).openApiDocument();
 
 let json: { body: string; etag: string } | undefined;
 

@@ -7,9 +7,9 @@ import {
 } from '@remix-run/node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { databaseErrorOf, databaseMarkedDown, failedForDatabase, isConnectionLost } from '~/utils/db-unavailable.server';
-import { getLogger } from '~/utils/logger.server';
-import { forgetRequestMemo } from '~/utils/request-scope.server';
+import { databaseErrorOf, databaseMarkedDown, failedForDatabase, isConnectionLost } from '~/runtime/db-unavailable.server';
+import { getLogger } from '~/runtime/logger.server';
+import { forgetRequestMemo } from '~/runtime/request-scope.server';
 import { logUnavailable, sendUnavailable } from '~/http/unavailable.server';
 
 // Express in, Remix, Express out: our own adapter in place of @remix-run/express's (whose public

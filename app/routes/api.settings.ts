@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { saveSettingsAndKeys, settingsView } from '~/services/user-settings.server';
 import { withApi } from '~/http/api-context.server';
 import { settingsRequestSchema } from '~/utils/settings-request';
-import { themeCookieHeader } from '~/utils/theme.server';
+import { themeCookieHeader } from '~/runtime/theme.server';
 
 // GET /api/settings → { settings } (keys masked, never in full); POST the settings fields.
 export function loader({ request }: LoaderFunctionArgs) {

@@ -23,7 +23,7 @@ import { moveSchema } from '~/utils/drip-schemas';
 import { rootT } from '~/utils/meta';
 import { dateTimeFormat } from '~/utils/intl-format';
 import { formatDateTimeInZone, validTimeZone } from '~/utils/time-zone';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
 
 // The publishing calendar: /app/calendar?month=2026-12&site=3, a month of every

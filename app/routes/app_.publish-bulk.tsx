@@ -39,7 +39,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
 import { errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { redirectWithToast } from '~/http/toast.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';

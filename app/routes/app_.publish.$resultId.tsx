@@ -39,7 +39,7 @@ import { errorMessage, errorStatus } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import { publishSchema } from '~/utils/wordpress-schemas';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { formatDateTimeInZone } from '~/utils/time-zone';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 

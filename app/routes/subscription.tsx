@@ -29,13 +29,13 @@ import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { formatUsd, numberFormat } from '~/utils/intl-format';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { translateError } from '~/http/errors.server';
 import { readFormData } from '~/http/json-api.server';
-import { loadEnv } from '~/utils/env.server';
+import { loadEnv } from '~/runtime/env.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 

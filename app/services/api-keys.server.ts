@@ -1,5 +1,5 @@
 import { sql, type Db } from '../../db/client';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { mask, open, seal } from './secrets.server';
 
 // Users' own provider keys (POST /api/api-keys). Stored sealed; only a mask ever leaves.

@@ -7,7 +7,7 @@ import { getCurrentCreditSummary, grantSignupCredits } from '~/services/ledger.s
 import { queueEmail } from '~/services/mail.server';
 import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
 import { createSession, endOtherSessions, type SessionUser } from '~/services/sessions.server';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 // Accounts: registration, credentials, one-time password tokens. Owns users.password_hash and
 // the password_tokens table.

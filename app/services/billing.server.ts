@@ -19,7 +19,7 @@ import {
 } from '~/services/ledger.server';
 import { refundStepsOf, type RefundStep } from '~/services/refund-steps.server';
 import { BillingNotConfigured, findPrice, getStripe, priceIdOf, stripeLocale } from '~/services/stripe.server';
-import { loadEnv } from '~/utils/env.server';
+import { loadEnv } from '~/runtime/env.server';
 import { AppError } from '~/utils/app-error';
 
 // Billing: Checkout, the customer portal, cancellation, and the fulfilment of what Stripe reports.

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 // THE one way to call a host a user gave us (WordPress sites). Only http(s); the host's addresses
 // are checked when the socket connects (a custom `lookup`, so a DNS answer that changes between a

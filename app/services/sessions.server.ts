@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { createCookie, redirect } from '@remix-run/node';
 import { sql, type Db } from '../../db/client';
-import { env } from '~/utils/env.server';
-import { memoPerRequest } from '~/utils/request-scope.server';
+import { env } from '~/runtime/env.server';
+import { memoPerRequest } from '~/runtime/request-scope.server';
 
 // Sessions live in Postgres; the cookie carries only the signed session id. The row stores a
 // SHA-256 of the id so a database leak does not hand out live sessions.

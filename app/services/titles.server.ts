@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { DEFAULT_TEXT_MODEL, MAX_TITLE_KEYWORDS, canUseModel, findModel, type SubscriptionStatus } from '~/catalogue';
-import { env } from '~/utils/env.server';
-import { getLogger } from '~/utils/logger.server';
+import { env } from '~/runtime/env.server';
+import { getLogger } from '~/runtime/logger.server';
 import { providerKey } from './api-keys.server';
 import { hit, maxFor, refund, type LimitState } from './rate-limit.server';
 

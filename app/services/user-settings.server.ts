@@ -1,7 +1,7 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { maskedApiKeys, saveApiKeys, type ApiKeyField } from './api-keys.server';
 import { appSettings, lastUsed, type AppSettings, type LastUsed } from '~/utils/input-settings';
-import { memoPerRequest } from '~/utils/request-scope.server';
+import { memoPerRequest } from '~/runtime/request-scope.server';
 
 // Application settings and User settings (last-used values). Values arrive validated by the
 // strict schemas; reads complete them with the defaults (and drop values that no longer fit).

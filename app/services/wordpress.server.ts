@@ -7,7 +7,7 @@ import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { storedErrorCode } from '~/utils/wordpress-errors';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
 import { AppError } from '~/utils/app-error';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { getResult, listResults, type Result } from './results.server';
 import { plainText } from './providers.server';

@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { queues } from '~/queue/queues';
 import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS, processEvent } from '~/services/billing.server';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import { jobSql } from '../../db/client';
 
 // Handlers work on the jobs pool (db/client.ts), never on the web pool.

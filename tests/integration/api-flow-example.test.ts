@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
 import { createApiToken } from '../../app/services/api-tokens.server';
-import { openApiDocument } from '../../app/utils/api-document.server';
+import { openApiDocument } from '../../app/http/api-document.server';
 import { apiFlow } from '../../examples/api-flow';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { saveApiKeys } from '../../app/services/api-keys.server';
-import { resetEnv } from '../../app/utils/env.server';
+import { resetEnv } from '../../app/runtime/env.server';
 import { hit } from '../../app/services/rate-limit.server';
 import { parseTitles, titleLimit } from '../../app/services/titles.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { createApiToken } from '../../app/services/api-tokens.server';
-import { operations } from '../../app/utils/api-document.server';
+import { operations } from '../../app/http/api-document.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { createGenUser } from '../support/generation';
 import { signedInClient } from '../support/input-tools';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getSql } from '../../db/client';
-import { loadEnv } from '../../app/utils/env.server';
+import { loadEnv } from '../../app/runtime/env.server';
 import { available, createGenUser } from '../support/generation';
 
 // A newcomer's first run: README and docs/ stand alone (no link out of the repository), the quick

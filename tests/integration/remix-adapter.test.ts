@@ -14,8 +14,8 @@ import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleDataRequest, handleError } from '../../app/entry.server';
 import { documentResponse, remixHandler } from '../../app/http/remix-adapter.server';
-import { databaseMarkedDown, markDatabaseUp } from '../../app/utils/db-unavailable.server';
-import { getLogger } from '../../app/utils/logger.server';
+import { databaseMarkedDown, markDatabaseUp } from '../../app/runtime/db-unavailable.server';
+import { getLogger } from '../../app/runtime/logger.server';
 import { expectConsoleError } from '../support/console-guard';
 import { testBuild } from '../support/remix-build';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { newRequestScope, requestScope } from '../../app/utils/request-scope.server';
+import { newRequestScope, requestScope } from '../../app/runtime/request-scope.server';
 import { grantSignupCredits } from '../../app/services/ledger.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { makeUser, signedInClient } from '../support/input-tools';

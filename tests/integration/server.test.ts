@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { getSql } from '../../db/client';
 import { createApp, loadBuild } from '../../server';
-import { loadEnv } from '../../app/utils/env.server';
+import { loadEnv } from '../../app/runtime/env.server';
 import { createSession } from '../../app/services/sessions.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 

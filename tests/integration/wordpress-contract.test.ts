@@ -3,7 +3,7 @@ import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
 import { getBoss } from '../../app/queue/boss';
 import { queues } from '../../app/queue/queues';
-import { resetEnv } from '../../app/utils/env.server';
+import { resetEnv } from '../../app/runtime/env.server';
 import { createSession } from '../../app/services/sessions.server';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';

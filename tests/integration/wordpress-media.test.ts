@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import { env } from '../../app/utils/env.server';
+import { env } from '../../app/runtime/env.server';
 import {
   createSite,
   getPublication,

@@ -7,11 +7,11 @@ import {
   resultsApiQuerySchema,
   resultsFilterQuerySchema,
   textGenerationSchema,
-} from './generation-schema';
-import { titleRequestSchema } from './title-request';
-import { runLinkSettingsApiSchema } from './link-schemas';
-import { WEBHOOK_TEST_EVENT, webhookEventTypes } from './webhook-events';
-import { GENERATION_FAILURES } from './generation-errors';
+} from '~/utils/generation-schema';
+import { titleRequestSchema } from '~/utils/title-request';
+import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
+import { WEBHOOK_TEST_EVENT, webhookEventTypes } from '~/utils/webhook-events';
+import { GENERATION_FAILURES } from '~/utils/generation-errors';
 import {
   bulkPublishSchema,
   publishSchema,
@@ -20,7 +20,7 @@ import {
   siteUpdateSchema,
   testConnectionSchema,
   uploadImageSchema,
-} from './wordpress-schemas';
+} from '~/utils/wordpress-schemas';
 
 // The OpenAPI document of the JSON API, generated from the very zod schemas the routes
 // validate with: each operation names the schema's module and export (a test checks that the route

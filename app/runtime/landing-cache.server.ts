@@ -1,8 +1,8 @@
 import { languageCookieName, type Language } from '~/i18n';
 import { catalogueVersion, languageFromHeaders } from '~/i18n.server';
-import { readCookies } from '~/utils/cookies.server';
-import { singleton } from '~/utils/singleton.server';
-import { THEME_COOKIE, themeFromCookieHeader } from '~/utils/theme.server';
+import { readCookies } from '~/runtime/cookies.server';
+import { singleton } from '~/runtime/singleton.server';
+import { THEME_COOKIE, themeFromCookieHeader } from '~/runtime/theme.server';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '~/utils/time-zone';
 
 // The anonymous landing page is the same for everyone who shares its language, time zone and theme
