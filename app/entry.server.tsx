@@ -5,12 +5,12 @@ import { languages } from './i18n';
 import { clientResources } from './i18n.server';
 import { registerCatalogue } from './utils/i18n-client';
 import { NonceProvider } from './utils/nonce';
-import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './utils/landing-cache.server';
-import { setDataTiming, startRenderTiming } from './utils/server-timing.server';
-import { noteDatabaseError } from './utils/db-unavailable.server';
-import { env } from './utils/env.server';
-import { getLogger } from './utils/logger.server';
-import { requestIdOf } from './utils/request-id.server';
+import { landingKey, landingRequestKey, storeLanding, type LandingInputs } from './runtime/landing-cache.server';
+import { setDataTiming, startRenderTiming } from './runtime/server-timing.server';
+import { noteDatabaseError } from './runtime/db-unavailable.server';
+import { env } from './runtime/env.server';
+import { getLogger } from './runtime/logger.server';
+import { requestIdOf } from './runtime/request-id.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
 

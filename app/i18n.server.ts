@@ -33,7 +33,7 @@ import {
   normalizeLanguage,
   type Language,
 } from './i18n';
-import { readCookie } from './utils/cookies.server';
+import { readCookie } from './runtime/cookies.server';
 
 // Catalogues stay on the server; a page receives only its own language's (see root loader).
 export const resources = {

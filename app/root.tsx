@@ -22,12 +22,12 @@ import { defaultLanguage, languageCookieName, pageNamespaces, type Language } fr
 import { getSession } from '~/services/sessions.server';
 import { getSettings, settingsView } from '~/services/user-settings.server';
 import { SETTINGS_PARAM } from '~/components/settings-param';
-import { themeCookieHeader, themeFromCookie } from '~/utils/theme.server';
+import { themeCookieHeader, themeFromCookie } from '~/runtime/theme.server';
 import tailwind from '~/styles/tailwind.css';
 import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
 import { timeZoneScript } from '~/utils/time-zone';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { getToast } from '~/http/toast.server';
 
 export const links: LinksFunction = () => [
@@ -88,7 +88,7 @@ export const useRootData = () => useRouteLoaderData<typeof loader>('root');
 const PAGEVIEW_URL = '/api/analytics/pageview';
 
 /**
- * SPEC §1: every route change reports a page view. sendBeacon never delays navigation; the body is
+ * Every route change reports a page view. sendBeacon never delays navigation; the body is
  * JSON in a text/plain Blob (a CORS-safelisted type that every browser's sendBeacon accepts).
  */
 function usePageViews() {
@@ -110,7 +110,7 @@ function usePageViews() {
   }, [location.pathname]);
 }
 
-/** SPEC §1: the choice also lives in the browser's storage under `language`. */
+/** The choice also lives in the browser's storage under `language`. */
 function useLanguageMirror(language: Language) {
   useEffect(() => {
     try {
@@ -121,7 +121,7 @@ function useLanguageMirror(language: Language) {
   }, [language]);
 }
 
-/** SPEC §2: a loading indicator while the next page's data (the user, the account) is on its way. */
+/** A loading indicator while the next page's data (the user, the account) is on its way. */
 function NavigationProgress({ label }: { label: string }) {
   const navigation = useNavigation();
   if (navigation.state !== 'loading') return null;

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
-import { loadEnv } from '../app/utils/env.server';
-import { dropSingleton, singleton } from '../app/utils/singleton.server';
-import { timeDatabaseWork, timeQuery } from '../app/utils/server-timing.server';
+import { loadEnv } from '../app/runtime/env.server';
+import { dropSingleton, singleton } from '../app/runtime/singleton.server';
+import { timeDatabaseWork, timeQuery } from '../app/runtime/server-timing.server';
 
 // THE TRANSACTION RULE. A service function that reads or writes takes `db: Db = sql` as its LAST
 // parameter: the caller's transaction, or the pool when given none. Writes that must be atomic
@@ -85,7 +85,7 @@ export function getJobSql(): Sql {
 
 /** A tagged template like postgres() itself that opens its pool on first use. */
 // Inside a page request, each awaited query and transaction adds its time to the request's
-// Server-Timing (app/utils/server-timing.server.ts); elsewhere they pass through untouched.
+// Server-Timing (app/runtime/server-timing.server.ts); elsewhere they pass through untouched.
 function lazy(get: () => Sql): Sql {
   return new Proxy(function () {} as unknown as Sql, {
     apply: (_t, _this, args) => timeQuery((get() as unknown as (...a: unknown[]) => PromiseLike<unknown>)(...args)),

@@ -96,7 +96,7 @@ export async function migrationsApplied(sql: Sql, dir = MIGRATIONS_DIR): Promise
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL or the embedded database. */
 export async function migrateCli(): Promise<void> {
   const { openDatabase } = await import('./open');
-  const { ConfigError } = await import('../app/utils/env.server');
+  const { ConfigError } = await import('../app/runtime/env.server');
   const { EmbeddedStartError } = await import('./embedded');
   const db = await openDatabase({ shareRunning: true }).catch((err: unknown) => {
     if (!(err instanceof ConfigError) && !(err instanceof EmbeddedStartError)) throw err;

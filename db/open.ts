@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadEnv } from '../app/utils/env.server';
+import { loadEnv } from '../app/runtime/env.server';
 import { closeSql, getSql, type Sql } from './client';
 import { embeddedUrl, runningPostmaster, startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
 

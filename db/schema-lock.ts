@@ -10,7 +10,7 @@ export type Conn = Awaited<ReturnType<Sql['reserve']>>;
  * every instance of the app takes around schema work (our migrations and database code in
  * db/migrate.ts, pg-boss's install and queue creation in app/queue/boss.ts), so processes starting
  * together do it one at a time and the ones that waited find nothing left to do. Without it, two
- * processes creating pg-boss's queues at once deadlock (issue 18).
+ * processes creating pg-boss's queues at once deadlock.
  */
 export async function withSchemaLock<T>(sql: Sql, fn: (conn: Conn) => Promise<T>): Promise<T> {
   const conn = await sql.reserve();

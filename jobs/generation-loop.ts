@@ -13,9 +13,9 @@ import {
 import { processItem } from '~/services/generation/process.server';
 import { HandedBack, isInfrastructureError } from '~/services/generation/outage.server';
 import { SlotWithdrawn, WORKER_ID, type ClaimedItem, type KeyLookup } from '~/services/generation/item.server';
-import { env } from '~/utils/env.server';
-import { getLogger } from '~/utils/logger.server';
-import { singleton } from '~/utils/singleton.server';
+import { env } from '~/runtime/env.server';
+import { getLogger } from '~/runtime/logger.server';
+import { singleton } from '~/runtime/singleton.server';
 import { Alarm, CpuTurns, sleep, slotGate } from './generation-timing';
 
 // The generation worker of a process: a hand-written fetch/complete loop over the `generate-item`

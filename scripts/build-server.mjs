@@ -47,8 +47,8 @@ const entries = {
   // compiled production code, as `npm start` runs it, next to its baselines).
   app: [
     `export { createApp, loadBuild } from './server';`,
-    `export { loadEnv } from './app/utils/env.server';`,
-    `export { getLogger } from './app/utils/logger.server';`,
+    `export { loadEnv } from './app/runtime/env.server';`,
+    `export { getLogger } from './app/runtime/logger.server';`,
     `export { getSql } from './db/client';`,
   ].join('\n'),
 };

@@ -11,7 +11,7 @@ import { adjust, LedgerError } from '../services/ledger.server';
 import { exportRows } from '../services/ledger-export.server';
 import { reconcile, reconcileCsv, reconcileSummary } from '../services/ledger-reconcile.server';
 import { formatReport, verifyLedger } from '../services/ledger-verify.server';
-import { ConfigError, loadEnv } from '../utils/env.server';
+import { ConfigError, loadEnv } from '../runtime/env.server';
 
 const USAGE = `Usage: npm run ledger -- <command> [options]
 

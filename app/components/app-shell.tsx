@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Header, type HeaderUser } from '~/components/header';
 import { LegalLinks } from '~/components/legal-links';
 
-/** The frame of every workspace screen: the SPEC §2 header above the page's main content, legal links below. */
+/** The frame of every workspace screen: the workspace header above the page's main content, legal links below. */
 export function AppShell({ user, credits, children }: { user: HeaderUser; credits: number; children: ReactNode }) {
   return (
     <div className="min-h-screen bg-slate-50">

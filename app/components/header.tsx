@@ -99,7 +99,7 @@ function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
 }
 
 /**
- * SPEC §2 workspace header: navigation, plan badge and credit balance, language switch, account
+ * Workspace header: navigation, plan badge and credit balance, language switch, account
  * menu and settings. Desktop from 768 px up; below it everything folds into one <details> menu.
  */
 export function Header({ user, credits }: { user: HeaderUser | null; credits: number | null }) {

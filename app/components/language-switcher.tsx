@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { languages, type Language } from '~/i18n';
 
 /**
- * Two submit buttons posting to /language (SPEC §1: the choice is saved and the page reloads).
+ * Two submit buttons posting to /language (the choice is saved and the page reloads).
  * A full-document post, so it behaves the same with and without JavaScript; with JavaScript the
  * choice is also written to localStorage['language'] first.
  */

@@ -10,7 +10,7 @@ const tones: Record<SubscriptionStatus | 'guest', BadgeTone> = {
   canceled: 'warning',
 };
 
-/** SPEC §2 header badge: Guest when signed out; Pro for pro; Pro (Ending) for canceled; Free otherwise. */
+/** Header badge: Guest when signed out; Pro for pro; Pro (Ending) for canceled; Free otherwise. */
 export function PlanBadge({ status }: { status: SubscriptionStatus | null }) {
   const { t } = useTranslation();
   const key = status ?? 'guest';

@@ -80,7 +80,7 @@ function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicate
   );
 }
 
-/** SPEC §2 Settings dialog: API keys, default models, dark mode, auto-save and image defaults. A plain form post (works without JavaScript). */
+/** Settings dialog: API keys, default models, dark mode, auto-save and image defaults. A plain form post (works without JavaScript). */
 export function SettingsDialog() {
   const { t } = useTranslation();
   const { t: ti } = useTranslation('inputs');
@@ -225,7 +225,7 @@ export function SettingsDialog() {
   );
 }
 
-/** A button-looking link that opens the settings dialog (the subscription page's "settings dialog", SPEC §2). */
+/** A button-looking link that opens the settings dialog (the subscription page's "settings dialog"). */
 export function SettingsButton({ className = '' }: { className?: string }) {
   const { t } = useTranslation();
   const { openHref } = useSettingsLinks();

@@ -30,7 +30,7 @@ export async function getAccountSummary(user: SessionUser): Promise<AccountSumma
 export const privatePageHeaders = { 'Cache-Control': 'private, no-store' };
 
 /**
- * What every protected page shell loads: the signed-in user (or a redirect to /, SPEC §2) and the
+ * What every protected page shell loads: the signed-in user (or a redirect to /) and the
  * header's plan and credit figures.
  */
 export async function requirePageShell(request: Request) {

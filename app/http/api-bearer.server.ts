@@ -1,7 +1,7 @@
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { languageFromHeaders, resources } from '~/i18n.server';
 
-// Personal API tokens at the edge (issue 23): reading `Authorization: Bearer …`, and the account
+// Personal API tokens at the edge: reading `Authorization: Bearer …`, and the account
 // and billing changes a token may not make. The token itself is checked where every JSON request
 // is authenticated: apiCaller in api-context.server.ts.
 

@@ -10,7 +10,7 @@ import { errorResponse } from '~/http/errors.server';
 import { apiError, methodNotAllowed, noStore, readJsonObject, validationError } from '~/http/json-api.server';
 import { tooManyJson } from '~/http/rate-limit-response.server';
 
-// The one context of the signed-in JSON routes (SPEC §7): who calls, in which language, and how to
+// The one context of the signed-in JSON routes: who calls, in which language, and how to
 // answer. Every answer given through it carries the rolling session cookie (the session's expiry
 // moves forward once a day, and a client that never loads a page must still receive it).
 
@@ -20,7 +20,7 @@ export type ApiCaller = { user: SessionUser; setCookie?: string; tokenId?: strin
 /**
  * The caller of a JSON request: null without credentials (then: 401), or the Response to return
  * for a bad API token (401) or one over its rate limit (429). The one place an API request is
- * authenticated: `Authorization: Bearer pf_live_…` (a personal API token, issue 23) when present,
+ * authenticated: `Authorization: Bearer pf_live_…` (a personal API token) when present,
  * and then the token alone (a cookie beside it is not consulted); else the session cookie.
  */
 export async function apiCaller(request: Request): Promise<ApiCaller | Response | null> {

@@ -3,15 +3,15 @@ import { getT } from '~/i18n.server';
 import { detectLanguage } from '~/i18n.server';
 import { normalizeLanguage, type Language } from '~/i18n';
 
-// GET /api/openapi.json and GET /api/docs (issue 23 §4): the document, and a reference page rendered
+// GET /api/openapi.json and GET /api/docs: the document, and a reference page rendered
 // from it on the server (plain HTML: no script, so it reads the same without JavaScript). The page's
 // own words come from the `developer` namespace in the reader's language (?lang= overrides).
 
 const CACHE = 'public, max-age=300';
 
 // The document's module (its zod schemas, zod-to-openapi) loads on the first request for it: two
-// rare routes need it, and kept from start-up it is ~1 MB of every server's heap (issue 19).
-const loadDocument = async () => (await import('~/utils/api-document.server')).openApiDocument();
+// rare routes need it, and kept from start-up it is ~1 MB of every server's heap.
+const loadDocument = async () => (await import('~/http/api-document.server')).openApiDocument();
 
 let json: { body: string; etag: string } | undefined;
 

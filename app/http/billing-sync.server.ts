@@ -21,7 +21,7 @@ function sessionIdFrom(request: Request, body: Record<string, unknown>): string 
 }
 
 /**
- * POST /api/subscription/manual-upgrade and /activate (SPEC §7): the body the SPEC sends (empty, or
+ * POST /api/subscription/manual-upgrade and /activate: the body the client sends (empty, or
  * isTopUp with creditAmount) is never trusted; the Checkout Session is read from Stripe, checked
  * (paid, this user's) and fulfilled exactly as the webhook would.
  */

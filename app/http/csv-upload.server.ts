@@ -25,7 +25,7 @@ export async function csvUploadLimited(userId: string, context: AppLoadContext):
 }
 
 /**
- * Reads the `file` part of a multipart request (SPEC §7 upload-csv; also the no-JavaScript form) and
+ * Reads the `file` part of a multipart request (POST /api/upload-csv; also the no-JavaScript form) and
  * parses it on a parsing thread (never on the event loop). The body is never buffered beyond the
  * 1 MB bound; any input gives a result, never a throw (only a parsing thread that fails does: a
  * fault of the server, not of the file).

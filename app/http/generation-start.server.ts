@@ -1,5 +1,5 @@
 import { startRunFor } from '~/services/generation/start.server';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { imageGenerationSchema, textGenerationSchema } from '~/utils/generation-schema';
 import { withApi } from '~/http/api-context.server';
 import { idempotent } from '~/http/idempotency.server';

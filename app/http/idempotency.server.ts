@@ -2,7 +2,7 @@ import { errorResponse } from '~/http/errors.server';
 import { fingerprint, IdempotencyError, runOnce, validKey, type Answer, type TransactionSql } from '~/services/idempotency.server';
 import { noStore } from '~/http/json-api.server';
 
-// The HTTP side of Idempotency-Key (issue 23 §2; the rules are in the service): the header read
+// The HTTP side of Idempotency-Key (the rules are in the service): the header read
 // and checked, the body's fingerprint, and the outcome as a response. A replay carries
 // `Idempotent-Replayed: true` (Stripe's header). A request still in flight with the key is waited
 // for (up to 10 s), then answered 409 to be retried.

@@ -4,7 +4,7 @@ import { getLastUsed, getSettings } from '~/services/user-settings.server';
 import { applyTemplate, initialFormValues } from '~/utils/input-settings';
 
 // What the workspace's Input tab loads for the input tools (the seam for app.tsx's loader):
-// - `initial`: the form's first values (last-used values, then the settings' defaults, SPEC §3/§4);
+// - `initial`: the form's first values (last-used values, then the settings' defaults);
 // - `draft`: topics from a no-JavaScript CSV upload or title generation (?topics=<id>) for the text area;
 // - `template`: the active template (?template=<id>, how a template is loaded without JavaScript)
 //   with the values it sets (applyTemplate: type, model, settings with defaults);

@@ -3,7 +3,7 @@ import type { SafeParseReturnType, ZodError, ZodTypeAny, input, output } from 'z
 import type { Translate } from '~/utils/auth-schemas';
 import { getT } from '~/i18n.server';
 
-// Helpers for the JSON resource routes (SPEC §7): every failure is `{error, fields?}` with a 4xx
+// Helpers for the JSON resource routes: every failure is `{error, fields?}` with a 4xx
 // status; nothing a client sends turns into a 500.
 
 export type ApiErrorBody = { error: string; fields?: Record<string, string[]> };

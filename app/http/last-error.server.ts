@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type pino from 'pino';
 import { languageFromHeaders, resources } from '~/i18n.server';
-import { isDatabaseUnavailable } from '~/utils/db-unavailable.server';
+import { isDatabaseUnavailable } from '~/runtime/db-unavailable.server';
 import { logUnavailable, sendUnavailable, wantsJson } from '~/http/unavailable.server';
 
 /**

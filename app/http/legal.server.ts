@@ -1,7 +1,7 @@
 import { json } from '@remix-run/node';
 import { getT } from '~/i18n.server';
 import type { LegalAnswer, LegalDocument, LegalSection } from '~/utils/legal-document';
-import { contactEmail } from '~/utils/contact.server';
+import { contactEmail } from '~/runtime/contact.server';
 
 /** The loader answer of a legal page: its texts in the request's language, with the contact address. */
 export async function legalDocument(request: Request, page: 'terms' | 'privacy' | 'contact') {

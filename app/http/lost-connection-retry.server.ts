@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
-import { databaseMarkedDown, isConnectionLost } from '~/utils/db-unavailable.server';
-import { getLogger } from '~/utils/logger.server';
-import { forgetRequestMemo } from '~/utils/request-scope.server';
+import { databaseMarkedDown, isConnectionLost } from '~/runtime/db-unavailable.server';
+import { getLogger } from '~/runtime/logger.server';
+import { forgetRequestMemo } from '~/runtime/request-scope.server';
 
 /** Backends are mostly terminated together (an operator, a failover): a moment lets the pool see every one of them go, so the second try does not meet another. */
 const RETRY_PAUSE_MS = 50;

@@ -1,10 +1,10 @@
 import express, { type Request, type Response } from 'express';
 import Stripe from 'stripe';
 import { storeEvents } from '~/services/billing/stripe-events.server';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '~/utils/db-unavailable.server';
-import { loadEnv } from '~/utils/env.server';
-import { getLogger } from '~/utils/logger.server';
-import { singleton } from '~/utils/singleton.server';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '~/runtime/db-unavailable.server';
+import { loadEnv } from '~/runtime/env.server';
+import { getLogger } from '~/runtime/logger.server';
+import { singleton } from '~/runtime/singleton.server';
 import { logUnavailable } from '~/http/unavailable.server';
 
 // POST /webhooks/stripe, mounted by server.ts before Remix (which would read the body as a stream

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { createCookie, redirect } from '@remix-run/node';
 import { z } from 'zod';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 // Toasts cross redirects in a signed flash cookie, so they show without JavaScript too.
 const toastSchema = z.object({

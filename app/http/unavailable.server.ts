@@ -5,8 +5,8 @@ import {
   unavailableHtml,
   unavailableJson,
   type UnavailableReason,
-} from '~/utils/db-unavailable.server';
-import { getLogger } from '~/utils/logger.server';
+} from '~/runtime/db-unavailable.server';
+import { getLogger } from '~/runtime/logger.server';
 
 // The one way a web process says "not now": 503 with Retry-After, in the visitor's language, as
 // JSON for the API, Remix data requests and clients that ask for JSON, as a small page otherwise.

@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
-import { getLogger } from '~/utils/logger.server';
-import { dropSingleton, singleton } from '~/utils/singleton.server';
+import { getLogger } from '~/runtime/logger.server';
+import { dropSingleton, singleton } from '~/runtime/singleton.server';
 import { getSql, sql, type Db } from '../../db/client';
 import { withSchemaLock } from '../../db/schema-lock';
 import { queues, type QueueName, type QueuePayload } from './queues';

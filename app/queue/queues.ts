@@ -57,7 +57,7 @@ export const queues = {
     work: { batchSize: 20, pollingIntervalSeconds: 1 },
   },
   // A password reset request, taken after the answer: the request does the same work (one insert)
-  // whether or not the address has an account, so its timing tells nothing (issue 11).
+  // whether or not the address has an account, so its timing tells nothing.
   'password-reset-request': {
     payload: z.object({ email: z.string().email().max(254), language: z.enum(['en', 'zh-HK']) }),
     options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 60, retentionDays: 1 } satisfies Omit<PgBoss.Queue, 'name'>,
@@ -115,10 +115,10 @@ export const queues = {
       retentionDays: 14,
     } satisfies Omit<PgBoss.Queue, 'name'>,
     // A work() loop waits for its whole batch: four loops of two, so one slow site holds back at
-    // most one other publication while publish-now waits for its own (issue 21 §5).
+    // most one other publication while publish-now waits for its own.
     work: { batchSize: 2, pollingIntervalSeconds: 1, includeMetadata: true, workers: 4 },
   },
-  // One attempt of one webhook delivery (issue 23 §3). The backoff between attempts is ours
+  // One attempt of one webhook delivery. The backoff between attempts is ours
   // (webhooks.server.ts: WEBHOOK_RETRY_BASE_SECONDS doubling, for WEBHOOK_RETRY_WINDOW_HOURS): a failed
   // attempt enqueues the next one with startAfter, in the transaction that records it. pg-boss's own
   // retry only backs up a crashed attempt.
@@ -133,7 +133,7 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 10, pollingIntervalSeconds: 0.5 },
   },
-  // Internal links (issue 26 §1-§3): links a text run's posts once its last item has ended, as the
+  // Internal links: links a text run's posts once its last item has ended, as the
   // run's settings say (internal-links.server.ts). Enqueued by the item that ends the run, with the
   // run id as singleton key under the stately policy: at most one waiting and one running per run,
   // so items ending together enqueue it once. Linking is idempotent (it replaces the proposals).

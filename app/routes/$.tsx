@@ -8,7 +8,7 @@ import { linkButtonClass } from '~/components/ui/button-link';
 import { rootT } from '~/utils/meta';
 import type { ClientNamespace } from '~/i18n';
 
-// Any path no other route claims (SPEC §2 not-found page), answered with HTTP 404.
+// Any path no other route claims (the not-found page), answered with HTTP 404.
 
 // The namespaces this page uses in the browser (see pageNamespaces in app/i18n.ts).
 export const handle = { i18n: ['common'] satisfies ClientNamespace[] };

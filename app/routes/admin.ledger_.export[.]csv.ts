@@ -3,7 +3,7 @@ import type { LoaderFunctionArgs } from '@remix-run/node';
 import { parseExportForm } from '~/services/ledger-admin.server';
 import { exportFormOf, requireAdmin } from '~/http/admin.server';
 import { EXPORT_COLUMNS, exportRows } from '~/services/ledger-export.server';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 
 // The finance export as a download, streamed from Postgres's COPY in constant memory.
 export async function loader({ request }: LoaderFunctionArgs) {

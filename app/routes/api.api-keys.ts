@@ -4,7 +4,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { apiKeysSchema } from '~/utils/settings-request';
 
-// SPEC §7 POST /api/api-keys: blank keys are not saved, null removes one; the answer holds masks only.
+// POST /api/api-keys: blank keys are not saved, null removes one; the answer holds masks only.
 export function action({ request }: ActionFunctionArgs) {
   return withApi(
     request,

@@ -6,7 +6,7 @@ import { forgotPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
-// SPEC §7: POST {email}. The same answer whether or not the address has an account.
+// POST {email}. The same answer whether or not the address has an account.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request, context }: ActionFunctionArgs) {

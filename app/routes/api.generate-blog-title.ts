@@ -5,7 +5,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { titleRequestSchema } from '~/utils/title-request';
 
-// SPEC §7 POST /api/generate-blog-title: single → { title }, multiple → { titles } by position.
+// POST /api/generate-blog-title: single → { title }, multiple → { titles } by position.
 export function action({ request }: ActionFunctionArgs) {
   return withApi(
     request,

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { startGeneration } from '~/http/generation-start.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7: POST /api/generate/image (image payload) → { jobId }.
+// POST /api/generate/image (image payload) → { jobId }.
 export async function action({ request }: ActionFunctionArgs) {
   return startGeneration(request, 'image');
 }

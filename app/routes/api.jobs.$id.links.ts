@@ -3,7 +3,7 @@ import { relinkRun, runLinks } from '~/services/internal-links.server';
 import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
 import { withApi } from '~/http/api-context.server';
 
-// Internal links of a run (issue 26 §4, §6). GET: its settings and every text post's links (removed
+// Internal links of a run. GET: its settings and every text post's links (removed
 // ones marked). PUT { enabled, count, sitePosts, siteId } (each optional: kept when left out) saves
 // the settings and links the whole run again; no provider call, no credits.
 export function loader({ request, params }: LoaderFunctionArgs) {

@@ -3,7 +3,7 @@ import { getRunProgress } from '~/services/generation/progress.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7: GET /api/jobs/{id} → { totalPrompts, completedPrompts, failedPrompts, status } (owner only).
+// GET /api/jobs/{id} → { totalPrompts, completedPrompts, failedPrompts, status } (owner only).
 export function loader({ request, params }: LoaderFunctionArgs) {
   return withApi(request, 'generation', async (ctx) => ctx.ok(await getRunProgress(ctx.user.id, params.id ?? '')));
 }

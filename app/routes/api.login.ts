@@ -7,7 +7,7 @@ import { loginSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { apiError, methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
-// SPEC §7: POST {email, password} → the user object, with the session cookie.
+// POST {email, password} → the user object, with the session cookie.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request, context }: ActionFunctionArgs) {

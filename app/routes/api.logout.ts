@@ -3,7 +3,7 @@ import { getT } from '~/i18n.server';
 import { destroySession } from '~/services/sessions.server';
 import { methodNotAllowed, noStore } from '~/http/json-api.server';
 
-// SPEC §7: POST with no body; deletes the session row and clears the cookie.
+// POST with no body; deletes the session row and clears the cookie.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request }: ActionFunctionArgs) {

@@ -6,7 +6,7 @@ import { registerSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { apiError, methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
-// SPEC §7: POST {name, email}. Creates the account and e-mails the set-password link; does not sign in.
+// POST {name, email}. Creates the account and e-mails the set-password link; does not sign in.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -4,7 +4,7 @@ import { resetPasswordSchema } from '~/utils/auth-schemas';
 import { isHoneypotFilled } from '~/utils/honeypot';
 import { apiError, methodNotAllowed, noStore, readApiInput, validationError } from '~/http/json-api.server';
 
-// SPEC §7: POST {password, confirmPassword, token, email}. Uses the token up, ends the user's other
+// POST {password, confirmPassword, token, email}. Uses the token up, ends the user's other
 // sessions and signs this client in.
 export const loader = ({ request }: LoaderFunctionArgs) => methodNotAllowed(request);
 

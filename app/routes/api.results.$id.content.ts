@@ -5,7 +5,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { resultForApi } from '~/utils/generation-errors';
 
-// SPEC §7: PUT /api/results/{id}/content { content, metaDescription?, slug?, focusKeyword? } → the result
+// PUT /api/results/{id}/content { content, metaDescription?, slug?, focusKeyword? } → the result
 // (its content sanitized again; SEO fields given are stored, absent ones kept).
 export function action({ request, params }: ActionFunctionArgs) {
   return withApi(

@@ -3,7 +3,7 @@ import { removeResultLink } from '~/services/internal-links.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// DELETE /api/results/{id}/links/{linkId}: removes one of the post's links (issue 26 §4). Removing
+// DELETE /api/results/{id}/links/{linkId}: removes one of the post's links. Removing
 // it again changes nothing; it is never proposed again for that post, nor published.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request, 'DELETE');

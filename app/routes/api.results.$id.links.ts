@@ -3,7 +3,7 @@ import { relinkResult, resultLinks } from '~/services/internal-links.server';
 import { getResult } from '~/services/results.server';
 import { withApi } from '~/http/api-context.server';
 
-// Internal links of one post (issue 26 §4). GET: its links (removed ones marked). POST: links it
+// Internal links of one post. GET: its links (removed ones marked). POST: links it
 // again as its run's settings say (removed links stay removed); no provider call, no credits.
 export function loader({ request, params }: LoaderFunctionArgs) {
   return withApi(request, 'generation', async (ctx) => {

@@ -4,7 +4,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { resultForApi } from '~/utils/generation-errors';
 
-// SPEC §7: POST /api/results/{id}/retry (empty body): a new attempt with a new credit hold.
+// POST /api/results/{id}/retry (empty body): a new attempt with a new credit hold.
 export function action({ request, params }: ActionFunctionArgs) {
   return withApi(
     request,

@@ -7,7 +7,7 @@ import { contentDisposition } from '~/http/download.server';
 
 // GET /api/results/download-all[?type=text|image&search=…]: the completed results the Results tab
 // shows for that filter and search, as ONE ZIP streamed while it is built (text_results.txt with
-// each prompt as a separator and each post's internal links after it, images named by SPEC §9).
+// each prompt as a separator and each post's internal links after it, images named by their prompts).
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'generation', async (ctx) => {
     const url = new URL(request.url);

@@ -5,7 +5,7 @@ import { resultForApi } from '~/utils/generation-errors';
 import { withApi } from '~/http/api-context.server';
 import { validationError } from '~/http/json-api.server';
 
-// SPEC §7: GET /api/results?page&limit&type&search → { results, pagination }; DELETE clears all
+// GET /api/results?page&limit&type&search → { results, pagination }; DELETE clears all
 // (running items are canceled and refunded first). A failed result's `error` is in the request's
 // language, with its `errorCode`.
 export function loader({ request }: LoaderFunctionArgs) {

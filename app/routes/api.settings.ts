@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { saveSettingsAndKeys, settingsView } from '~/services/user-settings.server';
 import { withApi } from '~/http/api-context.server';
 import { settingsRequestSchema } from '~/utils/settings-request';
-import { themeCookieHeader } from '~/utils/theme.server';
+import { themeCookieHeader } from '~/runtime/theme.server';
 
-// SPEC §7 GET /api/settings → { settings } (keys masked, never in full); POST the settings fields.
+// GET /api/settings → { settings } (keys masked, never in full); POST the settings fields.
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'inputs', async (ctx) => ctx.ok({ settings: await settingsView(ctx.user.id) }));
 }

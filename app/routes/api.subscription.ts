@@ -3,7 +3,7 @@ import { getSubscriptionInfo } from '~/services/billing/subscription-info.server
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §3 "Subscription info": the real status, the balances (text and image credits are the one
+// GET /api/subscription, the subscription info: the real status, the balances (text and image credits are the one
 // shared balance) and the next billing date (the Pro period's end, else the next monthly reset).
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'billing', async (ctx) => {

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { syncAction } from '~/http/billing-sync.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7 (the return page calls it; see app/http/billing-sync.server.ts).
+// POST /api/subscription/activate (the return page calls it; see app/http/billing-sync.server.ts).
 export async function action({ request }: ActionFunctionArgs) {
   return syncAction(request);
 }

@@ -3,7 +3,7 @@ import { cancelSubscription } from '~/services/billing/subscriptions.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7: POST, no body. Cancels at the period end; 'No active subscription' otherwise (SPEC §8).
+// POST, no body. Cancels at the period end; 'No active subscription' otherwise.
 export function action({ request }: ActionFunctionArgs) {
   return withApi(
     request,

@@ -10,7 +10,7 @@ const schema = z.object({
   language: z.enum(languages).optional().catch(undefined),
 });
 
-// SPEC §7: POST { priceId, language } → { url } of Stripe Checkout (the browser goes there).
+// POST { priceId, language } → { url } of Stripe Checkout (the browser goes there).
 export function action({ request }: ActionFunctionArgs) {
   return withApi(
     request,

@@ -3,7 +3,7 @@ import { getT } from '~/i18n.server';
 import { catalogueWithPrices } from '~/services/billing/prices.server';
 import { methodNotAllowed, noStore } from '~/http/json-api.server';
 
-// SPEC §3 Plan and Top-up plan, from the catalogue; price ids from STRIPE_PRICE_* (null when unset).
+// Plan and Top-up plan, from the catalogue; price ids from STRIPE_PRICE_* (null when unset).
 export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getT(request, 'billing');
   const { plans, topUpPlans } = catalogueWithPrices();

@@ -5,7 +5,7 @@ import { withApi } from '~/http/api-context.server';
 import { validationError } from '~/http/json-api.server';
 import { parseNewTemplate } from '~/utils/template-request';
 
-// SPEC §7 GET /api/templates[?type=text|image] → { templates }; POST → the new template.
+// GET /api/templates[?type=text|image] → { templates }; POST → the new template.
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'inputs', async (ctx) => {
     const type = new URL(request.url).searchParams.get('type');

@@ -4,7 +4,7 @@ import { withApi, type ApiContext } from '~/http/api-context.server';
 import { validationError } from '~/http/json-api.server';
 import { parseTemplatePatch } from '~/utils/template-request';
 
-// SPEC §7 PUT /api/templates/{id} (changed fields), DELETE /api/templates/{id}; GET for one.
+// PUT /api/templates/{id} (changed fields), DELETE /api/templates/{id}; GET for one.
 // Another user's template answers 404, exactly like one that does not exist.
 const notFound = (ctx: ApiContext) => ctx.error(404, ctx.t('templates.notFound'));
 

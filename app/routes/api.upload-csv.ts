@@ -7,7 +7,7 @@ import { tooManyJson } from '~/http/rate-limit-response.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7 POST /api/upload-csv: multipart with a csv file → { prompts }, plus the optional per-row
+// POST /api/upload-csv: multipart with a csv file → { prompts }, plus the optional per-row
 // columns (title, keywords, instructions) under `rows` and what was dropped. When some row has them,
 // they are also kept as a topic draft whose id (`draftId`) the workspace form posts with the topics
 // (the rows can be larger than a form post may be), so that they reach each item's prompt.

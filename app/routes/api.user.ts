@@ -3,7 +3,7 @@ import { toApiUser } from '~/services/auth.server';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7: the current user; 401 means "not signed in".
+// The current user; 401 means "not signed in".
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'auth', async (ctx) => ctx.ok(await toApiUser(ctx.user)));
 }

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { getLastUsed, saveLastUsed } from '~/services/user-settings.server';
 import { withApi } from '~/http/api-context.server';
 
-// SPEC §7 PATCH /api/user/settings: the last-used values (SPEC §3 User settings). Invalid fields are
+// PATCH /api/user/settings: the last-used values (the user settings). Invalid fields are
 // left out rather than failing (the client only logs a failure); GET reads them back.
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'inputs', async (ctx) => ctx.ok({ settings: await getLastUsed(ctx.user.id) }));

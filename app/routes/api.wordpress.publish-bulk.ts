@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { queueBulkPublications } from '~/services/wordpress/bulk.server';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';

@@ -7,7 +7,7 @@ import { withApi, type ApiContext } from '~/http/api-context.server';
 import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7: POST the publish payload (SPEC §3); Pro and Pro (Ending) only. The post is made by the
+// POST the publish payload; Pro and Pro (Ending) only. The post is made by the
 // `wordpress-publish` job (the one idempotent path). Publish now (status publish/draft/pending)
 // waits for it up to WORDPRESS_PUBLISH_WAIT_SECONDS: { success: true, postId, link } (200), or the
 // site's failure { success: false, error } (502); a slower site is 202 { success: true, queued,

@@ -4,7 +4,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { siteIdParam } from '~/http/wordpress-api.server';
 
-// SPEC §7: the site's categories { categories: [{ id, name }] }, read from the site itself.
+// The site's categories { categories: [{ id, name }] }, read from the site itself.
 export function loader({ request, params }: LoaderFunctionArgs) {
   return withApi(request, 'wordpress', async (ctx) => ctx.ok({ categories: await siteCategories(ctx.user.id, siteIdParam(params.id)) }));
 }

@@ -4,7 +4,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { siteIdParam } from '~/http/wordpress-api.server';
 
-// SPEC §7: PUT /api/wordpress/sites/{id}/default, empty body.
+// PUT /api/wordpress/sites/{id}/default, empty body.
 export async function loader({ request }: ActionFunctionArgs) {
   return methodNotAllowed(request, 'PUT');
 }

@@ -4,7 +4,7 @@ import { siteUpdateSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { siteIdParam } from '~/http/wordpress-api.server';
 
-// SPEC §7: PUT /api/wordpress/sites/{id} (same fields; a blank appPassword keeps the stored one),
+// PUT /api/wordpress/sites/{id} (same fields; a blank appPassword keeps the stored one),
 // DELETE /api/wordpress/sites/{id}. Another user's site is 404.
 export function loader({ request, params }: LoaderFunctionArgs) {
   return withApi(request, 'wordpress', async (ctx) => ctx.ok({ site: await getSite(ctx.user.id, siteIdParam(params.id)) }));

@@ -3,7 +3,7 @@ import { createSite, listSites, refreshSiteTimeZone } from '~/services/wordpress
 import { siteSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 
-// SPEC §7: GET the user's sites; POST { siteUrl, username, appPassword, isDefault, siteName } adds
+// GET the user's sites; POST { siteUrl, username, appPassword, isDefault, siteName } adds
 // one (siteName is always the URL's host). The application password is never sent back.
 export function loader({ request }: LoaderFunctionArgs) {
   return withApi(request, 'wordpress', async (ctx) => ctx.ok({ sites: await listSites(ctx.user.id) }));

@@ -5,7 +5,7 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { connectionMessage } from '~/http/wordpress-api.server';
 
-// SPEC §7: POST { siteUrl, username, appPassword } → { success, message } plus a diagnosis
+// POST { siteUrl, username, appPassword } → { success, message } plus a diagnosis
 // { code, hint, detail } when it failed.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);

@@ -6,7 +6,7 @@ import { uploadImageSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// SPEC §7: the editor's image upload { siteId, imageBase64, filename, mimeType } → { success, url }.
+// The editor's image upload { siteId, imageBase64, filename, mimeType } → { success, url }.
 // Without a site, or when the site refuses, the answer carries the image inline as a data URL
 // (`inline: true`) so the editor can still embed it.
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -1,6 +1,6 @@
 import { CSV_TEMPLATE_CONTENT, CSV_TEMPLATE_NAME } from '~/utils/csv-file';
 
-// SPEC §9: the CSV template download, blog-topics-template.csv with the header topic_or_keyword.
+// The CSV template download, blog-topics-template.csv with the header topic_or_keyword.
 export function loader() {
   return new Response(CSV_TEMPLATE_CONTENT, {
     headers: {

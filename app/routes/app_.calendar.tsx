@@ -24,10 +24,10 @@ import { moveSchema } from '~/utils/drip-schemas';
 import { rootT } from '~/utils/meta';
 import { dateTimeFormat } from '~/utils/intl-format';
 import { formatDateTimeInZone, validTimeZone } from '~/utils/time-zone';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
 
-// The publishing calendar (issue 21 §4): /app/calendar?month=2026-12&site=3, a month of every
+// The publishing calendar: /app/calendar?month=2026-12&site=3, a month of every
 // scheduled (and published or failed) post per day and site, as a plain table. Each waiting post can
 // be moved (a new date and time, checked against its drip schedule) or canceled; each site's drip
 // schedule can be paused and resumed. Every control is a form answered by a redirect back here, so

@@ -33,7 +33,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
 import { publishBulk, publishDrip } from '~/http/wordpress-bulk.server';
 import { rootT } from '~/utils/meta';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';
 

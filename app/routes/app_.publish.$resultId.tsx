@@ -30,7 +30,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
 import { publishResult } from '~/http/wordpress-publish.server';
 import { rootT } from '~/utils/meta';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
 
 // The Publish-to-WordPress dialog of a completed result, as a page so it works without

@@ -13,8 +13,8 @@ import { readFormData } from '~/http/json-api.server';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/http/toast.server';
 
-// The Results tab's mutations as plain form posts (SPEC §4 actions by state): retry, remove, save an
-// edit, clear all. Each answers with a redirect back to the tab and a toast (SPEC §8), so they work
+// The Results tab's mutations as plain form posts (the actions each state allows): retry, remove, save an
+// edit, clear all. Each answers with a redirect back to the tab and a toast, so they work
 // without JavaScript; the services own the rules (owner only, refunds, sanitizing).
 
 const RESULTS = '/app?tab=results';

@@ -39,7 +39,7 @@ import { redirectWithToast } from '~/http/toast.server';
 // While the run goes on it refreshes itself (a meta refresh inside <noscript>, to ?watch=1); when a
 // watched run has ended it forwards to the Results tab with the 'Generation Complete' toast. With
 // JavaScript it polls every 2 s instead. Another user's run is a 404.
-// A text run that has ended with completed posts also shows its internal links (issue 26 §4, §6):
+// A text run that has ended with completed posts also shows its internal links:
 // the run's link settings, "Link posts", and each post's proposed links to remove or re-link.
 
 async function progressOr404(userId: string, id: string) {

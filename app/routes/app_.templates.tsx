@@ -22,7 +22,7 @@ import { rootT } from '~/utils/meta';
 import { parseNewTemplate } from '~/utils/template-request';
 import { redirectWithToast } from '~/http/toast.server';
 
-// SPEC §2 Templates dialog as a page: what the dialog is without JavaScript (every button a form or
+// Templates dialog as a page: what the dialog is without JavaScript (every button a form or
 // a link). The generation form's "Save Current" can GET here with its fields (?save=1&model=...).
 
 const typeOf = (value: string | null): TemplateType => (value === 'image' ? 'image' : 'text');

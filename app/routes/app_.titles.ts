@@ -29,7 +29,7 @@ const titleFormSchema = (t: Translate) =>
     .pipe(titleRequestSchema(t));
 
 // The generate-titles button without JavaScript: it submits the generation form here (formAction).
-// The titles replace the topics in the text area (a topic draft), with the SPEC's toasts.
+// The titles replace the topics in the text area (a topic draft), with the same toasts as the JSON path.
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readFormData(request);

@@ -31,7 +31,7 @@ const tabOf = (value: string | null): Tab => (value === 'register' ? 'register' 
 export const handle = { i18n: ['common', 'auth'] satisfies ClientNamespace[] };
 export const clientLoader = withNamespaces(handle.i18n);
 
-/** A payment return that arrived signed out (SPEC §4): the sign-in says why, then goes back to it. */
+/** A payment return that arrived signed out: the sign-in says why, then goes back to it. */
 const isPaymentReturn = (to: string) => /^\/subscription\?(?:[^#]*&)?(?:success|canceled)=true(?:&|$)/.test(to);
 
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -6,7 +6,7 @@ import { saveSettingsAndKeys } from '~/services/user-settings.server';
 import { readFormData } from '~/http/json-api.server';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { settingsFormSchema } from '~/utils/settings-request';
-import { themeCookieHeader } from '~/utils/theme.server';
+import { themeCookieHeader } from '~/runtime/theme.server';
 import { redirectWithToast } from '~/http/toast.server';
 
 // The settings dialog's form post (with or without JavaScript): saves, mirrors dark mode into the

@@ -25,19 +25,19 @@ import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress/schedules.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { formatUsd, numberFormat } from '~/utils/intl-format';
-import { requestTimeZone } from '~/utils/time-zone.server';
+import { requestTimeZone } from '~/runtime/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { translateError } from '~/http/errors.server';
 import { readFormData } from '~/http/json-api.server';
-import { loadEnv } from '~/utils/env.server';
+import { loadEnv } from '~/runtime/env.server';
 import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 
 const RETURN_KEYS = ['success', 'canceled', 'isTopUp', 'creditAmount', 'session_id'] as const;
 
-/** The payment-return parameters of a URL (SPEC §3), as a query string ('' when none). */
+/** The payment-return parameters of a URL, as a query string ('' when none). */
 function returnQuery(url: URL): string {
   const kept = new URLSearchParams();
   for (const k of RETURN_KEYS) {
@@ -48,7 +48,7 @@ function returnQuery(url: URL): string {
 }
 
 /**
- * What the return page may say about a payment: only what the server verified (issue 24 §2). The
+ * What the return page may say about a payment: only what the server verified. The
  * URL's isTopUp and creditAmount are never read: the session is retrieved from Stripe and fulfilled
  * by the webhook's own fulfilment (booked once), and the credits shown are the checkout's own.
  */
@@ -87,7 +87,7 @@ async function verifyPaymentReturn(request: Request, url: URL, userId: string): 
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
-  // SPEC §4: a payment return while signed out goes to the sign-in, which says why and comes back here.
+  // A payment return while signed out goes to the sign-in, which says why and comes back here.
   if (!(await getUser(request))) {
     if (url.searchParams.get('success') === 'true' || url.searchParams.get('canceled') === 'true') {
       throw redirect(`/auth?redirectTo=${encodeURIComponent(`/subscription?${returnQuery(url)}`)}`);
@@ -265,8 +265,8 @@ function SubmitButton({
 }
 
 /**
- * SPEC §4 payment return with JavaScript: confirm with the server (the loader already did; the call
- * is the SPEC's), refetch, tidy the URL. The banner shows the loader's verified answer and stays
+ * Payment return with JavaScript: confirm with the server (the loader already did; the client
+ * API makes the same call), refetch, tidy the URL. The banner shows the loader's verified answer and stays
  * after the query string is cleared.
  */
 function usePaymentReturn(payment: PaymentReturn | null) {

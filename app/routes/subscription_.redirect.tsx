@@ -4,7 +4,7 @@ import { useLoaderData } from '@remix-run/react';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { requireUser } from '~/services/sessions.server';
-import { loadEnv } from '~/utils/env.server';
+import { loadEnv } from '~/runtime/env.server';
 
 // The hop to Stripe's hosted pages (Checkout, the customer portal) after a form post: a page of our
 // own that moves on by script, or by meta refresh without JavaScript (a form's redirect straight to

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql, type Db } from '../../db/client';
 import type { Language } from '~/i18n';
 
-// Page views (SPEC §1): path, referrer, language and signed-in state. Never the IP address, never a
+// Page views: path, referrer, language and signed-in state. Never the IP address, never a
 // query string (it may carry tokens such as the reset-password link's).
 // Every field is capped; rows are kept for PAGE_VIEW_RETENTION_DAYS (purged by the hourly
 // maintenance job) and each client may report LIMITS.pageviewIp views a minute.

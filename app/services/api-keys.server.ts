@@ -1,15 +1,15 @@
 import { sql, type Db } from '../../db/client';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { mask, open, seal } from './secrets.server';
 
-// Users' own provider keys (SPEC §7 POST /api/api-keys). Stored sealed; only a mask ever leaves.
+// Users' own provider keys (POST /api/api-keys). Stored sealed; only a mask ever leaves.
 export type Provider = 'openrouter' | 'replicate';
 export const providerOfField = { openRouterApiKey: 'openrouter', replicateApiKey: 'replicate' } as const;
 export type ApiKeyField = keyof typeof providerOfField;
 
 const context = (userId: string, provider: Provider) => `api-key:${provider}:${userId}`;
 
-/** Saves the given keys (blank ones are skipped, SPEC §5); `null` removes that provider's key. */
+/** Saves the given keys (blank ones are skipped); `null` removes that provider's key. */
 export async function saveApiKeys(userId: string, keys: Partial<Record<ApiKeyField, string | null>>, db: Db = sql): Promise<void> {
   for (const [field, provider] of Object.entries(providerOfField) as [ApiKeyField, Provider][]) {
     const value = keys[field];

@@ -7,7 +7,7 @@ import { getCurrentCreditSummary, grantSignupCredits } from '~/services/ledger.s
 import { queueEmail } from '~/services/mail.server';
 import { firstLimited, hit, type LimitState } from '~/services/rate-limit.server';
 import { createSession, endOtherSessions, type SessionUser } from '~/services/sessions.server';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 // Accounts: registration, credentials, one-time password tokens. Owns users.password_hash and
 // the password_tokens table.
@@ -22,7 +22,7 @@ export const TOKEN_TTL_SECONDS = {
 } as const;
 export type TokenPurpose = keyof typeof TOKEN_TTL_SECONDS;
 
-/** The user object of SPEC §3 as the JSON API returns it (credits come with the ledger later). */
+/** The user object as the JSON API returns it (credits come with the ledger later). */
 export type ApiUser = {
   name: string;
   email: string;

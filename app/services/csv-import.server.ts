@@ -3,7 +3,7 @@ import { CSV_MAX_BYTES, CSV_MAX_ROWS, MAX_TOPIC_LENGTH } from '~/catalogue';
 import { CSV_TEMPLATE_HEADER, oneLine, type CsvRow } from '~/utils/csv-file';
 import { AppError } from '~/utils/app-error';
 
-// SPEC §7 POST /api/upload-csv: the topics of an uploaded CSV. The file is decoded here (UTF-8 with
+// POST /api/upload-csv: the topics of an uploaded CSV. The file is decoded here (UTF-8 with
 // or without BOM, UTF-16 as Excel's "Unicode text" saves it, else Windows-1252), its delimiter is
 // detected from the header row (comma, semicolon as European Excel writes, or tab), then parsed by
 // csv-parse. Cells are data, never formulas: `=HYPERLINK(...)` comes back as that text.
@@ -116,7 +116,7 @@ export function parseCsvUpload(bytes: Uint8Array): CsvResult {
     return { ok: false, code: 'invalidFormat' };
   }
 
-  // SPEC §5: the first line is the header row.
+  // The first line is the header row.
   const header = records.shift();
   if (!header || header.every((h) => !h.trim())) return { ok: false, code: 'noTopics' };
   const names = header.map(normalise);

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { getLogger } from '~/utils/logger.server';
-import { singleton } from '~/utils/singleton.server';
-import { workerPool } from '~/utils/worker-pool.server';
+import { getLogger } from '~/runtime/logger.server';
+import { singleton } from '~/runtime/singleton.server';
+import { workerPool } from '~/runtime/worker-pool.server';
 import type { CsvResult } from './csv-import.server';
 
 // An upload's CSV is parsed on a worker thread, never on the web process's event loop: csv-parse

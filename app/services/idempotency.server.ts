@@ -4,7 +4,7 @@ import { sql, transaction, type Db, type TransactionSql } from '../../db/client'
 
 export type { TransactionSql };
 
-// Idempotency-Key for the routes that start work (issue 23 §2), with Stripe's semantics: the same
+// Idempotency-Key for the routes that start work, with Stripe's semantics: the same
 // key with the same request answers what the first answered (same job id), never a second run or
 // charge; the same key with another request is refused. Keys are per user and live 24 hours.
 //

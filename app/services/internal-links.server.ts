@@ -1,13 +1,13 @@
 import { sql, transaction, type Db } from '../../db/client';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import type { WpCallOptions } from './wordpress/client.server';
 import { listPublishedPosts } from './wordpress/client-content.server';
 import { weaveLinks } from '~/utils/link-weaver';
 import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { WordPressServiceError } from './wordpress/errors.server';
 import { siteCredentials } from './wordpress/sites.server';
-import { singleton } from '~/utils/singleton.server';
-import { getLogger } from '~/utils/logger.server';
+import { singleton } from '~/runtime/singleton.server';
+import { getLogger } from '~/runtime/logger.server';
 import { enqueue } from '~/queue/boss';
 import type { RunLinkSettingsInput } from '~/utils/link-schemas';
 import { errors as generationErrors, isUuid } from './generation/rules.server';

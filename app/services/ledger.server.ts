@@ -1,5 +1,5 @@
 import { sql, type Db } from '../../db/client';
-import { loadEnv } from '../utils/env.server';
+import { loadEnv } from '../runtime/env.server';
 import { dateTimeFormat } from '../utils/intl-format';
 
 // The credit ledger's API. Each write is one call to a function of db/functions/ledger.sql, so it

@@ -4,8 +4,8 @@ import { sql, type Db } from '../../db/client';
 import { enqueue } from '~/queue/boss';
 import type { QueuePayload } from '~/queue/queues';
 import { getT } from '~/i18n.server';
-import { env } from '~/utils/env.server';
-import { getLogger } from '~/utils/logger.server';
+import { env } from '~/runtime/env.server';
+import { getLogger } from '~/runtime/logger.server';
 
 export type EmailMessage = QueuePayload<'send-email'>;
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { AppError } from '~/utils/app-error';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { OUTBOUND_FAILURES } from '~/utils/outbound-failures';
 
 // THE one way to call a host a user gave us (WordPress sites). Only http(s); the host's addresses

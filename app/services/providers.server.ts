@@ -6,8 +6,8 @@ import { DEFAULT_TEXT_MODEL, findModel, wordsByLength, type StructureFlag } from
 import type { TopicBrief } from '~/utils/csv-file';
 import type { ImageSettingValues, TextSettingValues } from '~/utils/input-settings';
 import { SEO_PROMPT } from '~/utils/seo-fields';
-import { env } from '~/utils/env.server';
-import { singleton } from '~/utils/singleton.server';
+import { env } from '~/runtime/env.server';
+import { singleton } from '~/runtime/singleton.server';
 import type { FailureParams, GenerationFailure } from '~/utils/generation-errors';
 
 // The AI providers: text through any OpenAI-compatible chat API (OpenRouter by default), images

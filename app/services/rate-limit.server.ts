@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { sql, type Db } from '../../db/client';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 // Abuse limits, kept in Postgres so they hold across instances. Fixed windows: each key counts hits
 // from the first hit of its window; the window restarts once it has run out.

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 // The one module that seals secrets at rest (users' provider keys, WordPress application
 // passwords) with ENCRYPTION_KEY: AES-256-GCM, a fresh 96-bit nonce per value, and a context label

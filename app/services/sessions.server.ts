@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { createCookie, redirect } from '@remix-run/node';
 import { sql, type Db } from '../../db/client';
-import { env } from '~/utils/env.server';
-import { memoPerRequest } from '~/utils/request-scope.server';
+import { env } from '~/runtime/env.server';
+import { memoPerRequest } from '~/runtime/request-scope.server';
 
 // Sessions live in Postgres; the cookie carries only the signed session id. The row stores a
 // SHA-256 of the id so a database leak does not hand out live sessions.
@@ -82,7 +82,7 @@ export async function getUser(request: Request): Promise<SessionUser | null> {
   return (await getSession(request))?.user ?? null;
 }
 
-/** The signed-in user, or a redirect to / (SPEC §2: protected routes). */
+/** The signed-in user, or a redirect to / (protected routes). */
 export async function requireUser(request: Request): Promise<SessionUser> {
   const user = await getUser(request);
   if (!user) throw redirect('/');

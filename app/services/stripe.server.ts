@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { plans, topUpPacks, type PlanId, type TopUpId } from '~/catalogue';
-import { loadEnv } from '~/utils/env.server';
-import { singleton } from '~/utils/singleton.server';
+import { loadEnv } from '~/runtime/env.server';
+import { singleton } from '~/runtime/singleton.server';
 
 // The Stripe client of the process (official package). STRIPE_API_BASE points it at another host
 // (the test server); without STRIPE_SECRET_KEY billing answers "not configured (development mode)".

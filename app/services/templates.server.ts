@@ -2,7 +2,7 @@ import { sql, transaction, type Db } from '../../db/client';
 import { MAX_TEMPLATES_PER_USER } from '~/catalogue';
 import { templateSettingsFor, type TemplateSettings, type TemplateType } from '~/utils/input-settings';
 
-// SPEC §3 Template, §7 /api/templates. Every row belongs to one user: another user's id is "not found".
+// Saved templates, behind /api/templates and the templates dialog. Every row belongs to one user: another user's id is "not found".
 
 export type Template = { id: string; name: string; type: TemplateType; settings: TemplateSettings; createdAt: string; updatedAt: string };
 

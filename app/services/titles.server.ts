@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
 import { DEFAULT_TEXT_MODEL, MAX_TITLE_KEYWORDS, canUseModel, findModel, type SubscriptionStatus } from '~/catalogue';
-import { env } from '~/utils/env.server';
-import { getLogger } from '~/utils/logger.server';
+import { env } from '~/runtime/env.server';
+import { getLogger } from '~/runtime/logger.server';
 import { providerKey } from './api-keys.server';
 import { hit, maxFor, refund, type LimitState } from './rate-limit.server';
 
-// SPEC §7 POST /api/generate-blog-title: one title per keyword, in ONE provider call for up to
+// POST /api/generate-blog-title: one title per keyword, in ONE provider call for up to
 // MAX_TITLE_KEYWORDS keywords, matched to the keywords by position. Titles cost no credits, so
 // each user has an abuse limit (Postgres, like the login limits).
 
@@ -60,7 +60,7 @@ function promptFor(keywords: string[], options: TitleOptions): string {
   ].join('\n');
 }
 
-/** Longest title kept: a longer one is cut at a word boundary (issue 25: junk answers). */
+/** Longest title kept: a longer one is cut at a word boundary (junk answers). */
 export const TITLE_MAX_LENGTH = 150;
 /** A "title" longer than this is prose (an article, a paragraph), not a title: the answer is refused. */
 const TITLE_PROSE_LENGTH = 300;

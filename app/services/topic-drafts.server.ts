@@ -3,7 +3,7 @@ import type { CsvRow } from '~/utils/csv-file';
 
 // Topics produced by a plain form post (CSV upload or title generation without JavaScript). The post
 // stores them and redirects to `/app?topics=<id>`; the workspace loader reads them back into the
-// text area (SPEC §4: a successful upload puts the topics into the text area and returns to manual).
+// text area (a successful upload puts the topics into the text area and returns to manual).
 
 export type TopicDraft = { prompts: string[]; rows?: CsvRow[]; source: 'csv' | 'titles' };
 

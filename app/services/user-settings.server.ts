@@ -1,9 +1,9 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { maskedApiKeys, saveApiKeys, type ApiKeyField } from './api-keys.server';
 import { appSettings, lastUsed, type AppSettings, type LastUsed } from '~/utils/input-settings';
-import { memoPerRequest } from '~/utils/request-scope.server';
+import { memoPerRequest } from '~/runtime/request-scope.server';
 
-// SPEC §3 Application settings and User settings (last-used values). Values arrive validated by the
+// Application settings and User settings (last-used values). Values arrive validated by the
 // strict schemas; reads complete them with the defaults (and drop values that no longer fit).
 
 export async function getSettings(userId: string, db: Db = sql): Promise<AppSettings> {
@@ -44,7 +44,7 @@ export async function getLastUsed(userId: string, db: Db = sql): Promise<LastUse
 }
 
 /**
- * Saves the last-used values of a run (SPEC §7 PATCH /api/user/settings). The generation start calls
+ * Saves the last-used values of a run (PATCH /api/user/settings). The generation start calls
  * it inside its own transaction; an image-provider key given with them is sealed, never kept here.
  * Values that do not validate are left out (this save never fails a run).
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The new-token form of the API tokens page (issue 23): a name and an optional expiry.
+// The new-token form of the API tokens page: a name and an optional expiry.
 
 export const TOKEN_NAME_MAX = 100;
 /** The expiry choices, in days ('' on the form: never). */

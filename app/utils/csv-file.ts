@@ -1,4 +1,4 @@
-// CSV import rules shared by the browser (drop zone) and the server (SPEC §5, §9).
+// CSV import rules shared by the browser (drop zone) and the server.
 
 export const CSV_TEMPLATE_NAME = 'blog-topics-template.csv';
 export const CSV_TEMPLATE_HEADER = 'topic_or_keyword';
@@ -9,8 +9,8 @@ export const CSV_TEMPLATE_CONTENT = `${CSV_TEMPLATE_HEADER}\r\nHow to start a ve
 const ACCEPTED_TYPES = new Set(['text/csv', 'application/csv', 'text/x-csv', 'application/vnd.ms-excel']);
 
 /**
- * SPEC §5: a CSV by type or a name ending .csv; anything else (a `.txt` of notes, a text/plain
- * file) is refused with 'Invalid File' / 'Please upload a CSV file.' (issue 25). The parser still
+ * A CSV by type or a name ending .csv; anything else (a `.txt` of notes, a text/plain
+ * file) is refused with 'Invalid File' / 'Please upload a CSV file.' The parser still
  * reads semicolon- and tab-separated content and UTF-16 inside a .csv.
  */
 export function isCsvFile(file: { name: string; type: string }): boolean {
@@ -25,7 +25,7 @@ export function oneLine(value: string): string {
 
 export type CsvRow = { topic: string; title?: string; keywords?: string; instructions?: string };
 
-/** The optional per-row columns of a CSV (beyond the SPEC): carried into that item's prompt and shown on its result. */
+/** The optional per-row columns of a CSV (beyond the topic): carried into that item's prompt and shown on its result. */
 export type TopicBrief = { title?: string; keywords?: string; instructions?: string };
 export const BRIEF_FIELDS = ['title', 'keywords', 'instructions'] as const;
 /** Longest value kept of a per-row column (the title: of the result's title). */

@@ -1,4 +1,4 @@
-// File names of downloads (SPEC §5, §9), shared by the server's download routes and the browser.
+// File names of downloads, shared by the server's download routes and the browser.
 
 /** Reduced to word characters (any script), whitespace, dots and hyphens; whitespace runs → '_'; ≤ 100. */
 export function safeFileName(name: string, max = 100): string {

@@ -1,4 +1,4 @@
-// The drip planner (issue 21 §4): results + a site's rules + its time zone -> publish instants.
+// The drip planner: results + a site's rules + its time zone -> publish instants.
 // Pure (no clock, no database): the caller passes "now" (notBefore), what is already on the site's
 // days (taken) and the seed, so a re-plan with the same inputs gives the same instants.
 //

@@ -4,7 +4,7 @@ import { DRIP_MAX_PER_DAY, DRIP_SPREADS, minutesOf } from './drip-plan';
 import { validTimeZone } from './time-zone';
 import { BULK_MAX, siteIdField } from './wordpress-schemas';
 
-// The drip form of the bulk publish page (issue 21 §4), the same on the server and in the browser:
+// The drip form of the bulk publish page, the same on the server and in the browser:
 // the results, the site, its rules (N a day, a daily window, weekdays, even or random) in a time
 // zone, the first day, and, once previewed, the seed, the preview's instant and its fingerprint.
 

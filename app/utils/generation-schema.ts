@@ -25,7 +25,7 @@ import {
 import { BRIEF_MAX } from '~/utils/csv-file';
 import { META_DESCRIPTION_MAX, seoFieldsSchema } from '~/utils/seo-fields';
 
-// The generation payloads of SPEC §3/§7, shared by the workspace form (Conform's parseWithZod, in the
+// The generation payloads, shared by the workspace form (Conform's parseWithZod, in the
 // browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
 //
 // Messages are keys of the `generation` namespace: pass a translator for that namespace
@@ -43,7 +43,7 @@ export type GenerationSchemaOptions = {
   mode?: 'form' | 'json';
 };
 
-/** Topics from the text area: one per line, trimmed, empty lines dropped (SPEC §5). */
+/** Topics from the text area: one per line, trimmed, empty lines dropped. */
 export function splitTopics(text: string): string[] {
   return text
     .split(/\r\n|\r|\n/)
@@ -60,7 +60,7 @@ export function estimateCredits(modelId: string, topics: number, embedImage = fa
 const trimmed = (v: unknown) => (typeof v === 'string' ? v.trim() : v);
 
 function prompts(t: Translate, maxTopics: number, kind: ModelKind = 'text') {
-  // Image prompts are not blog topics: image mode has its own words (issue 25).
+  // Image prompts are not blog topics: image mode has its own words.
   const required = kind === 'image' ? 'validation.imagePromptsRequired' : 'validation.promptsRequired';
   const noneValid = kind === 'image' ? 'validation.noValidImagePrompts' : 'validation.noValidTopics';
   return z
@@ -209,7 +209,7 @@ export function imageGenerationSchema(t: Translate = keysOnly, opts: GenerationS
     type: z.literal('image').default('image'),
     prompts: prompts(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN, 'image'),
     model: model(t, 'image'),
-    // Accepted for payload compatibility (SPEC §3); images do not use them.
+    // Accepted for payload compatibility; images do not use them.
     temperature: number(t, 'validation.temperature', 0, 2, undefined),
     maxTokens: number(t, 'validation.maxTokens', 16, 16_000, undefined, true),
     ...imageFields(t),
@@ -238,7 +238,7 @@ export type TextGenerationInput = z.output<ReturnType<typeof textGenerationSchem
 export type ImageGenerationInput = z.output<ReturnType<typeof imageGenerationSchema>>;
 export type GenerationInput = TextGenerationInput | ImageGenerationInput;
 
-/** Query of GET /api/results (SPEC §7): page from 1, limit 1..100 (default 20), type, search. */
+/** Query of GET /api/results: page from 1, limit 1..100 (default 20), type, search. */
 export const resultsQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).catch(1),
   limit: z.coerce.number().int().min(1).max(100).catch(20),

@@ -24,7 +24,7 @@ import {
   type StructureFlag,
 } from '~/catalogue';
 
-// The shapes of templates' settings, the application settings and the last-used values (SPEC §3),
+// The shapes of templates' settings, the application settings and the last-used values,
 // shared by the server (validation, defaults) and the browser (forms). Two readings of each:
 // `strict` for what a client sends (a wrong value is a 400), `stored` for what we read back (a value
 // that no longer fits, e.g. a model removed from the catalogue, falls back to its default).
@@ -50,7 +50,7 @@ export type ImageSettingValues = { model: string; aspectRatio: string; stylePres
 export type TemplateType = ModelKind;
 export const templateTypes = ['text', 'image'] as const;
 
-/** SPEC §9: a template's aspect ratio defaults to 1:1; a saved template carries maxTokens 2048; a loaded one without it 1000. */
+/** A template's aspect ratio defaults to 1:1; a saved template carries maxTokens 2048; a loaded one without it 1000. */
 export const TEMPLATE_DEFAULT_ASPECT_RATIO = '1:1' as const;
 export const TEMPLATE_SAVED_MAX_TOKENS = 2048;
 export const TEMPLATE_LOADED_MAX_TOKENS = 1000;
@@ -151,11 +151,11 @@ export function templateSettingsFor(type: TemplateType) {
   return type === 'text' ? textTemplateSettings : imageTemplateSettings;
 }
 
-/** Template names: non-empty after trimming (SPEC §5), at most 100 characters. */
+/** Template names: non-empty after trimming, at most 100 characters. */
 export const TEMPLATE_NAME_MAX = 100;
 
 // ---------------------------------------------------------------------------------------------
-// Application settings (SPEC §3; API keys live apart, sealed)
+// Application settings (API keys live apart, sealed)
 
 const appFields = {
   defaultTextModel: z.string().refine((id) => findModel(id)?.kind === 'text', 'Unknown text model'),
@@ -171,7 +171,7 @@ export const appSettings = { strict: strictOf(appFields), stored: storedOf(appFi
 export type AppSettings = z.infer<typeof appSettings.stored>;
 
 // ---------------------------------------------------------------------------------------------
-// Last-used values (SPEC §3 User settings); replicateApiKey goes to the sealed keys, never here.
+// Last-used values (the user settings); replicateApiKey goes to the sealed keys, never here.
 
 const lastUsedFields = {
   lastTextLanguage: textFields.language,
@@ -252,9 +252,9 @@ export function lastUsedFromForm(form: Record<string, unknown>): Partial<Record<
 }
 
 // ---------------------------------------------------------------------------------------------
-// Initial values of the generation form and the model-reset rule (SPEC §4)
+// Initial values of the generation form and the model-reset rule
 
-/** SPEC §4 Model reset: text → the default search-enabled mini model; image → the settings' default image model, else the fast flux model. */
+/** Model reset: text → the default search-enabled mini model; image → the settings' default image model, else the fast flux model. */
 export function resetModel(type: TemplateType, settings?: Pick<AppSettings, 'defaultImageModel'> | null): string {
   if (type === 'text') return DEFAULT_TEXT_MODEL;
   const preferred = settings?.defaultImageModel;
@@ -292,7 +292,7 @@ export function initialFormValues(last: LastUsed, settings: AppSettings) {
 }
 
 /**
- * What loading a template sets on the form (SPEC §4): its type, its model (a model the catalogue no
+ * What loading a template sets on the form: its type, its model (a model the catalogue no
  * longer has, or the templates' own default, resets by the model rule) and its settings with defaults.
  */
 export function applyTemplate(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 
-// The internal-links review forms of a run's page (issue 26 §4, §6), the same on the server and in
+// The internal-links review forms of a run's page, the same on the server and in
 // the browser. Parsed without Conform's coercion (disableAutoCoercion): every field is read as the
 // form sends it. Messages come from the `workspace` namespace in the user's language.
 

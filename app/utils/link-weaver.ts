@@ -1,6 +1,6 @@
 import { DomUtils, parseDocument } from 'htmlparser2';
 
-// Internal links woven into an article's own sentences (issue 26 §3): each link goes on a phrase that
+// Internal links woven into an article's own sentences: each link goes on a phrase that
 // is already in a paragraph, never appended as a list. The HTML is parsed with htmlparser2 (the
 // parser sanitize-html uses) only to find where the eligible text lies; the links are then spliced
 // into the original string, so every byte outside the anchors stays as the sanitizer wrote it.

@@ -1,4 +1,4 @@
-// SPEC §9: every page number when there are 7 pages or fewer; otherwise the first and last pages,
+// Every page number when there are 7 pages or fewer; otherwise the first and last pages,
 // the current page and its neighbours, with an ellipsis for each gap.
 export type PageItem = number | 'ellipsis-start' | 'ellipsis-end';
 

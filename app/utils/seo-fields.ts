@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// A text result's SEO fields (issue 21 §3): a meta description (at most 155 characters), a slug
+// A text result's SEO fields: a meta description (at most 155 characters), a slug
 // and a focus keyword. The model writes them after the article in a small block (requested by
 // buildTextPrompt); what it leaves out is derived: the slug from the title, the description from
 // the first paragraph cut at a word. Pure: the worker, the result editor and publishing share it.

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { appSettings } from '~/utils/input-settings';
 
-// SPEC §7 POST /api/settings and POST /api/api-keys bodies. Keys: a blank value is not saved (SPEC
-// §5); `null` removes the key; a masked value sent back unchanged (••••1234) is ignored.
+// POST /api/settings and POST /api/api-keys bodies. Keys: a blank value is not saved (a
+// field left empty keeps the key); `null` removes the key; a masked value sent back unchanged (••••1234) is ignored.
 
 const keyField = z
   .union([z.string().max(500), z.null()])

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { Translate } from '~/utils/auth-schemas';
 import { TEMPLATE_NAME_MAX, templateSettingsFor, templateTypes, type TemplateSettings, type TemplateType } from '~/utils/input-settings';
 
-// SPEC §7 /api/templates bodies (and the no-JavaScript template forms). The settings may come as
-// `settings` or spread at the top level (SPEC: both are sent); `settings` wins.
+// /api/templates bodies (and the no-JavaScript template forms). The settings may come as
+// `settings` or spread at the top level (both are sent); `settings` wins.
 
 export const templateNameSchema = (t: Translate) =>
   z.preprocess(

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { MAX_TITLE_KEYWORDS, seedValue } from '~/catalogue';
 import type { Translate } from '~/utils/auth-schemas';
 
-// SPEC §7 POST /api/generate-blog-title body, shared by the JSON route and the no-JavaScript form.
+// POST /api/generate-blog-title body, shared by the JSON route and the no-JavaScript form.
 
-/** The keyword lines: split by line, trimmed, empty ones dropped (SPEC §5). */
+/** The keyword lines: split by line, trimmed, empty ones dropped. */
 export function keywordLines(value: string): string[] {
   return value
     .split(/\r?\n/)

@@ -1,6 +1,6 @@
 // The page's translator: what react-i18next needs of an i18next instance, and the part of i18next's
 // lookup the catalogues use, in about 2 KB instead of i18next's 14 KB gzip in every page's script
-// (issue 11: the landing page's JavaScript). The server render and hydration both use it, so they
+// (the landing page's JavaScript). The server render and hydration both use it, so they
 // agree by construction; server-only messages (actions, e-mail, legal pages) keep i18next
 // (i18n.server.ts).
 //

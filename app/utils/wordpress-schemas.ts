@@ -4,7 +4,7 @@ import { validTimeZone } from './time-zone';
 import { zonedToInstant } from './zoned-time';
 import { META_DESCRIPTION_MAX, seoFieldsSchema } from './seo-fields';
 
-// The WordPress forms' rules (SPEC §5), the same on the server and in the browser. Messages come
+// The WordPress forms' rules, the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
 
 /** An absolute http(s) URL (a WordPress site, a webhook endpoint): one message for every way it is wrong. */
@@ -47,10 +47,10 @@ export function siteSchema(t: Translate) {
       .min(1, t('wordpress:validation.appPassword'))
       .max(200),
     isDefault: checkbox,
-    // Issue 21: plain HTML (a Classic block) instead of Gutenberg blocks, for older themes. Absent:
+    // Plain HTML (a Classic block) instead of Gutenberg blocks, for older themes. Absent:
     // unchanged through the JSON API; the site form, whose unchecked box sends nothing, reads it as off.
     classicHtml: optionalSwitch,
-    // Issue 26 §6: posts published to this site carry their internal links. Absent: on for a new
+    // Posts published to this site carry their internal links. Absent: on for a new
     // site and unchanged on an edit through the JSON API; the site form, whose unchecked box sends
     // nothing, reads it as off (its box starts checked for a new site).
     internalLinks: optionalSwitch,
@@ -95,7 +95,7 @@ const tagList = z
 
 export const PUBLISH_STATUSES = ['draft', 'publish', 'future', 'pending'] as const;
 
-/** The publish payload of SPEC §3 / §5. */
+/** The publish payload of the JSON API and the publish page. */
 export function publishSchema(t: Translate) {
   return z
     .object({
@@ -158,7 +158,7 @@ export const siteIdField = (t: Translate) =>
     .min(1, t('wordpress:validation.site'));
 
 /**
- * Bulk publish (issue 10): the chosen completed results, to one site, now or spread over a schedule
+ * Bulk publish: the chosen completed results, to one site, now or spread over a schedule
  * (the first at startDate + startTime in the user's zone, or at startAt, an ISO instant; then one
  * every `every` hours or days). The output carries `schedule` (null: now) ready for the service.
  */

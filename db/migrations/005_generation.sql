@@ -1,4 +1,4 @@
--- Bulk generation (issue 7): a run (one Start press), one result row per topic, and the images we
+-- Bulk generation: a run (one Start press), one result row per topic, and the images we
 -- keep (provider URLs expire). Every row carries its owner; every read filters on it.
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm;

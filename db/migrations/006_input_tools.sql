@@ -1,6 +1,6 @@
--- The workspace's input tools (issue 8): saved templates and each user's settings.
+-- The workspace's input tools: saved templates and each user's settings.
 
--- SPEC §3 Template. `settings` holds the text or image settings, completed with defaults when saved.
+-- Template. `settings` holds the text or image settings, completed with defaults when saved.
 CREATE TABLE templates (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -12,7 +12,7 @@ CREATE TABLE templates (
 );
 CREATE INDEX templates_user_created ON templates (user_id, created_at DESC);
 
--- SPEC §3 Application settings (`settings`) and User settings, the last-used values (`last_used`).
+-- Application settings (`settings`) and User settings, the last-used values (`last_used`).
 -- Both are JSON objects checked by the service's zod schemas; missing keys take the catalogue's defaults.
 -- API keys are not here: they live sealed in user_api_keys (migration 003).
 CREATE TABLE user_settings (

@@ -1,4 +1,4 @@
--- Results list speed with 100,000 results per user (issue 7): the list's indexes carry the id, so
+-- Results list speed with 100,000 results per user: the list's indexes carry the id, so
 -- a page (and a deep OFFSET) is read from the index alone, and the count stops at a cap (see
 -- results.server.ts). They replace the indexes of 005 (same keys, plus INCLUDE (id)).
 

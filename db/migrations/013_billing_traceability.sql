@@ -1,4 +1,4 @@
--- Every dollar traceable (issue 24) and refunds in any order (issue 22).
+-- Every dollar traceable and refunds in any order.
 --
 -- Ledger rows booked from Stripe carry the Stripe objects they came from, and payment rows the
 -- money (currency, amount in minor units), in columns of their own. The hash chain covers them

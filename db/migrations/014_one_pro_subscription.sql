@@ -1,4 +1,4 @@
--- One Pro subscription per user (issue 24).
+-- One Pro subscription per user.
 
 -- At most one open Pro Checkout per user. The claim (the primary key) is taken before Stripe is
 -- called and Stripe's idempotency key names it, so two tabs or two racing requests get the one

@@ -1,4 +1,4 @@
--- Within a run, results are listed in topic order (issue 25): newest run first, then position
+-- Within a run, results are listed in topic order: newest run first, then position
 -- ascending. The list's covering indexes of 011 sort position descending; these replace them with
 -- the new order, so a page is still read from the index alone.
 

@@ -1,4 +1,4 @@
--- Issue 21 §1, images that load on the site. Every image of ours (generation_images) that a
+-- Images that load on the site. Every image of ours (generation_images) that a
 -- publication carries is uploaded to the site's media library once: this table remembers the
 -- upload per (site, image), so a retry, a second post with the same image or a crash after the
 -- upload reuses it (the file's name also carries the image's marker, looked up on the site before

@@ -1,4 +1,4 @@
--- Issue 21 §2/§3: posts arrive as Gutenberg blocks unless the site asks for Classic HTML (older
+-- Posts arrive as Gutenberg blocks unless the site asks for Classic HTML (older
 -- themes), and each text result carries SEO fields generated with the article (meta description,
 -- slug, focus keyword; NULL on results made before: pages derive them from the title and text).
 -- A publication keeps the SEO fields it sends and whether the site stored the meta ones (NULL

@@ -1,4 +1,4 @@
--- Issue 21 §4, drip schedules: a site's rules (at most per_day posts a local day, inside a daily
+-- Drip schedules: a site's rules (at most per_day posts a local day, inside a daily
 -- window, on chosen weekdays, spread evenly or at random) in its time zone, and whether it is paused;
 -- each confirmed plan (its seed, so a random spread can be planned again the same) and the
 -- publications it made. Publishing itself stays the `wordpress-publish` job of each publication.

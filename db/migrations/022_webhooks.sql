@@ -1,4 +1,4 @@
--- Signed outgoing webhooks (issue 23 §3): an owner's endpoints, the events (the outbox: written in the
+-- Signed outgoing webhooks: an owner's endpoints, the events (the outbox: written in the
 -- transaction of the change that causes them) and one delivery per event and endpoint, retried
 -- with backoff by the webhook-deliver queue. Every row carries its owner; every read filters on it.
 

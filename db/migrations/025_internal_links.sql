@@ -1,4 +1,4 @@
--- Internal links (issue 26): a connected site's published posts, read through its REST API and kept
+-- Internal links: a connected site's published posts, read through its REST API and kept
 -- per site as link targets (refreshed on demand, bounded by LINK_SOURCE_MAX_POSTS).
 
 CREATE TABLE wordpress_site_posts (
@@ -17,7 +17,7 @@ CREATE INDEX wordpress_site_posts_user_idx ON wordpress_site_posts (user_id, sit
 -- When the cache was last filled (null: never read).
 ALTER TABLE wordpress_sites ADD COLUMN posts_refreshed_at timestamptz;
 
--- The links proposed for a result (issue 26 §3-§4): where each goes, on which words of which
+-- The links proposed for a result: where each goes, on which words of which
 -- sentence, and why (its score). The result's own content is not changed: the links are woven in
 -- from these rows (less the removed ones) when it is shown or published. A removed link keeps its
 -- row (removed_at), so linking the run again never proposes it again.

@@ -1,4 +1,4 @@
--- Internal links settings (issue 26 §6). Linking costs no credits (no provider call), so it is on
+-- Internal links settings. Linking costs no credits (no provider call), so it is on
 -- by default; each can be switched off.
 
 -- Per site: whether posts published to this site carry their internal links.

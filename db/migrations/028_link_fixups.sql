@@ -1,4 +1,4 @@
--- Late fix-ups of internal links (issue 26 §5). A post published before the run's post it links to
+-- Late fix-ups of internal links. A post published before the run's post it links to
 -- is sent without that link; one row per (source publication, target result) waits here for the
 -- target's URL, and is carried out exactly once by a `wordpress-publish` job when the target is
 -- published on the same site. States: waiting (target not published there yet), queued (a job will

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { resetDueUsers, sweepExpiredHolds } from '~/services/ledger.server';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import { jobSql } from '../../db/client';
 
 // Both are safe to run twice or side by side: every booking is keyed and taken under the user's

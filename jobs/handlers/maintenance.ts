@@ -3,7 +3,7 @@ import { purgeExpiredIdempotencyKeys } from '~/services/idempotency.server';
 import { purgeExpiredRateLimits } from '~/services/rate-limit.server';
 import { purgeExpiredSessions } from '~/services/sessions.server';
 import { purgeTopicDrafts } from '~/services/topic-drafts.server';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import { jobSql } from '../../db/client';
 
 /**

@@ -3,7 +3,7 @@ import { queues } from '~/queue/queues';
 import { attemptDuplicateRefund, DUPLICATE_REFUND_MAX_ATTEMPTS } from '~/services/billing/duplicates.server';
 import { attemptShortfallRecovery, SHORTFALL_MAX_ATTEMPTS } from '~/services/billing/shortfalls.server';
 import { processEvent } from '~/services/billing/stripe-events.server';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import { jobSql } from '../../db/client';
 
 // Handlers work on the jobs pool (db/client.ts), never on the web pool.

@@ -1,5 +1,5 @@
 // Part 3 of `npm run bench:generation` (BENCH_PART=workers runs only it): throughput against the
-// number of worker processes (issue 18 §6). The same run, one user, through the compiled server as
+// number of worker processes. The same run, one user, through the compiled server as
 // one ROLE=web process plus 1, then 2, ROLE=worker processes on one Postgres (a fresh database
 // each), with the provider concurrency per process fixed: items/s side by side and their ratio.
 // With the provider's latency, not our CPU, the limit, 2 workers reach about twice the items/s.

@@ -1,4 +1,4 @@
-// `npm run bench:generation` (run `npm run build` first): issue 7's speed figures.
+// `npm run bench:generation` (run `npm run build` first): the speed figures of bulk generation.
 //   1. 1,000 text items through the real app process (web + workers, the compiled server that
 //      `npm start` and the image run; `server.ts` under tsx when there is no build) against the
 //      OpenAI test server at 2 s latency with GENERATION_CONCURRENCY=50 (one user, so the per-user

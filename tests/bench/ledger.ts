@@ -1,4 +1,4 @@
-// `npm run bench:ledger`: issue 3's "Speed" figures, in one run against one Postgres
+// `npm run bench:ledger`: the ledger's speed figures, in one run against one Postgres
 // (its own embedded cluster, or DATABASE_URL's cluster when set; a fresh database either way).
 //   1. reserve+post pairs/s with 8 concurrent clients, (a) across 1,000 users, (b) all on one user,
 //      against the bare SQL of the same shape (INSERT + guarded UPDATE per transaction);

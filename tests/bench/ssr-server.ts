@@ -80,8 +80,8 @@ async function routeTreeFloorBuild(build: import('@remix-run/node').ServerBuild)
 }
 
 type ServerParts = typeof import('../../server') &
-  Pick<typeof import('../../app/utils/env.server'), 'loadEnv'> &
-  Pick<typeof import('../../app/utils/logger.server'), 'getLogger'> &
+  Pick<typeof import('../../app/runtime/env.server'), 'loadEnv'> &
+  Pick<typeof import('../../app/runtime/logger.server'), 'getLogger'> &
   Pick<typeof import('../../db/client'), 'getSql'>;
 
 async function serve() {

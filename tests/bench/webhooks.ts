@@ -23,8 +23,8 @@ const TARGET = 500;
 
 async function serve() {
   const { createApp, loadBuild } = await import('../../server');
-  const { loadEnv } = await import('../../app/utils/env.server');
-  const { getLogger } = await import('../../app/utils/logger.server');
+  const { loadEnv } = await import('../../app/runtime/env.server');
+  const { getLogger } = await import('../../app/runtime/logger.server');
   const { getSql } = await import('../../db/client');
   const { migrate } = await import('../../db/migrate');
   const { startBoss } = await import('../../app/queue/boss');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
 import { sql } from '../../db/client';
 import { saveApiKeys } from '../../app/services/api-keys.server';
-import { openApiDocument, operations } from '../../app/utils/api-document.server';
+import { openApiDocument, operations } from '../../app/http/api-document.server';
 import { startTestApp, type TestApp } from '../support/app-server';
 import { createGenUser } from '../support/generation';
 import { signedInClient } from '../support/input-tools';

@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
 import { createApiToken } from '../../app/services/api-tokens.server';
-import { openApiDocument } from '../../app/utils/api-document.server';
+import { openApiDocument } from '../../app/http/api-document.server';
 import { apiFlow } from '../../examples/api-flow';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import type { TestApp } from '../support/app-server';
 import { createGenUser } from '../support/generation';
 
-// The typed client example of README ("Use the API") runs its whole flow against the compiled app,
+// The typed client example of docs/api.md runs its whole flow against the compiled app,
 // the real test WordPress and a stand-in text provider; its types are the ones openapi-typescript
 // generates from the current document.
 
@@ -55,7 +55,7 @@ describe('examples/api-flow.ts', () => {
       const target = path.join(root, 'examples/postforge-api.d.ts');
       const options = { ...(await prettier.resolveConfig(target)), filepath: target };
       const fresh = await prettier.format(fs.readFileSync(path.join(dir, 'api.d.ts'), 'utf8'), options);
-      expect(fresh, 'regenerate examples/postforge-api.d.ts (README, "Use the API")').toBe(
+      expect(fresh, 'regenerate examples/postforge-api.d.ts (docs/api.md, "The OpenAPI document and a typed client")').toBe(
         fs.readFileSync(path.join(root, 'examples/postforge-api.d.ts'), 'utf8'),
       );
     } finally {

@@ -6,14 +6,14 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSql, sql } from '../../db/client';
 import { createApp, loadBuild } from '../../server';
-import { loadEnv, resetEnv } from '../../app/utils/env.server';
-import { LOG_REDACT_PATHS } from '../../app/utils/logger.server';
+import { loadEnv, resetEnv } from '../../app/runtime/env.server';
+import { LOG_REDACT_PATHS } from '../../app/runtime/logger.server';
 import { createSession } from '../../app/services/sessions.server';
 import { maxFor } from '../../app/services/rate-limit.server';
 import { TestClient } from '../support/app-server';
 import { authenticateApiToken, createApiToken, hashToken, listApiTokens, revokeApiToken } from '../../app/services/api-tokens.server';
 
-// Issue 23 §1: personal API tokens through the real app (run `npm run build` first), with a logger
+// Personal API tokens through the real app (run `npm run build` first), with a logger
 // that writes every line (trace) into memory, so the test can prove a token never reaches a log.
 
 let url: string;

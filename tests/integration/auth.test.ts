@@ -153,7 +153,7 @@ describe('register → e-mail → set password → login → logout (pages, no J
     expect(resetHtml).toContain('New password');
     expect(resetHtml).toContain('Confirm password');
     const set = await c.postForm(`${url.pathname}${url.search}`, { token, email, password: PASSWORD, confirmPassword: PASSWORD });
-    // Issue 11: the link proved the address, so setting the password signs in and lands on /app.
+    // The link proved the address, so setting the password signs in and lands on /app.
     expect(set.status).toBe(302);
     expect(set.headers.get('location')).toBe('/app');
     expect(c.cookies.has('__session')).toBe(true);
@@ -711,7 +711,7 @@ describe('/auth page', () => {
 });
 
 describe('abuse limits', () => {
-  it('five wrong passwords from anywhere do not lock the owner out (issue 11)', async () => {
+  it('five wrong passwords from anywhere do not lock the owner out', async () => {
     const account = await createAccount('no-lockout');
     for (let i = 0; i < maxFor('loginPair') + 2; i++) {
       // Each from another client: no (address, client) pair reaches its limit.

@@ -11,7 +11,7 @@ import { closeBillingApp, expectReconciled, startBillingApp } from '../support/b
 import { createUser } from '../support/ledger';
 import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
-// Issue 24 §1: one Pro subscription per user. One open Pro Checkout at a time (a second tab or a
+// One Pro subscription per user. One open Pro Checkout at a time (a second tab or a
 // racing request gets the open session), and a second subscription that still arrives (the
 // dashboard, sessions opened elsewhere, events racing) is canceled and refunded at the Stripe test
 // server, flagged for finance once, grants nothing, and is shown on the subscription page.
@@ -50,7 +50,7 @@ async function verified() {
   const report = await verifyLedger();
   expect(report.problems).toEqual([]);
   expect(report.ok).toBe(true);
-  // Every payment booked once; a duplicate's invoice and refund are flagged, not mismatches (issue 22 §4).
+  // Every payment booked once; a duplicate's invoice and refund are flagged, not mismatches.
   await expectReconciled(stripe);
 }
 

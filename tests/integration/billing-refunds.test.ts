@@ -20,8 +20,8 @@ import {
 } from '../support/billing';
 import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
-// Issue 22 §1 and issue 24 §3: refunds in any order against the booking of what they refund, and
-// the Stripe ids and money on the rows (issue 24, "every dollar traceable").
+// Refunds in any order against the booking of what they refund, and
+// the Stripe ids and money on the rows ("every dollar traceable").
 let stripe: TestStripe;
 let app: TestApp;
 
@@ -52,7 +52,7 @@ async function paidTopUpHeld(client: Parameters<typeof startCheckout>[0], amount
 
 const kindsOf = async (userId: string, kinds: string[]) => (await entriesOf(userId)).filter((e) => kinds.includes(e.kind));
 
-describe('a refund that arrives before the top-up is booked (issue 22 §1)', () => {
+describe('a refund that arrives before the top-up is booked', () => {
   it('refund first, then checkout.session.completed: booked and reversed, flagged once, in the history', async () => {
     const { user, client } = await proUser('refund-first');
     const { sessionId, completed, refunded } = await paidTopUpHeld(client);
@@ -128,7 +128,7 @@ describe('a refund that arrives before the top-up is booked (issue 22 §1)', () 
   });
 });
 
-describe('a refunded Pro invoice (issue 24 §3)', () => {
+describe('a refunded Pro invoice', () => {
   async function invoiceOf(subscriptionId: string) {
     const invoice = [...stripe.objects.values()]
       .filter(
@@ -200,7 +200,7 @@ describe('a refunded Pro invoice (issue 24 §3)', () => {
 });
 
 describe('Stripe signatures', () => {
-  it('a signature dated more than 5 minutes ahead is refused; 4 minutes ahead is accepted (issue 22 §5)', async () => {
+  it('a signature dated more than 5 minutes ahead is refused; 4 minutes ahead is accepted', async () => {
     const event: StripeEvent = {
       id: `evt_future_${Date.now()}`,
       object: 'event',

@@ -9,7 +9,7 @@ import { closeBillingApp, startBillingApp } from '../support/billing';
 import { createUser } from '../support/ledger';
 import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
-// Issue 24 §2, §4, §5: the return page says only what the server verified (the session read from
+// The return page says only what the server verified (the session read from
 // Stripe and fulfilled like the webhook, booked once; the balance read after that, in the panel
 // and the header alike), the Pro card warns that upgrading forfeits the Free credits, and a return
 // while signed out goes through the sign-in (with the message) back to the same URL.

@@ -1,5 +1,5 @@
 /**
- * The patch of @conform-to/react (patches/@conform-to+react+1.21.1.patch, README "Patched packages"):
+ * The patch of @conform-to/react (patches/@conform-to+react+1.21.1.patch, docs/development.md "Patched packages"):
  * a field builds its metadata once per form state, not once per property read, and renders alike.
  */
 import { getInputProps, getSelectProps, useForm } from '@conform-to/react';

@@ -5,8 +5,8 @@ import { sql } from '../../db/client';
 import { enqueue } from '../../app/queue/boss';
 import { startWorkers } from '../../jobs/worker';
 import { deliverEmail, queueEmail, renderEmail, type EmailMessage } from '../../app/services/mail.server';
-import { loadEnv } from '../../app/utils/env.server';
-import { getLogger } from '../../app/utils/logger.server';
+import { loadEnv } from '../../app/runtime/env.server';
+import { getLogger } from '../../app/runtime/logger.server';
 
 // A real SMTP peer on a free loopback port. It can be told to refuse the next message (451) to
 // exercise a retry.

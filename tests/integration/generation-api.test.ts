@@ -5,7 +5,7 @@ import { startReplicateServer, type ReplicateServer } from '../support/replicate
 import { TestClient, type TestApp } from '../support/app-server';
 import { available, createGenUser, openHolds, waitForRun } from '../support/generation';
 
-// The JSON routes of SPEC §7 (Generation, Results), downloads and /images/{id}, through the real
+// The JSON routes of generation and results, downloads and /images/{id}, through the real
 // app (run `npx remix build` first). Owner checks: another user's anything is 404.
 
 let openai: OpenAiServer;
@@ -126,7 +126,7 @@ describe('generation over HTTP', () => {
       body: JSON.stringify({ content: '<p>new <img src=x onerror=alert(1)></p>' }),
     });
     expect(put.status).toBe(200);
-    // Only our own images survive: no broken `src=x` (issue 25 item 11).
+    // Only our own images survive: no broken `src=x`.
     expect(((await put.json()) as { content: string }).content).toBe('<p>new </p>');
     expect((await a.c.request(`/api/results/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await a.c.request('/api/results', { method: 'DELETE' })).status).toBe(200);

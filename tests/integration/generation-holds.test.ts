@@ -3,7 +3,7 @@ import { getSql, transaction } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { available, createGenUser, openHolds } from '../support/generation';
 
-// Credit holds of generation items against the ledger's sweeper (issue 7): holds are reserved with
+// Credit holds of generation items against the ledger's sweeper: holds are reserved with
 // their own expiry and renewed with the item's lease, so the sweeper never voids the hold of an
 // item being worked on; a hold it did void (short expiries here) ends the item failed, uncharged.
 // No loop runs here: the test claims and processes items itself, with a 1 s lease.

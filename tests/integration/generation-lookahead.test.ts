@@ -3,7 +3,7 @@ import { getSql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { available, createGenUser, openHolds, statusCounts, waitForRun } from '../support/generation';
 
-// The worker's items next in line (issue 7): a loop claims up to as many items again as it has
+// The worker's items next in line: a loop claims up to as many items again as it has
 // provider slots, so a freed slot sends the next one without a database round trip. Those items
 // are leased but not started: they count against their user's limit, a cancel ends them without
 // their ever reaching the provider, and a stopping worker gives them back uncounted.

@@ -7,7 +7,7 @@ import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { createGenUser } from '../support/generation';
 import type { ClaimedItem } from '../../app/services/generation/item.server';
 
-// Issue 22 §2/§3: results under every order of start, cancel, retry, remove, clear and worker
+// Results under every order of start, cancel, retry, remove, clear and worker
 // completion, on a few rows, with two real connections and real row locks. A race runs one
 // operation's transaction to its last statement on connection A (not committed), starts the
 // other on connection B, waits until B is blocked on a lock (pg_stat_activity) or done, then
@@ -269,7 +269,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(fc.record({ t: fc.constant('solo' a
   arbitrary: fc.record({ t: fc.constant('race' as const), first: opArb, second: opArb }),
 });
 
-describe('results under racing operations (issue 22 §3)', () => {
+describe('results under racing operations', () => {
   it('a retry that loses the race to a delete reserves nothing; a delete after a retry voids its hold', async () => {
     for (const retryFirst of [true, false]) {
       const u = await createGenUser(observer, { credits: CREDITS });

@@ -125,7 +125,7 @@ describe('a run of text items', () => {
       expect((await s.results.listResults(u.id, { search: '100%_', limit: 5 })).pagination.total).toBe(0);
       const all = await s.results.listResults(u.id, { limit: 20 });
       expect(all.pagination).toEqual({ page: 1, limit: 20, total: 50, totalPages: 3 });
-      // Within a run, topic order (issue 25).
+      // Within a run, topic order.
       expect(all.results[0]!.prompt).toBe('fifty topic 0');
       const report = await s.verify.verifyLedger({ userId: u.id });
       expect(report.problems).toEqual([]);
@@ -314,7 +314,7 @@ describe('cancel, retry and scripts', () => {
     const html = `${r.title} ${r.content}`;
     expect(html).not.toMatch(/<script|onerror|onclick|javascript:|<iframe/i);
     expect(r.content).toContain('link');
-    // No broken image from `<img src="x">` (every view would request /x; issue 25 item 11).
+    // No broken image from `<img src="x">` (every view would request /x).
     expect(r.content).not.toMatch(/<img|src=/i);
     // An edit is sanitized again.
     const edited = await s.results.updateResultContent(
@@ -322,7 +322,7 @@ describe('cancel, retry and scripts', () => {
       r.id,
       '<p onclick="x()">ok</p><script>bad()</script><a href="javascript:x">y</a>',
     );
-    // A link that is not absolute http(s) keeps its text in an inert <a> (issue 22 §5).
+    // A link that is not absolute http(s) keeps its text in an inert <a>.
     expect(edited.content).toBe('<p>ok</p><a>y</a>');
   });
 

@@ -7,7 +7,7 @@ import { handleMaintenancePurge } from '../../jobs/handlers/maintenance';
 import { available, createGenUser, openHolds } from '../support/generation';
 import type { TestApp } from '../support/app-server';
 
-// Issue 23 §2: Idempotency-Key on the starting routes, against the compiled server (run
+// Idempotency-Key on the starting routes, against the compiled server (run
 // `npm run build` first). No worker runs here: a run's holds stay open, so "one charge" is one hold.
 
 let app: TestApp;

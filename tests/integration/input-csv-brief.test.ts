@@ -6,7 +6,7 @@ import { TestClient, type TestApp } from '../support/app-server';
 import { createGenUser, waitForRun } from '../support/generation';
 import { uploadFile } from '../support/input-tools';
 
-// A CSV's optional per-row columns (title, keywords, instructions; beyond the SPEC) from the upload
+// A CSV's optional per-row columns (title, keywords, instructions; beyond the topic) from the upload
 // to the provider's prompt and the result, through the real app (run `npx remix build` first), the
 // generation loop and the provider test servers: with the page's script (the JSON upload, its
 // draft id posted with the form), without it (the form post to /app/csv), and over the JSON API.

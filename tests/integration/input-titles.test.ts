@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { saveApiKeys } from '../../app/services/api-keys.server';
-import { resetEnv } from '../../app/utils/env.server';
+import { resetEnv } from '../../app/runtime/env.server';
 import { hit } from '../../app/services/rate-limit.server';
 import { parseTitles, titleLimit } from '../../app/services/titles.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
@@ -37,7 +37,7 @@ describe('parseTitles', () => {
     expect(parseTitles('{"titles": ["A", "B"]}', 2)).toEqual(['A', 'B']);
     expect(parseTitles('```json\n{"titles": ["“A”", "B"]}\n```', 2)).toEqual(['A', 'B']);
     expect(parseTitles('Sure! Here they are: ["A","B"] Enjoy.', 2)).toEqual(['A', 'B']);
-    // Not one title per keyword (issue 25): refused, not cut to size.
+    // Not one title per keyword: refused, not cut to size.
     expect(parseTitles('Sure! Here they are: ["A","B","C"] Enjoy.', 2)).toBeNull();
     expect(parseTitles('[{"keyword":"x","title":"A"},{"keyword":"y","title":"B"}]', 2)).toEqual(['A', 'B']);
     expect(parseTitles('Here are your titles:\n1. "First title"\n2) Second title\n', 2)).toEqual(['First title', 'Second title']);
@@ -86,7 +86,7 @@ describe('POST /api/generate-blog-title', () => {
     expect(over.status).toBe(400);
   });
 
-  it("'Missing Input' for empty keywords; SPEC message for a malformed answer and a provider error", async () => {
+  it("'Missing Input' for empty keywords; the agreed message for a malformed answer and a provider error", async () => {
     const { client } = await userWithKey('title-errors');
     const empty = await client.postJson('/api/generate-blog-title', { keywords: ' \n \n', multipleKeywords: true });
     expect(empty.status).toBe(400);

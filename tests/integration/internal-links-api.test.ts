@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { createApiToken } from '../../app/services/api-tokens.server';
-import { operations } from '../../app/utils/api-document.server';
+import { operations } from '../../app/http/api-document.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { createGenUser } from '../support/generation';
 import { signedInClient } from '../support/input-tools';
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
-// Internal links over the JSON API (issue 26 §1, §4, §6), through the compiled app (run `npx remix
+// Internal links over the JSON API, through the compiled app (run `npx remix
 // build` first): the per-site switch of /api/wordpress/sites (against the real WordPress), a run's
 // settings and links (GET/PUT /api/jobs/{id}/links), linking one post again, removing a link for
 // good; a bearer token works as a session does; another user's anything is 404, bad input is 400,

@@ -5,7 +5,7 @@ import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { createGenUser, statusCounts, waitForRun } from '../support/generation';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
-// Internal links (issue 26 §1-§3, §6): a text run is linked by itself once its last item has ended,
+// Internal links: a text run is linked by itself once its last item has ended,
 // through the `link-run` queue, as its settings say. The real generation loop generates the posts
 // from the OpenAI-compatible test server; the real WordPress of the test harness is the default
 // site, never read before: the job reads its posts first. A site that cannot be read does not stop

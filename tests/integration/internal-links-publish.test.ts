@@ -12,7 +12,7 @@ import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';
 
-// Issue 26 §5 and its "done means" against the real WordPress (seeded with 52 posts): a 20-post run
+// Internal links on publish against the real WordPress (seeded with 52 posts): a 20-post run
 // linked within itself and to the site is published in an order where posts go out before the run
 // posts they link to. Every post is read back from WordPress (raw and rendered): each link stands on
 // its anchor inside its sentence, no post links to itself, a removed link is nowhere, a site post
@@ -124,7 +124,7 @@ async function blockNames(ids: number[]): Promise<Record<string, (string | null)
   return JSON.parse(out.slice(out.indexOf('{'))) as Record<string, (string | null)[]>;
 }
 
-describe('internal links on publish (issue 26 §5)', () => {
+describe('internal links on publish', () => {
   it('publishes a 20-post run with its links resolved for the site, late links fixed up once, removed and deleted ones absent', async () => {
     const userId = await user('run20');
     const site = await createSite(userId, { siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword, isDefault: true });

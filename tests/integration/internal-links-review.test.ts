@@ -4,7 +4,7 @@ import { createSite } from '../../app/services/wordpress/sites.server';
 import { startTestApp, type TestApp, type TestClient } from '../support/app-server';
 import { signedInClient } from '../support/input-tools';
 
-// The internal-links review on a run's page (issue 26 §4, §6) through the real app as a browser
+// The internal-links review on a run's page through the real app as a browser
 // without JavaScript posts it: the run's settings and Link posts, Remove and Re-link this post,
 // owner scoping, bad input answered in the user's language (en and zh-HK), the CSRF guard, and the
 // data requests a fetcher makes (JavaScript on) answered without the #fragment.

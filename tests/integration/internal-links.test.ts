@@ -21,7 +21,7 @@ import { createSession } from '../../app/services/sessions.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
-// Internal links (issue 26 §1, §2) against the real Postgres and the real WordPress of the test
+// Internal links against the real Postgres and the real WordPress of the test
 // harness seeded with 52 posts (plus drafts that must not be read): the cache holds every published
 // post with its categories and tags, a refresh replaces it (bounded by LINK_SOURCE_MAX_POSTS), and
 // choosing gives each post of a 20-post run its most relevant targets, never itself, never a URL twice.

@@ -104,7 +104,7 @@ describe('ledger export', () => {
     await exportRows(sink, { userId: userC.id }, undefined, db);
     const rows = parse(Buffer.concat(chunks).toString('utf8'), { columns: true, strict: true } as never) as Record<string, string>[];
 
-    // The reading rule README gives: a reserve is a hold (not yet a movement), a void lifts it; every
+    // The reading rule docs/finance.md gives: a reserve is a hold (not yet a movement), a void lifts it; every
     // other row (a post settles its reserve) moves `amount` from from_account to to_account.
     const posted = new Map<string, number>();
     for (const r of rows) {

@@ -7,7 +7,7 @@ import { grantSignupCredits, purchaseTopUp, reverseRefund } from '../../app/serv
 import { reconcile } from '../../app/services/ledger-reconcile.server';
 import { createUser, ownDatabase } from '../support/ledger';
 
-// `npm run ledger -- reconcile` (issue 22 §4) as an operator runs it, against a database of its
+// `npm run ledger -- reconcile` as an operator runs it, against a database of its
 // own holding stored webhook events and the rows booked for them: one of each outcome planted.
 const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');

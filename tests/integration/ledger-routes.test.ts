@@ -178,7 +178,7 @@ describe('/admin/ledger', () => {
     expect(verify).toContain('data-testid="ledger-verify-report"');
   });
 
-  it('shows the finance flags, open and acknowledged, and the latest payments with their money (issue 24)', async () => {
+  it('shows the finance flags, open and acknowledged, and the latest payments with their money', async () => {
     const admin = await createUser(sql, 'flags-admin');
     await sql`UPDATE users SET role = 'admin' WHERE id = ${admin.id}`;
     const buyer = await createUser(sql, 'flags-buyer');

@@ -18,7 +18,7 @@ import {
   voidHold,
 } from '../../app/services/ledger.server';
 import { verifyLedger } from '../../app/services/ledger-verify.server';
-import { loadEnv } from '../../app/utils/env.server';
+import { loadEnv } from '../../app/runtime/env.server';
 import { createUser } from '../support/ledger';
 
 async function userWithGrant(label: string) {

@@ -27,7 +27,7 @@ describe('the browser catalogue script', () => {
     expect(body).not.toContain('"ledger"');
   });
 
-  it('carries only the namespaces of the page (issue 11: the landing page loads common alone)', async () => {
+  it('carries only the namespaces of the page (the landing page loads common alone)', async () => {
     const c = new TestClient(app.url);
     const srcOf = async (path: string) => /src="(\/locales\/en\?ns=[^"&]*)&amp;v=/.exec(await (await c.get(path)).text())?.[1];
     expect(await srcOf('/')).toBe('/locales/en?ns=common');

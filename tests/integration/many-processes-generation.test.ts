@@ -5,7 +5,7 @@ import { available, createGenUser, openHolds, statusCounts, waitForRun } from '.
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { ledgerVerify, signIn, startAppProcess, startTextRun, type AppProcess, type Role } from '../support/app-processes';
 
-// Issue 18 §2 and §3: one Postgres, the compiled server as 2 ROLE=web and 2 ROLE=worker processes.
+// One Postgres, the compiled server as 2 ROLE=web and 2 ROLE=worker processes.
 // Each worker calls the provider with its own operator key, so the provider's log says which
 // process asked. Runs are started through the web processes' JSON API, as a client does.
 
@@ -133,7 +133,7 @@ describe('two web and two worker processes on one Postgres', () => {
     const bobShare = shared.filter((r) => r.topic.startsWith('bob')).length / shared.length;
     expect(bobShare).toBeGreaterThan(0.3);
 
-    // README's sizing: a web copy holds at most DATABASE_POOL_MAX + 4 (pg-boss) connections, a
+    // The sizing of docs/operators.md: a web copy holds at most DATABASE_POOL_MAX + 4 (pg-boss) connections, a
     // worker DATABASE_POOL_MAX + JOBS_POOL_MAX + 4 + 1 (LISTEN); this test's own pool holds 4.
     const [{ connections }] = await db<{ connections: number }[]>`
       SELECT count(*)::int AS connections FROM pg_stat_activity WHERE datname = current_database()`;

@@ -5,7 +5,7 @@ import { createGenUser } from '../support/generation';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { signIn, startAppProcess, type AppProcess, type Role } from '../support/app-processes';
 
-// Issue 18 §4: scheduled publishing with two worker processes (and a web process taking the API
+// Scheduled publishing with two worker processes (and a web process taking the API
 // calls) on one Postgres, against a real WordPress: 20 posts due at the same moment each reach the
 // site exactly once, none before its time.
 

@@ -5,7 +5,7 @@ import { migrationFiles } from '../../db/migrate';
 import { queues } from '../../app/queue/queues';
 import { startAppProcess, type AppProcess, type Role } from '../support/app-processes';
 
-// Issue 18 §1: copies of the compiled server started at the same moment on a fresh database all
+// Copies of the compiled server started at the same moment on a fresh database all
 // become ready. Schema work (our migrations, pg-boss's install, its queues) runs once under one
 // advisory lock; before it did, two processes creating pg-boss's queues together deadlocked
 // (40P01 at Manager.createQueue) and one of them exited.

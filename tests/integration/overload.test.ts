@@ -4,7 +4,7 @@ import { freshDatabase } from '../support/database';
 import { createGenUser } from '../support/generation';
 import { signIn, startAppProcess, type AppProcess } from '../support/app-processes';
 
-// Issue 18 §5 on the compiled server: a web process whose request line is full answers 503 with
+// On the compiled server: a web process whose request line is full answers 503 with
 // Retry-After at once (here no request may wait: REQUEST_QUEUE_MAX=0), never a 500, and serves
 // again once the burst is over. The line's rules themselves are unit-tested in take-turns.test.ts.
 

@@ -53,7 +53,7 @@ describe('landing page', () => {
     ]) {
       expect(html).toContain(s);
     }
-    // Four steps, and the three top-up packs of the catalogue (the first is 100 credits: README, Billing).
+    // Four steps, and the three top-up packs of the catalogue (the first is 100 credits: docs/finance.md, Billing).
     expect(html.match(/<ol[\s\S]*?<\/ol>/)?.[0].match(/<li/g)).toHaveLength(4);
     for (const [credits, price] of [
       ['100', '$30'],

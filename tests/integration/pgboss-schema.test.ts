@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
 import { getBoss, stopBoss } from '../../app/queue/boss';
-import { getLogger } from '../../app/utils/logger.server';
+import { getLogger } from '../../app/runtime/logger.server';
 
 // Our SQL reads and writes pg-boss's tables directly in a few places (app/queue/boss.ts, "pg-boss
 // internals we touch", lists them and says why). pg-boss does not promise that schema: this test is

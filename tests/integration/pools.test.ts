@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSql, getJobSql, getSql, jobSql, sql } from '../../db/client';
-import { resetEnv } from '../../app/utils/env.server';
+import { resetEnv } from '../../app/runtime/env.server';
 
 // The web pool (`sql`) and the job workers' pool (`jobSql`) are separate, each sized by its setting.
 const saved = { web: process.env.DATABASE_POOL_MAX, jobs: process.env.JOBS_POOL_MAX };

@@ -1,5 +1,5 @@
 /**
- * One source for every price (issue 20 item 7): the landing page and the subscription page, rendered
+ * One source for every price: the landing page and the subscription page, rendered
  * by the compiled app through the real server in English and Traditional Chinese, show exactly the
  * catalogue's amounts (app/catalogue.ts), in order: every credit amount and every price on the page
  * is read off the text and compared with the list the catalogue gives. The locales hold words only: a

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getSql } from '../../db/client';
-import { loadEnv } from '../../app/utils/env.server';
+import { loadEnv } from '../../app/runtime/env.server';
 import { available, createGenUser } from '../support/generation';
 
-// Issue 25 §16-18, a newcomer's first run: README stands alone (no link out of the repository), its
-// quick start says how to move the app's and the embedded database's ports, and the development
+// A newcomer's first run: README and docs/ stand alone (no link out of the repository), the quick
+// start says how to move the app's and the embedded database's ports, and the development
 // credits line it documents really gives a Free account enough for a 10-topic run. The commands are
 // read from README itself, so the documentation and the behaviour cannot drift apart.
 const root = path.resolve(__dirname, '../..');
@@ -28,7 +28,8 @@ beforeAll(async () => {
 
 describe('README for a newcomer', () => {
   it('links only to files of the repository (a clone has no ../shared)', () => {
-    for (const doc of ['README.md', 'docs/ARCHITECTURE.md']) {
+    const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md'));
+    for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
       const text = fs.readFileSync(path.join(root, doc), 'utf8');
       expect(text, doc).not.toMatch(/\.\.\/shared|`\.\.\//);
       for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
@@ -37,6 +38,24 @@ describe('README for a newcomer', () => {
       }
     }
     expect(readme).toContain('(docs/ARCHITECTURE.md)');
+  });
+
+  it("every link to a section names a heading of its page (as the forge's anchors spell it)", () => {
+    const anchor = (heading: string) =>
+      heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+        .replace(/ /g, '-');
+    const headings = (file: string) => new Set([...fs.readFileSync(file, 'utf8').matchAll(/^#+ (.*)$/gm)].map((m) => anchor(m[1]!)));
+    const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md'));
+    for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
+      const file = path.join(root, doc);
+      for (const [, target, section] of fs.readFileSync(file, 'utf8').matchAll(/\]\(([^)#\s]*)#([^)\s]+)\)/g)) {
+        const page = target ? path.resolve(path.dirname(file), target) : file;
+        expect(headings(page), `${doc} → ${target}#${section}`).toContain(section);
+      }
+    }
   });
 
   it('the quick start says how to change PORT and the embedded database port, with settings the app reads', () => {

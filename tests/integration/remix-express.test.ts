@@ -17,8 +17,8 @@ import { createRequestHandler } from '@remix-run/express';
 import { handleDataRequest, handleError } from '../../app/entry.server';
 import { lastErrorHandler } from '../../app/http/last-error.server';
 import { retryReadOnLostConnection } from '../../app/http/lost-connection-retry.server';
-import { databaseMarkedDown, markDatabaseUp } from '../../app/utils/db-unavailable.server';
-import { getLogger } from '../../app/utils/logger.server';
+import { databaseMarkedDown, markDatabaseUp } from '../../app/runtime/db-unavailable.server';
+import { getLogger } from '../../app/runtime/logger.server';
 import { expectConsoleError } from '../support/console-guard';
 import { testBuild } from '../support/remix-build';
 

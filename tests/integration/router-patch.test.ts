@@ -1,5 +1,5 @@
 /**
- * The patch of @remix-run/router (patches/@remix-run+router+1.23.3.patch, README "Patched packages"):
+ * The patch of @remix-run/router (patches/@remix-run+router+1.23.3.patch, docs/development.md "Patched packages"):
  * route matching flattens and ranks a route tree once, not on every call, and ranks exactly as the
  * unpatched router does for every route of ours.
  *

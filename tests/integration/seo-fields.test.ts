@@ -3,7 +3,7 @@ import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { createGenUser, waitForRun } from '../support/generation';
 
-// Issue 21 §3: the SEO fields come with the article (the same provider call, the test server
+// The SEO fields come with the article (the same provider call, the test server
 // answering the prompt's block), fall back to derived values when the model leaves them out, work
 // for results made before (NULL columns), and are edited with the result.
 

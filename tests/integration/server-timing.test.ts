@@ -1,11 +1,11 @@
 /**
- * Server-Timing on page responses (issue 19): the database time of the request's queries, the
+ * Server-Timing on page responses: the database time of the request's queries, the
  * loaders' phase and the render, so an operator sees in the browser's devtools where a page spent
  * its time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
-import { newRequestScope, requestScope } from '../../app/utils/request-scope.server';
+import { newRequestScope, requestScope } from '../../app/runtime/request-scope.server';
 import { grantSignupCredits } from '../../app/services/ledger.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { makeUser, signedInClient } from '../support/input-tools';

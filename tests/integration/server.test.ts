@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { getSql } from '../../db/client';
 import { createApp, loadBuild } from '../../server';
-import { loadEnv } from '../../app/utils/env.server';
+import { loadEnv } from '../../app/runtime/env.server';
 import { createSession } from '../../app/services/sessions.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 
@@ -60,7 +60,7 @@ describe('server', () => {
     // The same post from another site never reaches it.
     const foreign = await c.postJson('/api/analytics/pageview', { path: 42 }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
-    // Translated, and JSON on the API (issue 11).
+    // Translated, and JSON on the API.
     expect(await foreign.json()).toEqual({ error: expect.stringContaining('another site') });
   });
 

@@ -5,7 +5,7 @@ import { createGenUser, openHolds, statusCounts } from '../support/generation';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { signIn, startAppProcess, startTextRun, type AppProcess } from '../support/app-processes';
 
-// Issue 22 §5: SIGTERM while provider calls are in flight (a provider that does not answer: four
+// SIGTERM while provider calls are in flight (a provider that does not answer: four
 // generation items and a title request) ends the compiled server within the documented grace
 // period with exit 0, its unfinished items handed back (lease released at once, hold still open)
 // for another worker, nothing charged or lost.

@@ -10,10 +10,11 @@ import type { TestStripe } from '../support/stripe-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { waitForRun } from '../support/generation';
 
-// Issue 23 §5: the contract of SPEC §7. Every call SPEC §7 lists, with the payload SPEC describes
-// and SPEC's own default values (SPEC §9, e.g. the form's reading level '8th & 9th grade, easily
+// The API contract the product was specified with: every call it lists, with the payload it
+// describes and the original form's default values (e.g. the reading level '8th & 9th grade, easily
 // understood'), sent by a signed-in browser to the compiled app with real peers (an OpenAI-compatible
-// server, Replicate, Stripe, WordPress), must succeed. A route that refuses SPEC's own payload fails here.
+// server, Replicate, Stripe, WordPress), must succeed. A route that refuses that payload fails here,
+// so clients written against the original contract keep working.
 
 vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_HOSTS = 'true';
@@ -53,8 +54,8 @@ afterAll(async () => {
   await Promise.all([openai?.close(), replicate?.close(), wp?.stop()]);
 });
 
-/** SPEC §9's form defaults for text, in SPEC's own words. */
-const SPEC_TEXT = {
+/** The original form's defaults for text, in its own words. */
+const CONTRACT_TEXT = {
   model: 'openai/gpt-4o-mini-search-preview',
   language: 'English (US)',
   toneOfVoice: 'Neutral',
@@ -71,7 +72,7 @@ const SPEC_TEXT = {
   includeKeyTakeaways: true,
   embedImage: false,
 };
-const SPEC_IMAGE = {
+const CONTRACT_IMAGE = {
   model: 'black-forest-labs/flux-schnell',
   aspectRatio: '16:9',
   stylePreset: 'photographic',
@@ -107,7 +108,7 @@ async function linkFromMail(to: string): Promise<URL> {
   }
 }
 
-describe('SPEC §7, every call with its own payload and defaults', () => {
+describe('the original API contract, every call with its own payload and defaults', () => {
   it('succeeds, signed in as a browser would be', { timeout: 240_000 }, async () => {
     const c = new TestClient(app.url, { 'accept-language': 'en', 'x-forwarded-for': `198.51.100.${crypto.randomInt(1, 250)}` });
     const email = `contract-${crypto.randomUUID()}@example.com`;
@@ -159,8 +160,8 @@ describe('SPEC §7, every call with its own payload and defaults', () => {
       c.postJson('/api/settings', {
         openRouterApiKey: '',
         replicateApiKey: '',
-        defaultTextModel: SPEC_TEXT.model,
-        defaultImageModel: SPEC_IMAGE.model,
+        defaultTextModel: CONTRACT_TEXT.model,
+        defaultImageModel: CONTRACT_IMAGE.model,
         darkMode: false,
         autoSave: true,
         aspectRatio: '1:1',
@@ -172,14 +173,14 @@ describe('SPEC §7, every call with its own payload and defaults', () => {
     );
     await ok(c.postJson('/api/api-keys', { openRouterApiKey: 'sk-or-contract', replicateApiKey: 'r8-contract' }), 'POST /api/api-keys');
 
-    // Templates: settings also spread at the top level (SPEC §7).
-    const textSettings = { ...SPEC_TEXT, temperature: 0.7, maxTokens: 2048 };
+    // Templates: settings also spread at the top level.
+    const textSettings = { ...CONTRACT_TEXT, temperature: 0.7, maxTokens: 2048 };
     const created = (await ok(
       c.postJson('/api/templates', { name: 'My Template', type: 'text', settings: textSettings, ...textSettings }),
       'POST /api/templates',
     )) as { template: { id: string } };
     await ok(
-      c.postJson('/api/templates', { name: 'Images', type: 'image', settings: SPEC_IMAGE, ...SPEC_IMAGE }),
+      c.postJson('/api/templates', { name: 'Images', type: 'image', settings: CONTRACT_IMAGE, ...CONTRACT_IMAGE }),
       'POST /api/templates (image)',
     );
     for (const path of ['/api/templates', '/api/templates?type=text', '/api/templates?type=image']) await ok(c.get(path), `GET ${path}`);
@@ -188,13 +189,13 @@ describe('SPEC §7, every call with its own payload and defaults', () => {
 
     // Generation.
     const title = await ok(
-      c.postJson('/api/generate-blog-title', { keywords: 'winter soup', multipleKeywords: false, ...SPEC_TEXT }),
+      c.postJson('/api/generate-blog-title', { keywords: 'winter soup', multipleKeywords: false, ...CONTRACT_TEXT }),
       'POST /api/generate-blog-title',
     );
     expect(title.title).toBeTruthy();
     titleCount = 2;
     const titles = await ok(
-      c.postJson('/api/generate-blog-title', { keywords: 'winter soup\ngarden tools', multipleKeywords: true, ...SPEC_TEXT }),
+      c.postJson('/api/generate-blog-title', { keywords: 'winter soup\ngarden tools', multipleKeywords: true, ...CONTRACT_TEXT }),
       'POST /api/generate-blog-title (several)',
     );
     expect(titles.titles).toHaveLength(2);
@@ -207,21 +208,21 @@ describe('SPEC §7, every call with its own payload and defaults', () => {
         temperature: 0.7,
         maxTokens: 1700,
         includeSourceCitations: false,
-        ...SPEC_TEXT,
+        ...CONTRACT_TEXT,
       }),
       'POST /api/generate/text',
     );
     const image = await ok(
-      c.postJson('/api/generate/image', { type: 'image', prompts: ['a bowl of soup'], ...SPEC_IMAGE }),
+      c.postJson('/api/generate/image', { type: 'image', prompts: ['a bowl of soup'], ...CONTRACT_IMAGE }),
       'POST /api/generate/image',
     );
     await ok(c.get(`/api/jobs/${text.jobId as string}`), 'GET /api/jobs/{id}');
     await ok(
       send(c, 'PATCH', '/api/user/settings', {
-        lastTextLanguage: SPEC_TEXT.language,
-        lastTextReadingLevel: SPEC_TEXT.readingLevel,
-        lastTextPointOfView: SPEC_TEXT.pointOfView,
-        lastImageAspectRatio: SPEC_IMAGE.aspectRatio,
+        lastTextLanguage: CONTRACT_TEXT.language,
+        lastTextReadingLevel: CONTRACT_TEXT.readingLevel,
+        lastTextPointOfView: CONTRACT_TEXT.pointOfView,
+        lastImageAspectRatio: CONTRACT_IMAGE.aspectRatio,
       }),
       'PATCH /api/user/settings',
     );
@@ -243,7 +244,7 @@ describe('SPEC §7, every call with its own payload and defaults', () => {
     await ok(send(c, 'PUT', `/api/results/${soup.id}/content`, { content: '<p>Edited soup</p>' }), 'PUT /api/results/{id}/content');
     await ok(send(c, 'POST', `/api/results/${doomed.id}/retry`), 'POST /api/results/{id}/retry');
 
-    // Internal links (issue 26 §4, §6; DELETE /api/results/{id}/links/{linkId} in internal-links-api.test.ts).
+    // Internal links (DELETE /api/results/{id}/links/{linkId} in internal-links-api.test.ts).
     const runLinks = await ok(c.get(`/api/jobs/${text.jobId as string}/links`), 'GET /api/jobs/{id}/links');
     expect(runLinks.settings).toMatchObject({ enabled: true, count: 3 });
     await ok(

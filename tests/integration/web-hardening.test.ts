@@ -8,7 +8,7 @@ import { toastHeader } from '../../app/http/toast.server';
 import { handleMaintenancePurge } from '../../jobs/handlers/maintenance';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 
-// Issue 11 (security and faults) and issue 6 (cookie parsing, landing cache): each case here
+// Security and faults, cookie parsing and the landing cache: each case here
 // failed before the fix.
 
 let app: TestApp;

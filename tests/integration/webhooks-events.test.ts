@@ -105,7 +105,7 @@ describe('generation events', () => {
     expect(byType('result.failed')).toHaveLength(3);
     // A failure says why as the code the API gives (errorCode), beside an English text for logs;
     // the body is the one the API document describes.
-    const { resultFailedEvent } = await import('../../app/utils/api-document.server');
+    const { resultFailedEvent } = await import('../../app/http/api-document.server');
     const { GENERATION_FAILURES } = await import('../../app/utils/generation-errors');
     for (const event of byType('result.failed')) {
       const parsed = resultFailedEvent.parse({ type: event.type, timestamp: new Date().toISOString(), data: event.data });

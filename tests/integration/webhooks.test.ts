@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { sql, transaction } from '../../db/client';
 import { startBoss } from '../../app/queue/boss';
 import { queues } from '../../app/queue/queues';
-import { resetEnv } from '../../app/utils/env.server';
+import { resetEnv } from '../../app/runtime/env.server';
 import { seal } from '../../app/services/secrets.server';
 import {
   createEndpoint,

@@ -135,7 +135,7 @@ describe('/api/wordpress', () => {
     expect(await test({ siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword })).toEqual({
       success: true,
       message: 'Connection successful! WordPress site is properly configured.',
-      // The companion SEO plugin (issue 21 §3) is not installed on this site.
+      // The companion SEO plugin is not installed on this site.
       seoPlugin: false,
     });
     const wrong = await test({ siteUrl: wp.url, username: wp.username, appPassword: 'aaaa bbbb cccc dddd eeee ffff' });
@@ -214,7 +214,7 @@ describe('/api/wordpress', () => {
       content: ['Content is required'],
     });
 
-    // A meta description over 155 characters (issue 21 §3), in the reader's language.
+    // A meta description over 155 characters, in the reader's language.
     const long = { siteId: site.id, title: 't', content: '<p>c</p>', status: 'publish', metaDescription: 'x'.repeat(156) };
     const tooLong = await pro.client.postJson('/api/wordpress/publish', long);
     expect(tooLong.status).toBe(400);

@@ -10,7 +10,7 @@ import { BLOCK_NAMES } from '../../app/utils/gutenberg-blocks';
 import { publishSchema } from '../../app/utils/wordpress-schemas';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
-// Issue 21 §2 and §3 against the real WordPress of TOOLING.md: posts arrive as core blocks (read
+// Against the real WordPress of the test harness: posts arrive as core blocks (read
 // back with WordPress's own parse_blocks() and rendered by do_blocks() and the REST API), or as
 // Classic HTML for a site that asks; the slug, excerpt and the Yoast SEO / Rank Math meta arrive
 // through the REST API with the companion plugin active, and without it publishing still succeeds

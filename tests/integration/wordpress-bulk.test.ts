@@ -12,7 +12,7 @@ import { createSite } from '../../app/services/wordpress/sites.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
-// Bulk publishing (issue 10) and what a result's row shows of its publication, against the real
+// Bulk publishing and what a result's row shows of its publication, against the real
 // WordPress of the test harness: a bulk schedule of 20 through the queue, the JSON API's rules
 // (validation, Pro only, owner only, one transaction), the bulk page without JavaScript, the
 // workspace's WordPress tab for Pro, Pro (Ending) and Free users.

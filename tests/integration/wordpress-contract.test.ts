@@ -3,14 +3,14 @@ import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
 import { getBoss } from '../../app/queue/boss';
 import { queues } from '../../app/queue/queues';
-import { resetEnv } from '../../app/utils/env.server';
+import { resetEnv } from '../../app/runtime/env.server';
 import { createSession } from '../../app/services/sessions.server';
 import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startPeer, startProxy, type Proxy } from '../support/http-peers';
 
-// Issue 21 §5, SPEC §7's publish contract through the real app, a worker of the publish queue and
+// The publish contract of the JSON API through the real app, a worker of the publish queue and
 // the real WordPress: publish-now waits for the site (WORDPRESS_PUBLISH_WAIT_SECONDS) and answers
 // { success, postId, link }; a site slower than that bound gets 202 and finishes in the background
 // (the same job, one post); scheduled answers { success } with the publication id; the publish page
@@ -109,7 +109,7 @@ afterAll(async () => {
   await wp?.stop();
 });
 
-describe('POST /api/wordpress/publish (SPEC §7)', () => {
+describe('POST /api/wordpress/publish', () => {
   it('publish now waits for the site and answers { success: true, postId, link }', async () => {
     const title = `Contract now ${Date.now()}`;
     const res = await client.postJson('/api/wordpress/publish', { siteId, title, content: '<p>Now</p>', status: 'publish' });
@@ -223,7 +223,7 @@ describe('POST /api/wordpress/publish (SPEC §7)', () => {
   });
 });
 
-describe('the publish page without JavaScript (issue 21 §5)', () => {
+describe('the publish page without JavaScript', () => {
   const form = (title: string) => ({ siteId: String(siteId), mode: 'now', tz: 'UTC', title, content: '<p>Page body</p>', excerpt: '' });
 
   it('says "Published successfully" once the site answered, and "in the background" when it is slower', async () => {

@@ -9,7 +9,7 @@ import { instantToZoned } from '../../app/utils/zoned-time';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 
-// Drip schedules (issue 21 §4) against the real WordPress of the test harness: a 200-post plan
+// Drip schedules against the real WordPress of the test harness: a 200-post plan
 // published on a fast clock through the one publisher (runPublication, the job's due check), each
 // post exactly once, never before its time, every planned time inside its window (a New York window
 // holding the skipped hour of 14 March 2027) and never more than N on a local day; pause holds and

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from '../../db/client';
-import { env } from '../../app/utils/env.server';
+import { env } from '../../app/runtime/env.server';
 import { getPublication, queuePublications, queuePublish, type PublishRequest } from '../../app/services/wordpress/publications.server';
 import { runPublication } from '../../app/services/wordpress/publish-job.server';
 import { publishAndWait } from '../../app/services/wordpress/publish-now.server';

@@ -151,7 +151,7 @@ describe('publishing to a real WordPress through the queue', () => {
     ]);
   });
 
-  it('title and excerpt reach WordPress as plain text, even for an admin with unfiltered_html (issue 22 §5)', async () => {
+  it('title and excerpt reach WordPress as plain text, even for an admin with unfiltered_html', async () => {
     await startWorker();
     // The premise: WordPress keeps this user's markup as given, so only our side can strip it.
     const me = (await wp.rest<{ capabilities: Record<string, boolean> }>('/wp/v2/users/me?context=edit')).body;

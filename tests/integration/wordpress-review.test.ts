@@ -9,7 +9,7 @@ import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { freePorts } from '../../db/embedded';
 import { startProxy, type Proxy } from '../support/http-peers';
 
-// Issue 25 §12-15, the publishing pages against a real WordPress, as plain form posts (what a
+// The publishing pages against a real WordPress, as plain form posts (what a
 // browser without JavaScript sends): publishing a result again asks "update or new"; Save after
 // Test connection keeps the tested password; scheduled times name their zone and the site's;
 // "retry now" after an outage; WordPress's English error text explained in the user's language;
@@ -83,7 +83,7 @@ afterAll(async () => {
   await wp?.stop();
 });
 
-describe('publishing the same result twice (§12)', () => {
+describe('publishing the same result twice', () => {
   it('warns with a link to the existing post, then updates it or makes a new one as the user chooses', async () => {
     const pro = await user('pro', 'twice');
     const siteId = await addSite(pro.client);
@@ -178,7 +178,7 @@ describe('publishing the same result twice (§12)', () => {
   });
 });
 
-describe('publishing results again in bulk (§12)', () => {
+describe('publishing results again in bulk', () => {
   it('the bulk page lists the results already on the site with their posts, and updates, adds or leaves them out as chosen', async () => {
     const pro = await user('pro', 'bulk-twice');
     const siteId = await addSite(pro.client);
@@ -255,7 +255,7 @@ describe('publishing results again in bulk (§12)', () => {
   });
 });
 
-describe('Test connection, then Save, without JavaScript (§13)', () => {
+describe('Test connection, then Save, without JavaScript', () => {
   it('the tested password is kept (sealed, never echoed) so Save works with the field empty', async () => {
     const pro = await user('pro', 'nojs-test');
     const tested = await pro.client.postForm('/wordpress?add=1', {
@@ -304,7 +304,7 @@ describe('Test connection, then Save, without JavaScript (§13)', () => {
   });
 });
 
-describe('scheduled times name their zone, and the site’s when it differs (§14)', () => {
+describe('scheduled times name their zone, and the site’s when it differs', () => {
   it("reads the site's zone and shows both clocks, in English and Chinese", async () => {
     const set = await wp.rest<{ timezone: string }>('/wp/v2/settings', {
       method: 'POST',
@@ -355,7 +355,7 @@ describe('scheduled times name their zone, and the site’s when it differs (§1
   });
 });
 
-describe('after an outage, and when WordPress says why (§15)', () => {
+describe('after an outage, and when WordPress says why', () => {
   it('a publication waiting on its backoff gets "retry now": a new job at once, the waiting one canceled', async () => {
     const pro = await user('pro', 'retry-now');
     const [closed] = await freePorts(1);

@@ -183,7 +183,7 @@ describe('outbound guard (no ALLOW_PRIVATE_HOSTS)', () => {
   });
 });
 
-describe('a site the guard refuses cannot be saved (issue 21 §5)', () => {
+describe('a site the guard refuses cannot be saved', () => {
   async function signedIn(label: string) {
     const [u] = await sql<
       { id: string }[]

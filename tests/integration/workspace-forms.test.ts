@@ -50,7 +50,7 @@ describe('Start (POST /app)', () => {
     expect(js.headers.get('location')).toMatch(/^\/app\?tab=results&run=[0-9a-f-]{36}$/);
   });
 
-  it('refuses empty topics with the SPEC message in the reader language, keeping what was typed', async () => {
+  it('refuses empty topics with the agreed message in the reader language, keeping what was typed', async () => {
     const u = await signedIn();
     const res = await u.c.postForm('/app', form({ prompts: '', toneOfVoice: 'Friendly' }));
     expect(res.status).toBe(400);

@@ -7,7 +7,7 @@ import { uploadFile } from '../support/input-tools';
 import { pngBytes } from '../support/replicate-server';
 import { startOpenAiServer, type ChatStep, type OpenAiServer } from '../support/openai-server';
 
-// Issue 25, the workspace reviewed as a user (items 1-3, 4-9 where the server decides): results in
+// The workspace reviewed as a user (where the server decides): results in
 // topic order, the run's story after a cancel, junk title answers, image thumbnails and the grid,
 // image mode's words, the cost against the balance, CSV files only, Download all by filter and
 // search. Through the real app as a browser without JavaScript sees it, in English and zh-HK.
@@ -237,7 +237,7 @@ describe('item 3: junk title answers', () => {
   });
 
   for (const language of ['en', 'zh-HK'] as const) {
-    it(`${language}: a junk answer is refused with the SPEC message (API and the no-JavaScript form); a clean one has no HTML`, async () => {
+    it(`${language}: a junk answer is refused with the agreed message (API and the no-JavaScript form); a clean one has no HTML`, async () => {
       const u = await signedIn({ credits: 0 }, language);
       await saveApiKeys(u.id, { openRouterApiKey: 'sk-user' });
       const message = language === 'en' ? 'Failed to generate blog post titles. Please try again.' : '無法生成網誌文章標題，請再試一次。';

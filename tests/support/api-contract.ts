@@ -79,7 +79,7 @@ let appChecker: ReturnType<typeof contractChecker> | undefined;
 /** The checker of the app's own document (built once per test process). */
 export async function apiContract() {
   if (!appChecker) {
-    const { openApiDocument } = await import('../../app/utils/api-document.server');
+    const { openApiDocument } = await import('../../app/http/api-document.server');
     appChecker = contractChecker(openApiDocument() as unknown as Document);
   }
   return appChecker;

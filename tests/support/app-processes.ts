@@ -7,7 +7,7 @@ import type { Sql } from '../../db/client';
 import { freePorts } from '../../db/embedded';
 
 // The compiled server (`npm run build` first) in its own processes, as an operator runs it: one
-// Postgres, any number of copies of any ROLE (issue 18). No vitest imports: benches use it too.
+// Postgres, any number of copies of any ROLE. No vitest imports: benches use it too.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, loadBuild } from '../../server';
 import { getSql } from '../../db/client';
-import { loadEnv, resetEnv } from '../../app/utils/env.server';
-import { getLogger } from '../../app/utils/logger.server';
+import { loadEnv, resetEnv } from '../../app/runtime/env.server';
+import { getLogger } from '../../app/runtime/logger.server';
 import { assertAnswerMatchesDocument } from './api-contract';
 
 export type TestApp = { url: string; close: () => Promise<void> };

@@ -58,8 +58,7 @@ export async function expectVerified(stripe: TestStripe) {
 }
 
 /**
- * Every Stripe payment and refund of this file's Stripe server is booked once, or flagged (issue 22
- * §4). Only its own: lines of anything else in the database (another Stripe server's objects) are not its business.
+ * Every Stripe payment and refund of this file's Stripe server is booked once, or flagged. Only its own: lines of anything else in the database (another Stripe server's objects) are not its business.
  */
 export async function expectReconciled(stripe: TestStripe) {
   const reconciled = await reconcile();

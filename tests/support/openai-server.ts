@@ -56,7 +56,7 @@ export function defaultArticle(topic: string): string {
 }
 
 /**
- * The SEO block a model writes after the article when the prompt asks for it (issue 21 §3): what
+ * The SEO block a model writes after the article when the prompt asks for it: what
  * the worker parses into the result's meta description, slug and focus keyword.
  */
 export function defaultSeoBlock(topic: string): string {

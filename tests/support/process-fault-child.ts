@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { exitOnUncaughtErrors } from '../../app/utils/process-faults.server';
+import { exitOnUncaughtErrors } from '../../app/runtime/process-faults.server';
 
 // Run by tests/unit/process-faults.test.ts: installs the process's policy for uncaught errors, then
 // fails the way FAULT says, from where no caller can catch it.

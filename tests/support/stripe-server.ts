@@ -91,7 +91,7 @@ export async function startStripeServer(opts: { webhookUrl?: string | null; refu
     topup360: 'price_test_topup_360',
     topup1170: 'price_test_topup_1170',
   };
-  // The dashboard's prices are set up from the catalogue (README, Billing), so the test account's are too.
+  // The dashboard's prices are set up from the catalogue (docs/finance.md, Billing), so the test account's are too.
   const packCents = (id: string) => topUpPacks.find((p) => p.id === id)!.priceCents;
   const proCents = plans.pro.priceCents;
   const priceAmounts: Record<string, { amount: number; recurring: boolean }> = {

@@ -41,7 +41,7 @@ export type WordPressSite = {
   rest<T = unknown>(route: string, init?: RequestInit): Promise<{ status: number; body: T }>;
   /**
    * Copies a one-file plugin into wp-content/plugins/NAME/NAME.php (NAME: the file's name without
-   * .php) and activates it through the REST API as the admin (TOOLING.md). Returns NAME/NAME.
+   * .php) and activates it through the REST API as the admin. Returns NAME/NAME.
    */
   installPlugin(file: string): Promise<string>;
   /** Activates or deactivates an installed plugin (NAME/NAME) through the REST API. */

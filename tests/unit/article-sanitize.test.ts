@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { markdownToArticle, plainText, sanitizeArticle } from '../../app/services/providers.server';
 import { wordPressText } from '../../app/services/wordpress/content.server';
 
-// What a stored article may hold (issue 22 §5, issue 25 item 11): only our own images, only
+// What a stored article may hold: only our own images, only
 // absolute http(s) links, one h1 per page (the post's title), and titles as plain text.
 
 const OWN = '/images/0b6f7c1e-8a39-4c1f-9d2b-3f4a5b6c7d8e';

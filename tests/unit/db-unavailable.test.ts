@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isConnectionLost, isDatabaseUnavailable, onceMoreIfLost } from '../../app/utils/db-unavailable.server';
+import { isConnectionLost, isDatabaseUnavailable, onceMoreIfLost } from '../../app/runtime/db-unavailable.server';
 
 // What counts as the database failing (a 503, not a 500), as each layer under the app says it, and
 // which of those are a connection lost under a request (worth one more try) rather than a database

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, configWarnings, loadEnv as loadProcessEnv, resetEnv } from '../../app/utils/env.server';
+import { ConfigError, configWarnings, loadEnv as loadProcessEnv, resetEnv } from '../../app/runtime/env.server';
 import { openDatabase } from '../../db/open';
 
 // loadEnv(source) with a source other than process.env validates that object only: it neither

@@ -5,7 +5,7 @@ import { markdownToArticle } from '../../app/services/providers.server';
 import { BLOCK_NAMES, htmlToBlocks } from '../../app/utils/gutenberg-blocks';
 import { cleanSeo, seoWithFallbacks, slugify, splitSeoBlock, truncateAtWord } from '../../app/utils/seo-fields';
 
-// The pure halves of issue 21 §2/§3: HTML → block markup (WordPress's own parser checks it in
+// The pure halves of blocks and SEO fields: HTML → block markup (WordPress's own parser checks it in
 // tests/integration/wordpress-blocks-seo.test.ts), and the SEO fields' parsing and fallbacks.
 
 /** What a reader sees: the block delimiters and WordPress's block classes taken away. */

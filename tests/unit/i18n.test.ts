@@ -59,7 +59,7 @@ describe('languageFromHeaders', () => {
     expect(languageFromHeaders(null, 'fr')).toBe('en');
   });
 
-  it('ignores a malformed cookie instead of throwing (issue 11: `language=%` answered 500)', () => {
+  it('ignores a malformed cookie instead of throwing (`language=%` answered 500)', () => {
     expect(languageFromHeaders('language=%', 'zh-HK')).toBe('zh-HK');
     expect(languageFromHeaders('language=%E0%A4%A; other=%%', null)).toBe('en');
     expect(languageFromHeaders('=%; language=%ZZ', 'en')).toBe('en');

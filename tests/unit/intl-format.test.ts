@@ -1,5 +1,5 @@
 /**
- * The cached Intl formatters (issue 19: a page of results built a formatter per date) format exactly
+ * The cached Intl formatters (a page of results built a formatter per date) format exactly
  * as `toLocaleString` and friends do, in our languages and in zones either side of UTC, and are built
  * once per locale and options.
  */

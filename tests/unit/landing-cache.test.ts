@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { landingKey, landingRequestKey } from '~/utils/landing-cache.server';
+import { landingKey, landingRequestKey } from '~/runtime/landing-cache.server';
 
 describe('landingRequestKey', () => {
   const plainEn = landingKey({ language: 'en', timeZone: 'UTC', theme: 'light' });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { holdKey } from '../../app/services/ledger.server';
 
-// One ledger door (issue 20): only app/services/ledger.server.ts calls the ledger's SQL functions
+// One ledger door: only app/services/ledger.server.ts calls the ledger's SQL functions
 // (db/functions/ledger.sql) and writes the hold-key format, so what the ledger tests exercise is
 // what production runs. This reads the sources the way a reviewer would grep them.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -25,7 +25,14 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['~/queue/boss', /app\/queue is reached through services/],
       ['../../jobs/worker', /jobs\/ is the worker/],
     ],
-    allowed: ['~/http/json-api.server', '~/services/ledger.server', '~/components/header', '~/utils/safe-redirect', '~/catalogue'],
+    allowed: [
+      '~/http/json-api.server',
+      '~/services/ledger.server',
+      '~/components/header',
+      '~/runtime/cookies.server',
+      '~/utils/safe-redirect',
+      '~/catalogue',
+    ],
   },
   {
     file: 'app/components/example.tsx',
@@ -33,7 +40,9 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['~/routes/app', /Nothing imports a route module/],
       ['~/http/json-api.server', /app\/http is route glue/],
       ['~/services/ledger.server', /Components run in the browser too/],
-      ['~/utils/env.server', /Components run in the browser too/],
+      ['~/runtime/env.server', /Components run in the browser too/],
+      ['~/runtime/logger.server', /app\/runtime .* server process's infrastructure/],
+      ['~/i18n.server', /app\/runtime .* server process's infrastructure/],
       ['../../db/client', /touch the database/],
       ['~/queue/queues', /app\/queue is reached through services/],
     ],
@@ -48,7 +57,7 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['~/queue/boss', /app\/queue is reached through services/],
       ['../../jobs/worker', /jobs\/ is the worker/],
     ],
-    allowed: ['~/services/sessions.server', '~/utils/env.server', '~/i18n.server', '~/http/json-api.server'],
+    allowed: ['~/services/sessions.server', '~/runtime/env.server', '~/i18n.server', '~/http/json-api.server'],
   },
   {
     file: 'app/services/example.server.ts',
@@ -60,7 +69,7 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['../http/toast.server', /app\/http is route glue/],
       ['../../jobs/worker', /jobs\/ is the worker/],
     ],
-    allowed: ['../../db/client', '~/queue/boss', './ledger.server', '~/utils/logger.server', '~/catalogue'],
+    allowed: ['../../db/client', '~/queue/boss', './ledger.server', '~/runtime/logger.server', '~/catalogue'],
   },
   {
     file: 'app/queue/example.ts',
@@ -70,7 +79,7 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['~/http/json-api.server', /app\/http is route glue/],
       ['../../jobs/worker', /jobs\/ is the worker/],
     ],
-    allowed: ['../../db/client', './queues', '~/utils/logger.server'],
+    allowed: ['../../db/client', './queues', '~/runtime/logger.server'],
   },
   {
     file: 'db/example.ts',
@@ -80,11 +89,35 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['../app/http/json-api.server', /app\/http is route glue/],
       ['../jobs/worker', /jobs\/ is the worker/],
     ],
-    allowed: ['./client', '../app/utils/env.server', '../app/catalogue'],
+    allowed: ['./client', '../app/runtime/env.server', '../app/catalogue'],
+  },
+  {
+    file: 'app/runtime/example.server.ts',
+    refused: [
+      ['~/services/ledger.server', /Services sit above this floor/],
+      ['~/http/toast.server', /app\/http is route glue/],
+      ['~/queue/boss', /app\/queue is reached through services/],
+      ['../../db/client', /touch the database/],
+      ['~/components/header', /Only routes and components import components/],
+      ['../../jobs/worker', /jobs\/ is the worker/],
+    ],
+    allowed: ['./singleton.server', '~/runtime/env.server', '~/utils/time-zone', '~/i18n.server', '~/catalogue', '~/i18n', 'node:fs'],
+  },
+  {
+    file: 'app/i18n.server.ts',
+    refused: [
+      ['./services/ledger.server', /Services sit above this floor/],
+      ['../db/client', /touch the database/],
+    ],
+    allowed: ['./runtime/cookies.server', './utils/translator', './i18n'],
   },
   {
     file: 'app/utils/example.ts',
     refused: [
+      ['~/runtime/env.server', /app\/runtime .* server process's infrastructure/],
+      ['../runtime/logger.server', /app\/runtime .* server process's infrastructure/],
+      ['~/i18n.server', /app\/runtime .* server process's infrastructure/],
+      ['node:fs', /app\/utils is pure/],
       ['~/services/ledger.server', /Services sit above this floor/],
       ['~/http/toast.server', /app\/http is route glue/],
       ['~/queue/boss', /app\/queue is reached through services/],
@@ -96,7 +129,7 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
   {
     file: 'app/catalogue.ts',
     refused: [
-      ['~/utils/env.server', /The ground floor/],
+      ['~/runtime/env.server', /app\/runtime .* server process's infrastructure/],
       ['./utils/intl-format', /The ground floor/],
       ['./services/ledger.server', /Services sit above this floor/],
     ],
@@ -108,7 +141,7 @@ const fences: { file: string; refused: [string, RegExp][]; allowed: string[] }[]
       ['~/http/json-api.server', /app\/http is route glue/],
       ['~/routes/app', /Nothing imports a route module/],
     ],
-    allowed: ['~/services/mail.server', '~/queue/boss', '../../db/client'],
+    allowed: ['~/services/mail.server', '~/queue/boss', '../../db/client', '~/runtime/logger.server'],
   },
 ];
 
@@ -124,6 +157,17 @@ describe('the floors: each fence fails on a planted upward import', () => {
       }
     });
   }
+
+  it('a pure helper reads no process (environment, exit, pid): app/runtime does', async () => {
+    const [result] = await eslint.lintText('export const port = process.env.PORT;\n', {
+      filePath: path.join(root, 'app/utils/example.ts'),
+    });
+    expect(result!.messages.map((m) => m.ruleId)).toContain('no-restricted-globals');
+    const [runtime] = await eslint.lintText('export const port = process.env.PORT;\n', {
+      filePath: path.join(root, 'app/runtime/example.server.ts'),
+    });
+    expect(runtime!.messages.map((m) => m.ruleId)).not.toContain('no-restricted-globals');
+  });
 
   it('a component may name a server module or HTTP glue type: the compiler erases it', async () => {
     expect(await restricted(typeImportOf('~/services/results.server'), 'app/components/example.tsx')).toEqual([]);

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
-import { documentable, enumsAcceptNull, excludedRoutes, openApiDocument, operations } from '../../app/utils/api-document.server';
+import { documentable, enumsAcceptNull, excludedRoutes, openApiDocument, operations } from '../../app/http/api-document.server';
 
-// The OpenAPI document and the routes must agree (issue 23 §4): every api.* route module is
+// The OpenAPI document and the routes must agree: every api.* route module is
 // documented or excluded with a reason; each documented request schema is the one its route (or the
 // route glue it calls) imports, and the document shows exactly what that schema generates; every
 // example in the document is accepted by the route's schema.

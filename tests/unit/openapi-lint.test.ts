@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../app/utils/api-document.server';
+import { openApiDocument } from '../../app/http/api-document.server';
 
 // The document as the tools our API users run read it: Redocly's recommended rules and Spectral's
 // OpenAPI rules find no error, and openapi-typescript turns it into types. The three CLIs come from

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pageNumbers } from '~/utils/page-numbers';
 
-describe('pageNumbers (SPEC §9 results pagination)', () => {
+describe('pageNumbers (results pagination)', () => {
   it('lists every page when there are 7 or fewer', () => {
     expect(pageNumbers(1, 1)).toEqual([1]);
     expect(pageNumbers(4, 7)).toEqual([1, 2, 3, 4, 5, 6, 7]);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FATAL_EXIT_CODE } from '../../app/utils/process-faults.server';
+import { FATAL_EXIT_CODE } from '../../app/runtime/process-faults.server';
 
 // The policy for an error nothing caught: one fatal log line with the stack and the process's
 // context, cleanup, then an exit with FATAL_EXIT_CODE for the supervisor to restart the process.

@@ -4,7 +4,7 @@ import { postContent, prepareContent } from '../../app/services/wordpress/conten
 import { sanitizeArticle } from '../../app/services/providers.server';
 import { hasLinkTo, weaveLinks, type LinkTarget } from '../../app/utils/link-weaver';
 
-// Internal links as publishing sends them (issue 26 §5): woven into the publication's stored
+// Internal links as publishing sends them: woven into the publication's stored
 // content without a rel (links to the site's own posts), the result passes prepareContent
 // unchanged and becomes paragraph blocks with the links inside; a late link woven into the block
 // markup the site stores (the fix-up) adds only the anchor, and the check that makes a fix-up run

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue 25 §19: the build prints no future-flag warning. The warnings come from the installed
+// The build prints no future-flag warning. The warnings come from the installed
 // @remix-run/dev (one per flag left unset), so this asks that very code about remix.config.js; a
-// flag set to false is a decision, and README's "Remix future flags" must say why.
+// flag set to false is a decision, and docs/development.md's "Remix future flags" must say why.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(root, 'package.json'));
 
@@ -40,12 +40,12 @@ describe('Remix future flags', () => {
     expect(warningsFor(await appFuture())).toEqual([]);
   });
 
-  it('each flag not adopted is explained in README', async () => {
-    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-    const section = /## Remix future flags\n([\s\S]*?)(\n## |$)/.exec(readme)?.[1] ?? '';
+  it('each flag not adopted is explained in docs/development.md', async () => {
+    const doc = fs.readFileSync(path.join(root, 'docs/development.md'), 'utf8');
+    const section = /## Remix future flags\n([\s\S]*?)(\n## |$)/.exec(doc)?.[1] ?? '';
     const declined = Object.entries(await appFuture())
       .filter(([, on]) => on === false)
       .map(([flag]) => flag);
-    for (const flag of declined) expect(section, `README explains why ${flag} is not adopted`).toContain(`\`${flag}\``);
+    for (const flag of declined) expect(section, `docs/development.md explains why ${flag} is not adopted`).toContain(`\`${flag}\``);
   });
 });

@@ -4,13 +4,13 @@ import { textGenerationSchema } from '../../app/utils/generation-schema';
 import { templateSettingsFor } from '../../app/utils/input-settings';
 import { titleRequestSchema } from '../../app/utils/title-request';
 
-// Issue 23 §5: SPEC's own labels (its form default reading level '8th & 9th grade, easily
+// The original form's labels (its default reading level '8th & 9th grade, easily
 // understood'; points of view 'First', 'Second', 'Third') are read as the catalogue's values by
 // every schema that takes the field, and anything else is still refused.
 
 const t = (key: string) => key;
 
-describe("SPEC's labels", () => {
+describe("the original form's labels", () => {
   it('start a run, read as the catalogue value', () => {
     const parsed = textGenerationSchema(t).parse({
       prompts: 'soup',

@@ -9,15 +9,15 @@ describe('per-process state', () => {
   it('is one value per process even when a module is loaded twice (server.ts and the Remix build)', async () => {
     // A query string makes vite-node load a second copy of a module, as the Remix build does.
     const copy = <T>(specifier: string) => import(/* @vite-ignore */ `${specifier}?copy=b`) as Promise<T>;
-    const loggerA = await import('../../app/utils/logger.server');
-    const loggerB = await copy<typeof loggerA>('../../app/utils/logger.server');
+    const loggerA = await import('../../app/runtime/logger.server');
+    const loggerB = await copy<typeof loggerA>('../../app/runtime/logger.server');
     expect(loggerA.getLogger).not.toBe(loggerB.getLogger);
     expect(loggerA.getLogger()).toBe(loggerB.getLogger());
-    const scopeA = await import('../../app/utils/request-scope.server');
-    const scopeB = await copy<typeof scopeA>('../../app/utils/request-scope.server');
+    const scopeA = await import('../../app/runtime/request-scope.server');
+    const scopeB = await copy<typeof scopeA>('../../app/runtime/request-scope.server');
     expect(scopeA.requestScope).toBe(scopeB.requestScope);
-    const envA = await import('../../app/utils/env.server');
-    const envB = await copy<typeof envA>('../../app/utils/env.server');
+    const envA = await import('../../app/runtime/env.server');
+    const envB = await copy<typeof envA>('../../app/runtime/env.server');
     expect(envA.loadEnv).not.toBe(envB.loadEnv);
     expect(envA.loadEnv()).toBe(envB.loadEnv());
   });
@@ -28,7 +28,7 @@ describe('per-process state', () => {
       .filter((f) => /\.tsx?$/.test(f))
       .concat('server.ts');
     const hits = files.filter(
-      (f) => f !== path.join('app/utils/singleton.server.ts') && fs.readFileSync(path.join(root, f), 'utf8').includes('globalThis'),
+      (f) => f !== path.join('app/runtime/singleton.server.ts') && fs.readFileSync(path.join(root, f), 'utf8').includes('globalThis'),
     );
     expect(hits).toEqual([]);
   });

@@ -7,7 +7,7 @@ import { languages, namespaces } from '../../app/i18n';
 import { createTranslator, type Catalogue } from '../../app/utils/translator';
 
 // The page translator (utils/translator.ts) stands in for i18next in the browser and the server
-// render (issue 11: 14 KB gzip less on every page). These tests hold it to i18next's answers on
+// render (14 KB gzip less on every page). These tests hold it to i18next's answers on
 // the real catalogues, and keep out of the catalogues what it does not implement.
 
 const localesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../app/locales');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { timeZoneOfIndex } from '../../app/services/wordpress/client.server';
 import { errorExplanationKey, storedErrorCode, WP_ERROR_CODES, WP_PROBLEMS } from '../../app/utils/wordpress-errors';
 
-// Issue 25 §14-15: every failure code a publication can store is explained in both languages (a
+// Every failure code a publication can store is explained in both languages (a
 // missing text would show the raw key), and the site's zone is read from its REST index as
 // WordPress states it (a city, or a bare UTC offset).
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ourImageId, ourImages, rewriteImageSources } from '../../app/utils/wordpress-images';
 
-// The image rewriting of issue 21 §1 alone: HTML in, HTML out, given image id → media URL.
+// The image rewriting alone: HTML in, HTML out, given image id → media URL.
 
 const APP = 'https://app.postforge.test';
 const A = '0b9d3a4e-1f2a-4c3b-9d8e-7f6a5b4c3d2e';

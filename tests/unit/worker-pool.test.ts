@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { workerPool, type WorkerPool } from '../../app/utils/worker-pool.server';
+import { workerPool, type WorkerPool } from '../../app/runtime/worker-pool.server';
 
 // The pool behind the CSV parsing threads: bounded, first come first served, a thread that dies
 // fails its own job only, idle threads end.

@@ -8,7 +8,7 @@ import { htmlToSlate, slateToHtml, type BlockType, type EditorElement, type Edit
 
 // The rich-text editor (slate). It posts its HTML in a hidden input named `name`, so it sits in a
 // plain form. Before its script runs (or without JavaScript) it is a real textarea with the HTML,
-// which posts under the same name (SPEC §2: the editor falls back to a plain textarea).
+// which posts under the same name (the editor falls back to a plain textarea).
 
 const textareaClass =
   'block w-full rounded-lg border-0 bg-white px-3 py-2 font-mono text-xs text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-inset focus:ring-indigo-600';

@@ -2,7 +2,7 @@ import { DEFAULT_IMAGE_MODEL, DEFAULT_TEXT_MODEL, imageDefaults, textDefaults, t
 import type { GenerationFormValues } from './generation-form';
 
 /**
- * The generation form's starting values: the catalogue defaults (SPEC §9). The input tools feature
+ * The generation form's starting values: the catalogue defaults. The input tools feature
  * merges last-used values or a template over them (`{ ...defaultGenerationValues(type), ...saved }`)
  * in the /app loader.
  */

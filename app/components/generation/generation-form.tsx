@@ -160,7 +160,7 @@ export function GenerationForm({
     shouldRevalidate: 'onInput',
   });
 
-  // The model resets with the generation type (SPEC §4): an initial value of the other kind is ignored.
+  // The model resets with the generation type: an initial value of the other kind is ignored.
   const defaultModel = type === 'text' ? DEFAULT_TEXT_MODEL : DEFAULT_IMAGE_MODEL;
   const initialModel = findModel(String(fields.model.initialValue ?? ''));
   const modelDefault = initialModel?.kind === type && (isPro || !initialModel.proOnly) ? initialModel.id : defaultModel;
@@ -170,7 +170,7 @@ export function GenerationForm({
   const topics = splitTopics(String(fields.prompts.value ?? ''));
   const embedImage = type === 'text' && checked(fields.embedImage.value);
   const cost = runCost(model, topics.length, embedImage);
-  // The cost against the balance before Start (issue 25): with the page's script, a run the balance
+  // The cost against the balance before Start: with the page's script, a run the balance
   // cannot pay keeps Start disabled and says why, with the way to more credits. Without it the
   // topics are counted by the server, whose refusal carries the same link.
   const short = hydrated && topics.length > 0 && cost > credits;
@@ -341,7 +341,7 @@ export function GenerationForm({
           <GuidanceSlider
             inputProps={getInputProps(fields.guidanceScale, { type: 'range' })}
             value={Number.isFinite(guidance) ? guidance : GUIDANCE.default}
-            // Disabled while embedding is off (SPEC §2); without the page's script it stays usable,
+            // Disabled while embedding is off; without the page's script it stays usable,
             // since ticking the box could not enable it.
             disabled={hydrated && type === 'text' && !embedImage}
             errors={fields.guidanceScale.errors}

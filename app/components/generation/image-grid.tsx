@@ -5,7 +5,7 @@ import type { ResultView } from './result-view';
 import { resultDownloadUrl } from './urls';
 
 /**
- * The grid view of image results (issue 25): one tile per image, its thumbnail served by our image
+ * The grid view of image results: one tile per image, its thumbnail served by our image
  * route and lazy-loaded, the prompt under it. A thumbnail is a link to the image itself (the
  * browser shows it without JavaScript); with the page's script it opens the viewer. Results with
  * no image yet (processing, failed, canceled) show their state; their actions are in the list view.

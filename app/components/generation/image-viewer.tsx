@@ -7,7 +7,7 @@ import { showToast } from '~/components/ui/toast';
 export type ViewedImage = { url: string; alt: string; filename: string };
 
 /**
- * The image viewer overlay (SPEC §2), opened by the page's script. Without JavaScript the
+ * The image viewer overlay, opened by the page's script. Without JavaScript the
  * thumbnails are plain links to the image itself, which the browser shows and can save.
  */
 export function ImageViewer({ image, onClose }: { image: ViewedImage; onClose: () => void }) {

@@ -5,7 +5,7 @@ import { pageNumbers } from '~/utils/page-numbers';
 const itemClass =
   'inline-flex min-w-9 items-center justify-center rounded-lg px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600';
 
-/** Page links (SPEC §9 rule); `hrefFor(page)` builds each page's URL so it works without JavaScript. */
+/** Page links (every page up to 7, else the first, last and neighbours); `hrefFor(page)` builds each page's URL so it works without JavaScript. */
 export function Pagination({ page, totalPages, hrefFor }: { page: number; totalPages: number; hrefFor: (page: number) => string }) {
   const { t } = useTranslation('workspace');
   if (totalPages <= 1) return null;

@@ -24,7 +24,7 @@ export function editHref(returnTo: string, id: string): string {
 
 /**
  * A text result's Edit. The editor (the article, its SEO fields, Save and Cancel) is built only for
- * the result being edited, not for every row (issue 19: it was about half of the results page's HTML
+ * the result being edited, not for every row (it was about half of the results page's HTML
  * and render time, each article a second time in its text area). With the page's script, Edit is a
  * `<details>` whose form renders when it opens; without it, a link to the same list with
  * `edit=<id>`, which renders that result's editor open. Save and Cancel go back to `returnTo`.

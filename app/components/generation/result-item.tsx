@@ -82,7 +82,7 @@ export function ResultItem({
         <summary className="flex cursor-pointer list-none items-start gap-3 p-4 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
           <span aria-hidden="true" className={`mt-1.5 size-2.5 shrink-0 rounded-full ${dots[result.status]}`} />
           {completed && images[0] ? (
-            // The first image as a thumbnail in the row (issue 25), from our image route, loaded
+            // The first image as a thumbnail in the row, from our image route, loaded
             // only when it scrolls into view; the full images are in the expanded card.
             <img
               src={images[0]}
@@ -236,8 +236,8 @@ export function ResultItem({
             >
               {t('results.actions.download')}
             </a>
-            {/* WordPress (feat/wp): the Publish dialog of SPEC §2, a page of its own (works without JavaScript);
-                without a connected site the result links to /wordpress (SPEC §2 Results tab). */}
+            {/* WordPress: the Publish dialog, a page of its own (works without JavaScript); without a
+                connected site the result links to /wordpress. */}
             {result.content && wordpress?.hasSites !== false ? (
               <Link to={`/app/publish/${result.id}`} className={smallButton}>
                 {t('wordpress:publish.open')}
@@ -248,7 +248,7 @@ export function ResultItem({
               </Link>
             ) : null}
             {result.type === 'text' && result.content ? (
-              // Its proposed internal links are reviewed with the rest of its run (issue 26 §4).
+              // Its proposed internal links are reviewed with the rest of its run.
               <Link to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
                 {t('links.open')}
               </Link>

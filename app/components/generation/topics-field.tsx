@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ErrorList } from '~/components/ui/field';
 
 /**
- * The topics text area (SPEC §2: one topic or keyword per line). Its own component so the input
+ * The topics text area (one topic or keyword per line). Its own component so the input
  * tools (CSV import, generate-titles) can sit beside it: `toolbar` renders next to the label and
  * `replacement` takes the text area's place (e.g. the CSV drop zone while importing).
  */

@@ -21,12 +21,12 @@ export type CsvLoaded = {
 };
 
 /**
- * SPEC §2 CSV drop zone. Drag and drop or the file picker; highlighted while a file is dragged
+ * CSV drop zone. Drag and drop or the file picker; highlighted while a file is dragged
  * over; then the topic count and a numbered list, with replace file, download template and back to
  * manual input. It sits inside the generation form: without JavaScript its Upload button posts that
  * form (multipart) to /app/csv, which returns to the workspace with the topics in the text area.
  *
- * `onLoaded` receives the topics (the workspace puts them into the text area, SPEC §4); `onBack`
+ * `onLoaded` receives the topics (the workspace puts them into the text area); `onBack`
  * returns to manual input (without JavaScript `backHref` is followed).
  */
 export function CsvImport({

@@ -13,7 +13,7 @@ export const TITLES_FORM_ACTION = '/app/titles';
 export type TitleOptionsInput = TitleOptions & Record<string, unknown>;
 
 /**
- * SPEC §2 generate-titles button: "Generate title" for one line, "Generate titles" for several;
+ * Generate-titles button: "Generate title" for one line, "Generate titles" for several;
  * disabled while running or when the topics are empty. It sits inside the generation form: without
  * JavaScript it submits that form to /app/titles (formAction), which puts the titles into the text
  * area; with JavaScript it calls POST /api/generate-blog-title and hands the titles to `onTitles`.

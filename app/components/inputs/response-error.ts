@@ -1,7 +1,7 @@
 // What the input tools (titles, CSV, templates) show when one of their JSON API calls fails. Their
 // toasts go through the one emitter, showToast in app/components/ui/toast.tsx.
 
-/** The error text of a JSON API answer, or the SPEC's "status: text" reading when it has none. */
+/** The error text of a JSON API answer, or "status: text" when it has none. */
 export async function errorOf(res: Response): Promise<string> {
   try {
     const body = (await res.clone().json()) as { error?: unknown };

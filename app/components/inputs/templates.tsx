@@ -30,7 +30,7 @@ function detailOf(template: TemplateItem): string {
 }
 
 /**
- * The list of SPEC §2's Templates dialog (300 px high, scrolls): name, type icon, created date, model
+ * The list of the Templates dialog (300 px high, scrolls): name, type icon, created date, model
  * name or aspect ratio, Load and Delete (with a confirmation in a <details>). Every button is a real
  * form or link, so the list works without JavaScript on the templates page; with JavaScript `onLoad`
  * and `onDelete` take over.
@@ -74,7 +74,7 @@ export function TemplateList({
             <Icon name={template.type === 'image' ? 'image' : 'file'} className="size-5" />
           </span>
           <div className="min-w-0 flex-1">
-            {/* The name loads the template too, as Load does (issue 25: clicking it did nothing). */}
+            {/* The name loads the template too, as Load does (clicking it did nothing). */}
             <Link
               to={templateHref(template.id)}
               onClick={(event) => {
@@ -222,7 +222,7 @@ export function TypeBadge({ type }: { type: TemplateType }) {
 }
 
 /**
- * SPEC §2 Templates dialog, opened by the page's script (its no-JavaScript form is /app/templates).
+ * Templates dialog, opened by the page's script (its no-JavaScript form is /app/templates).
  * `currentSettings` gives the form's settings for Save Current; choosing a template calls `onLoad`
  * and closes the dialog (the workspace applies it with applyTemplate() and shows 'Template loaded').
  */
@@ -374,7 +374,7 @@ export function TemplatesButton({ type, onOpen }: { type: TemplateType; onOpen?:
   );
 }
 
-/** SPEC §2 active-template banner with Clear (a link back to the plain workspace without JavaScript). */
+/** Active-template banner with Clear (a link back to the plain workspace without JavaScript). */
 export function ActiveTemplateBanner({ name, onClear, clearHref = '/app' }: { name: string; onClear?: () => void; clearHref?: string }) {
   const { t } = useTranslation('inputs');
   return (

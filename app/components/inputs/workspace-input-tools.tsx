@@ -132,7 +132,7 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
             {t('csv.switchToCsv')}
           </a>
         ) : null}
-        {/* Titles are for blog posts: image prompts get no title tool (issue 25). */}
+        {/* Titles are for blog posts: image prompts get no title tool. */}
         {method === 'manual' && type === 'text' ? (
           <GenerateTitlesButton keywords={keywords} options={currentFormValues} onTitles={(titles) => setPrompts(titles.join('\n'))} />
         ) : null}
@@ -145,7 +145,7 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
           backHref={base}
           onBack={() => setMethod('manual')}
           onLoaded={(result) => {
-            // SPEC §4: a successful upload puts the topics into the text area and returns to manual.
+            // A successful upload puts the topics into the text area and returns to manual.
             pending.current = result.prompts.join('\n');
             setLastCsv(result);
             // The rows' own columns travel as the draft the upload stored (none: the new file has none).
@@ -169,7 +169,7 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
       onClose={() => setDialogOpen(false)}
       currentSettings={currentFormValues}
       onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
-      // Deleting the active template clears it, as Clear does (issue 25: its banner stayed).
+      // Deleting the active template clears it, as Clear does (its banner stayed).
       onDeleted={(deleted) => {
         if (deleted.id === template?.id) goWithPrompts(base);
       }}

@@ -6,7 +6,7 @@ import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import type { ResultLink } from '~/services/internal-links.server';
 
-// One post of a run with its proposed internal links (issue 26 §4): where each link stands (its
+// One post of a run with its proposed internal links: where each link stands (its
 // anchor in its sentence), where it goes (a post of the run, by its URL or its /slug/, or a post
 // of the user's site) and why (its relevance score). Remove one (it is never proposed again), or
 // link this post again; removed links stay listed, folded.

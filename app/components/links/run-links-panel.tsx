@@ -13,7 +13,7 @@ import { dateTimeFormat } from '~/utils/intl-format';
 import { LINK_COUNT_MAX, runLinkSettingsSchema } from '~/utils/link-schemas';
 import { PostLinks, StayField, type LinkView } from './post-links';
 
-// The internal links of a run (issue 26 §4, §6), on the run's page: its settings and "Link posts",
+// The internal links of a run, on the run's page: its settings and "Link posts",
 // then each post's proposed links. Every form is a plain POST to the run's page (redirected back
 // with a toast) and, with JavaScript, a fetcher: no reload, the button shows it is working.
 

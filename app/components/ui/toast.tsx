@@ -25,7 +25,7 @@ const looks = {
 } as const;
 
 /**
- * Shows the one pending toast (SPEC §9: at most one at a time). It is part of the server-rendered
+ * Shows the one pending toast (at most one at a time). It is part of the server-rendered
  * HTML, so it shows without JavaScript; there the close control is a plain link to the same page
  * (the flash cookie is already consumed). With JavaScript it closes itself after 5 s. The live
  * region stays mounted so a toast arriving after a client-side submission is announced.

@@ -5,7 +5,7 @@ import { ErrorList } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import { formatDateTimeInZone } from '~/utils/time-zone';
 
-// The drip schedule's part of the bulk publish page (issue 21 §4): the site's rules, then the
+// The drip schedule's part of the bulk publish page: the site's rules, then the
 // planned dates to check before confirming. Both plain form fields: without JavaScript the page
 // posts, renders the plan, and the confirmation is a second post of the same fields.
 

@@ -93,7 +93,7 @@ export function WordPressIntegrationTab({ data }: { data: IntegrationData }) {
   );
 }
 
-/** Free users (SPEC §2): the Pro-feature alert and the upgrade prompt linking to /subscription. */
+/** Free users: the Pro-feature alert and the upgrade prompt linking to /subscription. */
 export function WordPressUpgrade() {
   const { t } = useTranslation();
   return (

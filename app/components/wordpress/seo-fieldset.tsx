@@ -3,7 +3,7 @@ import { inputClass } from '~/components/ui/input';
 import { FOCUS_KEYWORD_MAX, META_DESCRIPTION_MAX, type SeoFields } from '~/utils/seo-fields';
 
 /**
- * A text result's SEO fields (issue 21 §3) in a form: meta description (at most 155 characters,
+ * A text result's SEO fields in a form: meta description (at most 155 characters,
  * the browser's maxLength and the server's schema), slug and focus keyword. Plain inputs: the
  * same without JavaScript. Used by the result editor and the publish page.
  */

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { SubscriptionStatus } from '~/catalogue';
 import { findPrice, stripeLocale } from '~/services/stripe.server';
-import { loadEnv } from '~/utils/env.server';
+import { loadEnv } from '~/runtime/env.server';
 import { sql, type Db } from '../../../db/client';
 import { BillingError, stripe } from './errors.server';
 import { applyPaidInvoice, fulfilCheckout } from './fulfilment.server';

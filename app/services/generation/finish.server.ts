@@ -1,5 +1,5 @@
 import { sql, transaction, type Db } from '../../../db/client';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import type { FailureParams, GenerationFailure } from '~/utils/generation-errors';
 import { SEARCH_TEXT_MAX } from '../results.server';
 import { htmlToText } from '../providers.server';

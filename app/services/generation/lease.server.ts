@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/client';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import { extendHolds, holdKey } from '../ledger.server';
 import { leaseHoldExpiry } from './rules.server';
 import type { ClaimedItem } from './item.server';

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/client';
-import { getLogger } from '~/utils/logger.server';
-import { isDatabaseUnavailable } from '~/utils/db-unavailable.server';
+import { getLogger } from '~/runtime/logger.server';
+import { isDatabaseUnavailable } from '~/runtime/db-unavailable.server';
 import type { ClaimedItem } from './item.server';
 
 // While the database is away an item is neither failed nor lost: its booking tries again for a

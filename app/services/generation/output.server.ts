@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { imageDefaults } from '~/catalogue';
-import { getLogger } from '~/utils/logger.server';
+import { getLogger } from '~/runtime/logger.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { countText } from '../results.server';

@@ -1,6 +1,6 @@
 import { sql, type Db } from '../../../db/client';
-import { env } from '~/utils/env.server';
-import { getLogger } from '~/utils/logger.server';
+import { env } from '~/runtime/env.server';
+import { getLogger } from '~/runtime/logger.server';
 import { providerKey } from '../api-keys.server';
 import { ProviderError } from '../providers.server';
 import { HandedBack, handBack, isInfrastructureError, whileDatabaseRecovers } from './outage.server';

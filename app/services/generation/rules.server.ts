@@ -1,6 +1,6 @@
 import { sql, type Db } from '../../../db/client';
 import { canUseModel, DEFAULT_IMAGE_MODEL, DEFAULT_TEXT_MODEL, findModel, type Model, type SubscriptionStatus } from '~/catalogue';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { AppError, type ErrorParams } from '~/utils/app-error';
 
 // The rules an item's life shares: the queue and its wake-up channel, the refusals, the holds'

@@ -1,7 +1,7 @@
 import { isPro, type SubscriptionStatus } from '~/catalogue';
 import { sql, transaction, type Db } from '../../../db/client';
 import { storedErrorCode } from '~/utils/wordpress-errors';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { publicationFinished } from '../webhooks.server';
 import { publishLinks, queueLinkFixups, runLinkFixups, type FixupOutcome } from './links.server';

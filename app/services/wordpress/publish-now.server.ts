@@ -1,5 +1,5 @@
 import { sql, transaction, type Db } from '../../../db/client';
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { publicationFinished } from '../webhooks.server';
 import { getPublication, queuePublish } from './publications.server';

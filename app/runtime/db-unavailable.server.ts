@@ -1,5 +1,5 @@
 import { getT, languageFromHeaders } from '~/i18n.server';
-import { singleton } from '~/utils/singleton.server';
+import { singleton } from '~/runtime/singleton.server';
 
 // While PostgreSQL is unreachable, pages, API calls and data requests answer a translated 503 with
 // Retry-After instead of a 500, and the app recovers by itself when the database returns (the pool

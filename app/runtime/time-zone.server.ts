@@ -1,4 +1,4 @@
-import { readCookie } from '~/utils/cookies.server';
+import { readCookie } from '~/runtime/cookies.server';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '~/utils/time-zone';
 
 /** The reader's time zone from the `tz` cookie (set by the browser), UTC until known or when invalid. */

@@ -1,4 +1,4 @@
-import { readCookie } from '~/utils/cookies.server';
+import { readCookie } from '~/runtime/cookies.server';
 
 // Dark mode on the server's first paint (no flash): the user's setting is mirrored in a plain cookie
 // that the root loader reads without a database query.

@@ -7,11 +7,11 @@ import {
   resultsApiQuerySchema,
   resultsFilterQuerySchema,
   textGenerationSchema,
-} from './generation-schema';
-import { titleRequestSchema } from './title-request';
-import { runLinkSettingsApiSchema } from './link-schemas';
-import { WEBHOOK_TEST_EVENT, webhookEventTypes } from './webhook-events';
-import { GENERATION_FAILURES } from './generation-errors';
+} from '~/utils/generation-schema';
+import { titleRequestSchema } from '~/utils/title-request';
+import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
+import { WEBHOOK_TEST_EVENT, webhookEventTypes } from '~/utils/webhook-events';
+import { GENERATION_FAILURES } from '~/utils/generation-errors';
 import {
   bulkPublishSchema,
   publishSchema,
@@ -20,9 +20,9 @@ import {
   siteUpdateSchema,
   testConnectionSchema,
   uploadImageSchema,
-} from './wordpress-schemas';
+} from '~/utils/wordpress-schemas';
 
-// The OpenAPI document of the JSON API (issue 23 §4), generated from the very zod schemas the routes
+// The OpenAPI document of the JSON API, generated from the very zod schemas the routes
 // validate with: each operation names the schema's module and export (a test checks that the route
 // imports it and that the document's request schema is what that schema generates). Routes that are
 // not part of the scriptable API are listed in `excludedRoutes` with the reason.
@@ -682,7 +682,7 @@ export function documentable(schema: ZodTypeAny): ZodTypeAny {
   return schema;
 }
 
-/** The request header of an idempotent start (README, "Idempotent starts"). */
+/** The request header of an idempotent start (docs/api.md, "Idempotent requests"). */
 const idempotencyKey = z.object({
   'Idempotency-Key': z
     .string()

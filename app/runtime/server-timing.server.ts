@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { requestTiming, type RequestTiming } from './request-scope.server';
 
-// The Server-Timing header of page responses (issue 19): an operator sees in the browser's
+// The Server-Timing header of page responses: an operator sees in the browser's
 // devtools (Network → Timing) where a slow page spent its time on the server.
 //   db      time in database calls made while serving it (parallel calls each count), with their number
 //   loaders from the request entering Remix to the render's start (matching, session, loaders)

@@ -82,7 +82,7 @@ const schema = z.object({
   STRIPE_PRICE_TOPUP_360: z.string().optional(),
   STRIPE_PRICE_TOPUP_1170: z.string().optional(),
   ALLOW_PRIVATE_HOSTS: boolish,
-  // Publish-now (issue 21 §5): how long POST /api/wordpress/publish and the publish page wait for the
+  // Publish-now: how long POST /api/wordpress/publish and the publish page wait for the
   // site before answering "it will finish in the background" (0: never wait).
   WORDPRESS_PUBLISH_WAIT_SECONDS: int(0, 120).default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -92,7 +92,7 @@ const schema = z.object({
   LEDGER_HOLD_MAX_AGE_SECONDS: int(60).default(3600),
   // Who `npm run ledger -- adjust` books as the actor (default: the OS user).
   LEDGER_ACTOR: z.string().min(1).optional(),
-  // Bulk generation (issue 7): items in flight per worker process, per user across all processes,
+  // Bulk generation: items in flight per worker process, per user across all processes,
   // topics per run, and the provider call's timeout, attempts and the worker's lease on an item.
   GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   GENERATION_CONCURRENCY_PER_USER: z.coerce.number().int().min(1).max(500).default(10),
@@ -100,7 +100,7 @@ const schema = z.object({
   GENERATION_PROVIDER_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).default(120),
   GENERATION_PROVIDER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   GENERATION_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
-  // Outgoing webhooks (issue 23 §3): the first retry's delay (each next one doubles, at most 6 hours)
+  // Outgoing webhooks: the first retry's delay (each next one doubles, at most 6 hours)
   // and how long an event is retried before its delivery ends failed.
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0.01).max(168).default(24),
@@ -108,7 +108,7 @@ const schema = z.object({
   // beyond this many, or longer than this, are answered 503 with Retry-After (overload says so).
   REQUEST_QUEUE_MAX: int(0, 100_000).default(200),
   REQUEST_QUEUE_WAIT_SECONDS: int(1, 600).default(10),
-  // Internal links (issue 26): how many of a site's published posts are read as link targets.
+  // Internal links: how many of a site's published posts are read as link targets.
   LINK_SOURCE_MAX_POSTS: int(1, 10_000).default(500),
 });
 

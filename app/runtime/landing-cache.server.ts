@@ -1,12 +1,12 @@
 import { languageCookieName, type Language } from '~/i18n';
 import { catalogueVersion, languageFromHeaders } from '~/i18n.server';
-import { readCookies } from '~/utils/cookies.server';
-import { singleton } from '~/utils/singleton.server';
-import { THEME_COOKIE, themeFromCookieHeader } from '~/utils/theme.server';
+import { readCookies } from '~/runtime/cookies.server';
+import { singleton } from '~/runtime/singleton.server';
+import { THEME_COOKIE, themeFromCookieHeader } from '~/runtime/theme.server';
 import { DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, validTimeZone } from '~/utils/time-zone';
 
 // The anonymous landing page is the same for everyone who shares its language, time zone and theme
-// (issue 2: not rendered from scratch on every request). entry.server stores a rendered page under
+// (not rendered from scratch on every request). entry.server stores a rendered page under
 // the key of the root data it was rendered from; server.ts answers a request whose own key is
 // stored before Remix runs (matching, loaders), with the request's CSP nonce put back in. Both keys
 // come from `landingKey`, so a page is only ever served for the inputs it was rendered from.

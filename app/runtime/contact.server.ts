@@ -1,4 +1,4 @@
-import { env } from '~/utils/env.server';
+import { env } from '~/runtime/env.server';
 
 /**
  * The address customers write to: CONTACT_EMAIL, else MAIL_FROM's address — or, when that is a
