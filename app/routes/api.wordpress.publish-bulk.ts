@@ -5,7 +5,7 @@ import { bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
-// Bulk publish (issue 10): POST { siteId, resultIds, mode: 'now' | 'schedule', startDate + startTime
+// Bulk publish: POST { siteId, resultIds, mode: 'now' | 'schedule', startDate + startTime
 // (in timeZone, default the user's) or startAt (ISO), every, unit: 'hours' | 'days', categories,
 // tags, featured, onExisting }. Pro and Pro (Ending) only; every result must be the user's completed
 // text result (another user's id: 404, nothing queued). Results already on the site make a 409 with

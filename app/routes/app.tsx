@@ -100,7 +100,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
   if (tab === 'input') {
     const [keys, tools] = await Promise.all([maskedApiKeys(userId), loadInputTools(userId, url)]);
-    // A loaded template sets the generation type (SPEC §4).
+    // A loaded template sets the generation type.
     const type = tools.template?.type ?? (url.searchParams.get('type') === 'image' ? 'image' : 'text');
     return json(
       {
@@ -131,7 +131,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     );
   }
 
-  // The WordPress integration tab (SPEC §2): Pro and Pro (Ending) only; Free users get the upgrade prompt.
+  // The WordPress integration tab: Pro and Pro (Ending) only; Free users get the upgrade prompt.
   const integration = isPro(user.subscriptionStatus) ? await integrationOverview(userId, requestTimeZone(request)) : null;
   return json({ user, account, tab, input: null, results: null, integration }, { headers: privatePageHeaders });
 }
@@ -181,8 +181,8 @@ type LoaderData = ReturnType<typeof useLoaderData<typeof loader>>;
 type ResultsData = NonNullable<LoaderData['results']>;
 
 /**
- * With JavaScript: while the run is processing, reload the tab's data every 2 s (SPEC §9: results
- * and job polled every 2 s); when it ends, the 'Generation Complete' toast and back to page 1.
+ * With JavaScript: while the run is processing, reload the tab's data every 2 s (results and
+ * progress stay within 2 s of the server's); when it ends, the 'Generation Complete' toast and back to page 1.
  */
 function useRunPolling(data: ResultsData | null) {
   const { t } = useTranslation('workspace');
@@ -231,7 +231,7 @@ export default function Workspace() {
 
   // A refusal of the service also shows as a toast with the page's script (it is in the form anyway).
   // Not a shortage of credits: its alert sits above Start with the upgrade / top-up link, and a
-  // toast in the corner would cover Start (issue 25).
+  // toast in the corner would cover Start on a phone.
   useEffect(() => {
     const refusal = actionData?.serviceError;
     if (refusal && refusal.code !== 'insufficient_credits')
@@ -250,7 +250,7 @@ export default function Workspace() {
 
       <nav aria-label={t('workspace.tabs.label')} className="mt-8 border-b border-slate-200">
         {/* At 390 px every tab fits (a shorter WordPress label); narrower, the strip scrolls and its
-            edge shadow says so (issue 25: the last tab was cut off with no sign). */}
+            edge shadow says so (a cut-off last tab would give no sign). */}
         <ul className="scroll-hint-x -mb-px flex gap-1 overflow-x-auto sm:gap-2" data-testid="workspace-tabs">
           {tabs.map((name) => {
             const active = name === tab;

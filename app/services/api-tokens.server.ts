@@ -3,7 +3,7 @@ import { AppError } from '~/utils/app-error';
 import { sql, type Db } from '../../db/client';
 import type { SessionUser } from './sessions.server';
 
-// Personal API tokens (issue 23): `Authorization: Bearer pf_live_…` on the JSON routes of SPEC §7.
+// Personal API tokens: `Authorization: Bearer pf_live_…` on the JSON API routes.
 //
 // A token is TOKEN_PREFIX and 64 hex digits (256 random bits), so secret scanners can match
 // /pf_live_[0-9a-f]{64}/. Only its SHA-256 is stored. Not argon2: argon2 slows down guessing a

@@ -12,7 +12,7 @@ import { enqueue } from '~/queue/boss';
 import type { RunLinkSettingsInput } from '~/utils/link-schemas';
 import { errors as generationErrors, isUuid } from './generation/rules.server';
 
-// Internal links (issue 26): where links can point (a site's published posts, cached here, and the
+// Internal links: where links can point (a site's published posts, cached here, and the
 // other results of the same run) and which of them each post should link to. No provider call:
 // choosing and weaving cost no credits.
 
@@ -565,7 +565,7 @@ export async function linkedContent(userId: string, resultId: string, db: Db = s
 export type RunLinksPost = { id: string; title: string; links: ResultLink[]; removed: ResultLink[] };
 
 /**
- * The review of a run's links for one page (issue 26 §4): each completed text post of the run in
+ * The review of a run's links for one page: each completed text post of the run in
  * order with its kept proposals and its removed links. Two queries whatever the run's size.
  */
 export async function runLinksView(userId: string, runId: string, db: Db = sql): Promise<RunLinksPost[]> {

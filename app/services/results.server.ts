@@ -44,7 +44,7 @@ export type Result = {
     brief?: TopicBrief;
   };
   /**
-   * A text result's SEO fields (issue 21 §3): generated with the article, edited by the user, or
+   * A text result's SEO fields: generated with the article, edited by the user, or
    * (results made before, or a model that left one out) derived from its title and text. Null for images.
    */
   seo: (SeoFields & { stored: boolean }) | null;
@@ -147,7 +147,7 @@ export const SEARCH_TEXT_MAX = 8000;
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * Counting stops here (the SPEC's `total` is exact below it, a lower bound above it): the list
+ * Counting stops here (the list's `total` is exact below it, a lower bound above it): the list
  * costs the same with 100 or 100,000 results. A page past it counts up to that page, so `totalPages`
  * always offers the next page. Searches count fewer (each match is checked against its text).
  */
@@ -362,7 +362,7 @@ export type TextDownloadOptions = { linksHeading?: string };
 
 /**
  * Text of a completed text result as a download (title, then the article as plain text). Plain text
- * cannot carry a link on its words, so the post's kept internal links (issue 26) follow it, one a
+ * cannot carry a link on its words, so the post's kept internal links follow it, one a
  * line: the anchor's words and where they link (an absolute URL, or `/slug/` for a run with no site).
  */
 function textOf(row: Pick<Row, 'title' | 'content'>, links: KeptLink[] = [], opts: TextDownloadOptions = {}): string {
@@ -397,7 +397,7 @@ export async function resultDownload(
   return { filename: imageFileName(row.prompt, image.contentType), contentType: image.contentType, body: image.bytes };
 }
 
-/** What Download all takes: the Results tab's type filter and search (issue 25: the list as shown). */
+/** What Download all takes: the Results tab's type filter and search, so it downloads the list as shown. */
 export type DownloadFilter = { type?: 'all' | 'text' | 'image'; search?: string };
 
 /** The completed results a download-all takes, as a WHERE fragment over `generation_results x`. */
