@@ -73,7 +73,7 @@ fs.writeFileSync(path.join(outdir, 'package.json'), '{ "type": "module" }\n');
 // V8 keeps every module's source text for the life of the process, one byte per character only if
 // all of it is Latin-1: one CJK or curly-quote character left in a regular expression (esbuild
 // escapes strings, not regex literals) stores the whole file at two bytes per character, ~1.5 MB of
-// heap for the Remix build and this bundle (issue 19, peak RSS). Escaping is meaning-preserving in
+// heap for the Remix build and this bundle, which shows in the process's peak RSS. Escaping is meaning-preserving in
 // regex literals, strings and comments, the only places such characters reach the output.
 const latin1Source = (file) => {
   const source = fs.readFileSync(file, 'utf8');

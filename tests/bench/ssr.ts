@@ -1,5 +1,5 @@
 /**
- * SSR benchmark (issue 2 §9): `npm run bench:ssr` after `npm run build`.
+ * SSR benchmark: `npm run bench:ssr` after `npm run build`.
  *
  * The production app (createApp of the compiled server, production build, NODE_ENV=production) runs in a
  * CHILD process (tests/bench/ssr-server.ts, compiled to plain JavaScript and run by node alone) on a
@@ -11,7 +11,7 @@
  * Targets: `/` signed out in en and in zh-HK (Accept-Language), `/app` signed in (a session row
  * inserted with createSession; also at 10 connections, whose p99 is the latency goal), the results
  * list (`/app?tab=results`, a full first page of results), `/subscription` and `/wordpress` signed
- * in, the bare handler, and the FRAMEWORK FLOOR (issue 11): a minimal
+ * in, the bare handler, and the FRAMEWORK FLOOR (what Remix itself costs): a minimal
  * Remix route (one root route, a trivial loader, a document with <Scripts/>) rendered by the real
  * entry.server through @remix-run/express, on a third port of the same process; and that floor with
  * the app's whole route tree (empty route modules) at /app, on a fourth. 50 connections, a
@@ -327,30 +327,30 @@ async function main() {
       const share = (name: string, of: number) => (row(name) ? row(name)!.rps / of : null);
       const landing = rows.filter((r) => r.name.startsWith('/ signed out'));
       const goals: Goal[] = [
-        { goal: '/app CPU per request (issue 19)', value: cpuOf('/app signed in'), limit: 5, unit: 'ms', atMost: true },
+        { goal: '/app CPU per request', value: cpuOf('/app signed in'), limit: 5, unit: 'ms', atMost: true },
         {
-          goal: 'floor with the app routes / floor, CPU (issue 19)',
+          goal: 'floor with the app routes / floor, CPU',
           value: treeRow.cpuPerReq / floorRow.cpuPerReq,
           limit: 1.5,
           unit: '×',
           atMost: true,
         },
         {
-          goal: '/app p99 at 10 connections (issue 19)',
+          goal: '/app p99 at 10 connections',
           value: row('/app, 10 connections')?.p99 ?? null,
           limit: 150,
           unit: 'ms',
           atMost: true,
         },
         ...['/app results list', '/subscription', '/wordpress'].map((name) => ({
-          goal: `${name} CPU per request (issue 19)`,
+          goal: `${name} CPU per request`,
           value: cpuOf(name),
           limit: 8,
           unit: 'ms',
           atMost: true,
         })),
-        { goal: '/app req/s / floor (issue 11)', value: share('/app signed in', floorRow.rps), limit: 0.7, unit: '', atMost: false },
-        { goal: '/app req/s / bare (issue 2)', value: share('/app signed in', base), limit: 0.12, unit: '', atMost: false },
+        { goal: '/app req/s / floor', value: share('/app signed in', floorRow.rps), limit: 0.7, unit: '', atMost: false },
+        { goal: '/app req/s / bare', value: share('/app signed in', base), limit: 0.12, unit: '', atMost: false },
         { goal: '/ en req/s / bare', value: share('/ signed out, en', base), limit: 0.35, unit: '', atMost: false },
         { goal: '/ zh-HK req/s / bare', value: share('/ signed out, zh-HK', base), limit: 0.35, unit: '', atMost: false },
         { goal: '/ p99', value: landing.length ? Math.max(...landing.map((r) => r.p99)) : null, limit: 200, unit: 'ms', atMost: true },

@@ -1,6 +1,6 @@
 import { axeViolations, expect as baseExpect, test, withDb } from './fixtures';
 
-// Issue 24 "every dollar traceable", in both projects (with JavaScript and without): an admin finds
+// Every dollar traceable, in both projects (with JavaScript and without): an admin finds
 // /admin/ledger from the account menu, sees an open finance flag with its money and acknowledges it.
 const expect = baseExpect.configure({ timeout: 30_000 });
 

@@ -1,6 +1,6 @@
 import { axeViolations, expect, test } from './fixtures';
 
-// Issue 23 §1: personal API tokens on the settings page, with and without JavaScript (both
+// Personal API tokens on the settings page, with and without JavaScript (both
 // projects run this file): created with a name and an expiry, shown once, listed with its last
 // use, usable as a Bearer token, and revoked (then refused at once). Both languages.
 

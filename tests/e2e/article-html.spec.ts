@@ -1,6 +1,6 @@
 import { expect, test } from './fixtures';
 
-// Issue 25 item 11 (and 22 §5) in the browser, JS on and off: a model that answers raw HTML with
+// Untrusted article HTML in the browser, JS on and off: a model that answers raw HTML with
 // its own <h1>, a broken <img src=x>, a tracking pixel and a relative /api/logout link. The
 // results view shows the article with none of them: no broken image, no request to /x or to the
 // tracker, no link to our own logout, the heading as the post's title rather than a second h1.

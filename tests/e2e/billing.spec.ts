@@ -5,7 +5,7 @@ import { createAccount, expect as baseExpect, signedInAccount, test, withDb } fr
 // Sign-in hashing and two payments run on a shared two-core machine: allow slow steps.
 const expect = baseExpect.configure({ timeout: 30_000 });
 
-// Issue 9's "done", in both projects (with JavaScript and without): a Free user upgrades on the
+// Billing end to end, in both projects (with JavaScript and without): a Free user upgrades on the
 // Stripe test server's hosted page, comes back to 45 credits and the Pro badge, buys a top-up,
 // and cancels with the warning about losing top-up credits. The Stripe test server is started by
 // global-setup.ts (STRIPE_API_BASE) and signs its webhooks like Stripe.
@@ -102,7 +102,7 @@ test('a canceled payment shows the canceled banner; a return while signed out go
   });
 });
 
-// Issue 24 §2 and §4: the return page says only what the server verified. Stripe's webhooks for
+// The return page says only what the server verified. Stripe's webhooks for
 // this payment are held back (the hosted page's ?hold=webhooks), so the first render of the return
 // page (without JavaScript in the no-js project) must have fulfilled the session itself; the late
 // webhooks then book nothing more, and `ledger verify` passes.

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, signedInAccount, test } from './fixtures';
 
-// Dark mode covers every signed-in page (issue 8), checked in the browser in both themes: the page's
+// Dark mode covers every signed-in page, checked in the browser in both themes: the page's
 // own background follows the theme, no large surface keeps a light background in dark mode, every
 // visible text is readable on the background it is drawn on (computed colours), and axe finds no
 // colour-contrast violation. Colours are compared as the browser paints them (a canvas turns any CSS

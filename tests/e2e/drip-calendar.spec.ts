@@ -1,7 +1,7 @@
 import { axeViolations, expect, signedInAccount, test, withDb } from './fixtures';
 import type { Page } from '@playwright/test';
 
-// Issue 21 §4 in Chromium, with and without JavaScript: selected results dripped under a site's
+// The drip schedule in Chromium, with and without JavaScript: selected results dripped under a site's
 // schedule (the planned dates shown before anything is queued, then confirmed), the calendar
 // showing them on their days, one moved and one canceled from it, and the schedule paused.
 

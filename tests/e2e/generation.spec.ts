@@ -3,7 +3,7 @@ import type { Page, Response } from '@playwright/test';
 import { axeViolations, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 import { PROVIDER_FAILURE } from './generation-providers';
 
-// Bulk generation through the workspace (issue 7), in both projects: with JavaScript (Conform in
+// Bulk generation through the workspace, in both projects: with JavaScript (Conform in
 // the browser, the Results tab polling, the Slate editor) and without it (form posts, the
 // self-refreshing progress page, the textarea editor). The AI providers are the backend's test
 // servers started by global-setup; topic markers pick their behaviour (generation-providers.ts).
@@ -209,7 +209,7 @@ test('image run: a prompt to a stored image, viewer and download', async ({ page
   expect(download.suggestedFilename()).toMatch(/^A_lighthouse_at_dawn_[0-9a-f]{6}\.(png|jpg|webp)$/);
 });
 
-test('validation: empty topics are refused with the SPEC messages, nothing lost', async ({ page }) => {
+test('validation: empty topics are refused with their messages, nothing lost', async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page, 'gen-validate');
   await page.getByLabel('Tone of voice').selectOption('Humorous');

@@ -3,7 +3,7 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, signedInAccount, test, type AccountOptions } from './fixtures';
 import { titleFor } from './generation-providers';
 
-// The input tools' browser wiring (issue 8): the CSV drop zone and file picker, the per-row CSV
+// The input tools' browser wiring: the CSV drop zone and file picker, the per-row CSV
 // columns reaching the result (with and without JavaScript), the generate-titles button (both
 // projects), the Templates dialog with JavaScript. The providers are the test servers of generation-providers.ts.
 test.describe.configure({ timeout: 240_000 });
@@ -68,7 +68,7 @@ test.describe('with JavaScript', () => {
       await expect(zone).toHaveAttribute('data-dragging', 'true');
       await zone.dispatchEvent('drop', { dataTransfer: csv });
       await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics from the file.');
-      // SPEC §4: a successful upload puts the topics into the text area and returns to manual.
+      // A successful upload puts the topics into the text area and returns to manual.
       await expect(topicsArea(page)).toHaveValue(`Dropped one ${t}\nDropped two ${t}`);
       await expect(page.getByTestId('topic-count')).toHaveText('2 topics');
     });

@@ -1,6 +1,6 @@
 import { expect, screenshotForEye, test } from './fixtures';
 
-// The workspace's input tools (issue 8) in the browser, with and without JavaScript.
+// The workspace's input tools in the browser, with and without JavaScript.
 // Generous timeouts: the machine is shared.
 test.describe.configure({ timeout: 120_000 });
 

@@ -1,7 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import { axeViolations, expect, screenshotForEye, signedInAccount, test, text, withDb } from './fixtures';
 
-// Issue 26 §4, §6: a run's internal links reviewed on its page, in both projects (JavaScript on:
+// A run's internal links reviewed on its page, in both projects (JavaScript on:
 // fetchers, no reload; off: plain form posts answered by redirects). A completed run with no site
 // (its posts link to each other by /slug/): link it, read the proposals, remove one, re-link the
 // post (the removed one stays removed), re-link the run; then once in zh-HK.

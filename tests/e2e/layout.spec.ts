@@ -1,7 +1,7 @@
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, screenshotForEye, signedInAccount, test, text } from './fixtures';
 
-// Issue 11, phones: the header keeps its links on one line and the balance in view, the phone menu
+// Phones: the header keeps its links on one line and the balance in view, the phone menu
 // lists nothing twice, the chart's labels are readable and the history table shows every column;
 // a new account's chart starts on its first day. Checked at 390 px and 1280 px, in en and zh-HK;
 // with E2E_SCREENSHOTS=1, screenshots are kept in each test's output folder.

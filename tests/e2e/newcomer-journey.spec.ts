@@ -1,6 +1,6 @@
 import { appUrl, expect, extractHtmlLink, extractLink, password, test, text, uniqueEmail, waitForEmail } from './fixtures';
 
-// Issue 2's "done": a newcomer opens the landing page, registers, receives the set-password e-mail,
+// A newcomer's first visit: a newcomer opens the landing page, registers, receives the set-password e-mail,
 // sets a password, signs in, lands in the workspace, switches to Traditional Chinese and signs out.
 // Runs in both projects: with JavaScript and without it.
 test('newcomer: register, set password from the e-mail, log in, switch to zh-HK, log out', async ({ page }) => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { axeViolations, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 import type { Page, TestInfo } from '@playwright/test';
 
-// Issue 25 §12-15, the publishing pages in a phone-sized Chromium (390 px) against the real
+// The publishing pages in a phone-sized Chromium (390 px) against the real
 // WordPress of global-setup, with and without JavaScript: Save right after Test connection, a
 // result published again (update the post or make a new one), scheduled times that name their zone
 // and the site's, and "retry now" with WordPress's English error explained in Chinese. Each page
@@ -94,7 +94,7 @@ test.afterEach(async ({}, testInfo) => {
   );
 });
 
-test('Test connection, then Save without typing the password again (§13)', async ({ page, jsEnabled }, testInfo) => {
+test('Test connection, then Save without typing the password again', async ({ page, jsEnabled }, testInfo) => {
   test.setTimeout(120_000);
   await signedInAccount(page, 'wp-test-save', { plan: 'pro' });
 
@@ -134,7 +134,7 @@ test('Test connection, then Save without typing the password again (§13)', asyn
   await expect(page.getByTestId('site-row')).toHaveCount(2);
 });
 
-test('a result published again: the page links the post and asks; update keeps one post; times name both zones (§12, §14)', async ({
+test('a result published again: the page links the post and asks; update keeps one post; times name both zones', async ({
   page,
   jsEnabled,
 }, testInfo) => {
@@ -224,7 +224,7 @@ test('a result published again: the page links the post and asks; update keeps o
   await expect(bulkExisting.getByLabel(w('zh-HK', 'bulk.existing.skip'))).toBeVisible();
 });
 
-test('after failures: WordPress’s English explained in Chinese, and "retry now" publishes at once (§15)', async ({ page }, testInfo) => {
+test('after failures: WordPress’s English explained in Chinese, and "retry now" publishes at once', async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   const account = await proWithSite(page, 'wp-retry-now');
   const title = `Retry ${Date.now().toString(36)}`;

@@ -1,6 +1,6 @@
 import { expect, test } from './fixtures';
 
-// Issue 11: times are shown in the reader's time zone (from the browser, kept in a cookie, used by
+// Times are shown in the reader's time zone (from the browser, kept in a cookie, used by
 // the server render), not in UTC; UTC, labelled as such, until the zone is known (no JavaScript).
 
 test.describe('times in the reader time zone', () => {

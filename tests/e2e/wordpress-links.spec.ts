@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { axeViolations, expect, signedInAccount, test } from './fixtures';
 
-// Internal links on /wordpress (issue 26 §1, §6), with and without JavaScript, against the real
+// Internal links on /wordpress, with and without JavaScript, against the real
 // WordPress that global-setup starts: the per-site switch on the add and edit forms (on by default,
 // costs no credits), how many of a site's posts are cached and when they were read, the Refresh
 // posts button (a fetcher with its pending state with JavaScript, a form post and a toast without),

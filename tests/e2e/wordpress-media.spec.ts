@@ -5,7 +5,7 @@ import { expect, signedInAccount, test, withDb } from './fixtures';
 import { startProxy } from '../support/http-peers';
 import type { Page } from '@playwright/test';
 
-// Issue 21 §1 and §5 on the publish page, with and without JavaScript, against the real WordPress
+// Images and slow sites on the publish page, with and without JavaScript, against the real WordPress
 // of global-setup: an image result goes to the media library only or out as a post with its image
 // (the user picks), the image answers 200 from the site; and a site slower than the publish wait
 // (WORDPRESS_PUBLISH_WAIT_SECONDS, 20 s by default) gets "it will finish in the background", in
@@ -69,7 +69,7 @@ async function restGet<T>(route: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-test('an image result: the media library only, then a post with the image (§1)', async ({ page, jsEnabled }) => {
+test('an image result: the media library only, then a post with the image', async ({ page, jsEnabled }) => {
   test.setTimeout(120_000);
   const account = await proWithSite(page, 'wp-image-result');
   // English with scripts, Chinese without: both languages, both ways.
@@ -116,7 +116,7 @@ test('an image result: the media library only, then a post with the image (§1)'
   expect(featured.source_url).toBe(media!.wp_link);
 });
 
-test('a site slower than the wait: the page says it finishes in the background, and it does (§5)', async ({ page, jsEnabled }) => {
+test('a site slower than the wait: the page says it finishes in the background, and it does', async ({ page, jsEnabled }) => {
   test.setTimeout(150_000);
   // The site makes the post at once but answers 25 s later (the wait is 20 s).
   const proxy = await startProxy(wp().url);

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, signedInAccount, test, withDb } from './fixtures';
 
-// Issue 21 §2/§3 in the browser, with and without JavaScript, against the test WordPress: the site
+// SEO in the browser, with and without JavaScript, against the test WordPress: the site
 // form's Classic HTML option and the companion plugin's download and install steps on /wordpress;
 // a result's SEO fields edited in the result editor and on the publish page, arriving on the
 // post (slug, excerpt) and, without the plugin active, the row saying the SEO meta was not written.
@@ -165,7 +165,7 @@ test('in zh-HK: the plugin steps, the Classic HTML option and the SEO fields spe
   await expect(page.getByLabel('以傳統 HTML 代替區塊傳送')).not.toBeChecked();
   await page.goto('/app?tab=results');
   const row = page.getByTestId('result').filter({ hasText: title });
-  // The editor is built when opened (issue 19): a details with the page's script, a page without it.
+  // The editor is built when opened (a closed one costs the page nothing): a details with the page's script, a page without it.
   await row.getByText('編輯', { exact: true }).click();
   await expect(row.getByLabel('Meta 描述')).toBeVisible();
   await expect(row.getByLabel('焦點關鍵字')).toBeVisible();

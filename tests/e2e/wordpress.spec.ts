@@ -31,7 +31,7 @@ test('connect a WordPress site, manage it and its scheduled posts', async ({ pag
   const dialog = page.getByRole('dialog', { name: 'Add WordPress site' });
   await expect(dialog).toBeVisible();
 
-  // Validation messages of SPEC §5 (client-side with JavaScript, from the server without).
+  // The site form's validation messages (client-side with JavaScript, from the server without).
   await dialog.getByRole('button', { name: 'Save site' }).click();
   await expect(dialog.getByText('Please enter a valid WordPress site URL')).toBeVisible();
   await expect(dialog.getByText('Username is required')).toBeVisible();

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Locator, Page, TestInfo } from '@playwright/test';
 import { expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 
-// Issue 25, the workspace reviewed as a user, in both projects (JavaScript on and off) unless a
+// The workspace reviewed as a user, in both projects (JavaScript on and off) unless a
 // test says otherwise: results in topic order with thumbnails and a grid for images, the run's
 // summary, image mode's own words, junk title answers, the cost against the balance before Start,
 // CSV files only, Download all by filter and search, templates by name and the active template's
@@ -244,7 +244,7 @@ test('image mode speaks images; a junk title answer is refused and nothing is pa
     await expect(page.getByTestId('topic-count')).toHaveText('0 topics');
   });
 
-  await test.step('a junk answer: the SPEC message, the keywords kept, no HTML in the field', async () => {
+  await test.step('a junk answer: the refusal message, the keywords kept, no HTML in the field', async () => {
     const area = page.getByLabel('Blog topics or keywords');
     await area.fill('garden [junk]');
     await page.getByRole('button', { name: 'Generate title' }).click();

@@ -570,7 +570,7 @@ describe('/reset-password and /forgot-password pages', () => {
     expect(known.status).toBe(302);
     expect(unknown.status).toBe(302);
     expect(unknown.headers.get('location')).toBe(known.headers.get('location'));
-    // Issue 11 (timing): before answering, both did the same work, one queued request each and no
+    // No timing difference: before answering, both did the same work, one queued request each and no
     // lookup, token or e-mail yet; that happens in the job.
     const requests = await sql<{ data: { email: string } }[]>`
       SELECT data FROM pgboss.job WHERE name = 'password-reset-request' AND state = 'created'

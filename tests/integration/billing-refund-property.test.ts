@@ -7,14 +7,14 @@ import type { TestApp } from '../support/app-server';
 import { closeBillingApp, expectVerified, held, newBillingUser, settled, startBillingApp, startCheckout } from '../support/billing';
 import type { StripeEvent, TestStripe } from '../support/stripe-server';
 
-// Issue 22 §3: purchase lifecycles (a paid top-up, refunds in full or in parts, credits spent
+// Purchase lifecycles (a paid top-up, refunds in full or in parts, credits spent
 // meanwhile) whose events arrive in every order, duplicated, one after another or all together,
 // some through the return page. Whatever the order, per payment:
 //   credits granted − credits reversed − shortfall flagged = what the money kept buys by the catalogue
 // (floor(credits × (paid − refunded) / paid)), the purchase is booked once, each refund level is
 // reversed and flagged once, and the books verify and reconcile.
 // The seed is fixed so a failure replays; on the code before the fix it fails at once (a refund
-// delivered before its checkout was lost), see the closing note of issue 22.
+// delivered before its checkout was lost).
 let stripe: TestStripe;
 let app: TestApp;
 
@@ -206,7 +206,7 @@ describe.each(['stripe', 'cumulative'] as const)('refunds in any order and dupli
               .map((f) => [f.ref, f.detail.shortfall, 'pending'])
               .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
           );
-          // Traceable (issue 24): the purchase names its session and carries the money.
+          // Traceable: the purchase names its session and carries the money.
           expect(purchases[0]!.stripe).toMatchObject({ checkoutSession: m.sessionId, currency: 'usd', amountMinor: m.amount });
           // The refunded money on the reversal rows adds up to what Stripe refunded.
           expect(reversals.reduce((s, e) => s + (e.stripe?.amountMinor ?? 0), 0)).toBe(m.refunded);
@@ -247,7 +247,7 @@ const proArb: fc.Arbitrary<ProLifecycle> = fc.record({
   }),
 });
 
-describe('Pro invoices refunded in any order (issue 22 §3, issue 24 §3)', () => {
+describe('Pro invoices refunded in any order', () => {
   it('per paid invoice: granted once (or flagged as not granted), 45 − reversed − flagged shortfall = what the money kept buys', async () => {
     let run = 0;
     await fc.assert(

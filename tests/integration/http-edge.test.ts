@@ -18,7 +18,7 @@ import type { AppError } from '../../app/utils/app-error';
 import { startTestApp, type TestApp } from '../support/app-server';
 import { makeUser, signedInClient } from '../support/input-tools';
 
-// Issue 20 item 2: services throw one error type; the edge alone maps each code to a status and a
+// Services throw one error type; the edge alone maps each code to a status and a
 // message in the user's language, and every signed-in JSON answer forwards the rolling cookie.
 
 /** One error of every kind a service throws (every code of every domain, every message key). */

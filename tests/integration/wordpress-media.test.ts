@@ -8,7 +8,7 @@ import { createSite } from '../../app/services/wordpress/sites.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';
 
-// Issue 21 §1 against the real WordPress: our images (`/images/{id}`, relative or under APP_URL)
+// Our images against the real WordPress: our images (`/images/{id}`, relative or under APP_URL)
 // go to the site's media library once per (site, image), the post points at them, the first is the
 // featured image; image results go out as a post or to the media library only. Jobs are run by
 // hand (runPublication), as a worker would, to place a failure between the upload and the post.
@@ -105,7 +105,7 @@ afterAll(async () => {
   await wp?.stop();
 });
 
-describe('our images on the WordPress site (issue 21 §1)', () => {
+describe('our images on the WordPress site', () => {
   it('uploads each image once, rewrites relative and APP_URL sources, keeps alt text, makes the first the featured image', async () => {
     const { resultId, imageIds } = await resultWithImages(
       userId,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { safeRedirect } from '../../app/utils/safe-redirect';
 
-// Issue 11: dot-segment inputs were normalised into `//evil.test` AFTER the check.
+// Dot-segment inputs were once normalised into `//evil.test` AFTER the check.
 
 const hostile = [
   '//evil.test',
