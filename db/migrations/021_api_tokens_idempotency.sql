@@ -1,4 +1,4 @@
--- Issue 23: scripting without a browser.
+-- Scripting without a browser.
 --
 -- Personal API tokens (app/services/api-tokens.server.ts). Only a SHA-256 of the token is stored:
 -- the token is 256 random bits, so a leaked hash cannot be turned back into it, and the hash is
