@@ -786,6 +786,65 @@ export interface components {
         error: string | null;
       };
     };
+    PublicationFailedEvent: {
+      /** @enum {string} */
+      type: 'publication.failed';
+      /** Format: date-time */
+      timestamp: string;
+      data: {
+        /** Format: uuid */
+        publicationId: string;
+        /** Format: uuid */
+        resultId: string | null;
+        /** @enum {string} */
+        status: 'failed';
+        /**
+         * @description Why it failed, as a code: WordPress's own error code when it is one we explain, else our diagnosis of the call (`unknown` when neither).
+         * @enum {string}
+         */
+        errorCode:
+          | 'rest_not_logged_in'
+          | 'rest_cannot_create'
+          | 'rest_cannot_publish'
+          | 'rest_cannot_edit'
+          | 'rest_cannot_assign_term'
+          | 'rest_forbidden'
+          | 'rest_post_invalid_id'
+          | 'rest_invalid_param'
+          | 'rest_invalid_featured_media'
+          | 'rest_upload_sideload_error'
+          | 'rest_upload_unknown_error'
+          | 'rest_upload_file_too_big'
+          | 'rest_no_route'
+          | 'rest_login_required'
+          | 'internal_server_error'
+          | 'db_insert_error'
+          | 'not_pro'
+          | 'site_removed'
+          | 'status_mismatch'
+          | 'blocked_address'
+          | 'bad_url'
+          | 'bad_scheme'
+          | 'dns'
+          | 'refused'
+          | 'timeout'
+          | 'tls'
+          | 'network'
+          | 'too_large'
+          | 'too_many_redirects'
+          | 'not_wordpress'
+          | 'rest_disabled'
+          | 'app_passwords_unavailable'
+          | 'auth_rejected'
+          | 'wrong_password'
+          | 'wrong_username'
+          | 'forbidden'
+          | 'site_error'
+          | 'unknown';
+        /** @description Why it failed in English (the site's own words when it answered), for your logs. */
+        error: string | null;
+      };
+    };
     StartedRun: {
       /** Format: uuid */
       jobId: string;
@@ -4465,7 +4524,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': components['schemas']['WebhookEvent'];
+        'application/json': components['schemas']['PublicationFailedEvent'];
       };
     };
     responses: {

@@ -12,6 +12,7 @@ import { titleRequestSchema } from '~/utils/title-request';
 import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
 import { WEBHOOK_TEST_EVENT, webhookEventTypes } from '~/utils/webhook-events';
 import { GENERATION_FAILURES } from '~/utils/generation-errors';
+import { WP_ERROR_CODES, WP_PROBLEMS } from '~/utils/wordpress-errors';
 import {
   bulkPublishSchema,
   publishSchema,
@@ -224,6 +225,29 @@ export const resultFailedEvent = z
     }),
   })
   .openapi('ResultFailedEvent');
+
+/** publication.failed: which publication failed and why, as a code to branch on beside an English text for logs. */
+export const publicationFailedEvent = z
+  .object({
+    type: z.literal('publication.failed'),
+    timestamp: z.string().datetime(),
+    data: z.object({
+      publicationId: z.string().uuid(),
+      resultId: z.string().uuid().nullable(),
+      status: z.literal('failed'),
+      errorCode: z.enum([...WP_ERROR_CODES, ...WP_PROBLEMS, 'unknown']).openapi({
+        description:
+          "Why it failed, as a code: WordPress's own error code when it is one we explain, else our diagnosis of the call (`unknown` when neither).",
+      }),
+      error: z.string().nullable().openapi({
+        description: "Why it failed in English (the site's own words when it answered), for your logs.",
+      }),
+    }),
+  })
+  .openapi('PublicationFailedEvent');
+
+/** The schema of a webhook event's request: its own where its data is described, else the envelope. */
+const eventSchemas: Record<string, ZodTypeAny> = { 'result.failed': resultFailedEvent, 'publication.failed': publicationFailedEvent };
 
 // ---------------------------------------------------------------------------------------------
 // Operations
@@ -828,6 +852,7 @@ function build() {
   const cookie = registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: '__session' });
   registry.register('WebhookEvent', webhookEnvelope);
   registry.register('ResultFailedEvent', resultFailedEvent);
+  registry.register('PublicationFailedEvent', publicationFailedEvent);
   for (const op of operations) {
     const params = pathParams(op.path);
     const status = op.response?.status ?? 200;
@@ -878,7 +903,7 @@ function build() {
           : `Sent to your endpoints that chose ${type}, signed per Standard Webhooks; answer 2xx, anything else is retried for about 24 hours.`,
       // We call you: no token of ours; the webhook-signature header proves the sender.
       security: [],
-      request: { body: { content: { 'application/json': { schema: type === 'result.failed' ? resultFailedEvent : webhookEnvelope } } } },
+      request: { body: { content: { 'application/json': { schema: eventSchemas[type] ?? webhookEnvelope } } } },
       responses: { 200: { description: 'Received.' } },
     });
   }

@@ -48,16 +48,23 @@ export const ERROR_STATUS: {
   },
   wordpress: {
     not_found: 404,
+    result_not_found: 404,
     publication_not_found: 404,
     not_pro: 403,
     no_content: 400,
     not_publishable: 400,
+    not_image: 400,
     past_start: 400,
+    past_time: 400,
     already_published: 409,
+    // A post no longer waiting: gone from the queue (as not found), or not waiting on a retry.
+    not_queued: 404,
     not_waiting: 409,
     plan_changed: 409,
     no_capacity: 409,
     outside_rules: 400,
+    no_room: 409,
+    bad_rules: 400,
     no_schedule: 404,
     // A site address the outbound guard refuses: not saved.
     blocked_url: 422,

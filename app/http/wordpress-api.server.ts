@@ -1,7 +1,7 @@
 import type { ConnectionCheck, WpProblem } from '~/services/wordpress/client.server';
 import { WordPressServiceError } from '~/services/wordpress/errors.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { siteWords } from '~/utils/wordpress-errors';
+import { connectionFindingText, siteWords } from '~/utils/wordpress-errors';
 
 // What the /api/wordpress/* routes and the WordPress page share beyond the API context
 // (api-context.server.ts): the site id of a URL and the connection test's messages.
@@ -30,11 +30,9 @@ export function connectionMessage(t: Translate, check: ConnectionCheck) {
           : ['auth_rejected', 'wrong_password', 'wrong_username', 'forbidden'].includes(check.problem)
             ? t('connection.failed')
             : t('connection.couldNotConnect');
-  // The detail is what the site answered; a call that never got an answer has none (our own text
-  // about it is English and for logs, the hint says it in the reader's language).
-  return {
-    success: false as const,
-    message,
-    diagnosis: { ...diagnosisOf(t, check.problem), detail: siteWords(check.problem, check.detail) },
-  };
+  // The detail is what the site answered, or what we read in its answers in the reader's language;
+  // a call that never got an answer has none (our own text about it is English and for logs, the
+  // hint says it in the reader's language).
+  const detail = check.finding ? connectionFindingText(t, check.finding) : siteWords(check.problem, check.detail);
+  return { success: false as const, message, diagnosis: { ...diagnosisOf(t, check.problem), detail } };
 }

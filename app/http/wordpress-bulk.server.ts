@@ -7,7 +7,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { dripSchema } from '~/utils/drip-schemas';
 import { bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';
-import { errorStatus } from './errors.server';
+import { explainError } from './errors.server';
 import { redirectWithToast } from './toast.server';
 
 // The bulk publish page's two posts (/app/publish-bulk): published now or spread over a schedule,
@@ -27,32 +27,13 @@ export async function publishBulk({ userId, formData, t, timeZone }: BulkArgs) {
     if (!(error instanceof WordPressServiceError)) throw error;
     // This page is Pro only (its loader sends others to the WordPress tab): the refusal goes there.
     if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
-    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }) }, { status: errorStatus(error) });
+    const { message, status } = await explainError(error, t);
+    return json({ result: submission.reply({ formErrors: [message] }) }, { status });
   }
   return redirectWithToast('/app?tab=wordpress', {
     type: 'success',
     title: input.schedule ? t('bulk.scheduled', { count }) : t('bulk.queued', { count }),
   });
-}
-
-/** The bulk service's refusals, in the reader's language. */
-function refusal(t: Translate, code: WordPressServiceError['code']): string {
-  switch (code) {
-    case 'not_publishable':
-      return t('bulk.notPublishable');
-    case 'past_start':
-      return t('validation.pastStart');
-    case 'no_content':
-      return t('publish.noContent');
-    case 'already_published':
-      return t('bulk.existing.conflict');
-    case 'no_capacity':
-      return t('drip.noCapacity');
-    case 'outside_rules':
-      return t('drip.rules.window');
-    default:
-      return t('bulk.notFound');
-  }
 }
 
 /**
@@ -97,6 +78,7 @@ export async function publishDrip({ userId, formData, t }: BulkArgs) {
     if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
     if (error.code === 'plan_changed')
       return preview(true).catch(() => json({ result: submission.reply(), preview: null }, { status: 409 }));
-    return json({ result: submission.reply({ formErrors: [refusal(t, error.code)] }), preview: null }, { status: errorStatus(error) });
+    const { message, status } = await explainError(error, t);
+    return json({ result: submission.reply({ formErrors: [message] }), preview: null }, { status });
   }
 }

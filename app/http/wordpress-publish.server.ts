@@ -7,7 +7,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { publicationErrorText } from '~/utils/wordpress-errors';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { zonedToInstant } from '~/utils/zoned-time';
-import { errorMessage, errorStatus } from './errors.server';
+import { explainError } from './errors.server';
 import { redirectWithToast } from './toast.server';
 
 // The publish page's post (/app/publish/:resultId): one result to one site, now or at a time.
@@ -70,8 +70,8 @@ export async function publishResult({
     done = await publishAndWait(userId, input);
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    // On this page only a text result or an image can be chosen: "not publishable" means not an image.
-    return refuse(error.code === 'not_publishable' ? t('publish.notImage') : errorMessage(t, error), errorStatus(error));
+    const { message, status } = await explainError(error, t);
+    return refuse(message, status);
   }
   if (!done) return refuse(t('publish.noContent'), 400);
   const { publication, outcome } = done;

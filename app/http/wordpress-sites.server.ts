@@ -22,8 +22,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { moveSchema } from '~/utils/drip-schemas';
 import { validTimeZone } from '~/utils/time-zone';
 import { siteSchema, siteUpdateSchema, testConnectionSchema } from '~/utils/wordpress-schemas';
-import { errorMessage } from './errors.server';
-import { scheduleRefusal } from './schedule-messages.server';
+import { errorMessage, explainError } from './errors.server';
 import { redirectWithToast } from './toast.server';
 import { connectionMessage } from './wordpress-api.server';
 
@@ -171,13 +170,13 @@ async function refreshPosts({ userId, t, head: { siteId } }: IntentArgs) {
   }
 }
 
-/** A change to a waiting publication; a refusal comes back as a toast in the schedule's words. */
+/** A change to a waiting publication; a refusal comes back as a toast. */
 async function scheduledChange(t: Translate, change: () => Promise<Response>) {
   try {
     return await change();
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: scheduleRefusal(t, error.code) });
+    return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: (await explainError(error, t)).message });
   }
 }
 

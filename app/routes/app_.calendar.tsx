@@ -12,9 +12,9 @@ import { buttonClass } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { detectLanguage, getT } from '~/i18n.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
+import { explainError } from '~/http/errors.server';
 import { readFormData } from '~/http/json-api.server';
 import { redirectWithToast } from '~/http/toast.server';
-import { scheduleRefusal } from '~/http/schedule-messages.server';
 import { requireUser } from '~/services/sessions.server';
 import { calendar, moveScheduled, pauseDrip, resumeDrip } from '~/services/wordpress/drip.server';
 import { WordPressServiceError } from '~/services/wordpress/errors.server';
@@ -95,7 +95,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    const description = scheduleRefusal(t, error.code);
+    const { message: description } = await explainError(error, t);
     return redirectWithToast(back, {
       type: 'error',
       title: input.intent === 'move' ? t('calendar.moveFailed') : t('publish.failed'),

@@ -371,10 +371,14 @@ export async function publicationFinished(
     status: 'published' | 'failed';
     postId?: number | null;
     link?: string | null;
+    /** A failure's stored code (wordpress-errors.ts) and English text, which publication.failed carries. */
+    errorCode?: string | null;
     error?: string | null;
   },
   tx: TransactionSql,
 ): Promise<void> {
+  // Like result.failed: a code a receiver can branch on, beside an English text for its logs.
+  const why = { errorCode: p.errorCode ?? 'unknown', error: p.error ?? null };
   await emitEvent(
     p.userId,
     `publication.${p.status}`,
@@ -382,7 +386,7 @@ export async function publicationFinished(
       publicationId: p.publicationId,
       resultId: p.resultId,
       status: p.status,
-      ...(p.status === 'published' ? { postId: p.postId ?? null, link: p.link ?? null } : { error: p.error ?? null }),
+      ...(p.status === 'published' ? { postId: p.postId ?? null, link: p.link ?? null } : why),
     },
     `publication.${p.status}:${p.publicationId}`,
     tx,

@@ -29,6 +29,20 @@ export const WP_PROBLEMS = [
 
 export type WpProblem = (typeof WP_PROBLEMS)[number];
 
+/**
+ * What a connection test read in the site's answers when the site said nothing in words of its own
+ * (its REST index lacks wp/v2 or Application Passwords, the user may not publish): the detail
+ * beside the diagnosis, as `wordpress:connection.findings.<finding>`.
+ */
+export const CONNECTION_FINDINGS = ['no_wp_v2', 'no_app_passwords', 'cannot_publish'] as const;
+
+export type ConnectionFinding = (typeof CONNECTION_FINDINGS)[number];
+
+/** A connection test's finding in the reader's language. */
+export function connectionFindingText(t: Translate, finding: ConnectionFinding): string {
+  return t(`wordpress:connection.findings.${finding}`);
+}
+
 /** WordPress REST error codes with a message of ours, and our own reasons a publication ends. */
 export const WP_ERROR_CODES = [
   'rest_not_logged_in',

@@ -181,6 +181,22 @@ describe('/api/wordpress', () => {
       { 'accept-language': 'zh-HK' },
     );
     expect((await zh.json()).message).toBe('WordPress 網站回應無效。請確認網址指向 WordPress 網站。');
+    // A REST index without wp/v2: the detail is what we read in it, in the reader's language.
+    const noPosts = await startPeer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ namespaces: ['oembed/1.0'], authentication: {} }));
+    });
+    try {
+      const site = { siteUrl: noPosts.url, username: 'a', appPassword: 'b' };
+      expect(await test(site)).toMatchObject({
+        success: false,
+        diagnosis: { code: 'rest_disabled', detail: "The site's REST API does not offer wp/v2 (posts, media and users)." },
+      });
+      const zhNoPosts = await client.postJson('/api/wordpress/test-connection', site, { 'accept-language': 'zh-HK' });
+      expect((await zhNoPosts.json()).diagnosis.detail).toBe('網站的 REST API 沒有提供 wp/v2（文章、媒體及用戶）。');
+    } finally {
+      await noPosts.close();
+    }
   });
 
   it('publish: Free refused (403), Pro queued then published, scheduled listed, moved and canceled', async () => {

@@ -269,7 +269,7 @@ describe('our images on the WordPress site', () => {
     // A text result cannot go to the media library alone.
     const text = await resultWithImages(userId, 'text', 'Text only', [{ bytes: PNG, contentType: 'image/png' }]);
     await expect(publishAndWait(userId, { ...payload, resultId: text.resultId, target: 'media' }, 0)).rejects.toMatchObject({
-      code: 'not_publishable',
+      code: 'not_image',
     });
   });
 });

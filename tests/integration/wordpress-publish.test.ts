@@ -293,6 +293,10 @@ describe('publishing to a real WordPress through the queue', () => {
     const events = await eventsOf(pub!.id);
     expect(events.map((e) => e.type)).toEqual(['publication.failed']);
     expect(events[0]!.data.error).toMatch(/not currently logged in/i);
+    // Beside the English text, the stored code to branch on; the body is the one the API document describes.
+    expect(events[0]!.data.errorCode).toBe(failed.lastErrorCode);
+    const { publicationFailedEvent } = await import('../../app/http/api-document.server');
+    publicationFailedEvent.parse({ type: 'publication.failed', timestamp: new Date().toISOString(), data: events[0]!.data });
   });
 
   it("Free users cannot publish; another user's site is not found", async () => {

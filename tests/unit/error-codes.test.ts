@@ -15,7 +15,13 @@ import type { AppError, ErrorDomain } from '../../app/utils/app-error';
 import type { Translate } from '../../app/utils/auth-schemas';
 import { failureText, GENERATION_FAILURES } from '../../app/utils/generation-errors';
 import { deliveryFailureText, WEBHOOK_DELIVERY_FAILURES } from '../../app/utils/webhook-events';
-import { publicationErrorText, WP_ERROR_CODES, WP_PROBLEMS } from '../../app/utils/wordpress-errors';
+import {
+  CONNECTION_FINDINGS,
+  connectionFindingText,
+  publicationErrorText,
+  WP_ERROR_CODES,
+  WP_PROBLEMS,
+} from '../../app/utils/wordpress-errors';
 
 // Every refusal a user can read, and every stored failure, walked in both languages: each has its
 // text in the en and zh-HK catalogues, its values interpolated, a status at the error edge, and the
@@ -152,6 +158,11 @@ describe('every stored failure, in both languages', () => {
   it.each([...WP_ERROR_CODES, ...WP_PROBLEMS, 'unknown'])('WordPress publication: %s', async (code) => {
     const [en, zh] = await pair('wordpress');
     expectTranslated(publicationErrorText(en, code, null), publicationErrorText(zh, code, null));
+  });
+
+  it.each(CONNECTION_FINDINGS)('connection test finding: %s', async (finding) => {
+    const [en, zh] = await pair('wordpress');
+    expectTranslated(connectionFindingText(en, finding), connectionFindingText(zh, finding));
   });
 
   it("a publication's failure keeps the site's own words, but never our English about a call that got no answer", async () => {

@@ -95,7 +95,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
     const results: Result[] = [];
     for (const id of ids) {
       const result = await getResult(userId, id, tx).catch(() => null);
-      if (!result) throw new WordPressServiceError('not_found');
+      if (!result) throw new WordPressServiceError('result_not_found');
       if (!isPublishable(result)) throw new WordPressServiceError('not_publishable');
       results.push(result);
     }

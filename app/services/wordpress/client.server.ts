@@ -1,4 +1,4 @@
-import { type WpProblem } from '~/utils/wordpress-errors';
+import { type ConnectionFinding, type WpProblem } from '~/utils/wordpress-errors';
 import { AppError } from '~/utils/app-error';
 import { OutboundError, outboundRequest, type OutboundOptions, type OutboundResponse } from '../outbound.server';
 
@@ -112,7 +112,13 @@ export type ConnectionCheck =
       /** The companion plugin (public/wordpress/postforge-seo.php) is active: SEO meta can be written. */
       seoPlugin: boolean;
     }
-  | { ok: false; problem: WpProblem; detail: string };
+  | {
+      ok: false;
+      problem: WpProblem;
+      /** What the site answered (its words, or its HTTP status); null with a finding of ours. */
+      detail: string | null;
+      finding?: ConnectionFinding;
+    };
 
 /** The REST namespace the companion plugin adds (its status route); present only while it is active. */
 export const SEO_PLUGIN_NAMESPACE = 'postforge/v1';
@@ -194,9 +200,9 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
     }
     return { ok: false, problem: 'not_wordpress', detail: `HTTP ${index.status}` };
   }
-  if (!body.namespaces.includes('wp/v2')) return { ok: false, problem: 'rest_disabled', detail: 'wp/v2 is not available' };
+  if (!body.namespaces.includes('wp/v2')) return { ok: false, problem: 'rest_disabled', detail: null, finding: 'no_wp_v2' };
   if (body.authentication && !('application-passwords' in body.authentication)) {
-    return { ok: false, problem: 'app_passwords_unavailable', detail: 'Application Passwords are not offered' };
+    return { ok: false, problem: 'app_passwords_unavailable', detail: null, finding: 'no_app_passwords' };
   }
   try {
     const { data } = await callOk<{ id: number; name: string; capabilities?: Record<string, boolean> }>(
@@ -207,7 +213,7 @@ export async function checkConnection(site: SiteCredentials, opts: WpCallOptions
       opts,
     );
     if (data.capabilities && data.capabilities.publish_posts === false) {
-      return { ok: false, problem: 'forbidden', detail: 'This user cannot publish posts' };
+      return { ok: false, problem: 'forbidden', detail: null, finding: 'cannot_publish' };
     }
     return { ok: true, userName: data.name, timeZone: timeZoneOfIndex(body), seoPlugin: body.namespaces.includes(SEO_PLUGIN_NAMESPACE) };
   } catch (error) {

@@ -95,9 +95,14 @@ export function newSeed(): number {
   return crypto.randomInt(0, 2 ** 31 - 1);
 }
 
-function plannerError(error: unknown): never {
-  if (error instanceof DripPlanError) throw new WordPressServiceError(error.code === 'no_capacity' ? 'no_capacity' : 'outside_rules');
-  throw error;
+/**
+ * The planner's refusal as the service's: a new drip's rules (`plan`) leave no room or are not
+ * valid; a resume's (`resume`) break the rules of the days it plans, as a move would.
+ */
+function plannerError(error: unknown, situation: 'plan' | 'resume'): never {
+  if (!(error instanceof DripPlanError)) throw error;
+  if (situation === 'plan') throw new WordPressServiceError(error.code === 'no_capacity' ? 'no_room' : 'bad_rules');
+  throw new WordPressServiceError(error.code === 'no_capacity' ? 'no_capacity' : 'outside_rules');
 }
 
 /** Publish times already on the site's days from `from` on (queued or published): they use up a day's N. */
@@ -155,7 +160,7 @@ export async function queueDrip(
           taken,
         });
       } catch (error) {
-        plannerError(error);
+        plannerError(error, 'plan');
       }
       const posts = chosen.map((r, i) => ({ resultId: r.id, title: r.title, publishAt: times[i]!.toISOString() }));
       // Confirmed later than a planned time (which would then go out at once), or the site's days
@@ -229,7 +234,7 @@ export async function resumeDrip(userId: string, siteId: number, db: Db = sql): 
         taken: await takenOnSite(siteId, now, ids, tx),
       });
     } catch (error) {
-      plannerError(error);
+      plannerError(error, 'resume');
     }
     const newJobs: { id: string; payload: { publicationId: string }; startAfter?: Date }[] = [];
     for (const [i, w] of waiting.entries()) {
@@ -263,10 +268,10 @@ export async function moveScheduled(
 ): Promise<Publication> {
   const at = zonedToInstant(date, time, timeZone);
   if (!at) throw new WordPressServiceError('outside_rules');
-  if (at.getTime() < Date.now() - 60_000) throw new WordPressServiceError('past_start');
+  if (at.getTime() < Date.now() - 60_000) throw new WordPressServiceError('past_time');
   return transaction(db, async (tx) => {
     const pub = await getPublication(userId, id, tx);
-    if (pub.status !== 'queued' || pub.siteId === null) throw new WordPressServiceError('not_found');
+    if (pub.status !== 'queued' || pub.siteId === null) throw new WordPressServiceError('not_queued');
     const [{ drip_plan_id } = { drip_plan_id: null }] = await tx<{ drip_plan_id: string | null }[]>`
       SELECT drip_plan_id FROM wordpress_publications WHERE id = ${id}`;
     const schedule = drip_plan_id ? await getDripSchedule(userId, pub.siteId, tx) : null;

@@ -58,7 +58,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     // Only an image result's own images go to the media library (what it is, not what was typed).
     const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
     if (!result) throw new WordPressServiceError('not_found');
-    if (result.type !== 'image' || result.status !== 'completed' || !result.content) throw new WordPressServiceError('not_publishable');
+    if (result.type !== 'image' || result.status !== 'completed' || !result.content) throw new WordPressServiceError('not_image');
     content = imageResultHtml(result, p.title);
   } else if (p.resultId && !/<[a-z!]/i.test(content)) {
     // An image result's content is its image's address, not HTML: sent as is (a script passing on

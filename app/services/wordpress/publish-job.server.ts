@@ -240,13 +240,14 @@ export async function runPublication(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const final = opts.final || error instanceof PermanentFailure;
+    const errorCode = errorCodeOf(error);
     await transaction(db, async (tx) => {
       const [done] = await tx<{ resultId: string | null }[]>`
         UPDATE wordpress_publications SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)},
-          last_error_code = ${errorCodeOf(error)}, status = ${final ? 'failed' : tx`status`}, updated_at = now()
+          last_error_code = ${errorCode}, status = ${final ? 'failed' : tx`status`}, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
       if (done && final)
-        await publicationFinished({ ...done, userId: row.user_id, publicationId: row.id, status: 'failed', error: message }, tx);
+        await publicationFinished({ ...done, userId: row.user_id, publicationId: row.id, status: 'failed', errorCode, error: message }, tx);
     });
     if (final) return 'failed';
     throw error;

@@ -47,7 +47,10 @@ async function endFailed(userId: string, seen: Publication, db: Db = sql): Promi
       WHERE user_id = ${userId} AND id = ${seen.id} AND status = 'queued' AND attempts = ${seen.attempts}
       RETURNING result_id AS "resultId", job_id AS "jobId"`;
     if (row)
-      await publicationFinished({ userId, publicationId: seen.id, resultId: row.resultId, status: 'failed', error: seen.lastError }, tx);
+      await publicationFinished(
+        { userId, publicationId: seen.id, resultId: row.resultId, status: 'failed', errorCode: seen.lastErrorCode, error: seen.lastError },
+        tx,
+      );
     return row?.jobId;
   });
   if (jobId) await cancelPublishJobs([jobId]);

@@ -25,7 +25,7 @@ export async function cancelPublication(userId: string, id: string, db: Db = sql
     const [row] = await tx<(PublicationRow & { job_id: string | null })[]>`
       UPDATE wordpress_publications SET status = 'canceled', updated_at = now()
       WHERE user_id = ${userId} AND id = ${id} AND status = 'queued' RETURNING ${publicationColumns(tx)}, job_id`;
-    if (!row) throw new WordPressServiceError('not_found');
+    if (!row) throw new WordPressServiceError('not_queued');
     return { pub: toPublication(row), jobId: row.job_id };
   });
   if (jobId) await cancelPublishJobs([jobId]);
@@ -38,7 +38,7 @@ export async function reschedulePublication(userId: string, id: string, publishA
     const [current] = await tx<{ job_id: string | null; status: string }[]>`
       SELECT job_id, status FROM wordpress_publications WHERE user_id = ${userId} AND id = ${checkedPublicationId(id)} FOR UPDATE`;
     if (!current) throw new WordPressServiceError('publication_not_found');
-    if (current.status !== 'queued') throw new WordPressServiceError('not_found');
+    if (current.status !== 'queued') throw new WordPressServiceError('not_queued');
     const jobId = crypto.randomUUID();
     const at = publishAt.getTime() > Date.now() ? publishAt : new Date();
     const [row] = await tx<PublicationRow[]>`
