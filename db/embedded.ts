@@ -66,17 +66,25 @@ export async function freePort(): Promise<number> {
   return port!;
 }
 
+// Picked below Linux's ephemeral range (32768 and up by default): a port the kernel handed to a
+// listener on port 0 is also one it hands to outgoing connections, so a busy host could take it
+// between our pick and the server's listen.
+const PICK_FROM = 20_000;
+const PICK_SPAN = 12_000;
+
 /** `count` distinct free ports: all are held at once while picked, so none comes twice. */
 export async function freePorts(count: number): Promise<number[]> {
   const servers: net.Server[] = [];
   try {
-    for (let i = 0; i < count; i++) {
+    for (let tries = 0; servers.length < count; tries++) {
       const srv = net.createServer();
-      servers.push(srv);
-      await new Promise<void>((resolve, reject) => {
-        srv.once('error', reject);
-        srv.listen(0, '127.0.0.1', resolve);
+      // After many refusals (a crowded range), the kernel's own pick.
+      const port = tries < 200 ? PICK_FROM + Math.floor(Math.random() * PICK_SPAN) : 0;
+      const listening = await new Promise<boolean>((resolve) => {
+        srv.once('error', () => resolve(false));
+        srv.listen(port, '127.0.0.1', () => resolve(true));
       });
+      if (listening) servers.push(srv);
     }
     return servers.map((srv) => (srv.address() as net.AddressInfo).port);
   } finally {
