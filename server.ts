@@ -310,12 +310,13 @@ const REQUEST_DRAIN_MS = 5_000;
 /**
  * Every browser asks for br or gzip, so a page's compression is part of what each request costs: at
  * the middleware's defaults (brotli quality 4, gzip level 6) zlib was ~8 % of a signed-in page's
- * CPU in a profile. Brotli quality 2 and gzip level 3 take about a third of that time for a page
- * ~9 % larger (docs/performance.md).
+ * CPU in a profile. Brotli quality 1 and gzip level 3 take about a sixth of that time for a page
+ * ~15 % larger (docs/performance.md): quality 1 compresses a signed-in page in about half the time
+ * of quality 2, for ~6 % more bytes (~0.5–0.7 KB), which a page's round trip does not notice.
  */
 const COMPRESSION: compression.CompressionOptions = {
   level: 3,
-  brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 2 } },
+  brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
 };
 
 /** Turns into Remix: enough to overlap database round trips, few enough to finish in order. */
