@@ -92,10 +92,7 @@ export async function completeJobs(ids: string[]): Promise<void> {
   await boss.complete(GENERATE_QUEUE, ids);
 }
 
-/**
- * Puts back jobs whose item's lease expired (its worker died): they are fetched again at once.
- * Also frees leases left on items that are no longer processing.
- */
+/** Puts back jobs whose item's lease expired (its worker died): they are fetched again at once. */
 export async function reviveAbandoned(db: Db = jobSql): Promise<number> {
   const rows = await db`
     UPDATE pgboss.job j SET state = 'retry', start_after = now()
