@@ -42,18 +42,5 @@ export async function integrationOverview(userId: string, timeZone: string, db: 
 }
 
 function scheduledView(p: Publication) {
-  return {
-    id: p.id,
-    siteName: p.siteName,
-    siteTimeZone: p.siteTimeZone,
-    title: p.title,
-    status: p.status,
-    publishAt: p.publishAt,
-    attempts: p.attempts,
-    lastError: p.lastError,
-    lastErrorCode: p.lastErrorCode,
-    link: p.link,
-    seoWritten: p.seoWritten,
-    kind: p.kind,
-  };
+  return { id: p.id, title: p.title, ...publicationView(p)! };
 }
