@@ -35,7 +35,8 @@ chmod 755 "$WORK"
 APP_PID=""; PG_PID=""; MOUNTED=""
 cleanup() {
   [ -n "$APP_PID" ] && kill -KILL "$APP_PID" 2>/dev/null || true
-  [ -n "$PG_PID" ] && { kill -TERM "$PG_PID" 2>/dev/null; wait "$PG_PID" 2>/dev/null || true; }
+  # The whole group: TERM to npx alone left the database (tsx's child's child) running.
+  [ -n "$PG_PID" ] && { kill -TERM -- "-$PG_PID" 2>/dev/null; wait "$PG_PID" 2>/dev/null || true; }
   [ -n "$MOUNTED" ] && podman image unmount "$IMAGE" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
@@ -83,7 +84,7 @@ SIZE=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 
 # ---- 3. a PostgreSQL for it ----
 PG_PORT=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
-npx tsx .ci/smoke-postgres.ts "$WORK/pg" "$PG_PORT" >"$WORK/pg.out" 2>&1 &
+setsid npx tsx .ci/smoke-postgres.ts "$WORK/pg" "$PG_PORT" >"$WORK/pg.out" 2>&1 &
 PG_PID=$!
 for _ in $(seq 1 120); do grep -q '^postgres://' "$WORK/pg.out" && break; sleep 0.5; done
 DATABASE_URL=$(grep -m1 '^postgres://' "$WORK/pg.out") || { cat "$WORK/pg.out"; fail "PostgreSQL did not start"; }
