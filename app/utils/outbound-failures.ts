@@ -3,9 +3,9 @@
 // Here rather than with the guard so pages can explain a stored code without the server module.
 
 export const OUTBOUND_FAILURES = [
+  'blocked_address',
   'bad_url',
   'bad_scheme',
-  'blocked_address',
   'dns',
   'refused',
   'timeout',

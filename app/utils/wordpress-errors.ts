@@ -7,16 +7,8 @@ import { OUTBOUND_FAILURES } from './outbound-failures';
 // user's language) is kept next to the explanation as its detail, never shown alone.
 
 export const WP_PROBLEMS = [
-  'blocked_address',
-  'bad_url',
-  'bad_scheme',
-  'dns',
-  'refused',
-  'timeout',
-  'tls',
-  'network',
-  'too_large',
-  'too_many_redirects',
+  // The site never answered, or was refused before we asked: the outbound guard's codes.
+  ...OUTBOUND_FAILURES,
   'not_wordpress',
   'rest_disabled',
   'app_passwords_unavailable',
