@@ -112,8 +112,12 @@ describe('items next in line', () => {
     await loop!.stop();
     loop = await s.loop.startGenerationLoop({ concurrency: CONCURRENCY, perUser: 100, leaseSeconds: 30 });
     const { u, before, run } = await startRun('cancel', 12);
-    // Cancel while the first three are at the provider and three more wait next in line.
-    await until(async () => (await leases(run.runId)).waiting === CONCURRENCY && requestsFor('cancel') === CONCURRENCY);
+    // Cancel while the first three are at the provider (recorded as started) and three more wait
+    // next in line. Until a claim records them, the items sent also read as waiting.
+    await until(async () => {
+      const l = await leases(run.runId);
+      return l.started === CONCURRENCY && l.waiting === CONCURRENCY && requestsFor('cancel') === CONCURRENCY;
+    });
     const progress = await s.gen.cancelRun(u.id, run.runId);
     expect(progress.canceledPrompts).toBe(12 - CONCURRENCY);
     await waitForRun(getSql(), run.runId);
@@ -128,7 +132,10 @@ describe('items next in line', () => {
     await loop!.stop();
     loop = await s.loop.startGenerationLoop({ concurrency: CONCURRENCY, perUser: 100, leaseSeconds: 30 });
     const { u, before, run } = await startRun('stop', 9);
-    await until(async () => (await leases(run.runId)).waiting === CONCURRENCY && requestsFor('stop') === CONCURRENCY);
+    await until(async () => {
+      const l = await leases(run.runId);
+      return l.started === CONCURRENCY && l.waiting === CONCURRENCY && requestsFor('stop') === CONCURRENCY;
+    });
     await loop.stop();
     loop = undefined;
     const rows = await getSql()<{ status: string; deliveries: number; leased: boolean }[]>`
