@@ -549,7 +549,8 @@ describe('signed-in pages: structure in both languages', () => {
 });
 
 describe('every other page: html-validate in both languages', () => {
-  // The pages above are checked as they load; these are the signed-out ones and the rest.
+  // The pages above are checked as they load; these are the signed-out ones (with their meta
+  // description) and the rest.
   const publicPages: [string, number?][] = [
     ['/'],
     ['/auth'],
@@ -568,7 +569,17 @@ describe('every other page: html-validate in both languages', () => {
   for (const language of ['en', 'zh-HK'] as const) {
     it(`in ${language}`, async () => {
       const anonymous = new TestClient(app.url);
-      for (const [url, status] of publicPages) await load(url, language, anonymous, status);
+      for (const [url, status] of publicPages) {
+        const doc = await load(url, language, anonymous, status);
+        if (status) continue;
+        // Public pages are indexed: each says what it is in a description of the page's language.
+        const description = DomUtils.findAll((e) => e.name === 'meta' && e.attribs.name === 'description', doc.children);
+        expect(description.length, `${url} (${language}): one meta description`).toBe(1);
+        const content = description[0]!.attribs.content ?? '';
+        expect(content.length, `${url} (${language}): meta description "${content}"`).toBeGreaterThan(20);
+        if (language === 'zh-HK') expect(content, `${url} (zh-HK): meta description in Chinese`).toMatch(/\p{Script=Han}/u);
+        else expect(content, `${url} (en): meta description in English`).not.toMatch(/\p{Script=Han}/u);
+      }
       const [admin] = await sql<{ id: string }[]>`
         INSERT INTO users (email, name, subscription_status, role)
         VALUES (${`page-html-admin-${language}@example.com`}, 'Grace Hopper', 'pro', 'admin') RETURNING id`;
