@@ -107,7 +107,8 @@ async function copyForAxe(from: Page, reader: Page, url: string): Promise<void> 
 
 for (const language of ['en', 'zh-HK'] as const) {
   test(`axe on every page (${language})`, async ({ page, browser, baseURL, jsEnabled }, testInfo) => {
-    test.setTimeout(240_000);
+    // About 30 pages, each read by axe: ~2.5 min with scripts, ~3.5 min without, on two busy cores.
+    test.setTimeout(420_000);
     await page.context().addCookies([{ name: 'language', value: language, url: baseURL! }]);
     const readerContext = jsEnabled ? null : await browser.newContext({ javaScriptEnabled: true });
     const reader = readerContext ? await readerContext.newPage() : page;
