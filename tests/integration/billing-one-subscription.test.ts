@@ -195,7 +195,7 @@ describe('a second subscription that still arrives', () => {
     expect(page).toContain('A second Pro subscription');
     expect(page).toContain('$15.00');
     const zh = await (await client.get('/subscription', { 'accept-language': 'zh-HK' })).text();
-    expect(zh).toContain('第二個專業版訂閱');
+    expect(zh).toContain('第二個 Pro 訂閱');
 
     // Cancel stops the one that is kept.
     const cancel = await client.postJson('/api/subscription/cancel', {});
