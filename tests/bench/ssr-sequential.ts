@@ -6,11 +6,20 @@
  * burst of another process on the shared machine spreads over all of them; the figure shown is the
  * median of the rounds.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 
-export type SequentialTarget = { name: string; url: string; headers: Record<string, string> };
-export type SequentialRound = { cpuMs: number; medianMs: number };
-export type SequentialRow = { name: string; status: number; cpuMs: number; medianMs: number; rounds: SequentialRound[] };
+/** `pid`: the server process that answers `url`. */
+export type SequentialTarget = { name: string; url: string; headers: Record<string, string>; pid: number };
+export type SequentialRound = { cpuMs: number; medianCpuMs: number; medianMs: number };
+export type SequentialRow = {
+  name: string;
+  status: number;
+  cpuMs: number;
+  medianCpuMs: number;
+  medianMs: number;
+  rounds: SequentialRound[];
+};
 export type SequentialOptions = { requests: number; warmup: number; rounds: number };
 
 export const median = (values: number[]) => {
@@ -32,10 +41,34 @@ function ask(agent: http.Agent, url: string, headers: Record<string, string>): P
   });
 }
 
-/** `serverCpuMs`: the server process's CPU time so far, in ms. */
+/**
+ * The CPU time of every thread of a process so far, in ms with the scheduler's nanosecond
+ * resolution (/proc/<pid>/task/<tid>/schedstat): fine enough to time one request, where the
+ * process's own figure in /proc/<pid>/stat counts clock ticks of 10 ms. Read from outside, so the
+ * server does no work for it; threads gone between two reads drop out of the sum (the server's
+ * threads live as long as it does).
+ */
+export function threadsCpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1e6;
+}
+
+/**
+ * `serverCpuMs`: the server process's CPU time so far, in ms (the round's total over its requests);
+ * `requestCpuMs`, finer, times each request alone for the median (a collection or a burst of
+ * compilation lands on a few requests: the median is the request without them, the mean with them).
+ */
 export async function measureSequential(
   targets: SequentialTarget[],
-  serverCpuMs: () => number,
+  serverCpuMs: (target: SequentialTarget) => number,
+  requestCpuMs: (target: SequentialTarget) => number,
   { requests, warmup, rounds }: SequentialOptions,
 ): Promise<SequentialRow[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -46,18 +79,23 @@ export async function measureSequential(
         // The first round warms longer: a fresh server is still compiling its hot paths.
         for (let i = 0; i < (round === 0 ? 4 * warmup : warmup); i++) await ask(agent, t.url, t.headers);
         const latencies: number[] = [];
+        const cpus: number[] = [];
         let status = 0;
-        const before = serverCpuMs();
+        const before = serverCpuMs(t);
         for (let i = 0; i < requests; i++) {
+          const cpuBefore = requestCpuMs(t);
           const answer = await ask(agent, t.url, t.headers);
+          cpus.push(requestCpuMs(t) - cpuBefore);
           latencies.push(answer.ms);
           status = answer.status;
         }
-        const cpuMs = (serverCpuMs() - before) / requests;
+        const cpuMs = (serverCpuMs(t) - before) / requests;
         const row = seen.get(t.name)!;
         row.status = status;
-        row.rounds.push({ cpuMs, medianMs: median(latencies) });
-        process.stderr.write(`  one at a time, round ${round + 1}: ${t.name} ${cpuMs.toFixed(2)} ms CPU/req\n`);
+        row.rounds.push({ cpuMs, medianCpuMs: median(cpus), medianMs: median(latencies) });
+        process.stderr.write(
+          `  one at a time, round ${round + 1}: ${t.name} ${cpuMs.toFixed(2)} ms CPU/req, median ${median(cpus).toFixed(2)}\n`,
+        );
       }
     }
   } finally {
@@ -69,6 +107,7 @@ export async function measureSequential(
       name: t.name,
       status,
       cpuMs: median(measured.map((r) => r.cpuMs)),
+      medianCpuMs: median(measured.map((r) => r.medianCpuMs)),
       medianMs: median(measured.map((r) => r.medianMs)),
       rounds: measured,
     };
