@@ -25,6 +25,7 @@ import { databaseMarkedDown, markDatabaseUp, onceMoreIfLost } from './app/runtim
 import { newRequestId, REQUEST_ID_HEADER } from './app/runtime/request-id.server';
 import { logUnavailable, sendUnavailable } from './app/http/unavailable.server';
 import { lastErrorHandler } from './app/http/last-error.server';
+import { isApiPath, splitApiRoutes } from './app/http/split-build.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -389,16 +390,19 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
   // A read whose database connection was lost under it is served once more; any other failure for
   // the database leaves Remix (entry.server's handleError throws it) for the last error handler's 503.
-  app.all(
-    '*',
+  // The API and the pages each have a Remix handler of their own routes (split-build.server.ts).
+  const remix = (routes: ServerBuild) =>
     retryReadOnLostConnection(
       createRequestHandler({
-        build,
+        build: routes,
         mode: env.NODE_ENV === 'production' ? 'production' : 'development',
         getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
       }),
-    ),
-  );
+    );
+  const split = splitApiRoutes(build);
+  const api = remix(split.api);
+  const pages = remix(split.pages);
+  app.all('*', (req, res, next) => (isApiPath(req.path) ? api : pages)(req, res, next));
   app.use(lastErrorHandler(logger));
   return app;
 }
