@@ -9,8 +9,8 @@
 import fs from 'node:fs';
 import http from 'node:http';
 
-/** `pid`: the server process that answers `url`. */
-export type SequentialTarget = { name: string; url: string; headers: Record<string, string>; pid: number };
+/** `pid`: the server process that answers `url`; targets of one `group` take turns request by request. */
+export type SequentialTarget = { name: string; url: string; headers: Record<string, string>; pid: number; group?: string };
 export type SequentialRound = { cpuMs: number; medianCpuMs: number; medianMs: number };
 export type SequentialRow = {
   name: string;
@@ -71,35 +71,45 @@ export async function measureSequential(
   requestCpuMs: (target: SequentialTarget) => number,
   { requests, warmup, rounds }: SequentialOptions,
 ): Promise<SequentialRow[]> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  // One kept-alive connection per server: targets of one group (`group`, e.g. the same page of two
+  // builds) take turns request by request, so both meet the same moments of a shared machine.
+  const agents = new Map<number, http.Agent>();
+  const agentOf = (t: SequentialTarget) => {
+    if (!agents.has(t.pid)) agents.set(t.pid, new http.Agent({ keepAlive: true, maxSockets: 1 }));
+    return agents.get(t.pid)!;
+  };
   const seen = new Map<string, { status: number; rounds: SequentialRound[] }>(targets.map((t) => [t.name, { status: 0, rounds: [] }]));
+  const groups = [...new Set(targets.map((t) => t.group ?? t.name))].map((g) => targets.filter((t) => (t.group ?? t.name) === g));
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const t of targets) {
+      for (const group of groups) {
         // The first round warms longer: a fresh server is still compiling its hot paths.
-        for (let i = 0; i < (round === 0 ? 4 * warmup : warmup); i++) await ask(agent, t.url, t.headers);
-        const latencies: number[] = [];
-        const cpus: number[] = [];
-        let status = 0;
-        const before = serverCpuMs(t);
+        for (let i = 0; i < (round === 0 ? 4 * warmup : warmup); i++) for (const t of group) await ask(agentOf(t), t.url, t.headers);
+        const runs = group.map((t) => ({ t, latencies: [] as number[], cpus: [] as number[], status: 0, cpuTotal: 0 }));
         for (let i = 0; i < requests; i++) {
-          const cpuBefore = requestCpuMs(t);
-          const answer = await ask(agent, t.url, t.headers);
-          cpus.push(requestCpuMs(t) - cpuBefore);
-          latencies.push(answer.ms);
-          status = answer.status;
+          for (const run of runs) {
+            const before = serverCpuMs(run.t);
+            const cpuBefore = requestCpuMs(run.t);
+            const answer = await ask(agentOf(run.t), run.t.url, run.t.headers);
+            run.cpus.push(requestCpuMs(run.t) - cpuBefore);
+            run.cpuTotal += serverCpuMs(run.t) - before;
+            run.latencies.push(answer.ms);
+            run.status = answer.status;
+          }
         }
-        const cpuMs = (serverCpuMs(t) - before) / requests;
-        const row = seen.get(t.name)!;
-        row.status = status;
-        row.rounds.push({ cpuMs, medianCpuMs: median(cpus), medianMs: median(latencies) });
-        process.stderr.write(
-          `  one at a time, round ${round + 1}: ${t.name} ${cpuMs.toFixed(2)} ms CPU/req, median ${median(cpus).toFixed(2)}\n`,
-        );
+        for (const run of runs) {
+          const cpuMs = run.cpuTotal / requests;
+          const row = seen.get(run.t.name)!;
+          row.status = run.status;
+          row.rounds.push({ cpuMs, medianCpuMs: median(run.cpus), medianMs: median(run.latencies) });
+          process.stderr.write(
+            `  one at a time, round ${round + 1}: ${run.t.name} ${cpuMs.toFixed(2)} ms CPU/req, median ${median(run.cpus).toFixed(2)}\n`,
+          );
+        }
       }
     }
   } finally {
-    agent.destroy();
+    for (const agent of agents.values()) agent.destroy();
   }
   return targets.map((t) => {
     const { status, rounds: measured } = seen.get(t.name)!;

@@ -260,7 +260,10 @@ async function main() {
               ? comparePorts.floor
               : comparePorts.treeFloor;
           const url = t.url.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`);
-          return [own, { ...t, name: `${t.name} [compare]`, url, pid: compare!.pid! }];
+          return [
+            { ...own, group: t.name },
+            { ...t, name: `${t.name} [compare]`, url, pid: compare!.pid!, group: t.name },
+          ];
         });
       // BENCH_HTML_DIR=DIR: each page's HTML as served (decompressed), to compare what two builds render.
       const htmlDir = process.env.BENCH_HTML_DIR;
