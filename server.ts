@@ -38,9 +38,23 @@ const BODY_LIMIT = 1024 * 1024;
 
 export type AppOptions = { env: Env; db: OpenDatabase; build: ServerBuild; logger: pino.Logger };
 
-/** Security headers through helmet, with a fresh CSP nonce per request (read by entry.server through the load context). */
+/** The headers a helmet middleware sets, read once from a stand-in response. */
+function headersOf(middleware: (req: Request, res: Response, next: (err?: unknown) => void) => void, req: Request, res: object) {
+  const headers: [string, string][] = [];
+  const recorder = { ...res, setHeader: (name: string, value: string) => void headers.push([name, String(value)]), removeHeader: () => {} };
+  middleware(req, recorder as unknown as Response, () => {});
+  return headers;
+}
+
+/**
+ * Security headers through helmet, with a fresh CSP nonce per request (read by entry.server through
+ * the load context). helmet's answer is the same for every request but for the nonce, and its dozen
+ * middlewares cost about as much as a page's session lookup, so it runs once, at start-up, with a
+ * placeholder nonce; each request sets the recorded headers with its own nonce in the CSP.
+ */
 function securityHeaders(env: Env) {
   const https = env.APP_URL.startsWith('https:');
+  const placeholder = 'NONCE-PLACEHOLDER';
   const headers = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -64,11 +78,19 @@ function securityHeaders(env: Env) {
     strictTransportSecurity: https ? { maxAge: 31536000, includeSubDomains: true } : false,
     xFrameOptions: { action: 'deny' },
   });
-  return (req: Request, res: Response, next: NextFunction) => {
-    res.locals.cspNonce = crypto.randomBytes(16).toString('base64');
+  const recorded = headersOf(headers, {} as Request, { locals: { cspNonce: placeholder } });
+  const csp = recorded.find(([name]) => name === 'Content-Security-Policy');
+  if (!csp || csp[1].split(placeholder).length !== 2) throw new Error('helmet set no Content-Security-Policy with the nonce');
+  const [cspBefore, cspAfter] = csp[1].split(placeholder) as [string, string];
+  const fixed = recorded.filter((header) => header !== csp);
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    res.locals.cspNonce = nonce;
+    res.setHeader('Content-Security-Policy', cspBefore + nonce + cspAfter);
+    for (const [name, value] of fixed) res.setHeader(name, value);
     // helmet has no Permissions-Policy.
     res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
-    headers(req, res, next);
+    next();
   };
 }
 

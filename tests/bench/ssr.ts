@@ -270,8 +270,10 @@ async function main() {
       if (htmlDir) {
         fs.mkdirSync(htmlDir, { recursive: true });
         for (const t of sequentialTargets) {
-          const html = await (await fetch(t.url, { headers: t.headers })).text();
-          fs.writeFileSync(path.join(htmlDir, `${t.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.html`), html);
+          const response = await fetch(t.url, { headers: t.headers });
+          const file = path.join(htmlDir, t.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, ''));
+          fs.writeFileSync(`${file}.html`, await response.text());
+          fs.writeFileSync(`${file}.headers`, [...response.headers].map(([name, value]) => `${name}: ${value}\n`).join(''));
         }
       }
       sequential = await measureSequential(
