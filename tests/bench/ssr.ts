@@ -244,6 +244,8 @@ async function main() {
         { name: '/app signed in', url: `${appBase}/app`, headers: signedIn },
         { name: '/app results list', url: `${appBase}/app?tab=results`, headers: signedIn },
         { name: '/subscription', url: `${appBase}/subscription`, headers: signedIn },
+        // The same page without Accept-Encoding: the difference is what its compression costs.
+        { name: '/app, uncompressed', url: `${appBase}/app`, headers: { ...signedIn, 'accept-encoding': 'identity' } },
         { name: '/ signed out, en', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'en-US,en;q=0.9' } },
         { name: 'bare Express handler', url: `${bareBase}/`, headers: BROWSER },
         // What Remix itself costs one at a time: the floor's minimal route, and with the app's route tree.
