@@ -105,7 +105,7 @@ export default function WebhooksPage() {
         <Link to="/app" className="text-sm font-medium text-indigo-700 hover:underline">
           {t('webhooks.back')}
         </Link>
-        <Link to="/api/docs" className="text-sm font-medium text-indigo-700 hover:underline">
+        <Link to="/api/docs" reloadDocument className="text-sm font-medium text-indigo-700 hover:underline">
           {t('webhooks.docsLink')}
         </Link>
       </div>
