@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
@@ -7,7 +8,9 @@ import { available, createGenUser, openHolds, statusCounts } from '../support/ge
 // Plan first, through the real app and the real worker loop against the OpenAI test server: plans
 // made and held, edited, dropped, re-planned and written section by section (JSON API and the run
 // page's forms without JavaScript), the post's length within ±15 % of the length asked, and a
-// write that resumes after a crash asking only for the sections still missing.
+// write that resumes after a crash asking only for the sections still missing; and the ledger's
+// property over random sequences of plan steps: every post's credits held once, charged once when
+// written, released once when dropped, never both, nothing left open but the plans still waiting.
 
 let openai: OpenAiServer;
 let app: TestApp;
@@ -237,4 +240,114 @@ describe('plan first', () => {
     expect(post.content).toContain('stored part 4');
     expect(await openHolds(getSql(), u.id)).toBe(0);
   });
+
+  it('ledger property: plans dropped, edited, re-planned, written and crashed mid-write are charged exactly once or released once', async () => {
+    type Step = { t: 'drop' } | { t: 'edit' } | { t: 'replan' } | { t: 'write' } | { t: 'crashWrite'; stored: number[] } | { t: 'leave' };
+    const stepArb: fc.Arbitrary<Step> = fc.oneof(
+      fc.constant({ t: 'drop' as const }),
+      fc.constant({ t: 'edit' as const }),
+      fc.constant({ t: 'replan' as const }),
+      fc.constant({ t: 'write' as const }),
+      fc.record({ t: fc.constant('crashWrite' as const), stored: fc.uniqueArray(fc.integer({ min: 0, max: 5 }), { maxLength: 5 }) }),
+      fc.constant({ t: 'leave' as const }),
+    );
+    let run = 0;
+    const { verifyLedger } = await import('../../app/services/ledger-verify.server');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(stepArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }), async (scripts) => {
+        run++;
+        const u = await signedIn(30);
+        const before = await available(getSql(), u.id);
+        const topics = scripts.map((_, i) => `prop ${run} ${i}`);
+        const start = await u.c.postJson('/api/generate/text', {
+          prompts: topics.join('\n'),
+          model: TEXT,
+          planFirst: true,
+          includeQA: false,
+        });
+        const { jobId, credits } = (await start.json()) as { jobId: string; credits: number };
+        const each = credits / topics.length;
+        await waitFor(jobId, 'planned', topics.length);
+        const { plans } = (await (await u.c.get(`/api/jobs/${jobId}/plans`)).json()) as { plans: PlanView[] };
+        const final = new Map<string, 'planned' | 'canceled' | 'completed'>();
+        const missing = new Map<string, number>();
+        await Promise.all(
+          plans.map(async (p, i) => {
+            let state: 'planned' | 'canceled' | 'completed' = 'planned';
+            for (const step of scripts[i]!) {
+              const ended = state !== 'planned';
+              switch (step.t) {
+                case 'drop': {
+                  const res = await u.c.request(`/api/results/${p.id}/plan`, { method: 'DELETE' });
+                  expect(res.status).toBe(ended ? 409 : 200);
+                  if (!ended) state = 'canceled';
+                  break;
+                }
+                case 'edit': {
+                  const res = await u.c.request(`/api/results/${p.id}/plan`, {
+                    method: 'PUT',
+                    headers: { 'content-type': 'application/json' },
+                    body: JSON.stringify({ ...p.plan, title: `edited ${p.id}` }),
+                  });
+                  expect(res.status).toBe(ended ? 409 : 200);
+                  break;
+                }
+                case 'replan': {
+                  const res = await u.c.postJson(`/api/results/${p.id}/plan/replan`, {});
+                  expect(res.status).toBe(ended ? 409 : 200);
+                  if (!ended) {
+                    for (let k = 0; k < 400; k++) {
+                      if ((await getSql()`SELECT status FROM generation_results WHERE id = ${p.id}`)[0]!.status === 'planned') break;
+                      await new Promise((r) => setTimeout(r, 25));
+                    }
+                  }
+                  break;
+                }
+                case 'write':
+                case 'crashWrite': {
+                  if (!ended && step.t === 'crashWrite') {
+                    // A worker that died mid-write left these sections (and a delivery) behind.
+                    for (const idx of step.stored) {
+                      await getSql()`INSERT INTO generation_sections (result_id, attempt, idx, markdown) VALUES (${p.id}, 1, ${idx}, ${`kept ${idx}`})`;
+                    }
+                    missing.set(p.id, 6 - step.stored.length);
+                  } else if (!ended) missing.set(p.id, 6);
+                  const res = await u.c.postJson(`/api/jobs/${jobId}/write`, { resultIds: [p.id] });
+                  expect(res.status).toBe(200);
+                  expect(((await res.json()) as { queued: number }).queued).toBe(ended ? 0 : 1);
+                  if (!ended) state = 'completed';
+                  break;
+                }
+                case 'leave':
+                  break;
+              }
+            }
+            final.set(p.id, state);
+          }),
+        );
+        await waitFor(jobId, 'planned', 0);
+        const rows = await getSql()<{ id: string; status: string; prompt: string }[]>`
+          SELECT id, status, prompt FROM generation_results WHERE run_id = ${jobId}`;
+        for (const r of rows) {
+          expect(r.status).toBe(final.get(r.id));
+          if (r.status === 'completed') expect(sectionRequests(r.prompt)).toHaveLength(missing.get(r.id)!);
+        }
+        const count = (state: string) => [...final.values()].filter((v) => v === state).length;
+        // Held: the plans still waiting; charged: the posts written; dropped: given back.
+        expect(await available(getSql(), u.id)).toBe(before - each * (count('planned') + count('completed')));
+        expect(await openHolds(getSql(), u.id)).toBe(count('planned'));
+        const settled = await getSql()<{ id: string; kind: string }[]>`
+          SELECT x.id, e.kind FROM ledger_entries e
+          JOIN ledger_entries r ON r.seq = e.pending_seq
+          JOIN generation_results x ON r.idempotency_key LIKE '%' || x.id::text || '%'
+          WHERE e.user_id = ${u.id} AND e.kind IN ('post', 'void') AND x.run_id = ${jobId}`;
+        for (const [id, state] of final) {
+          const kinds = settled.filter((e) => e.id === id).map((e) => e.kind);
+          expect(kinds).toEqual(state === 'completed' ? ['post'] : state === 'canceled' ? ['void'] : []);
+        }
+        expect((await verifyLedger({ userId: u.id })).problems).toEqual([]);
+      }),
+      { numRuns: 8, seed: 20261127 },
+    );
+  }, 60_000);
 });
