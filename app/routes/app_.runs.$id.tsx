@@ -215,7 +215,7 @@ export default function RunProgressPage() {
   useRevalidateWhile(processing);
 
   useEffect(() => {
-    if (previous.current === 'processing' && run.status !== 'processing') {
+    if (previous.current === 'processing' && run.status !== 'processing' && run.status !== 'planned') {
       showToast(runEndedToast(t, run));
     }
     previous.current = run.status;

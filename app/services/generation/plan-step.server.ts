@@ -2,7 +2,6 @@ import type { Db } from '../../../db/client';
 import type { CallGate } from '~/utils/call-gate';
 import type { Plan } from '~/utils/plan-schema';
 import { runPlan, writeFromPlan } from './plan-writing.server';
-import { planStateOf } from './plans.server';
 import type { Output } from './output.server';
 import type { ClaimedItem, ItemRow, KeyLookup } from './item.server';
 
@@ -14,12 +13,12 @@ export type PlanOutput = { plan: Plan };
 export async function runPlanFirst(
   item: ClaimedItem,
   row: ItemRow,
+  state: { phase: 'plan' | 'write'; plan: Plan | null } | null,
   keyOf: KeyLookup,
   answered: () => Promise<void>,
   calls: CallGate | undefined,
   db: Db,
 ): Promise<Output | PlanOutput> {
-  const state = await planStateOf(item, db);
   if (state?.phase === 'write' && state.plan) return writeFromPlan(item, row, state.plan, keyOf, answered, calls, db);
   const plan = await runPlan(item, row, keyOf);
   await answered();

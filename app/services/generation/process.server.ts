@@ -7,7 +7,7 @@ import { HandedBack, handBack, isInfrastructureError, whileDatabaseRecovers } fr
 import { HoldGone, renewHold, startHeartbeat } from './lease.server';
 import { runImage, runText, type Output } from './output.server';
 import { runPlanFirst, type PlanOutput } from './plan-step.server';
-import { bookPlanned, isPlanFirst } from './plans.server';
+import { bookPlanned, isPlanFirst, planStateOf } from './plans.server';
 import { failItem, finishCompleted, GENERATION_FAILED, HOLD_GONE, INTERRUPTED, itemEnded, type ItemFailure } from './finish.server';
 import {
   MAX_DELIVERIES,
@@ -81,6 +81,9 @@ async function generateOutput(
   db: Db,
 ): Promise<Output | PlanOutput | { failure: ItemFailure }> {
   const keyOf: KeyLookup = opts.keyOf ?? ((userId, provider) => providerKey(userId, provider, db));
+  // A plan-first item's step is read while it waits for its slot, like its key.
+  const planState = row.type === 'text' && isPlanFirst(row.settings) ? planStateOf(item, db) : null;
+  planState?.catch(() => {});
   try {
     if (opts.slot) {
       // The key is looked up while the item waits, so a freed slot sends it at once.
@@ -92,7 +95,7 @@ async function generateOutput(
       row.type === 'image'
         ? runImage(item, row, keyOf, answered)
         : isPlanFirst(row.settings)
-          ? runPlanFirst(item, row, keyOf, answered, opts.calls, db)
+          ? runPlanFirst(item, row, await planState!, keyOf, answered, opts.calls, db)
           : runText(item, row, keyOf, answered);
     work.catch(() => {}); // abandoned when the hold goes
     return await Promise.race([work, gone]);
