@@ -223,7 +223,9 @@ export default function RunProgressPage() {
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
-      {processing ? (
+      {/* Without the script the page refreshes itself while the run goes on, unless plans wait for
+          review on it: a refresh would throw away an edit being typed (a reload shows the progress). */}
+      {processing && run.plannedPrompts === 0 ? (
         <noscript>
           <meta httpEquiv="refresh" content={`2;url=${runUrl(run.id)}?watch=1`} />
         </noscript>
@@ -251,7 +253,7 @@ export default function RunProgressPage() {
             </p>
           </div>
           <RunProgressBar run={run} />
-          {processing ? <p className="text-xs text-slate-600">{t('progress.autoRefresh')}</p> : null}
+          {processing && run.plannedPrompts === 0 ? <p className="text-xs text-slate-600">{t('progress.autoRefresh')}</p> : null}
           <div className="flex flex-wrap gap-3">
             <ButtonLink to={`/app?tab=results&run=${run.id}`}>{t('progress.viewResults')}</ButtonLink>
             {processing ? (
