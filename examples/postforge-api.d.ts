@@ -104,6 +104,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/jobs/{id}/plans': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The plans of a plan-first run, in topic order
+     * @description The plans of a plan-first run, in topic order.
+     */
+    get: operations['getJobsIdPlans'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/jobs/{id}/write': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Write a run's planned posts from their plans (the ones named, or all)
+     * @description Each post is written section by section from its approved plan and charged the credits its plan held, once. Send `{}` to write every planned post of the run.
+     */
+    post: operations['postJobsIdWrite'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/results/{id}/plan': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A plan-first post's plan
+     * @description A plan-first post's plan.
+     */
+    get: operations['getResultsIdPlan'];
+    /**
+     * Edit a planned post's plan (title, sections, FAQ questions, meta description)
+     * @description Only while the post is planned (409 otherwise). The sections are written in the order given.
+     */
+    put: operations['putResultsIdPlan'];
+    post?: never;
+    /**
+     * Drop a planned post (its held credits are released)
+     * @description Drop a planned post (its held credits are released).
+     */
+    delete: operations['deleteResultsIdPlan'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/results/{id}/plan/replan': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Plan a planned post again (its credits stay held; no extra charge)
+     * @description Plan a planned post again (its credits stay held; no extra charge).
+     */
+    post: operations['postResultsIdPlanReplan'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/results': {
     parameters: {
       query?: never;
@@ -897,10 +985,72 @@ export interface components {
       failedPrompts: number;
       canceledPrompts: number;
       processingPrompts: number;
+      /** @description Plans waiting for review (plan-first runs); their credits are still held. */
+      plannedPrompts: number;
       refundedCredits: number;
-      /** @enum {string} */
-      status: 'processing' | 'completed' | 'canceled';
+      /**
+       * @description `planned` once nothing is processing and some plans wait for review (write or drop them).
+       * @enum {string}
+       */
+      status: 'processing' | 'planned' | 'completed' | 'canceled';
       createdAt: string;
+    };
+    /** @description Null until the first plan is made. */
+    Plan: {
+      title: string;
+      metaDescription: string;
+      sections: {
+        level: number;
+        heading: string;
+        intent: string;
+      }[];
+      faq: string[];
+    } | null;
+    PlanView: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      runId: string;
+      position: number;
+      prompt: string;
+      /** @enum {string} */
+      status: 'processing' | 'planned' | 'completed' | 'failed' | 'canceled';
+      /**
+       * @description What the item's next or current job does: make the plan, or write the post.
+       * @enum {string}
+       */
+      phase: 'plan' | 'write';
+      plan: components['schemas']['Plan'];
+      /** @description The credits held for this post: charged once when written, released when dropped. */
+      credits: number;
+      /** @enum {string|null} */
+      errorCode:
+        | 'interrupted'
+        | 'hold_expired'
+        | 'internal'
+        | 'no_text_key'
+        | 'no_image_key'
+        | 'provider_timeout'
+        | 'provider_unreachable'
+        | 'provider_malformed'
+        | 'provider_auth'
+        | 'provider_rate_limited'
+        | 'provider_unavailable'
+        | 'provider_refused'
+        | 'provider_error'
+        | 'image_failed'
+        | 'image_missing'
+        | 'image_download_failed'
+        | 'image_not_image'
+        | 'image_too_large'
+        | null;
+    };
+    RunPlans: {
+      plans: components['schemas']['PlanView'][];
+    };
+    WriteStarted: {
+      queued: number;
+      job: components['schemas']['Job'];
     };
     Result: {
       /** Format: uuid */
@@ -911,7 +1061,7 @@ export interface components {
       title: string | null;
       content: string | null;
       /** @enum {string} */
-      status: 'processing' | 'completed' | 'failed' | 'canceled';
+      status: 'processing' | 'planned' | 'completed' | 'failed' | 'canceled';
       /** @description Why it failed, in the request's language (the provider's own words quoted after it); null unless failed. */
       error: string | null;
       /**
@@ -1194,6 +1344,8 @@ export interface operations {
           includeSourceCitations?: boolean | null;
           /** @default false */
           embedImage?: boolean | null;
+          /** @default false */
+          planFirst?: boolean | null;
           /**
            * @default 16:9
            * @enum {string|null}
@@ -1728,6 +1880,515 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getJobsIdPlans: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every item of the run with its plan. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunPlans'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postJobsIdWrite: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          resultIds?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description How many planned posts went to be written, and the run. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WriteStarted'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getResultsIdPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The plan and the state of its post. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanView'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  putResultsIdPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Pour-over coffee at home",
+         *       "metaDescription": "Brew better pour-over coffee at home.",
+         *       "sections": [
+         *         {
+         *           "level": 2,
+         *           "heading": "What you need",
+         *           "intent": "The kit and the beans."
+         *         },
+         *         {
+         *           "level": 2,
+         *           "heading": "The brew, step by step",
+         *           "intent": "Ratio, grind, pour."
+         *         }
+         *       ],
+         *       "faq": [
+         *         "How fine should I grind?"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          title: string;
+          /** @default  */
+          metaDescription?: string;
+          sections: {
+            level: number;
+            heading: string;
+            /** @default  */
+            intent?: string;
+          }[];
+          /** @default [] */
+          faq?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The plan as stored. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanView'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A conflict with the current state (`existing` when a result is already on the site). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conflict'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteResultsIdPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The post, now canceled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanView'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A conflict with the current state (`existing` when a result is already on the site). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conflict'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postResultsIdPlanReplan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The post, planning again. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanView'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A conflict with the current state (`existing` when a result is already on the site). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conflict'];
         };
       };
       /** @description Too many requests for this token or account: wait Retry-After seconds. */

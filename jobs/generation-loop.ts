@@ -17,6 +17,7 @@ import { env } from '~/runtime/env.server';
 import { getLogger } from '~/runtime/logger.server';
 import { singleton } from '~/runtime/singleton.server';
 import { Alarm, CpuTurns, sleep, slotGate } from './generation-timing';
+import { callGate, type CallGate } from '~/utils/call-gate';
 
 // The generation worker of a process: a hand-written fetch/complete loop over the `generate-item`
 // queue (pg-boss's work() sleeps a polling interval after every fetch; see TOOLING.md). It only
@@ -91,12 +92,16 @@ class Loop {
   private lastReap = 0;
   private running: Promise<void> = Promise.resolve();
   private unlisten: () => Promise<void> = async () => {};
+  /** The sections of posts written from a plan share the provider concurrency of the process. */
+  private readonly calls: CallGate;
 
   constructor(
     private readonly concurrency: number,
     private readonly perUser: number,
     private readonly leaseSeconds: number,
-  ) {}
+  ) {
+    this.calls = callGate(concurrency);
+  }
 
   /** Listens for wake-ups and starts the rounds. */
   async start(): Promise<void> {
@@ -223,7 +228,7 @@ class Loop {
       answered = true;
       return this.onAnswered(item, task);
     };
-    const task: Promise<void> = this.work(item, { keyOf, onAnswered, slot: () => slot });
+    const task: Promise<void> = this.work(item, { keyOf, onAnswered, slot: () => slot, calls: this.calls });
     // Next in line until a slot is granted (processItem waits for it past its first await).
     if (item.leased) this.waiting.set(item.jobId, { resultId: item.resultId, attempt: item.attempt, grant, withdraw, task });
   }

@@ -9,6 +9,7 @@ import {
   textGenerationSchema,
 } from '~/utils/generation-schema';
 import { titleRequestSchema } from '~/utils/title-request';
+import { planSchema, writePlansSchema } from '~/utils/plan-schema';
 import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
 import { WEBHOOK_TEST_EVENT, webhookEventTypes } from '~/utils/webhook-events';
 import { GENERATION_FAILURES } from '~/utils/generation-errors';
@@ -113,11 +114,42 @@ const job = z
     failedPrompts: z.number().int(),
     canceledPrompts: z.number().int(),
     processingPrompts: z.number().int(),
+    plannedPrompts: z.number().int().openapi({ description: 'Plans waiting for review (plan-first runs); their credits are still held.' }),
     refundedCredits: z.number().int(),
-    status: z.enum(['processing', 'completed', 'canceled']),
+    status: z.enum(['processing', 'planned', 'completed', 'canceled']).openapi({
+      description: '`planned` once nothing is processing and some plans wait for review (write or drop them).',
+    }),
     createdAt: z.string(),
   })
   .openapi('Job');
+
+const planBody = z
+  .object({
+    title: z.string(),
+    metaDescription: z.string(),
+    sections: z.array(z.object({ level: z.number().int(), heading: z.string(), intent: z.string() })),
+    faq: z.array(z.string()),
+  })
+  .openapi('Plan');
+
+const planView = z
+  .object({
+    id: z.string().uuid(),
+    runId: z.string().uuid(),
+    position: z.number().int(),
+    prompt: z.string(),
+    status: z.enum(['processing', 'planned', 'completed', 'failed', 'canceled']),
+    phase: z
+      .enum(['plan', 'write'])
+      .openapi({ description: "What the item's next or current job does: make the plan, or write the post." }),
+    plan: planBody.nullable().openapi({ description: 'Null until the first plan is made.' }),
+    credits: z.number().int().openapi({ description: 'The credits held for this post: charged once when written, released when dropped.' }),
+    errorCode: z
+      .enum(GENERATION_FAILURES)
+      .nullable()
+      .openapi({ enum: [...GENERATION_FAILURES, null] }),
+  })
+  .openapi('PlanView');
 
 const result = z
   .object({
@@ -126,7 +158,7 @@ const result = z
     prompt: z.string(),
     title: z.string().nullable(),
     content: z.string().nullable(),
-    status: z.enum(['processing', 'completed', 'failed', 'canceled']),
+    status: z.enum(['processing', 'planned', 'completed', 'failed', 'canceled']),
     error: z.string().nullable().openapi({
       description: "Why it failed, in the request's language (the provider's own words quoted after it); null unless failed.",
     }),
@@ -317,6 +349,77 @@ export const operations: ApiOperation[] = [
     tag: 'Generation',
     summary: "Cancel a run's waiting items (their credits are released)",
     response: { schema: job, description: 'The run after the cancel.' },
+  },
+  {
+    route: 'api.jobs.$id.plans',
+    method: 'get',
+    path: '/api/jobs/{id}/plans',
+    tag: 'Plans',
+    summary: 'The plans of a plan-first run, in topic order',
+    response: { schema: z.object({ plans: z.array(planView) }).openapi('RunPlans'), description: 'Every item of the run with its plan.' },
+  },
+  {
+    route: 'api.jobs.$id.write',
+    method: 'post',
+    path: '/api/jobs/{id}/write',
+    tag: 'Plans',
+    summary: "Write a run's planned posts from their plans (the ones named, or all)",
+    description:
+      'Each post is written section by section from its approved plan and charged the credits its plan held, once. Send `{}` to write every planned post of the run.',
+    body: { schema: writePlansSchema(), source: { module: 'plan-schema', name: 'writePlansSchema' }, example: {} },
+    response: {
+      schema: z.object({ queued: z.number().int(), job }).openapi('WriteStarted'),
+      description: 'How many planned posts went to be written, and the run.',
+    },
+  },
+  {
+    route: 'api.results.$id.plan',
+    method: 'get',
+    path: '/api/results/{id}/plan',
+    tag: 'Plans',
+    summary: "A plan-first post's plan",
+    response: { schema: planView, description: 'The plan and the state of its post.' },
+  },
+  {
+    route: 'api.results.$id.plan',
+    method: 'put',
+    refuses: [409],
+    path: '/api/results/{id}/plan',
+    tag: 'Plans',
+    summary: "Edit a planned post's plan (title, sections, FAQ questions, meta description)",
+    description: 'Only while the post is planned (409 otherwise). The sections are written in the order given.',
+    body: {
+      schema: planSchema(keys),
+      source: { module: 'plan-schema', name: 'planSchema' },
+      example: {
+        title: 'Pour-over coffee at home',
+        metaDescription: 'Brew better pour-over coffee at home.',
+        sections: [
+          { level: 2, heading: 'What you need', intent: 'The kit and the beans.' },
+          { level: 2, heading: 'The brew, step by step', intent: 'Ratio, grind, pour.' },
+        ],
+        faq: ['How fine should I grind?'],
+      },
+    },
+    response: { schema: planView, description: 'The plan as stored.' },
+  },
+  {
+    route: 'api.results.$id.plan',
+    method: 'delete',
+    refuses: [409],
+    path: '/api/results/{id}/plan',
+    tag: 'Plans',
+    summary: 'Drop a planned post (its held credits are released)',
+    response: { schema: planView, description: 'The post, now canceled.' },
+  },
+  {
+    route: 'api.results.$id.plan.replan',
+    method: 'post',
+    refuses: [409],
+    path: '/api/results/{id}/plan/replan',
+    tag: 'Plans',
+    summary: 'Plan a planned post again (its credits stay held; no extra charge)',
+    response: { schema: planView, description: 'The post, planning again.' },
   },
   {
     route: 'api.results',
@@ -823,6 +926,7 @@ export const operationId = (op: Pick<ApiOperation, 'method' | 'path'>) =>
 const TAGS: Record<string, string> = {
   Generation: 'Start runs of posts or images, follow and cancel them.',
   Results: 'Read, edit, retry, download and delete results.',
+  Plans: 'Plan-first runs: read and edit the plans, drop or re-plan a post, then write the posts from their plans.',
   'Internal links': 'Links between the posts of a run and to the posts of a site.',
   Account: 'The current user, credits and their history.',
   WordPress: 'Sites, publishing now or on a schedule, and the media library.',

@@ -35,6 +35,7 @@ export const ERROR_STATUS: {
     not_retryable: 409,
     not_editable: 409,
     no_content: 404,
+    not_planned: 409,
   },
   billing: {
     not_configured: 503,

@@ -161,7 +161,10 @@ export async function action({ request }: ActionFunctionArgs) {
       getLogger().warn({ err: error instanceof Error ? error.message : String(error) }, 'last-used values not saved'),
     );
     // With the page's script the view switches to the results; without it, the
-    // self-refreshing progress page of the run.
+    // self-refreshing progress page of the run. A plan-first run goes to its run page, where
+    // its plans are reviewed (it polls by itself with the script).
+    const planFirst = input.type === 'text' && input.planFirst;
+    if (planFirst && submission.payload.js === '1') return redirect(`/app/runs/${run.runId}`);
     return redirect(submission.payload.js === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;
@@ -198,7 +201,8 @@ function useRunPolling(data: ResultsData | null) {
   useEffect(() => {
     const before = previous.current;
     previous.current = run ? { id: run.id, status: run.status } : null;
-    if (!run || run.status === 'processing') return;
+    // Plans wait for review on the run's page, not in the results.
+    if (!run || run.status === 'processing' || run.status === 'planned') return;
     // The run ended while watched, or had already ended when the view switched to it.
     const ended = before?.id === run.id && before.status === 'processing';
     if (!ended && !(before === null && watched === run.id)) return;

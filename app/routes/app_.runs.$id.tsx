@@ -1,6 +1,6 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { json } from '@remix-run/node';
+import { json, redirect } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +15,9 @@ import { useRevalidateWhile } from '~/components/generation/use-revalidate-while
 import { getT } from '~/i18n.server';
 import { RunLinksPanel } from '~/components/links/run-links-panel';
 import { cancelRun } from '~/services/generation/cancel.server';
+import { dropPlan, listRunPlans, replan, savePlan, writePlans, type PlanView } from '~/services/generation/plans.server';
+import { PlanReview } from '~/components/generation/plan-review';
+import { readPlanForm } from '~/http/plan-form.server';
 import { getRunProgress, type RunProgress } from '~/services/generation/progress.server';
 import { GenerationError, isUuid } from '~/services/generation/rules.server';
 import {
@@ -55,12 +58,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
   const run = await progressOr404(userId, params.id ?? '');
   const watching = new URL(request.url).searchParams.get('watch') === '1';
+  // Plans ready: the page itself is where they are reviewed.
+  if (watching && run.status === 'planned') return redirect(runUrl(run.id));
   if (watching && run.status !== 'processing') {
     const t = await getT(request, 'workspace');
     return redirectWithToast(`/app?tab=results&run=${run.id}`, runEndedToast(t, run));
   }
-  const links = await linksOf(userId, run);
-  return json({ user, account, run, links }, { headers: privatePageHeaders });
+  const [links, plans] = await Promise.all([
+    linksOf(userId, run),
+    run.type === 'text' ? listRunPlans(userId, run.id) : Promise.resolve([] as PlanView[]),
+  ]);
+  return json({ user, account, run, links, plans }, { headers: privatePageHeaders });
 }
 
 /** The internal-links review of an ended text run with completed posts (null: nothing to link). */
@@ -77,6 +85,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'workspace')) as Translate;
+  const planIntent = formData.get('intent');
+  if (planIntent === 'plan' || planIntent === 'plans-write') {
+    return planAction(request, user.id, runId, formData, t);
+  }
   const head = parseWithZod(formData, { schema: runPageIntent, disableAutoCoercion: true });
   const intent = head.status === 'success' ? head.value.intent : null;
   if (intent === 'cancel') {
@@ -158,8 +170,42 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
 }
 
+/** The plan review's forms: one plan edited, saved, written, re-planned or dropped; or many written. */
+async function planAction(request: Request, userId: string, runId: string, formData: FormData, t: Translate) {
+  const back = runUrl(runId);
+  if (formData.get('intent') === 'plans-write') {
+    const ids = formData.get('which') === 'all' ? null : formData.getAll('resultIds').filter((v): v is string => typeof v === 'string');
+    if (ids && ids.length === 0) return redirectWithToast(back, { type: 'error', title: t('plans.toasts.noneChosen') });
+    const count = await writePlans(userId, runId, ids);
+    return redirectWithToast(back, { type: 'success', title: t('plans.toasts.writing', { count }) });
+  }
+  const form = readPlanForm(formData, (await getT(request, 'generation')) as Translate, t('plans.newSection'));
+  const to = formData.get('stay') === '1' ? back : `${back}#plan-${form.resultId}`;
+  try {
+    if (form.op === 'drop') {
+      await dropPlan(userId, form.resultId);
+      return redirectWithToast(to, { type: 'success', title: t('plans.toasts.dropped') });
+    }
+    if (form.op === 'replan') {
+      await replan(userId, form.resultId);
+      return redirectWithToast(to, { type: 'success', title: t('plans.toasts.replanning') });
+    }
+    if (!form.plan) return redirectWithToast(to, { type: 'error', title: t('plans.toasts.invalid'), description: form.error ?? '' });
+    await savePlan(userId, form.resultId, form.plan);
+    if (form.op === 'write') {
+      const count = await writePlans(userId, runId, [form.resultId]);
+      return redirectWithToast(to, { type: 'success', title: t('plans.toasts.writing', { count }) });
+    }
+    return redirectWithToast(to, { type: 'success', title: t('plans.toasts.saved') });
+  } catch (error) {
+    if (!(error instanceof GenerationError)) throw error;
+    if (error.code === 'not_found') throw new Response('Not Found', { status: 404 });
+    return redirectWithToast(back, { type: 'error', title: t('plans.toasts.notPlanned') });
+  }
+}
+
 export default function RunProgressPage() {
-  const { user, account, run, links } = useLoaderData<typeof loader>();
+  const { user, account, run, links, plans } = useLoaderData<typeof loader>();
   const { t } = useTranslation('workspace');
   const navigation = useNavigation();
   const processing = run.status === 'processing';
@@ -169,7 +215,7 @@ export default function RunProgressPage() {
   useRevalidateWhile(processing);
 
   useEffect(() => {
-    if (previous.current === 'processing' && run.status !== 'processing') {
+    if (previous.current === 'processing' && run.status !== 'processing' && run.status !== 'planned') {
       showToast(runEndedToast(t, run));
     }
     previous.current = run.status;
@@ -177,7 +223,9 @@ export default function RunProgressPage() {
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
-      {processing ? (
+      {/* Without the script the page refreshes itself while the run goes on, unless plans wait for
+          review on it: a refresh would throw away an edit being typed (a reload shows the progress). */}
+      {processing && run.plannedPrompts === 0 ? (
         <noscript>
           <meta httpEquiv="refresh" content={`2;url=${runUrl(run.id)}?watch=1`} />
         </noscript>
@@ -195,11 +243,17 @@ export default function RunProgressPage() {
               {t('progress.title')}
             </h1>
             <p className="mt-1 text-sm font-medium text-slate-700" data-testid="run-status" aria-live="polite">
-              {processing ? t('progress.running') : run.status === 'canceled' ? t('progress.canceled') : t('progress.done')}
+              {processing
+                ? t('progress.running')
+                : run.status === 'planned'
+                  ? t('plans.ready', { count: run.plannedPrompts })
+                  : run.status === 'canceled'
+                    ? t('progress.canceled')
+                    : t('progress.done')}
             </p>
           </div>
           <RunProgressBar run={run} />
-          {processing ? <p className="text-xs text-slate-600">{t('progress.autoRefresh')}</p> : null}
+          {processing && run.plannedPrompts === 0 ? <p className="text-xs text-slate-600">{t('progress.autoRefresh')}</p> : null}
           <div className="flex flex-wrap gap-3">
             <ButtonLink to={`/app?tab=results&run=${run.id}`}>{t('progress.viewResults')}</ButtonLink>
             {processing ? (
@@ -215,6 +269,7 @@ export default function RunProgressPage() {
             )}
           </div>
         </section>
+        {plans.length > 0 ? <PlanReview runId={run.id} plans={plans} credits={plans[0]!.credits} /> : null}
         {links ? <RunLinksPanel runId={run.id} {...links} /> : null}
       </div>
     </AppShell>

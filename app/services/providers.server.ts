@@ -376,6 +376,38 @@ export async function requestArticle(
   }, retryPolicy());
 }
 
+/**
+ * One chat answer from the text provider with the given messages (retried on transient failures):
+ * the plan-first steps (a plan, a section) build their own prompts and call it.
+ * `check` turns the text into what the caller needs; null means the answer is unusable, retried
+ * like a malformed one.
+ */
+export async function requestChat<T = string>(
+  apiKey: string,
+  modelId: string,
+  messages: { system: string; user: string },
+  opts: { temperature: number; maxTokens: number; check?: (text: string) => T | null },
+): Promise<{ value: T; usage?: unknown }> {
+  const model = findModel(modelId);
+  const client = openaiClient(apiKey);
+  return withRetries(async () => {
+    const res = await client.chat.completions.create({
+      model: model?.providerModel ?? modelId,
+      messages: [
+        { role: 'system', content: messages.system },
+        { role: 'user', content: messages.user },
+      ],
+      temperature: opts.temperature,
+      max_tokens: opts.maxTokens,
+    });
+    const text = res?.choices?.[0]?.message?.content;
+    if (typeof text !== 'string' || text.trim() === '') throw malformed();
+    const value = opts.check ? opts.check(text) : (text as T);
+    if (value === null) throw malformed();
+    return { value, usage: res.usage };
+  }, retryPolicy());
+}
+
 /** An image prompt with the topic's own CSV columns: its keywords and instructions (the title names the result only). */
 export function buildImagePrompt(prompt: string, brief: TopicBrief | null = null): string {
   return [prompt, brief?.keywords ? `keywords: ${brief.keywords}` : '', brief?.instructions ?? ''].filter(Boolean).join('. ');

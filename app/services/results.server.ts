@@ -15,7 +15,7 @@ import type { FailureParams } from '~/utils/generation-errors';
 // The results of generation, listed, read, edited, deleted and downloaded: every read and write is scoped to
 // the owner; another user's id is "not found".
 
-export type ResultStatus = 'processing' | 'completed' | 'failed' | 'canceled';
+export type ResultStatus = 'processing' | 'planned' | 'completed' | 'failed' | 'canceled';
 
 export type Result = {
   id: string;
@@ -306,7 +306,8 @@ async function deleteRows(userId: string, resultId: string | null, tx: Db): Prom
   const rows = await tx<{ id: string; attempt: number; status: ResultStatus }[]>`
     DELETE FROM generation_results WHERE user_id = ${userId} ${resultId ? tx`AND id = ${resultId}` : tx``}
     RETURNING id, attempt, status`;
-  const held = rows.filter((r) => r.status === 'processing');
+  // A planned post's credits are held too, until it is written or dropped.
+  const held = rows.filter((r) => r.status === 'processing' || r.status === 'planned');
   if (held.length > 0) {
     await settleHolds(
       held.map((r) => holdKey(r.id, r.attempt)),

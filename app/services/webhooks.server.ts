@@ -345,7 +345,8 @@ export async function runMayHaveEnded(userId: string, runId: string, runProgress
   // every other item final and only it finds the run done (the dedupe key covers a replay).
   await tx`SELECT pg_advisory_xact_lock(hashtext(${`webhook-run:${runId}`}))`;
   const run = await runProgress();
-  if (run.status === 'processing') return;
+  // A run whose plans wait for review has not ended: it ends once they are written or dropped.
+  if (run.status === 'processing' || run.status === 'planned') return;
   await emitEvent(
     userId,
     'run.completed',

@@ -195,6 +195,8 @@ export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSc
       includeKeyTakeaways: flag(mode, textDefaults.includeKeyTakeaways),
       includeSourceCitations: flag(mode, false),
       embedImage: flag(mode, textDefaults.embedImage),
+      // Plan first: every post is planned and waits for review before it is written.
+      planFirst: flag(mode, false),
       // The embedded image's settings (used only with embedImage).
       ...imageFields(t),
       rows: rows(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),

@@ -300,3 +300,39 @@ test.describe('look and accessibility', () => {
     await check('viewer');
   });
 });
+
+test('plan first at 390 px: the plan reviewed, a section renamed and moved, then written from it', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, 'gen-plan');
+  const topic = `Plan ${tag()}`;
+  await page.getByLabel('Blog topics or keywords').fill(topic);
+  await page.getByLabel('Plan first, review, then write').check();
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  // Both ways land on the run's page once the plan is made (without JavaScript it refreshes itself there).
+  const plan = page.getByTestId('plan').first();
+  await expect(plan.getByLabel('Title')).toHaveValue(`${topic}: the plan`, { timeout: 30_000 });
+  await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}(#.*)?$/);
+  await expect(page.getByTestId('run-status')).toHaveText('1 plan ready for review');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+  await plan.getByLabel('Title').fill(`${topic} edited`);
+  await plan.getByLabel('Heading of section 2').fill('Short answer, renamed');
+  await plan.getByLabel('Level of section 2').selectOption('2');
+  await plan.getByRole('button', { name: 'Move up' }).nth(1).click();
+  await expectToast(page, 'Plan saved');
+  await expect(plan.getByLabel('Heading of section 1')).toHaveValue('Short answer, renamed');
+  await expect(plan.getByLabel('Title')).toHaveValue(`${topic} edited`);
+
+  await plan.getByRole('button', { name: 'Write this post' }).click();
+  await expect(toasts(page).getByText('Writing 1 post', { exact: true })).toBeVisible();
+  await page.goto('/app?tab=results');
+  await expect(async () => {
+    await page.reload();
+    await expect(resultNamed(page, `${topic} edited`)).toHaveAttribute('data-status', 'completed', { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await resultNamed(page, `${topic} edited`).getByText(`${topic} edited`).click();
+  await expect(resultNamed(page, `${topic} edited`).getByTestId('result-content').locator('h2').first()).toHaveText(
+    'Short answer, renamed',
+  );
+});

@@ -36,6 +36,7 @@ function everyServiceError(): AppError[] {
     generationErrors.notFound('image'),
     generationErrors.notRetryable(),
     generationErrors.notEditable(),
+    generationErrors.notPlanned(),
     generationErrors.noContent(),
   ];
   expect(new Set(generation.map((e) => e.code))).toEqual(new Set(GENERATION_ERROR_CODES));

@@ -66,6 +66,48 @@ export function defaultSeoBlock(topic: string): string {
     .replace(/^-|-$/g, '')}-guide\nFocus keyword: ${topic}\n`;
 }
 
+/** The plan a plan request gets by default: six headings (two of them H3) and the FAQ when asked. */
+export function defaultPlan(topic: string, withFaq: boolean) {
+  return {
+    title: `${topic}: the plan`,
+    metaDescription: `Everything about ${topic}, planned.`,
+    sections: [
+      { level: 2, heading: 'Why it matters', intent: `Why ${topic} is worth the time.` },
+      { level: 3, heading: 'The short answer', intent: 'The gist in a paragraph.' },
+      { level: 2, heading: 'Getting started', intent: 'The first steps.' },
+      { level: 2, heading: 'Common mistakes', intent: 'What goes wrong.' },
+      { level: 3, heading: 'Fixing them', intent: 'How to recover.' },
+      { level: 2, heading: 'Conclusion', intent: 'What to remember.' },
+    ],
+    faq: withFaq ? [`Is ${topic} hard?`, `How long does ${topic} take?`] : [],
+  };
+}
+
+/** A section's text of exactly `words` words, in paragraphs of up to 60. */
+export function sectionOfWords(words: number, topic: string): string {
+  const list = Array.from({ length: words }, (_, i) => (i % 12 === 0 ? topic.split(/\s+/)[0]!.toLowerCase() : 'word'));
+  const paragraphs: string[] = [];
+  for (let i = 0; i < list.length; i += 60) paragraphs.push(list.slice(i, i + 60).join(' ') + '.');
+  return paragraphs.join('\n\n');
+}
+
+/**
+ * The default answer to a request: a plan (JSON) when the system message asks for one, a section
+ * of the length the user message asks for ("Length: about N words") when it asks for a section,
+ * else the article.
+ */
+function defaultAnswer(messages: { role: string; content: string }[], topic: string, article?: (topic: string) => string): string {
+  const system = messages.find((m) => m.role === 'system')?.content ?? '';
+  const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  if (system.includes('"sections"')) return JSON.stringify(defaultPlan(topic, !user.includes('Leave "faq" empty')));
+  if (system.includes('Write only the section asked for')) {
+    const words = Number(user.match(/Length: about (\d+) words/)?.[1] ?? 100);
+    return sectionOfWords(words, topic);
+  }
+  const asksSeo = system.includes('---SEO---');
+  return article ? article(topic) : defaultArticle(topic) + (asksSeo ? defaultSeoBlock(topic) : '');
+}
+
 export function topicOf(messages: { role: string; content: string }[]): string {
   const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const m = user.match(/about: (.*)$/m);
@@ -192,9 +234,7 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
         case 'ok': {
           const s = step;
           return later(s.latencyMs ?? latency, () => {
-            const asksSeo = (body.messages ?? []).some((m) => m.role === 'system' && m.content.includes('---SEO---'));
-            const content =
-              s.content ?? (opts.article ? opts.article(topic) : defaultArticle(topic) + (asksSeo ? defaultSeoBlock(topic) : ''));
+            const content = s.content ?? defaultAnswer(body.messages ?? [], topic, opts.article);
             json(res, 200, {
               id: `chatcmpl-${requests.length}`,
               object: 'chat.completion',

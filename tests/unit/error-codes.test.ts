@@ -42,6 +42,7 @@ function everyRefusal(): AppError[] {
     generationErrors.notFound('image'),
     generationErrors.notRetryable(),
     generationErrors.notEditable(),
+    generationErrors.notPlanned(),
     generationErrors.noContent(),
     generationErrors.noContent('errors.noImage', 'No image to download.'),
     generationErrors.noContent('errors.noCompleted', 'No completed results to download.'),

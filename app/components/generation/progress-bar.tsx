@@ -8,7 +8,7 @@ export type RunProgressView = {
   canceledPrompts: number;
   processingPrompts: number;
   refundedCredits: number;
-  status: 'processing' | 'completed' | 'canceled';
+  status: 'processing' | 'planned' | 'completed' | 'canceled';
 };
 
 type T = (key: string, options?: Record<string, unknown>) => string;

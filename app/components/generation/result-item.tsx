@@ -17,6 +17,7 @@ import type { ResultView, WordPressView } from './result-view';
 
 const dots = {
   processing: 'bg-blue-500 motion-safe:animate-pulse',
+  planned: 'bg-amber-500',
   completed: 'bg-emerald-500',
   failed: 'bg-red-500',
   canceled: 'bg-slate-400',
@@ -164,6 +165,14 @@ export function ResultItem({
             </p>
           ) : null}
           {result.status === 'processing' ? <p className="text-slate-600">{t('results.processing')}</p> : null}
+          {result.status === 'planned' ? (
+            <p className="text-slate-600">
+              {t('results.planned')}{' '}
+              <Link to={`${runUrl(result.runId)}#plan-${result.id}`} className="font-semibold text-indigo-700 underline">
+                {t('results.reviewPlan')}
+              </Link>
+            </p>
+          ) : null}
 
           {completed && result.type === 'text' && result.content ? (
             <div
@@ -257,7 +266,7 @@ export function ResultItem({
           </>
         ) : (
           <>
-            {result.status !== 'processing' ? (
+            {result.status !== 'processing' && result.status !== 'planned' ? (
               <Form method="post" action={RESULTS_ACTION}>
                 <input type="hidden" name="intent" value="retry" />
                 <input type="hidden" name="id" value={result.id} />

@@ -22,7 +22,7 @@ export async function cancelItems(
   return transaction(db, async (tx) => {
     const rows = await tx<{ id: string; attempt: number }[]>`
       UPDATE generation_results SET status = 'canceled', error = NULL, error_code = NULL, error_params = NULL, lease_until = NULL, updated_at = now()
-      WHERE user_id = ${userId} AND status = 'processing'
+      WHERE user_id = ${userId} AND status IN ('processing', 'planned')
         ${where.runId ? tx`AND run_id = ${where.runId}` : tx``}
         ${where.resultId ? tx`AND id = ${where.resultId}` : tx``}
         ${includeRunning ? tx`` : tx`AND (lease_until IS NULL OR lease_until < now() OR started_at IS NULL)`}

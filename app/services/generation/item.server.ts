@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { CallGate } from '~/utils/call-gate';
 
 // An item as a worker holds it: what the claim brought, and the options of its processing.
 
@@ -34,12 +35,15 @@ export type ProcessOptions = {
    * line); rejects with SlotWithdrawn when it must not (canceled while waiting, or the worker stops).
    */
   slot?: () => Promise<void>;
+  /** The loop's gate for the sections of posts written from a plan (the provider concurrency). */
+  calls?: CallGate;
 };
 
 /** The item was taken back before it reached its provider: nothing to book. */
 export class SlotWithdrawn extends Error {}
 
-export type ItemOutcome = 'completed' | 'failed' | 'skipped';
+/** `planned`: a plan-first item's plan was made; it waits for its owner, its hold still open. */
+export type ItemOutcome = 'completed' | 'failed' | 'skipped' | 'planned';
 
 export type ItemRow = {
   id: string;

@@ -6,6 +6,8 @@ import { ProviderError } from '../providers.server';
 import { HandedBack, handBack, isInfrastructureError, whileDatabaseRecovers } from './outage.server';
 import { HoldGone, renewHold, startHeartbeat } from './lease.server';
 import { runImage, runText, type Output } from './output.server';
+import { runPlanFirst, type PlanOutput } from './plan-step.server';
+import { bookPlanned, isPlanFirst, planStateOf } from './plans.server';
 import { failItem, finishCompleted, GENERATION_FAILED, HOLD_GONE, INTERRUPTED, itemEnded, type ItemFailure } from './finish.server';
 import {
   MAX_DELIVERIES,
@@ -24,7 +26,7 @@ import {
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
 export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, db: Db = sql): Promise<ItemOutcome> {
   const outcome = await generateItem(item, opts, db);
-  if (outcome !== 'skipped') await itemEnded(item, db);
+  if (outcome !== 'skipped' && outcome !== 'planned') await itemEnded(item, db);
   return outcome;
 }
 
@@ -52,6 +54,7 @@ async function generateItem(item: ClaimedItem, opts: ProcessOptions, db: Db): Pr
   const heartbeat = startHeartbeat(item, leaseSeconds, db);
   try {
     const output = await generateOutput(item, row, opts, heartbeat.gone, db);
+    if ('plan' in output) return await whileDatabaseRecovers(item, () => bookPlan(item, output, db));
     if (!('failure' in output)) return await whileDatabaseRecovers(item, () => finishCompleted(item, output, db));
     const ended = await whileDatabaseRecovers(item, () => failItem(item, output.failure, db));
     return ended ? 'failed' : 'skipped';
@@ -76,8 +79,11 @@ async function generateOutput(
   opts: ProcessOptions,
   gone: Promise<never>,
   db: Db,
-): Promise<Output | { failure: ItemFailure }> {
+): Promise<Output | PlanOutput | { failure: ItemFailure }> {
   const keyOf: KeyLookup = opts.keyOf ?? ((userId, provider) => providerKey(userId, provider, db));
+  // A plan-first item's step is read while it waits for its slot, like its key.
+  const planState = row.type === 'text' && isPlanFirst(row.settings) ? planStateOf(item, db) : null;
+  planState?.catch(() => {});
   try {
     if (opts.slot) {
       // The key is looked up while the item waits, so a freed slot sends it at once.
@@ -85,7 +91,12 @@ async function generateOutput(
       await Promise.race([opts.slot(), gone]);
     }
     const answered = async () => void (await opts.onAnswered?.());
-    const work = row.type === 'text' ? runText(item, row, keyOf, answered) : runImage(item, row, keyOf, answered);
+    const work: Promise<Output | PlanOutput> =
+      row.type === 'image'
+        ? runImage(item, row, keyOf, answered)
+        : isPlanFirst(row.settings)
+          ? runPlanFirst(item, row, await planState!, keyOf, answered, opts.calls, db)
+          : runText(item, row, keyOf, answered);
     work.catch(() => {}); // abandoned when the hold goes
     return await Promise.race([work, gone]);
   } catch (err) {
@@ -98,6 +109,13 @@ async function generateOutput(
     getLogger().error({ err, resultId: item.resultId }, 'generation item error');
     return { failure: GENERATION_FAILED };
   }
+}
+
+/** A plan made: the item waits `planned` (a hold the sweeper took meanwhile ends it failed, uncharged). */
+async function bookPlan(item: ClaimedItem, output: PlanOutput, db: Db): Promise<ItemOutcome> {
+  const booked = await bookPlanned(item, output.plan, db);
+  if (booked !== 'hold_gone') return booked;
+  return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 }
 
 /** The item's row, if still processing in this attempt, and the renewal of its hold with the lease. */

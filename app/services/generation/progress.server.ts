@@ -3,7 +3,8 @@ import { errors, isUuid } from './rules.server';
 
 // A run's counts, read from its items: what the workspace, the progress page and the API show.
 
-export type RunStatus = 'processing' | 'completed' | 'canceled';
+/** `planned`: nothing is processing and some plans wait for their owner's review. */
+export type RunStatus = 'processing' | 'planned' | 'completed' | 'canceled';
 
 export type RunProgress = {
   id: string;
@@ -14,6 +15,8 @@ export type RunProgress = {
   failedPrompts: number;
   canceledPrompts: number;
   processingPrompts: number;
+  /** Plans waiting for review (plan-first runs), their credits still held. */
+  plannedPrompts: number;
   /** Credits given back: the holds of the failed and canceled items, voided. */
   refundedCredits: number;
   /**
@@ -39,6 +42,7 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
       failed: number;
       canceled: number;
       processing: number;
+      planned: number;
       refunded: number;
     }[]
   >`
@@ -48,6 +52,7 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
       count(x.id) FILTER (WHERE x.status = 'failed')::int AS failed,
       count(x.id) FILTER (WHERE x.status = 'canceled')::int AS canceled,
       count(x.id) FILTER (WHERE x.status = 'processing')::int AS processing,
+      count(x.id) FILTER (WHERE x.status = 'planned')::int AS planned,
       coalesce(sum(x.credits) FILTER (WHERE x.status IN ('failed', 'canceled')), 0)::int AS refunded
     FROM generation_runs r LEFT JOIN generation_results x ON x.run_id = r.id
     WHERE r.id = ${runId} AND r.user_id = ${userId}
@@ -62,8 +67,9 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
     failedPrompts: row.failed,
     canceledPrompts: row.canceled,
     processingPrompts: row.processing,
+    plannedPrompts: row.planned,
     refundedCredits: row.refunded,
-    status: row.processing > 0 ? 'processing' : row.canceledAt && row.canceled > 0 ? 'canceled' : 'completed',
+    status: row.processing > 0 ? 'processing' : row.planned > 0 ? 'planned' : row.canceledAt && row.canceled > 0 ? 'canceled' : 'completed',
     createdAt: row.createdAt.toISOString(),
   };
 }

@@ -24,6 +24,7 @@ export const GENERATION_ERROR_CODES = [
   'not_retryable',
   'not_editable',
   'no_content',
+  'not_planned',
 ] as const;
 export type GenerationErrorCode = (typeof GENERATION_ERROR_CODES)[number];
 
@@ -64,6 +65,8 @@ export const errors = {
     ),
   notRetryable: () => new GenerationError('not_retryable', 'errors.notRetryable', 'Only failed or canceled results can be retried.'),
   notEditable: () => new GenerationError('not_editable', 'errors.notEditable', 'Only completed text results can be edited.'),
+  notPlanned: () =>
+    new GenerationError('not_planned', 'errors.notPlanned', 'Only a planned post can be edited, re-planned, dropped or written.'),
   noContent: (key = 'errors.noContent', message = 'No content to download.') => new GenerationError('no_content', key, message),
 };
 

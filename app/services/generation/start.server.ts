@@ -7,6 +7,7 @@ import { LedgerError, ensureCurrentPeriod, holdKey, reserve, type ReserveItem } 
 import { providerKey, saveApiKeys } from '../api-keys.server';
 import { loadTopicDraft } from '../topic-drafts.server';
 import { creditsSpent } from '../webhooks.server';
+import { createPlanRows, isPlanFirst, planHoldExpiry } from './plans.server';
 import { GENERATE_QUEUE, WAKE_CHANNEL, errors, generationConfig, holdExpiry, userPlan } from './rules.server';
 
 // A run is one press of Start: it owns one result row per topic, each with its own credit hold
@@ -18,6 +19,8 @@ export type StartedRun = { runId: string; resultIds: string[]; credits: number; 
 /** Settings kept on the run and on each result's metadata (no keys, no prompts). */
 function runSettings(input: GenerationInput): Record<string, unknown> {
   const { prompts: _p, replicateApiKey: _k, rows: _r, ...settings } = input as GenerationInput & { replicateApiKey?: string };
+  // Kept only when asked for: a one-step run's settings stay as they were.
+  if (!('planFirst' in settings) || !settings.planFirst) delete (settings as { planFirst?: boolean }).planFirst;
   return settings;
 }
 
@@ -67,7 +70,9 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
       FROM unnest(${topics}::text[], ${briefOfTopic}::text[]) WITH ORDINALITY AS t(prompt, brief, position)
       RETURNING id, position`;
     rows.sort((a, b) => a.position - b.position);
-    const until = holdExpiry(rows.length);
+    const planFirst = isPlanFirst(settings);
+    // A plan waits for its owner's review: its hold is kept until the post is written or dropped.
+    const until = planFirst ? planHoldExpiry() : holdExpiry(rows.length);
     const items: ReserveItem[] = rows.map((r) => ({ key: holdKey(r.id, 1), amount: perItem, expiresAt: until }));
     try {
       await reserve(userId, items, tx);
@@ -75,6 +80,12 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
       if (err instanceof LedgerError && err.code === 'insufficient_credits') throw errors.insufficientCredits();
       throw err;
     }
+    if (planFirst)
+      await createPlanRows(
+        userId,
+        rows.map((r) => r.id),
+        tx,
+      );
     await creditsSpent(userId, perItem * rows.length, tx);
     await enqueueMany(
       GENERATE_QUEUE,
