@@ -37,6 +37,7 @@ const publishFormSchema = (t: Translate, resultId: string | undefined) =>
         metaDescription: field('metaDescription'),
         slug: field('slug'),
         focusKeyword: field('focusKeyword'),
+        seoTitle: field('seoTitle'),
         categories,
         tags: text('tags'),
         status: schedule ? 'future' : 'publish',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { validTimeZone } from './time-zone';
 import { zonedToInstant } from './zoned-time';
-import { META_DESCRIPTION_MAX, seoFieldsSchema } from './seo-fields';
+import { META_DESCRIPTION_MAX, SEO_TITLE_MAX, seoFieldsSchema } from './seo-fields';
 
 // The WordPress forms' rules, the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
@@ -118,7 +118,10 @@ export function publishSchema(t: Translate) {
         .min(1, t('wordpress:validation.content'))
         .max(2_000_000),
       excerpt: z.string().max(5000).optional().default(''),
-      ...seoFieldsSchema(t('wordpress:validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX })),
+      ...seoFieldsSchema(
+        t('wordpress:validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX }),
+        t('wordpress:validation.seoTitleTooLong', { max: SEO_TITLE_MAX }),
+      ),
       categories: idList,
       categoryIds: idList,
       tags: tagList,

@@ -57,10 +57,10 @@ export function defaultArticle(topic: string): string {
 
 /**
  * The SEO block a model writes after the article when the prompt asks for it: what
- * the worker parses into the result's meta description, slug and focus keyword.
+ * the worker parses into the result's SEO title, meta description, slug and focus keyword.
  */
 export function defaultSeoBlock(topic: string): string {
-  return `\n---SEO---\nMeta description: A practical guide to ${topic}: why it matters and the first steps.\nSlug: ${topic
+  return `\n---SEO---\nSEO title: ${topic} made simple\nMeta description: A practical guide to ${topic}: why it matters and the first steps.\nSlug: ${topic
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')}-guide\nFocus keyword: ${topic}\n`;
