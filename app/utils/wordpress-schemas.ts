@@ -153,6 +153,17 @@ export type PublishPayload = z.output<ReturnType<typeof publishSchema>>;
 
 export const BULK_MAX = 500;
 
+/**
+ * Categories and tags of their own for some posts of a bulk or drip publish (chosen by the model,
+ * reviewed by the user), as `perPost[i].resultId`, `perPost[i].categories`, `perPost[i].tags`:
+ * they replace the shared ones for those posts. Result id → its terms.
+ */
+export const perPostTerms = z
+  .array(z.object({ resultId: z.string().trim().max(100), categories: idList, tags: tagList }))
+  .max(BULK_MAX)
+  .optional()
+  .transform((v) => Object.fromEntries((v ?? []).map((p) => [p.resultId, { categories: p.categories, tags: p.tags }])));
+
 /** The chosen site of a publish form (bulk, drip): a positive id, or the one message. */
 export const siteIdField = (t: Translate) =>
   z.coerce
@@ -192,6 +203,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       unit: z.enum(['hours', 'days']).default('days'),
       categories: idList,
       tags: tagList,
+      perPost: perPostTerms,
       featured: checkbox,
       // For selected results already on the site: update their posts, publish new ones, or leave them out.
       onExisting: z
@@ -216,11 +228,23 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         resultIds: [...new Set(v.resultIds)],
         categories: v.categories,
         tags: v.tags,
+        perPost: v.perPost,
         featured: v.featured,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
         onExisting: v.onExisting,
       };
     });
+}
+
+/** Body of POST /api/wordpress/term-choices: the site, and the results to choose for (in order). */
+export function termChoicesSchema(t: Translate) {
+  return z.object({
+    siteId: siteIdField(t),
+    resultIds: z
+      .array(z.string().max(100), { required_error: t('wordpress:validation.pickResults') })
+      .min(1, t('wordpress:validation.pickResults'))
+      .max(BULK_MAX, t('wordpress:validation.tooMany', { max: BULK_MAX })),
+  });
 }
 
 export function rescheduleSchema(t: Translate) {

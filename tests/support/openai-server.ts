@@ -66,6 +66,19 @@ export function defaultSeoBlock(topic: string): string {
     .replace(/^-|-$/g, '')}-guide\nFocus keyword: ${topic}\n`;
 }
 
+/**
+ * A categories-and-tags request (providers.server.ts's chooseTerms): the listed names that occur in
+ * the post's title or text, and one invented name the caller must drop.
+ */
+export function defaultTermsAnswer(messages: { role: string; content: string }[]): string | null {
+  if (!messages.some((m) => m.role === 'system' && m.content.includes('Choose categories and tags'))) return null;
+  const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  const list = (label: string) => JSON.parse(new RegExp(`^${label}: (.*)$`, 'm').exec(user)?.[1] ?? '[]') as string[];
+  const post = user.slice(user.indexOf('\nTitle: ')).toLowerCase();
+  const found = (names: string[]) => names.filter((n) => post.includes(n.toLowerCase()));
+  return JSON.stringify({ categories: found(list('Categories')), tags: [...found(list('Tags')), 'Invented by the model'] });
+}
+
 export function topicOf(messages: { role: string; content: string }[]): string {
   const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const m = user.match(/about: (.*)$/m);
@@ -194,7 +207,9 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
           return later(s.latencyMs ?? latency, () => {
             const asksSeo = (body.messages ?? []).some((m) => m.role === 'system' && m.content.includes('---SEO---'));
             const content =
-              s.content ?? (opts.article ? opts.article(topic) : defaultArticle(topic) + (asksSeo ? defaultSeoBlock(topic) : ''));
+              s.content ??
+              defaultTermsAnswer(body.messages ?? []) ??
+              (opts.article ? opts.article(topic) : defaultArticle(topic) + (asksSeo ? defaultSeoBlock(topic) : ''));
             json(res, 200, {
               id: `chatcmpl-${requests.length}`,
               object: 'chat.completion',

@@ -32,6 +32,23 @@ function decodeEntities(s: string): string {
     .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
 }
 
+/** The site's tags (names), alphabetical, at most 1,000. */
+export async function listTags(site: SiteCredentials, opts: WpCallOptions = {}): Promise<string[]> {
+  const all: string[] = [];
+  for (let page = 1; page <= 10; page++) {
+    const { data, res } = await callOk<{ id: number; name: string }[]>(
+      site,
+      'GET',
+      '/wp/v2/tags',
+      { query: { per_page: 100, page, _fields: 'id,name', orderby: 'name' } },
+      opts,
+    );
+    all.push(...data.map((c) => decodeEntities(c.name)));
+    if (page >= Number(res.headers['x-wp-totalpages'] ?? 1)) break;
+  }
+  return all;
+}
+
 /** The ids of these tag names on the site, creating the ones it does not have. */
 export async function ensureTags(site: SiteCredentials, names: string[], opts: WpCallOptions = {}): Promise<number[]> {
   const ids: number[] = [];
