@@ -291,12 +291,12 @@ export default function PublishBulk() {
               />
 
               <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} tagsName={fields.tags.name} />
-              {termChoices ? <PostTermsReview review={termChoices} /> : <ChooseTermsButton disabled={busy} />}
+              {termChoices ? <PostTermsReview review={termChoices} /> : null}
               <label className="flex items-center gap-2 text-sm text-slate-800">
                 <input type="checkbox" name={fields.featured.name} defaultChecked className="size-4" />
                 {t('bulk.featured')}
               </label>
-              <div className="flex justify-end gap-3">
+              <div className="order-last flex justify-end gap-3">
                 <ButtonLink to="/app?tab=results" variant="secondary">
                   {t('sites.cancel')}
                 </ButtonLink>
@@ -308,6 +308,8 @@ export default function PublishBulk() {
                       : t('bulk.submit', { count: results.length })}
                 </Button>
               </div>
+              {/* After the publish button in the page's order, so Enter in a field publishes; shown above it. */}
+              {termChoices ? null : <ChooseTermsButton disabled={busy} />}
             </Form>
             {preview ? <DripPreview preview={preview} busy={busy} /> : null}
           </>

@@ -543,6 +543,17 @@ describe('categories and tags chosen per post', () => {
     expect(html).toMatch(new RegExp(`name="perPost\\[0\\]\\.tags"[^>]*value="compost${stamp}"`));
     expect(html).not.toContain('Invented by the model');
 
+    // The single publish page has the same choice, for its one post (categories ticked, tags filled in).
+    const single = await form(pro.client, `/app/publish/${garden}`, [
+      ['intent', 'choose-terms'],
+      ['siteId', String(pro.siteId)],
+    ]);
+    expect(single.status).toBe(200);
+    const singleHtml = await single.text();
+    const ticked = (singleHtml.match(/<input[^>]*>/g) ?? []).filter((tag) => tag.includes('name="categories"') && /\schecked=/.test(tag));
+    expect(ticked.map((tag) => /value="(\d+)"/.exec(tag)![1])).toEqual([String(termIds[`Gardening ${stamp}`])]);
+    expect(singleHtml).toMatch(new RegExp(`name="tags"[^>]*value="compost${stamp}"`));
+
     // The JSON API answers the same choices.
     const api = await pro.client.postJson('/api/wordpress/term-choices', { siteId: pro.siteId, resultIds: [garden, soup] });
     expect(api.status).toBe(200);

@@ -7,6 +7,9 @@ export type PostTermsReviewData = {
   failed: 'site' | 'no_key' | 'model' | null;
 };
 
+/** The publish page's answer to the button: the model's choice for its one post, or why there is none. */
+export type TermChoiceView = { choice: { categories: number[]; tags: string[] } | null; failed: PostTermsReviewData['failed'] };
+
 /**
  * The button that asks the model to choose categories and tags per post (a post of the bulk form
  * with `intent=choose-terms`, answered with the review below; the same without JavaScript).
