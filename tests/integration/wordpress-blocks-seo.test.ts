@@ -212,7 +212,7 @@ describe('SEO fields', () => {
     expect(JSON.parse(stored)).toBe('');
   });
 
-  it('with the plugin active: the four meta keys read back (REST and get_post_meta) equal ours', async () => {
+  it('with the plugin active: the six meta keys read back (REST and get_post_meta) equal ours', async () => {
     await wp.installPlugin(PLUGIN);
     const check = await testConnection({ siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword });
     expect(check).toMatchObject({ ok: true, seoPlugin: true });
