@@ -16,6 +16,7 @@ import { GENERATION_FAILURES } from '~/utils/generation-errors';
 import { WP_ERROR_CODES, WP_PROBLEMS } from '~/utils/wordpress-errors';
 import {
   bulkPublishSchema,
+  termChoicesSchema,
   publishSchema,
   rescheduleSchema,
   siteSchema,
@@ -468,7 +469,7 @@ export const operations: ApiOperation[] = [
     body: {
       schema: resultContentSchema(keys),
       source: gen('resultContentSchema'),
-      example: { content: '<h2>Edited</h2><p>New text.</p>' },
+      example: { content: '<h2>Edited</h2><p>New text.</p>', title: 'My edited title', seoTitle: 'Edited title | My blog' },
     },
     response: { schema: anyObject('SavedContent'), description: '`result.content` as stored.' },
   },
@@ -697,6 +698,22 @@ export const operations: ApiOperation[] = [
       502: 'The site failed within the wait (refused the connection, did not resolve, answered an error): `success: false`, `error`, `errorCode`; the publication ended failed.',
     },
     idempotent: true,
+  },
+  {
+    route: 'api.wordpress.term-choices',
+    method: 'post',
+    refuses: [403],
+    path: '/api/wordpress/term-choices',
+    tag: 'WordPress',
+    summary: "Let the model choose each post's categories and tags among the site's own (for review)",
+    description:
+      "One call of the default text model per result (at most 50), included: no credits are charged. Names the model invents are dropped: only the site's existing categories and tags are proposed. Nothing is published: send the reviewed choices as `perPost` to POST /api/wordpress/publish-bulk. `failed` is `site` (its terms could not be read), `no_key` (no text provider key) or `model` (some posts got none).",
+    body: {
+      schema: termChoicesSchema(keys),
+      source: wp('termChoicesSchema'),
+      example: { siteId: 1, resultIds: ['0b7c4a52-53b3-4a3e-9a57-0d6f1c2a9e10'] },
+    },
+    response: { schema: anyObject('TermChoices'), description: '`categories` and `tags` of the site, `choices` per result, `failed`.' },
   },
   {
     route: 'api.wordpress.publish-bulk',

@@ -2,6 +2,7 @@ import { parseWithZod } from '@conform-to/zod';
 import { json } from '@remix-run/node';
 import { queueBulkPublications } from '~/services/wordpress/bulk.server';
 import { newSeed, queueDrip } from '~/services/wordpress/drip.server';
+import { chooseTermsPerPost } from '~/services/wordpress/term-choices.server';
 import { WordPressServiceError } from '~/services/wordpress/errors.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { dripSchema } from '~/utils/drip-schemas';
@@ -14,6 +15,28 @@ import { redirectWithToast } from './toast.server';
 // or dripped under the site's drip schedule (planned, previewed, then confirmed).
 
 type BulkArgs = { userId: string; formData: FormData; t: Translate; timeZone: string };
+
+/**
+ * "Let AI choose categories and tags per post": the model's choices among the site's own, answered
+ * with the form as posted and the choices to review (nothing is published yet).
+ */
+export async function chooseBulkTerms({ userId, formData, t, timeZone }: BulkArgs) {
+  const submission = parseWithZod(formData, { schema: bulkPublishSchema(t, timeZone) });
+  const ids = formData.getAll('resultIds').map(String);
+  const siteId = Number(formData.get('siteId'));
+  try {
+    const chosen = await chooseTermsPerPost(userId, siteId, ids);
+    return json({
+      result: submission.reply({ resetForm: false }),
+      termChoices: { categories: chosen.categories, choices: chosen.choices, failed: chosen.failed },
+    });
+  } catch (error) {
+    if (!(error instanceof WordPressServiceError)) throw error;
+    if (error.code === 'not_pro') return redirectWithToast('/app?tab=wordpress', { type: 'error', title: t('publish.proOnly') });
+    const { message, status } = await explainError(error, t);
+    return json({ result: submission.reply({ formErrors: [message] }), termChoices: null }, { status });
+  }
+}
 
 /** Now, or spread: the first at a date and time in the user's time zone, then one every N hours or days. */
 export async function publishBulk({ userId, formData, t, timeZone }: BulkArgs) {

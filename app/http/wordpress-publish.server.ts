@@ -3,6 +3,7 @@ import { json } from '@remix-run/node';
 import { z } from 'zod';
 import { WordPressServiceError } from '~/services/wordpress/errors.server';
 import { publishAndWait } from '~/services/wordpress/publish-now.server';
+import { chooseTermsPerPost } from '~/services/wordpress/term-choices.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { publicationErrorText } from '~/utils/wordpress-errors';
 import { publishSchema } from '~/utils/wordpress-schemas';
@@ -37,6 +38,7 @@ const publishFormSchema = (t: Translate, resultId: string | undefined) =>
         metaDescription: field('metaDescription'),
         slug: field('slug'),
         focusKeyword: field('focusKeyword'),
+        seoTitle: field('seoTitle'),
         categories,
         tags: text('tags'),
         status: schedule ? 'future' : 'publish',
@@ -47,6 +49,30 @@ const publishFormSchema = (t: Translate, resultId: string | undefined) =>
       };
     })
     .pipe(publishSchema(t));
+
+/**
+ * "Let AI choose categories and tags" on the publish page: the model's choice for this result among
+ * the chosen site's own, answered for review in the form (nothing is published).
+ */
+export async function chooseResultTerms({
+  userId,
+  resultId,
+  formData,
+}: {
+  userId: string;
+  resultId: string | undefined;
+  formData: FormData;
+}) {
+  const siteId = Number(formData.get('siteId'));
+  try {
+    const chosen = await chooseTermsPerPost(userId, siteId, resultId ? [resultId] : []);
+    const [first] = chosen.choices;
+    return json({ termChoice: { choice: first ? { categories: first.categories, tags: first.tags } : null, failed: chosen.failed } });
+  } catch (error) {
+    if (!(error instanceof WordPressServiceError)) throw error;
+    return json({ termChoice: { choice: null, failed: 'site' as const } }, { status: error.code === 'not_pro' ? 403 : 404 });
+  }
+}
 
 /** Publishes (or schedules) the result as the form says; the form comes back with the reason when refused. */
 export async function publishResult({

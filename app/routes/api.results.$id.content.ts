@@ -5,8 +5,9 @@ import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { resultForApi } from '~/utils/generation-errors';
 
-// PUT /api/results/{id}/content { content, metaDescription?, slug?, focusKeyword? } → the result
-// (its content sanitized again; SEO fields given are stored, absent ones kept).
+// PUT /api/results/{id}/content { content, title?, seoTitle?, metaDescription?, slug?, focusKeyword? }
+// → the result (its content sanitized again, a leading H1 taken as its title; the title and SEO
+// fields given are stored, absent ones kept).
 export function action({ request, params }: ActionFunctionArgs) {
   return withApi(
     request,

@@ -7,7 +7,8 @@ import { methodNotAllowed } from '~/http/json-api.server';
 
 // Bulk publish: POST { siteId, resultIds, mode: 'now' | 'schedule', startDate + startTime
 // (in timeZone, default the user's) or startAt (ISO), every, unit: 'hours' | 'days', categories,
-// tags, featured, onExisting }. Pro and Pro (Ending) only; every result must be the user's completed
+// tags, perPost: [{ resultId, categories, tags }] (a post's own, replacing the shared ones), featured,
+// onExisting }. Pro and Pro (Ending) only; every result must be the user's completed
 // text result (another user's id: 404, nothing queued). Results already on the site make a 409 with
 // the list `existing` unless onExisting says 'update' (their posts), 'new' or 'skip'. Answers 202
 // { success, queued, publications }.

@@ -18,6 +18,7 @@ import { BulkExistingPosts } from '~/components/wordpress/bulk-existing';
 import { BulkScheduleFields } from '~/components/wordpress/bulk-schedule-fields';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
+import { ChooseTermsButton, PostTermsReview, type PostTermsReviewData } from '~/components/wordpress/post-terms-review';
 import { DripFields, DripPreview, type DripPreviewData, type DripValues } from '~/components/wordpress/drip-fields';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
@@ -31,7 +32,7 @@ import { dripSchema } from '~/utils/drip-schemas';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
-import { publishBulk, publishDrip } from '~/http/wordpress-bulk.server';
+import { chooseBulkTerms, publishBulk, publishDrip } from '~/http/wordpress-bulk.server';
 import { rootT } from '~/utils/meta';
 import { requestTimeZone } from '~/runtime/time-zone.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
@@ -42,6 +43,8 @@ import { instantToZoned } from '~/utils/zoned-time';
 // spread over a schedule: the first at a date and time in the user's time zone, then one every N
 // hours or days, or dripped under the site's drip schedule (N a day inside a daily
 // window on chosen weekdays; posting it renders the planned dates, a second post confirms them).
+// The model may choose each post's categories and tags among the site's own (intent=choose-terms),
+// shown in the form for review before anything is published.
 // A plain GET/POST page, so it works without JavaScript; with it, the form is checked in the
 // browser (the same schema) and only the chosen mode's fields show.
 
@@ -130,6 +133,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
   const args = { userId: user.id, formData, t, timeZone: requestTimeZone(request) };
+  if (formData.get('intent') === 'choose-terms') return chooseBulkTerms(args);
   return parseWithZod(formData, { schema: dripMode }).status === 'success' ? publishDrip(args) : publishBulk(args);
 }
 
@@ -171,6 +175,7 @@ export default function PublishBulk() {
     shouldRevalidate: 'onInput',
   });
   const preview = (actionData && 'preview' in actionData ? actionData.preview : null) as DripPreviewData | null;
+  const termChoices = (actionData && 'termChoices' in actionData ? actionData.termChoices : null) as PostTermsReviewData | null;
   const initialMode = fields.mode.initialValue === 'schedule' || fields.mode.initialValue === 'drip' ? fields.mode.initialValue : 'now';
   const [mode, setMode] = useState<'now' | 'schedule' | 'drip'>(initialMode);
   // After a preview (or a refused drip form) the fields show what was posted.
@@ -286,11 +291,12 @@ export default function PublishBulk() {
               />
 
               <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} tagsName={fields.tags.name} />
+              {termChoices ? <PostTermsReview review={termChoices} /> : null}
               <label className="flex items-center gap-2 text-sm text-slate-800">
                 <input type="checkbox" name={fields.featured.name} defaultChecked className="size-4" />
                 {t('bulk.featured')}
               </label>
-              <div className="flex justify-end gap-3">
+              <div className="order-last flex justify-end gap-3">
                 <ButtonLink to="/app?tab=results" variant="secondary">
                   {t('sites.cancel')}
                 </ButtonLink>
@@ -302,6 +308,8 @@ export default function PublishBulk() {
                       : t('bulk.submit', { count: results.length })}
                 </Button>
               </div>
+              {/* After the publish button in the page's order, so Enter in a field publishes; shown above it. */}
+              {termChoices ? null : <ChooseTermsButton disabled={busy} />}
             </Form>
             {preview ? <DripPreview preview={preview} busy={busy} /> : null}
           </>

@@ -18,6 +18,7 @@ import { PublishExisting } from '~/components/wordpress/publish-existing';
 import { PostFields, PublishTarget } from '~/components/wordpress/publish-target';
 import { SitePicker } from '~/components/wordpress/site-picker';
 import { TaxonomyFields } from '~/components/wordpress/taxonomy-fields';
+import { ChooseTermsButton, type TermChoiceView } from '~/components/wordpress/post-terms-review';
 import { ZoneNote } from '~/components/wordpress/zoned-time';
 import { getT } from '~/i18n.server';
 import { getResult } from '~/services/results.server';
@@ -28,7 +29,7 @@ import { listSites, refreshSiteTimeZone, siteCategories } from '~/services/wordp
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
-import { publishResult } from '~/http/wordpress-publish.server';
+import { chooseResultTerms, publishResult } from '~/http/wordpress-publish.server';
 import { rootT } from '~/utils/meta';
 import { requestTimeZone } from '~/runtime/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
@@ -101,6 +102,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
+  if (formData.get('intent') === 'choose-terms') return chooseResultTerms({ userId: user.id, resultId: params.resultId, formData });
   return publishResult({ userId: user.id, resultId: params.resultId, formData, t });
 }
 
@@ -109,6 +111,7 @@ export default function PublishResult() {
     useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
+  const termChoice = (actionData && 'termChoice' in actionData ? actionData.termChoice : null) as TermChoiceView | null;
   // An image result: a post with the image, or the media library only (then the post's own fields
   // are hidden with JavaScript; without it they are shown and ignored, as the choice says).
   const [target, setTarget] = useState<'post' | 'media'>('post');
@@ -154,7 +157,10 @@ export default function PublishResult() {
               <input type="hidden" name="mode" value={mode} />
             </SitePicker>
             <Form method="post" className="mt-4 flex flex-col gap-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-              <FormAlert title={t('publish.failed')} errors={messagesOf(actionData?.result)} />
+              <FormAlert
+                title={t('publish.failed')}
+                errors={messagesOf(actionData && 'result' in actionData ? actionData.result : undefined)}
+              />
               <input type="hidden" name="siteId" value={siteId ?? ''} />
               <input type="hidden" name="mode" value={mode} />
               <input type="hidden" name="tz" value={timeZone} />
@@ -177,7 +183,18 @@ export default function PublishResult() {
                   </span>
                 </div>
                 {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
-                <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} />
+                <TaxonomyFields
+                  key={termChoice ? 'chosen' : 'shared'}
+                  categories={categories}
+                  categoriesFailed={categoriesFailed}
+                  chosen={termChoice?.choice ?? undefined}
+                />
+                {termChoice?.failed ? (
+                  <p className="text-sm text-amber-800" role="status">
+                    {t(`terms.failed.${termChoice.failed}`)}
+                  </p>
+                ) : null}
+                {termChoice?.choice ? <p className="text-xs text-slate-600">{t('terms.reviewHelp')}</p> : null}
               </PostFields>
               {result.hasImage && !result.isImage ? (
                 <label className="flex items-center gap-2 text-sm text-slate-800">
@@ -198,7 +215,7 @@ export default function PublishResult() {
                   <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
                 </div>
               ) : null}
-              <div className="flex justify-end gap-3">
+              <div className="order-last flex justify-end gap-3">
                 <ButtonLink to="/app?tab=results" variant="secondary">
                   {t('sites.cancel')}
                 </ButtonLink>
@@ -206,6 +223,8 @@ export default function PublishResult() {
                   {busy ? t('publish.publishing') : mode === 'schedule' ? t('publish.submitSchedule') : t('publish.submitNow')}
                 </Button>
               </div>
+              {/* After the publish button in the page's order, so Enter in a field publishes; shown above it. */}
+              {result.isImage ? null : <ChooseTermsButton disabled={busy} />}
             </Form>
           </>
         )}

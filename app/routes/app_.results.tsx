@@ -26,6 +26,8 @@ const intentSchema = z.discriminatedUnion('intent', [
     intent: z.literal('save'),
     id: z.string().min(1).max(100),
     content: z.string(),
+    title: z.string().optional(),
+    seoTitle: z.string().optional(),
     metaDescription: z.string().optional(),
     slug: z.string().optional(),
     focusKeyword: z.string().optional(),

@@ -440,6 +440,51 @@ export async function translateToEnglish(apiKey: string, prompt: string): Promis
   return out.slice(0, 1000);
 }
 
+/** The marker a test provider (and a log reader) recognises a categories-and-tags request by. */
+export const TERMS_REQUEST = 'Choose categories and tags for this blog post';
+
+/**
+ * The model's choice of categories and tags for one post, among the site's own names (the default
+ * text model, free of charge to the user, as translation is). Names it invents are dropped by the
+ * caller; here only the answer's shape is checked.
+ */
+export async function chooseTerms(
+  apiKey: string,
+  post: { title: string; text: string },
+  site: { categories: string[]; tags: string[] },
+): Promise<{ categories: string[]; tags: string[] }> {
+  const client = openaiClient(apiKey);
+  const model = findModel(DEFAULT_TEXT_MODEL)!;
+  const system = [
+    `${TERMS_REQUEST}. Use only names from the lists given; never invent new ones.`,
+    'Pick 1 to 2 categories and up to 5 tags that fit the post; none when nothing fits.',
+    'Answer with JSON only: {"categories": ["..."], "tags": ["..."]}.',
+  ].join(' ');
+  const user = [
+    `Categories: ${JSON.stringify(site.categories)}`,
+    `Tags: ${JSON.stringify(site.tags)}`,
+    `Title: ${post.title}`,
+    `Post: ${post.text.slice(0, 4000)}`,
+  ].join('\n');
+  return withRetries(async () => {
+    const res = await client.chat.completions.create({
+      model: model.providerModel,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: 0,
+      max_tokens: 300,
+    });
+    const text = res?.choices?.[0]?.message?.content ?? '';
+    const json = /\{[\s\S]*\}/.exec(text)?.[0];
+    if (!json) throw malformed();
+    const answer = JSON.parse(json) as { categories?: unknown; tags?: unknown };
+    const names = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    return { categories: names(answer.categories), tags: names(answer.tags) };
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Images
 

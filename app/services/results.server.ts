@@ -10,6 +10,9 @@ import { htmlToText, sanitizeArticle } from './providers.server';
 import { keptLinksOf, type KeptLink } from './kept-links.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { cleanSeo, seoWithFallbacks, type SeoFields } from '~/utils/seo-fields';
+import { editedTitle } from '~/utils/title-heading';
+import { retitleImageAlts } from '~/utils/wordpress-images';
+import { env } from '~/runtime/env.server';
 import type { FailureParams } from '~/utils/generation-errors';
 
 // The results of generation, listed, read, edited, deleted and downloaded: every read and write is scoped to
@@ -77,6 +80,7 @@ type Row = {
   seoDescription: string | null;
   seoSlug: string | null;
   seoKeyword: string | null;
+  seoTitle: string | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -86,7 +90,7 @@ const columns = (db: Db) => db`
   r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.model, r.metadata,
   r.error_code AS "errorCode", r.error_params AS "errorParams",
   g.settings, r.seo_description AS "seoDescription", r.seo_slug AS "seoSlug", r.seo_keyword AS "seoKeyword",
-  r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
+  r.seo_title AS "seoTitle", r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
 
 /** Characters and words of a text result's visible text (CJK characters count as words). */
 export function countText(text: string): { characterCount: number; wordCount: number } {
@@ -128,10 +132,15 @@ function toResult(r: Row): Result {
       r.type === 'text'
         ? {
             ...seoWithFallbacks(
-              { metaDescription: r.seoDescription ?? '', slug: r.seoSlug ?? '', focusKeyword: r.seoKeyword ?? '' },
+              {
+                metaDescription: r.seoDescription ?? '',
+                slug: r.seoSlug ?? '',
+                focusKeyword: r.seoKeyword ?? '',
+                seoTitle: r.seoTitle ?? '',
+              },
               { title: r.title ?? r.prompt, html: r.content ?? '', topic: r.prompt, keywords: brief?.keywords },
             ),
-            stored: r.seoDescription !== null || r.seoSlug !== null || r.seoKeyword !== null,
+            stored: r.seoDescription !== null || r.seoSlug !== null || r.seoKeyword !== null || r.seoTitle !== null,
           }
         : null,
     ...counts,
@@ -264,26 +273,31 @@ export async function getResult(userId: string, id: string, db: Db = sql): Promi
 }
 
 /**
- * Saves an edited text (sanitized again) and, when given, its SEO fields (cleaned; an emptied one
- * falls back to its derived value on read); only completed text results. Returns the result.
+ * Saves an edited text (sanitized again) and, when given, its title and SEO fields (cleaned; an
+ * emptied SEO field falls back to its derived value on read); only completed text results. A leading
+ * H1 in the text is the title (title-heading.ts), so the body never repeats it. Returns the result.
  */
 export async function updateResultContent(
   userId: string,
   id: string,
   html: string,
-  seo: Partial<SeoFields> | null = null,
+  edit: (Partial<SeoFields> & { title?: string }) | null = null,
   db: Db = sql,
 ): Promise<Result> {
   const row = await findRow(userId, id, db);
   if (row.type !== 'text' || row.status !== 'completed') throw errors.notEditable();
-  const content = sanitizeArticle(html);
+  const stored = row.title ?? row.prompt;
+  const titled = editedTitle(stored, edit?.title, sanitizeArticle(html));
+  // Our images' alt text follows a renamed title (it was written from the title they were made under).
+  const content = retitleImageAlts(titled.html.trim(), stored, titled.title, env.APP_URL);
   const text = htmlToText(content);
   const counts = countText(text);
-  const search = [row.title ?? '', row.prompt, text].join('\n').slice(0, SEARCH_TEXT_MAX);
+  const search = [row.title === null && titled.title === stored ? '' : titled.title, row.prompt, text].join('\n').slice(0, SEARCH_TEXT_MAX);
   await db`
     UPDATE generation_results SET content = ${content}, search_text = ${search}, updated_at = now(),
       metadata = metadata || ${db.json(counts as never)}
-      ${seo ? seoAssignments(seo, db) : db``}
+      ${titled.title !== stored ? db`, title = ${titled.title}` : db``}
+      ${edit ? seoAssignments(edit, db) : db``}
     WHERE id = ${id} AND user_id = ${userId}`;
   return getResult(userId, id, db);
 }
@@ -293,7 +307,8 @@ function seoAssignments(seo: Partial<SeoFields>, db: Db) {
   return db`
     ${seo.metaDescription !== undefined ? db`, seo_description = ${clean.metaDescription}` : db``}
     ${seo.slug !== undefined ? db`, seo_slug = ${clean.slug}` : db``}
-    ${seo.focusKeyword !== undefined ? db`, seo_keyword = ${clean.focusKeyword}` : db``}`;
+    ${seo.focusKeyword !== undefined ? db`, seo_keyword = ${clean.focusKeyword}` : db``}
+    ${seo.seoTitle !== undefined ? db`, seo_title = ${clean.seoTitle}` : db``}`;
 }
 
 /**

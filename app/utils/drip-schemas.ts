@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { DRIP_MAX_PER_DAY, DRIP_SPREADS, minutesOf } from './drip-plan';
 import { validTimeZone } from './time-zone';
-import { BULK_MAX, siteIdField } from './wordpress-schemas';
+import { BULK_MAX, perPostTerms, siteIdField } from './wordpress-schemas';
 
 // The drip form of the bulk publish page, the same on the server and in the browser:
 // the results, the site, its rules (N a day, a daily window, weekdays, even or random) in a time
@@ -54,6 +54,7 @@ export function dripSchema(t: Translate) {
       dripTimeZone: z.string().trim().max(64).optional(),
       categories: list.transform((v) => v.map(Number).filter((n) => Number.isInteger(n) && n > 0)),
       tags: list.transform((v) => [...new Set(v)].slice(0, 20).map((s) => s.slice(0, 100))),
+      perPost: perPostTerms,
       featured: checkbox,
       onExisting: z
         .enum(['update', 'new', 'skip'])
@@ -88,6 +89,7 @@ export function dripSchema(t: Translate) {
       timeZone: validTimeZone(v.dripTimeZone) ?? 'UTC',
       categories: v.categories,
       tags: v.tags,
+      perPost: v.perPost,
       featured: v.featured,
       onExisting: v.onExisting,
       seed: v.seed,

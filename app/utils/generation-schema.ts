@@ -23,7 +23,8 @@ import {
   modelIds,
 } from '~/catalogue';
 import { BRIEF_MAX } from '~/utils/csv-file';
-import { META_DESCRIPTION_MAX, seoFieldsSchema } from '~/utils/seo-fields';
+import { META_DESCRIPTION_MAX, SEO_TITLE_MAX, seoFieldsSchema } from '~/utils/seo-fields';
+import { TITLE_MAX } from '~/utils/title-heading';
 
 // The generation payloads, shared by the workspace form (Conform's parseWithZod, in the
 // browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
@@ -300,11 +301,20 @@ export const resultDownloadQuerySchema = (t: Translate = keysOnly) => z.object({
 /** The API's query of GET /api/results/download-all: the list's filters, checked the same way. */
 export const resultsFilterQuerySchema = (t: Translate = keysOnly) => z.object(resultFilters(t));
 
-/** Body of PUT /api/results/{id}/content. */
+/** Body of PUT /api/results/{id}/content: the article, and the title and SEO fields when given. */
 export const resultContentSchema = (t: Translate = keysOnly) =>
   z.object({
     content: z
       .string({ required_error: t('validation.contentRequired'), invalid_type_error: t('validation.contentRequired') })
       .max(500_000, t('validation.contentTooLong')),
-    ...seoFieldsSchema(t('validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX })),
+    title: z
+      .string({ invalid_type_error: t('validation.titleLength', { max: TITLE_MAX }) })
+      .trim()
+      .min(1, t('validation.titleLength', { max: TITLE_MAX }))
+      .max(TITLE_MAX, t('validation.titleLength', { max: TITLE_MAX }))
+      .optional(),
+    ...seoFieldsSchema(
+      t('validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX }),
+      t('validation.seoTitleTooLong', { max: SEO_TITLE_MAX }),
+    ),
   });

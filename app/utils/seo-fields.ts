@@ -1,22 +1,25 @@
 import { z } from 'zod';
 
-// A text result's SEO fields: a meta description (at most 155 characters), a slug
-// and a focus keyword. The model writes them after the article in a small block (requested by
+// A text result's SEO fields: a meta description (at most 155 characters), a slug, a focus keyword
+// and an SEO title (at most 60 characters, what search results show instead of the post's title). The model writes them after the article in a small block (requested by
 // buildTextPrompt); what it leaves out is derived: the slug from the title, the description from
 // the first paragraph cut at a word. Pure: the worker, the result editor and publishing share it.
 
 export const META_DESCRIPTION_MAX = 155;
 export const SLUG_MAX = 190;
 export const FOCUS_KEYWORD_MAX = 100;
+/** Search results cut titles at about 60 characters (Yoast's and Rank Math's own advice). */
+export const SEO_TITLE_MAX = 60;
 
-export type SeoFields = { metaDescription: string; slug: string; focusKeyword: string };
+export type SeoFields = { metaDescription: string; slug: string; focusKeyword: string; seoTitle: string };
 
 /** The line that starts the block after the article (the prompt asks for exactly this). */
 export const SEO_BLOCK_START = '---SEO---';
 
 /** What the prompt adds so the model writes the fields with the article (no extra call). */
 export const SEO_PROMPT = [
-  `After the article, write a line with exactly "${SEO_BLOCK_START}" and then three lines:`,
+  `After the article, write a line with exactly "${SEO_BLOCK_START}" and then four lines:`,
+  `"SEO title: <at most ${SEO_TITLE_MAX} characters>",`,
   `"Meta description: <at most ${META_DESCRIPTION_MAX} characters>",`,
   '"Slug: <lowercase-words-with-hyphens>",',
   '"Focus keyword: <the main search phrase>".',
@@ -26,6 +29,7 @@ const LABELS: [keyof SeoFields, RegExp][] = [
   ['metaDescription', /^meta[\s_-]*description$/i],
   ['slug', /^(url[\s_-]*)?slug$/i],
   ['focusKeyword', /^focus[\s_-]*(key[\s_-]*(word|phrase)|keyword)$/i],
+  ['seoTitle', /^(seo|meta)[\s_-]*title$/i],
 ];
 
 /**
@@ -108,13 +112,14 @@ export function cleanSeo(seo: Partial<SeoFields>): SeoFields {
     metaDescription: truncateAtWord(seo.metaDescription ?? '', META_DESCRIPTION_MAX),
     slug: slugify(seo.slug ?? ''),
     focusKeyword: [...(seo.focusKeyword ?? '').replace(/\s+/g, ' ').trim()].slice(0, FOCUS_KEYWORD_MAX).join(''),
+    seoTitle: truncateAtWord(seo.seoTitle ?? '', SEO_TITLE_MAX),
   };
 }
 
 /**
  * The fields to use: the given ones (cleaned) and, for each empty one, its fallback: the slug from
  * the title, the description from the first paragraph, the keyword from the topic's keywords (the
- * first of them) or the topic itself when short.
+ * first of them) or the topic itself when short, the SEO title from the title cut at a word.
  */
 export function seoWithFallbacks(
   given: Partial<SeoFields> | null | undefined,
@@ -127,14 +132,16 @@ export function seoWithFallbacks(
     metaDescription: seo.metaDescription || truncateAtWord(firstParagraphText(article.html), META_DESCRIPTION_MAX),
     slug: seo.slug || slugify(article.title),
     focusKeyword: seo.focusKeyword || cleanSeo({ focusKeyword: keyword }).focusKeyword,
+    seoTitle: seo.seoTitle || truncateAtWord(article.title, SEO_TITLE_MAX),
   };
 }
 
 /**
  * The SEO fields of a form or JSON body (the result editor, the publish forms): each optional (an
- * absent one is left as it is), the description at most META_DESCRIPTION_MAX characters.
+ * absent one is left as it is), the description at most META_DESCRIPTION_MAX characters, the SEO
+ * title at most SEO_TITLE_MAX.
  */
-export function seoFieldsSchema(descriptionTooLong: string) {
+export function seoFieldsSchema(descriptionTooLong: string, seoTitleTooLong: string) {
   return {
     metaDescription: z
       .string()
@@ -143,5 +150,10 @@ export function seoFieldsSchema(descriptionTooLong: string) {
       .optional(),
     slug: z.string().trim().max(1000).optional(),
     focusKeyword: z.string().trim().max(FOCUS_KEYWORD_MAX).optional(),
+    seoTitle: z
+      .string()
+      .trim()
+      .refine((v) => [...v].length <= SEO_TITLE_MAX, seoTitleTooLong)
+      .optional(),
   };
 }

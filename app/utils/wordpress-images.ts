@@ -57,3 +57,17 @@ export function rewriteImageSources(html: string, media: ReadonlyMap<string, str
     }),
   );
 }
+
+/**
+ * Our images whose alt text is `from` (the title they were generated under) get `to` instead, so the
+ * alt text follows the title a post goes out under; any other alt text is the user's and stays.
+ */
+export function retitleImageAlts(html: string, from: string, to: string, appUrl: string): string {
+  if (!from.trim() || from === to) return html;
+  return html.replace(IMG_TAG, (tag) => {
+    const src = SRC_ATTR.exec(tag)?.[3];
+    const alt = ALT_ATTR.exec(tag);
+    if (src === undefined || !ourImageId(src, appUrl) || !alt || decodeAttr(alt[2]!).trim() !== from.trim()) return tag;
+    return tag.replace(ALT_ATTR, ` alt="${escapeAttr(to)}"`);
+  });
+}

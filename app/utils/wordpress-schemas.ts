@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { validTimeZone } from './time-zone';
 import { zonedToInstant } from './zoned-time';
-import { META_DESCRIPTION_MAX, seoFieldsSchema } from './seo-fields';
+import { META_DESCRIPTION_MAX, SEO_TITLE_MAX, seoFieldsSchema } from './seo-fields';
 
 // The WordPress forms' rules, the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
@@ -118,7 +118,10 @@ export function publishSchema(t: Translate) {
         .min(1, t('wordpress:validation.content'))
         .max(2_000_000),
       excerpt: z.string().max(5000).optional().default(''),
-      ...seoFieldsSchema(t('wordpress:validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX })),
+      ...seoFieldsSchema(
+        t('wordpress:validation.metaDescriptionTooLong', { max: META_DESCRIPTION_MAX }),
+        t('wordpress:validation.seoTitleTooLong', { max: SEO_TITLE_MAX }),
+      ),
       categories: idList,
       categoryIds: idList,
       tags: tagList,
@@ -149,6 +152,17 @@ export function publishSchema(t: Translate) {
 export type PublishPayload = z.output<ReturnType<typeof publishSchema>>;
 
 export const BULK_MAX = 500;
+
+/**
+ * Categories and tags of their own for some posts of a bulk or drip publish (chosen by the model,
+ * reviewed by the user), as `perPost[i].resultId`, `perPost[i].categories`, `perPost[i].tags`:
+ * they replace the shared ones for those posts. Result id → its terms.
+ */
+export const perPostTerms = z
+  .array(z.object({ resultId: z.string().trim().max(100), categories: idList, tags: tagList }))
+  .max(BULK_MAX)
+  .optional()
+  .transform((v) => Object.fromEntries((v ?? []).map((p) => [p.resultId, { categories: p.categories, tags: p.tags }])));
 
 /** The chosen site of a publish form (bulk, drip): a positive id, or the one message. */
 export const siteIdField = (t: Translate) =>
@@ -189,6 +203,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       unit: z.enum(['hours', 'days']).default('days'),
       categories: idList,
       tags: tagList,
+      perPost: perPostTerms,
       featured: checkbox,
       // For selected results already on the site: update their posts, publish new ones, or leave them out.
       onExisting: z
@@ -213,11 +228,23 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         resultIds: [...new Set(v.resultIds)],
         categories: v.categories,
         tags: v.tags,
+        perPost: v.perPost,
         featured: v.featured,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
         onExisting: v.onExisting,
       };
     });
+}
+
+/** Body of POST /api/wordpress/term-choices: the site, and the results to choose for (in order). */
+export function termChoicesSchema(t: Translate) {
+  return z.object({
+    siteId: siteIdField(t),
+    resultIds: z
+      .array(z.string().max(100), { required_error: t('wordpress:validation.pickResults') })
+      .min(1, t('wordpress:validation.pickResults'))
+      .max(BULK_MAX, t('wordpress:validation.tooMany', { max: BULK_MAX })),
+  });
 }
 
 export function rescheduleSchema(t: Translate) {

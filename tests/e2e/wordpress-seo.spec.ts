@@ -59,7 +59,7 @@ test('the site form: Classic HTML per site, the SEO plugin to download with its 
   await expect(page.getByText('Site updated')).toBeVisible();
   await expect(page.getByTestId('site-row').first()).not.toContainText('Classic HTML');
 
-  // The plugin: a download link and the steps; the file is the one-file plugin with exactly the four keys.
+  // The plugin: a download link and the steps; the file is the one-file plugin with exactly the six keys.
   const help = page.getByTestId('seo-plugin');
   await expect(help.getByRole('heading', { name: 'SEO fields plugin' })).toBeVisible();
   await expect(help).toContainText('wp-content/plugins/postforge-seo/');
@@ -69,7 +69,14 @@ test('the site form: Classic HTML per site, the SEO plugin to download with its 
   const php = await file.text();
   expect(php).toContain('Plugin Name: Postforge SEO fields');
   expect([...php.matchAll(/'(_yoast_wpseo_\w+|rank_math_\w+)'/g)].map((m) => m[1]).sort()).toEqual(
-    ['_yoast_wpseo_focuskw', '_yoast_wpseo_metadesc', 'rank_math_description', 'rank_math_focus_keyword'].sort(),
+    [
+      '_yoast_wpseo_focuskw',
+      '_yoast_wpseo_metadesc',
+      '_yoast_wpseo_title',
+      'rank_math_description',
+      'rank_math_focus_keyword',
+      'rank_math_title',
+    ].sort(),
   );
   expect(php).toContain("current_user_can('edit_posts')");
 });
@@ -95,13 +102,25 @@ test('SEO fields: edited on the result and on the publish page, they arrive with
   await row.getByLabel('Meta description').fill(`Edited description ${stamp}`);
   await row.getByLabel('Slug').fill(`Edited Slug ${stamp}`);
   await row.getByLabel('Focus keyword').fill('edited keyword');
+  // The title is edited here too (the H1 WordPress prints), and the SEO title beside the description.
+  await expect(row.getByLabel('Title', { exact: true })).toHaveValue(title);
+  await expect(row.getByLabel('SEO title')).toHaveValue(title);
+  await expect(row.getByLabel('SEO title')).toHaveAttribute('maxlength', '60');
+  await row.getByLabel('Title', { exact: true }).fill(`${title} renamed`);
+  await row.getByLabel('SEO title').fill(`SEO ${stamp}`);
   await row.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Content saved')).toBeVisible();
-  const saved = (await (await page.request.get(`/api/results/${id}`)).json()) as { result?: { seo: unknown }; seo?: unknown };
+  const saved = (await (await page.request.get(`/api/results/${id}`)).json()) as {
+    result?: { seo: unknown; title: string };
+    seo?: unknown;
+    title?: string;
+  };
+  expect(saved.result?.title ?? saved.title).toBe(`${title} renamed`);
   expect(saved.result?.seo ?? saved.seo).toEqual({
     metaDescription: `Edited description ${stamp}`,
     slug: `edited-slug-${stamp}`,
     focusKeyword: 'edited keyword',
+    seoTitle: `SEO ${stamp}`,
     stored: true,
   });
 
@@ -109,6 +128,7 @@ test('SEO fields: edited on the result and on the publish page, they arrive with
   await page.goto(`/app/publish/${id}`);
   await expect(page.getByLabel('Slug')).toHaveValue(`edited-slug-${stamp}`);
   await expect(page.getByLabel('Meta description')).toHaveValue(`Edited description ${stamp}`);
+  await expect(page.getByLabel('SEO title')).toHaveValue(`SEO ${stamp}`);
   await page.getByLabel('Slug').fill(`published-${stamp}`);
   await page.getByLabel('Meta description').fill(`Published description ${stamp}`);
   await page.getByRole('button', { name: 'Publish now' }).click();
@@ -136,7 +156,8 @@ test('SEO fields: edited on the result and on the publish page, they arrive with
     await fetch(`${wp().url}/?rest_route=${encodeURIComponent(`/wp/v2/posts/${publication!.wp_post_id}`)}&context=edit`, {
       headers: { Authorization: wpAuth() },
     })
-  ).json()) as { slug: string; excerpt: { raw: string }; content: { raw: string } };
+  ).json()) as { slug: string; title: { raw: string }; excerpt: { raw: string }; content: { raw: string } };
+  expect(post.title.raw).toBe(`${title} renamed`);
   expect(post.slug).toBe(`published-${stamp}`);
   expect(post.excerpt.raw).toBe(`Published description ${stamp}`);
   expect(post.content.raw).toMatch(/^<!-- wp:heading \{"postforgeMarker":"postforge[0-9a-f]+"\} -->\n<h2>Start<\/h2>/);
@@ -169,4 +190,6 @@ test('in zh-HK: the plugin steps, the Classic HTML option and the SEO fields spe
   await row.getByText('編輯', { exact: true }).click();
   await expect(row.getByLabel('Meta 描述')).toBeVisible();
   await expect(row.getByLabel('焦點關鍵字')).toBeVisible();
+  await expect(row.getByLabel('SEO 標題')).toBeVisible();
+  await expect(row.getByRole('textbox', { name: '文章標題', exact: true })).toBeVisible();
 });

@@ -128,6 +128,26 @@ describe('generation over HTTP', () => {
     expect(put.status).toBe(200);
     // Only our own images survive: no broken `src=x`.
     expect(((await put.json()) as { content: string }).content).toBe('<p>new </p>');
+    // The title and SEO title are stored (no longer ignored); a leading H1 in the text is the title.
+    const titled = await a.c.request(`/api/results/${id}/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: '<p>kept</p>', title: 'My own title', seoTitle: 'My SEO title' }),
+    });
+    expect(titled.status).toBe(200);
+    expect(await titled.json()).toMatchObject({ title: 'My own title', content: '<p>kept</p>', seo: { seoTitle: 'My SEO title' } });
+    const byH1 = await a.c.request(`/api/results/${id}/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: '<h1>Heading title</h1><p>kept</p>' }),
+    });
+    expect(await byH1.json()).toMatchObject({ title: 'Heading title', content: '<p>kept</p>' });
+    const tooLong = await a.c.request(`/api/results/${id}/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: '<p>kept</p>', seoTitle: 'x'.repeat(61) }),
+    });
+    expect(tooLong.status).toBe(400);
     expect((await a.c.request(`/api/results/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await a.c.request('/api/results', { method: 'DELETE' })).status).toBe(200);
     expect(((await (await a.c.get('/api/results')).json()) as { pagination: { total: number } }).pagination.total).toBe(0);

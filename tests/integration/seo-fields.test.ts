@@ -58,15 +58,17 @@ describe('SEO fields of a text result', () => {
       metaDescription: 'A practical guide to Composting at home: why it matters and the first steps.',
       slug: 'composting-at-home-guide',
       focusKeyword: 'Composting at home',
+      seoTitle: 'Composting at home made simple',
       stored: true,
     });
     expect(result.content).not.toMatch(/SEO|Meta description|Slug:/);
-    const [row] = await sql<{ seo_description: string; seo_slug: string; seo_keyword: string }[]>`
-      SELECT seo_description, seo_slug, seo_keyword FROM generation_results WHERE id = ${result.id}`;
+    const [row] = await sql<{ seo_description: string; seo_slug: string; seo_keyword: string; seo_title: string }[]>`
+      SELECT seo_description, seo_slug, seo_keyword, seo_title FROM generation_results WHERE id = ${result.id}`;
     expect(row).toEqual({
       seo_description: result.seo!.metaDescription,
       seo_slug: result.seo!.slug,
       seo_keyword: result.seo!.focusKeyword,
+      seo_title: result.seo!.seoTitle,
     });
   });
 
@@ -78,6 +80,10 @@ describe('SEO fields of a text result', () => {
     const { result } = await runOne('No seo block');
     openai.setScript(undefined);
     expect(result.seo!.slug).toBe('traume-ideen-ein-test');
+    // No SEO title from the model: the title, and it follows an edited title (nothing stored).
+    expect(result.seo!.seoTitle).toBe('Träume & Ideen: ein Test');
+    const [stored] = await sql<{ seo_title: string | null }[]>`SELECT seo_title FROM generation_results WHERE id = ${result.id}`;
+    expect(stored!.seo_title).toBeNull();
     expect(result.seo!.focusKeyword).toBe('No seo block');
     expect([...result.seo!.metaDescription].length).toBeLessThanOrEqual(155);
     expect(result.seo!.metaDescription).toMatch(/^Word Word .*Word…$/);
@@ -85,7 +91,7 @@ describe('SEO fields of a text result', () => {
 
   it('a result made before them (NULL columns) shows derived fields; an edit stores the user’s', async () => {
     const { userId, result } = await runOne('Old result topic');
-    await sql`UPDATE generation_results SET seo_description = NULL, seo_slug = NULL, seo_keyword = NULL WHERE id = ${result.id}`;
+    await sql`UPDATE generation_results SET seo_description = NULL, seo_slug = NULL, seo_keyword = NULL, seo_title = NULL WHERE id = ${result.id}`;
     const old = await s.results.getResult(userId, result.id);
     expect(old.seo).toMatchObject({ slug: 'old-result-topic-a-practical-guide', focusKeyword: 'Old result topic', stored: false });
     expect(old.seo!.metaDescription).toBe('This article explains Old result topic in plain words.');
@@ -94,10 +100,40 @@ describe('SEO fields of a text result', () => {
       slug: 'My Own Slug!',
       focusKeyword: 'own keyword',
     });
-    expect(edited.seo).toEqual({ metaDescription: 'My own description', slug: 'my-own-slug', focusKeyword: 'own keyword', stored: true });
+    expect(edited.seo).toEqual({
+      metaDescription: 'My own description',
+      slug: 'my-own-slug',
+      focusKeyword: 'own keyword',
+      seoTitle: 'Old result topic: a practical guide',
+      stored: true,
+    });
     // An edit of the text alone keeps them.
     const again = await s.results.updateResultContent(userId, result.id, '<p>New text</p>');
     expect(again.seo).toEqual(edited.seo);
+  });
+
+  it('the title is edited with the text: a leading H1 becomes the title, a changed title wins, the body keeps no H1', async () => {
+    const { userId, result } = await runOne('Titled topic');
+    expect(result.title).toBe('Titled topic: a practical guide');
+    // Editing the H1 at the top of the text renames the result; the body loses the H1.
+    const byHeading = await s.results.updateResultContent(userId, result.id, '<h1>Renamed  by its H1</h1><p>Body</p>', {
+      title: 'Titled topic: a practical guide',
+    });
+    expect(byHeading.title).toBe('Renamed by its H1');
+    expect(byHeading.content).toBe('<p>Body</p>');
+    // The model's SEO title is kept (a stored field is not rewritten by a rename).
+    expect(byHeading.seo!.seoTitle).toBe('Titled topic made simple');
+    // A title typed in the same edit wins over a leading H1.
+    const typed = await s.results.updateResultContent(userId, result.id, '<h1>Old heading</h1><p>Body</p>', {
+      title: 'Typed title',
+      seoTitle: 'Typed SEO title',
+    });
+    expect(typed.title).toBe('Typed title');
+    expect(typed.content).toBe('<p>Body</p>');
+    expect(typed.seo!.seoTitle).toBe('Typed SEO title');
+    // The title is searchable under its new name.
+    const found = await s.results.listResults(userId, { search: 'Typed title' });
+    expect(found.results.map((r) => r.id)).toContain(result.id);
   });
 
   it('the editor schema refuses a description over 155 characters with the message', () => {
@@ -106,5 +142,8 @@ describe('SEO fields of a text result', () => {
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]!.message).toBe('validation.metaDescriptionTooLong:{"max":155}');
     expect(schema.safeParse({ content: '<p>x</p>', metaDescription: '說'.repeat(155) }).success).toBe(true);
+    const longTitle = schema.safeParse({ content: '<p>x</p>', seoTitle: 'x'.repeat(61) });
+    expect(longTitle.error!.issues[0]!.message).toBe('validation.seoTitleTooLong:{"max":60}');
+    expect(schema.safeParse({ content: '<p>x</p>', title: '  ' }).success).toBe(false);
   });
 });

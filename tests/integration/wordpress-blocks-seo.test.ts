@@ -196,6 +196,7 @@ describe('SEO fields', () => {
     metaDescription: 'How to compost at home in four weeks, with a bin, greens and browns.',
     slug: 'compost-at-home',
     focusKeyword: 'compost at home',
+    seoTitle: 'Compost at home: a four-week guide',
   };
 
   it('without the companion plugin: published with slug and excerpt; the meta is recorded as not written', async () => {
@@ -211,7 +212,7 @@ describe('SEO fields', () => {
     expect(JSON.parse(stored)).toBe('');
   });
 
-  it('with the plugin active: the four meta keys read back (REST and get_post_meta) equal ours', async () => {
+  it('with the plugin active: the six meta keys read back (REST and get_post_meta) equal ours', async () => {
     await wp.installPlugin(PLUGIN);
     const check = await testConnection({ siteUrl: wp.url, username: wp.username, appPassword: wp.appPassword });
     expect(check).toMatchObject({ ok: true, seoPlugin: true });
@@ -224,17 +225,22 @@ describe('SEO fields', () => {
     const meta = post.meta as Record<string, unknown>;
     for (const k of SEO_META_KEYS.description) expect(meta[k]).toBe(seo.metaDescription);
     for (const k of SEO_META_KEYS.focusKeyword) expect(meta[k]).toBe(seo.focusKeyword);
+    for (const k of SEO_META_KEYS.seoTitle) expect(meta[k]).toBe(seo.seoTitle);
     // Exactly those keys are registered by the plugin.
-    expect(Object.keys(meta).sort()).toEqual([...SEO_META_KEYS.description, ...SEO_META_KEYS.focusKeyword].sort());
+    expect(Object.keys(meta).sort()).toEqual(
+      [...SEO_META_KEYS.description, ...SEO_META_KEYS.focusKeyword, ...SEO_META_KEYS.seoTitle].sort(),
+    );
     const php = await wp.php(
-      `$keys = ['_yoast_wpseo_metadesc', '_yoast_wpseo_focuskw', 'rank_math_description', 'rank_math_focus_keyword'];
+      `$keys = ['_yoast_wpseo_metadesc', '_yoast_wpseo_focuskw', '_yoast_wpseo_title', 'rank_math_description', 'rank_math_focus_keyword', 'rank_math_title'];
        echo json_encode(array_combine($keys, array_map(fn($k) => get_post_meta(${pub.postId}, $k, true), $keys)));`,
     );
     expect(JSON.parse(php)).toEqual({
       _yoast_wpseo_metadesc: seo.metaDescription,
       _yoast_wpseo_focuskw: seo.focusKeyword,
+      _yoast_wpseo_title: seo.seoTitle,
       rank_math_description: seo.metaDescription,
       rank_math_focus_keyword: seo.focusKeyword,
+      rank_math_title: seo.seoTitle,
     });
     // For the issue's note: one published post's read-back.
     console.info(
@@ -300,5 +306,62 @@ describe('SEO fields', () => {
       slugs.push((await readBack((await getPublication(userId, p.id)).postId!)).slug);
     }
     expect(slugs).toEqual([`stored-slug-${stamp}`, `old-${stamp}`]);
+  });
+});
+
+describe('FAQ structured data', () => {
+  const FAQ_ARTICLE =
+    '<p>Intro text</p><h2>Frequently asked questions</h2><h3>How long does compost take?</h3><p>About four weeks.</p>' +
+    '<h3>Can I compost <em>meat</em>?</h3><p>No: it draws pests &amp; smells.</p><p>Use greens instead.</p><h2>Next steps</h2><p>Start today.</p>';
+
+  type Rendered = { content: { raw: string; rendered: string } };
+
+  it('a post with a FAQ section carries FAQPage JSON-LD that WordPress keeps, stores and renders', async () => {
+    const pub = await publish({ title: 'FAQ post', content: FAQ_ARTICLE });
+    const post = (await wp.rest<Rendered>(`/wp/v2/posts/${pub.postId}?context=edit`)).body;
+    // A Custom HTML block at the end, parsed as such by WordPress.
+    const parsed = (await parsedBlocks(pub.postId!)).filter((b) => b.blockName !== null);
+    expect(parsed.at(-1)!.blockName).toBe('core/html');
+    // Kept by WordPress (the publishing account may post scripts), in the stored post and the page.
+    for (const html of [
+      post.content.raw,
+      post.content.rendered,
+      await wp.php(`echo apply_filters('the_content', get_post(${pub.postId})->post_content);`),
+    ]) {
+      const m = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html);
+      expect(m, html).not.toBeNull();
+      expect(JSON.parse(m![1]!)).toEqual({
+        '@context': 'https://schema.org',
+        '@type': 'FAQPage',
+        mainEntity: [
+          { '@type': 'Question', name: 'How long does compost take?', acceptedAnswer: { '@type': 'Answer', text: 'About four weeks.' } },
+          {
+            '@type': 'Question',
+            name: 'Can I compost meat?',
+            acceptedAnswer: { '@type': 'Answer', text: 'No: it draws pests & smells. Use greens instead.' },
+          },
+        ],
+      });
+    }
+  });
+
+  it('a post without a FAQ section, or on an account WordPress strips scripts for, gets none', async () => {
+    const plain = await publish({ title: 'No FAQ post' });
+    expect((await readBack(plain.postId!)).content.raw).not.toContain('ld+json');
+    // An author (no unfiltered_html): the script would be stripped and its JSON shown, so none is sent.
+    const author = JSON.parse(
+      await wp.php(
+        `$u = wp_insert_user(['user_login' => 'author' . wp_rand(), 'user_pass' => wp_generate_password(), 'role' => 'author']);
+         $p = WP_Application_Passwords::create_new_application_password($u, ['name' => 'pf']);
+         echo json_encode(['login' => get_userdata($u)->user_login, 'password' => $p[0]]);`,
+      ),
+    ) as { login: string; password: string };
+    const authorSite = (
+      await createSite(userId, { siteUrl: wp.url, username: author.login, appPassword: author.password, isDefault: false })
+    ).id;
+    const byAuthor = await publish({ title: 'Author FAQ post', content: FAQ_ARTICLE }, authorSite);
+    const raw = (await readBack(byAuthor.postId!)).content.raw;
+    expect(raw).not.toContain('ld+json');
+    expect(raw).not.toContain('FAQPage');
   });
 });

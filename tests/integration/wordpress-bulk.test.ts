@@ -11,6 +11,7 @@ import { runPublication } from '../../app/services/wordpress/publish-job.server'
 import { createSite } from '../../app/services/wordpress/sites.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
+import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 
 // Bulk publishing and what a result's row shows of its publication, against the real
 // WordPress of the test harness: a bulk schedule of 20 through the queue, the JSON API's rules
@@ -26,6 +27,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 
 let app: TestApp;
 let wp: WordPressSite;
+let openai: OpenAiServer;
 
 type Account = { id: string; client: TestClient; siteId: number };
 
@@ -113,10 +115,14 @@ async function startWorker() {
 }
 
 beforeAll(async () => {
+  // The model that chooses categories and tags per post: the OpenAI-compatible test server.
+  openai = await startOpenAiServer();
+  Object.assign(process.env, { OPENROUTER_BASE_URL: openai.url, OPENROUTER_API_KEY: 'sk-operator-test' });
   [app, wp] = await Promise.all([startTestApp(), startWordPress()]);
 }, 180_000);
 
 afterAll(async () => {
+  await openai?.close();
   await app?.close();
   await wp?.stop();
 });
@@ -486,5 +492,105 @@ describe('bulk publishing', () => {
     expect(await (await free.client.get('/app?tab=results')).text()).not.toContain('name="ids"');
     const zh = await (await free.client.get('/app?tab=wordpress', { 'accept-language': 'zh-HK' })).text();
     expect(zh).toContain('發佈到 WordPress 是 Pro 功能。');
+  });
+});
+
+describe('categories and tags chosen per post', () => {
+  it('the model chooses among the site’s own terms (never an invented one), shown for review; the edited choices are published', async () => {
+    const pro = await account('pro', 'terms');
+    const stamp = Date.now().toString(36);
+    const termIds: Record<string, number> = {};
+    for (const name of [`Gardening ${stamp}`, `Cooking ${stamp}`]) {
+      termIds[name] = (
+        await wp.rest<{ id: number }>('/wp/v2/categories', {
+          method: 'POST',
+          body: JSON.stringify({ name }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).body.id;
+    }
+    for (const name of [`compost${stamp}`, `soup${stamp}`]) {
+      await wp.rest('/wp/v2/tags', { method: 'POST', body: JSON.stringify({ name }), headers: { 'content-type': 'application/json' } });
+    }
+    const [garden, soup] = await results(pro.id, `Terms ${stamp}`, 2);
+    await sql`UPDATE generation_results SET content = ${`<p>Gardening ${stamp} with compost${stamp}.</p>`} WHERE id = ${garden!}`;
+    await sql`UPDATE generation_results SET content = ${`<p>Cooking ${stamp}: a soup${stamp} for winter.</p>`} WHERE id = ${soup!}`;
+    const pageUrl = `/app/publish-bulk?ids=${garden},${soup}`;
+    const before = openai.requests.length;
+
+    // Without JavaScript: the button posts the form with intent=choose-terms; the page shows the review.
+    const chosen = await form(pro.client, pageUrl, [
+      ['intent', 'choose-terms'],
+      ['siteId', String(pro.siteId)],
+      ['resultIds', garden!],
+      ['resultIds', soup!],
+      ['mode', 'now'],
+    ]);
+    expect(chosen.status).toBe(200);
+    const html = await chosen.text();
+    // One model call per post, no credits asked for.
+    expect(openai.requests.length - before).toBe(2);
+    expect(html).toContain('Categories and tags per post');
+    expect(html).toContain(`name="perPost[0].resultId" value="${garden}"`);
+    // A checkbox of the review, as rendered: ticked when the model chose it.
+    const checked = (i: number, id: number) =>
+      (html.match(/<input[^>]*>/g) ?? []).some(
+        (tag) => tag.includes(`name="perPost[${i}].categories"`) && tag.includes(`value="${id}"`) && /\schecked=/.test(tag),
+      );
+    expect(checked(0, termIds[`Gardening ${stamp}`]!)).toBe(true);
+    expect(checked(0, termIds[`Cooking ${stamp}`]!)).toBe(false);
+    expect(checked(1, termIds[`Cooking ${stamp}`]!)).toBe(true);
+    expect(html).toMatch(new RegExp(`name="perPost\\[0\\]\\.tags"[^>]*value="compost${stamp}"`));
+    expect(html).not.toContain('Invented by the model');
+
+    // The single publish page has the same choice, for its one post (categories ticked, tags filled in).
+    const single = await form(pro.client, `/app/publish/${garden}`, [
+      ['intent', 'choose-terms'],
+      ['siteId', String(pro.siteId)],
+    ]);
+    expect(single.status).toBe(200);
+    const singleHtml = await single.text();
+    const ticked = (singleHtml.match(/<input[^>]*>/g) ?? []).filter((tag) => tag.includes('name="categories"') && /\schecked=/.test(tag));
+    expect(ticked.map((tag) => /value="(\d+)"/.exec(tag)![1])).toEqual([String(termIds[`Gardening ${stamp}`])]);
+    expect(singleHtml).toMatch(new RegExp(`name="tags"[^>]*value="compost${stamp}"`));
+
+    // The JSON API answers the same choices.
+    const api = await pro.client.postJson('/api/wordpress/term-choices', { siteId: pro.siteId, resultIds: [garden, soup] });
+    expect(api.status).toBe(200);
+    const body = (await api.json()) as { choices: { resultId: string; categories: number[]; tags: string[] }[]; failed: null };
+    expect(body.failed).toBeNull();
+    expect(body.choices).toEqual([
+      { resultId: garden, title: `Terms ${stamp} 1`, categories: [termIds[`Gardening ${stamp}`]], tags: [`compost${stamp}`] },
+      { resultId: soup, title: `Terms ${stamp} 2`, categories: [termIds[`Cooking ${stamp}`]], tags: [`soup${stamp}`] },
+    ]);
+
+    // The user edits the first post's choice (adds a tag of their own) and publishes.
+    const res = await form(pro.client, pageUrl, [
+      ['siteId', String(pro.siteId)],
+      ['resultIds', garden!],
+      ['resultIds', soup!],
+      ['mode', 'now'],
+      ['perPost[0].resultId', garden!],
+      ['perPost[0].categories', String(termIds[`Gardening ${stamp}`])],
+      ['perPost[0].tags', `compost${stamp}, mulch${stamp}`],
+      ['perPost[1].resultId', soup!],
+      ['perPost[1].categories', String(termIds[`Cooking ${stamp}`])],
+      ['perPost[1].tags', `soup${stamp}`],
+    ]);
+    expect(res.status).toBe(302);
+    const tagNames = async (ids: number[]) =>
+      (await wp.rest<{ name: string }[]>(`/wp/v2/tags?include=${ids.join(',')}`)).body.map((t) => t.name).sort();
+    for (const p of await publicationsOf(pro.id)) {
+      expect(await runPublication(p.id)).toBe('published');
+      const postId = (await publicationsOf(pro.id)).find((x) => x.id === p.id)!.wp_post_id;
+      const post = (await wp.rest<{ categories: number[]; tags: number[] }>(`/wp/v2/posts/${postId}?context=edit`)).body;
+      if (p.result_id === garden) {
+        expect(post.categories).toEqual([termIds[`Gardening ${stamp}`]]);
+        expect(await tagNames(post.tags)).toEqual([`compost${stamp}`, `mulch${stamp}`]);
+      } else {
+        expect(post.categories).toEqual([termIds[`Cooking ${stamp}`]]);
+        expect(await tagNames(post.tags)).toEqual([`soup${stamp}`]);
+      }
+    }
   });
 });

@@ -3,6 +3,8 @@ import { sql } from '../../db/client';
 import { env } from '../../app/runtime/env.server';
 import { getPublication, queuePublications, queuePublish, type PublishRequest } from '../../app/services/wordpress/publications.server';
 import { runPublication } from '../../app/services/wordpress/publish-job.server';
+import { queueBulkPublications } from '../../app/services/wordpress/bulk.server';
+import { updateResultContent } from '../../app/services/results.server';
 import { publishAndWait } from '../../app/services/wordpress/publish-now.server';
 import { createSite } from '../../app/services/wordpress/sites.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
@@ -29,7 +31,15 @@ let siteId: number;
 let proxiedSiteId: number;
 
 type WpPost = { id: number; status: string; title: { raw: string }; content: { raw: string }; featured_media: number };
-type WpMediaItem = { id: number; source_url: string; alt_text: string; mime_type: string };
+type WpMediaItem = {
+  id: number;
+  source_url: string;
+  alt_text: string;
+  mime_type: string;
+  post: number | null;
+  title: { raw: string };
+  description: { raw: string };
+};
 
 const marker = (imageId: string) => `postforgeimg${imageId.replace(/-/g, '')}`;
 
@@ -161,6 +171,54 @@ describe('our images on the WordPress site', () => {
     const second = (await wp.rest<WpPost>(`/wp/v2/posts/${(await getPublication(userId, again!.id)).postId}?context=edit`)).body;
     expect(sources(second.content.raw)).toEqual([mediaA!.source_url]);
     expect(second.featured_media).toBe(mediaA!.id);
+  });
+
+  it('an edited title: the post, its file names, alt text and H1 follow it; the media is attached to the post', async () => {
+    const stamp = Date.now().toString(36);
+    const { resultId, imageIds } = await resultWithImages(
+      userId,
+      'text',
+      `Generated title ${stamp}`,
+      [{ bytes: PNG, contentType: 'image/png' }],
+      ([a]) => `<figure><img src="/images/${a}" alt="Generated title ${stamp}"></figure><p>Body text.</p>`,
+    );
+    const [img] = imageIds as [string];
+    // The blogger renames the post in the editor (a typed H1 at the top too: the typed title wins).
+    const content = (await sql<{ content: string }[]>`SELECT content FROM generation_results WHERE id = ${resultId}`)[0]!.content;
+    const edited = await updateResultContent(userId, resultId, `<h1>Generated title ${stamp}</h1>${content}`, {
+      title: `Café Guide ${stamp}: Édition`,
+    });
+    expect(edited.title).toBe(`Café Guide ${stamp}: Édition`);
+    expect(edited.content).not.toContain('<h1');
+    expect(edited.content).toContain(`alt="Café Guide ${stamp}: Édition"`);
+    // Bulk publishing (as drip does) sends the edited title.
+    const [pub] = await queueBulkPublications(userId, {
+      siteId,
+      resultIds: [resultId],
+      schedule: null,
+      categories: [],
+      tags: [],
+      featured: true,
+      onExisting: 'new',
+    });
+    expect(await runPublication(pub!.id)).toBe('published');
+    const postId = (await getPublication(userId, pub!.id)).postId!;
+    const post = (await wp.rest<WpPost>(`/wp/v2/posts/${postId}?context=edit`)).body;
+    expect(post.title.raw).toBe(`Café Guide ${stamp}: Édition`);
+    expect(post.content.raw).not.toMatch(/<h1|wp:heading \{[^}]*"level":1/);
+    const [media] = await mediaOf(img);
+    // Named from the title as a clean slug, no marker in the file name; the marker is in the description.
+    expect(media!.source_url).toMatch(new RegExp(`/cafe-guide-${stamp}-edition\\.png$`));
+    expect(media!.source_url).not.toMatch(/[0-9a-f]{32}/);
+    expect(media!.description.raw).toContain(marker(img));
+    expect(media!.title.raw).toBe(`Café Guide ${stamp}: Édition`);
+    expect(media!.alt_text).toBe(`Café Guide ${stamp}: Édition`);
+    expect(post.content.raw).toContain(`alt="Café Guide ${stamp}: Édition"`);
+    // Attached to its post (its parent), and the featured image.
+    expect(media!.post).toBe(postId);
+    expect(post.featured_media).toBe(media!.id);
+    const parent = await wp.php(`echo wp_get_post_parent_id(${media!.id});`);
+    expect(Number(parent)).toBe(postId);
   });
 
   it('a crash after the upload and before the post: the retry uploads nothing twice and makes one post', async () => {

@@ -57,10 +57,10 @@ export function defaultArticle(topic: string): string {
 
 /**
  * The SEO block a model writes after the article when the prompt asks for it: what
- * the worker parses into the result's meta description, slug and focus keyword.
+ * the worker parses into the result's SEO title, meta description, slug and focus keyword.
  */
 export function defaultSeoBlock(topic: string): string {
-  return `\n---SEO---\nMeta description: A practical guide to ${topic}: why it matters and the first steps.\nSlug: ${topic
+  return `\n---SEO---\nSEO title: ${topic} made simple\nMeta description: A practical guide to ${topic}: why it matters and the first steps.\nSlug: ${topic
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')}-guide\nFocus keyword: ${topic}\n`;
@@ -106,6 +106,19 @@ function defaultAnswer(messages: { role: string; content: string }[], topic: str
   }
   const asksSeo = system.includes('---SEO---');
   return article ? article(topic) : defaultArticle(topic) + (asksSeo ? defaultSeoBlock(topic) : '');
+}
+
+/**
+ * A categories-and-tags request (providers.server.ts's chooseTerms): the listed names that occur in
+ * the post's title or text, and one invented name the caller must drop.
+ */
+export function defaultTermsAnswer(messages: { role: string; content: string }[]): string | null {
+  if (!messages.some((m) => m.role === 'system' && m.content.includes('Choose categories and tags'))) return null;
+  const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  const list = (label: string) => JSON.parse(new RegExp(`^${label}: (.*)$`, 'm').exec(user)?.[1] ?? '[]') as string[];
+  const post = user.slice(user.indexOf('\nTitle: ')).toLowerCase();
+  const found = (names: string[]) => names.filter((n) => post.includes(n.toLowerCase()));
+  return JSON.stringify({ categories: found(list('Categories')), tags: [...found(list('Tags')), 'Invented by the model'] });
 }
 
 export function topicOf(messages: { role: string; content: string }[]): string {
@@ -234,7 +247,7 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
         case 'ok': {
           const s = step;
           return later(s.latencyMs ?? latency, () => {
-            const content = s.content ?? defaultAnswer(body.messages ?? [], topic, opts.article);
+            const content = s.content ?? defaultTermsAnswer(body.messages ?? []) ?? defaultAnswer(body.messages ?? [], topic, opts.article);
             json(res, 200, {
               id: `chatcmpl-${requests.length}`,
               object: 'chat.completion',

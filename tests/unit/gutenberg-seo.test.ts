@@ -4,6 +4,8 @@ import { prepareContent } from '../../app/services/wordpress/content.server';
 import { markdownToArticle } from '../../app/services/providers.server';
 import { BLOCK_NAMES, htmlToBlocks } from '../../app/utils/gutenberg-blocks';
 import { cleanSeo, seoWithFallbacks, slugify, splitSeoBlock, truncateAtWord } from '../../app/utils/seo-fields';
+import { editedTitle, withoutTitleHeading } from '../../app/utils/title-heading';
+import { faqEntries, faqScript } from '../../app/utils/faq-schema';
 
 // The pure halves of blocks and SEO fields: HTML → block markup (WordPress's own parser checks it in
 // tests/integration/wordpress-blocks-seo.test.ts), and the SEO fields' parsing and fallbacks.
@@ -137,6 +139,47 @@ describe('SEO fields', () => {
         { slug: '', metaDescription: '' },
         { title: 'A Title', html: '<h2>x</h2><p>First <b>para</b>.</p><p>2</p>', keywords: 'k1, k2' },
       ),
-    ).toEqual({ metaDescription: 'First para.', slug: 'a-title', focusKeyword: 'k1' });
+    ).toEqual({ metaDescription: 'First para.', slug: 'a-title', focusKeyword: 'k1', seoTitle: 'A Title' });
+  });
+
+  it('the SEO title: parsed from the block, cut at a word to 60 characters, else the title', () => {
+    expect(splitSeoBlock('Body.\n---SEO---\n**SEO title:** Short and sweet\nSlug: s').seo.seoTitle).toBe('Short and sweet');
+    const long = 'Word '.repeat(20).trim();
+    expect([...cleanSeo({ seoTitle: long }).seoTitle].length).toBeLessThanOrEqual(60);
+    expect(seoWithFallbacks({}, { title: long, html: '' }).seoTitle).toMatch(/^Word Word .*…$/);
+  });
+});
+
+describe('title and H1', () => {
+  it('an edit: a leading H1 is the title unless the title changed too; the body keeps no H1', () => {
+    expect(editedTitle('Old', 'Old', '<h1>New &amp; better</h1><p>x</p>')).toEqual({ title: 'New & better', html: '<p>x</p>' });
+    expect(editedTitle('Old', 'Typed', '<h1>Old</h1><p>x</p>')).toEqual({ title: 'Typed', html: '<p>x</p>' });
+    expect(editedTitle('Old', undefined, '<p>x</p>')).toEqual({ title: 'Old', html: '<p>x</p>' });
+    expect(editedTitle('Old', undefined, '<h1> </h1><p>x</p>')).toEqual({ title: 'Old', html: '<p>x</p>' });
+  });
+
+  it('publishing: a leading H1 repeating the title goes, any other H1 becomes an H2', () => {
+    expect(withoutTitleHeading('<h1>My  Title</h1><p>x</p>', 'my title')).toBe('<p>x</p>');
+    expect(withoutTitleHeading('<h1>Other</h1><p>x</p><h1 id="a">Later</h1>', 'My title')).toBe(
+      '<h2>Other</h2><p>x</p><h2 id="a">Later</h2>',
+    );
+  });
+});
+
+describe('FAQ structured data', () => {
+  it('questions are the FAQ section deeper headings, answers the text up to the next heading', () => {
+    const html =
+      '<h2>Intro</h2><p>a</p><h2>FAQ</h2><h3>Is it hard?</h3><p>No.</p><h3>Empty?</h3><h3>Lists?</h3><ul><li>One</li><li>Two</li></ul><h2>End</h2><h3>Not a question</h3><p>z</p>';
+    expect(faqEntries(html)).toEqual([
+      { question: 'Is it hard?', answer: 'No.' },
+      { question: 'Lists?', answer: 'One Two' },
+    ]);
+    expect(faqEntries('<h2>常見問題</h2><h3>難嗎？</h3><p>不難。</p>')).toEqual([{ question: '難嗎？', answer: '不難。' }]);
+    expect(faqScript('<h2>Intro</h2><p>No FAQ here</p>')).toBeNull();
+    expect(faqScript('<h2>FAQ</h2><p>Only text</p>')).toBeNull();
+    // Nothing in the text can close the script.
+    const script = faqScript('<h2>FAQ</h2><h3>A &lt;/script&gt; question?</h3><p>x</p>')!;
+    expect(script).not.toContain('</script><');
+    expect(JSON.parse(/>(.*)<\/script>$/.exec(script)![1]!).mainEntity[0].name).toBe('A </script> question?');
   });
 });

@@ -3,6 +3,8 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RichTextEditor } from '~/components/editor/rich-text-editor';
 import { buttonClass } from '~/components/ui/button';
+import { inputClass } from '~/components/ui/input';
+import { TITLE_MAX } from '~/utils/title-heading';
 import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 import type { ResultView } from './result-view';
 import { useHydrated } from './use-hydrated';
@@ -23,7 +25,7 @@ export function editHref(returnTo: string, id: string): string {
 }
 
 /**
- * A text result's Edit. The editor (the article, its SEO fields, Save and Cancel) is built only for
+ * A text result's Edit. The editor (its title, the article, its SEO fields, Save and Cancel) is built only for
  * the result being edited, not for every row (it was about half of the results page's HTML
  * and render time, each article a second time in its text area). With the page's script, Edit is a
  * `<details>` whose form renders when it opens; without it, a link to the same list with
@@ -56,6 +58,22 @@ export function ResultEditor({ result, returnTo, saving }: { result: ResultView;
           <input type="hidden" name="intent" value="save" />
           <input type="hidden" name="id" value={result.id} />
           <input type="hidden" name="returnTo" value={returnTo} />
+          <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+            <label htmlFor={`title-${result.id}`}>{t('results.editor.title')}</label>
+            <input
+              id={`title-${result.id}`}
+              name="title"
+              required
+              maxLength={TITLE_MAX}
+              defaultValue={result.title ?? result.prompt}
+              disabled={saving}
+              className={inputClass}
+              aria-describedby={`title-${result.id}-help`}
+            />
+            <span id={`title-${result.id}-help`} className="text-xs font-normal text-slate-600">
+              {t('results.editor.titleHelp')}
+            </span>
+          </div>
           <RichTextEditor
             id={`editor-${result.id}`}
             name="content"

@@ -1,11 +1,11 @@
 import { useTranslation } from 'react-i18next';
 import { inputClass } from '~/components/ui/input';
-import { FOCUS_KEYWORD_MAX, META_DESCRIPTION_MAX, type SeoFields } from '~/utils/seo-fields';
+import { FOCUS_KEYWORD_MAX, META_DESCRIPTION_MAX, SEO_TITLE_MAX, type SeoFields } from '~/utils/seo-fields';
 
 /**
- * A text result's SEO fields in a form: meta description (at most 155 characters,
- * the browser's maxLength and the server's schema), slug and focus keyword. Plain inputs: the
- * same without JavaScript. Used by the result editor and the publish page.
+ * A text result's SEO fields in a form: SEO title (at most 60 characters) and meta description (at
+ * most 155; the browser's maxLength and the server's schema), slug and focus keyword. Plain inputs:
+ * the same without JavaScript. Used by the result editor and the publish page.
  */
 export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPrefix: string; disabled?: boolean }) {
   const { t } = useTranslation('wordpress');
@@ -13,6 +13,20 @@ export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPre
   return (
     <fieldset className="flex flex-col gap-3 rounded-lg p-3 ring-1 ring-inset ring-slate-200" data-testid="seo-fields" disabled={disabled}>
       <legend className="px-1 text-sm font-semibold text-slate-900">{t('seo.legend')}</legend>
+      <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+        <label htmlFor={id('title')}>{t('seo.seoTitle')}</label>
+        <input
+          id={id('title')}
+          name="seoTitle"
+          maxLength={SEO_TITLE_MAX}
+          defaultValue={seo.seoTitle}
+          className={inputClass}
+          aria-describedby={`${id('title')}-help`}
+        />
+        <span id={`${id('title')}-help`} className="text-xs font-normal text-slate-600">
+          {t('seo.seoTitleHelp', { max: SEO_TITLE_MAX })}
+        </span>
+      </div>
       <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
         <label htmlFor={id('description')}>{t('seo.metaDescription')}</label>
         <textarea
@@ -54,6 +68,7 @@ export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPre
           />
         </label>
       </div>
+      <p className="text-xs text-slate-600">{t('seo.faqSchema')}</p>
     </fieldset>
   );
 }

@@ -10,10 +10,13 @@ export function TaxonomyFields({
   categories,
   categoriesFailed,
   tagsName = 'tags',
+  chosen,
 }: {
   categories: { id: number; name: string }[];
   categoriesFailed: boolean;
   tagsName?: string;
+  /** Categories ticked and tags filled in at first (the model's choice, for review). */
+  chosen?: { categories: number[]; tags: string[] };
 }) {
   const { t } = useTranslation('wordpress');
   return (
@@ -25,13 +28,17 @@ export function TaxonomyFields({
         <div className="mt-2 flex flex-wrap gap-3">
           {categories.map((c) => (
             <label key={c.id} className="flex items-center gap-2 text-sm text-slate-800">
-              <input type="checkbox" name="categories" value={c.id} className="size-4" />
+              <input type="checkbox" name="categories" value={c.id} defaultChecked={chosen?.categories.includes(c.id)} className="size-4" />
               {c.name}
             </label>
           ))}
         </div>
       </fieldset>
-      <Field label={t('publish.tags')} inputProps={{ name: tagsName }} help={t('publish.tagsHelp')} />
+      <Field
+        label={t('publish.tags')}
+        inputProps={{ name: tagsName, defaultValue: chosen?.tags.join(', ') }}
+        help={t('publish.tagsHelp')}
+      />
     </>
   );
 }

@@ -154,7 +154,8 @@ export async function finishCompleted(item: ClaimedItem, out: Output, db: Db): P
   const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content},
     error = NULL, error_code = NULL, error_params = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
-    seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null}`;
+    seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null},
+    seo_title = ${out.seo?.seoTitle || null}`;
   if (out.images.length === 0) return finish(item, set, 'post', db);
   try {
     return await transaction(db, async (tx) => {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/runtime/logger.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
-import { seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
+import { cleanSeo, seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { countText } from '../results.server';
 import {
   buildImagePrompt,
@@ -98,7 +98,11 @@ export async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup,
     title: article.title,
     content: html,
     text,
-    seo: seoWithFallbacks(seoGiven, { title: article.title, html: article.html, topic: row.prompt, keywords: brief?.keywords }),
+    seo: {
+      ...seoWithFallbacks(seoGiven, { title: article.title, html: article.html, topic: row.prompt, keywords: brief?.keywords }),
+      // Only the model's own: left out, it is derived when read, so it follows an edited title.
+      seoTitle: cleanSeo(seoGiven).seoTitle,
+    },
     metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: answer.usage ?? null, ...countText(text) },
     images,
     keywords: brief?.keywords,

@@ -62,6 +62,8 @@ export type BulkPublishInput = {
   schedule: { start: Date; every: number; unit: 'hours' | 'days'; timeZone: string } | null;
   categories: number[];
   tags: string[];
+  /** Results with categories and tags of their own (reviewed choices): these replace the shared ones. */
+  perPost?: Record<string, { categories: number[]; tags: string[] }>;
   /** Each result's generated image (if it has one) as its featured image. */
   featured: boolean;
   /**
@@ -137,8 +139,8 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         title: r.title?.trim() || r.prompt,
         content: r.content ?? '',
         excerpt: '',
-        categories: input.categories,
-        tags: input.tags,
+        categories: input.perPost?.[r.id]?.categories ?? input.categories,
+        tags: input.perPost?.[r.id]?.tags ?? input.tags,
         publishAt: times ? times[i]! : null,
         dripPlanId: dripped?.planId ?? null,
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,

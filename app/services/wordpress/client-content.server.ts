@@ -32,6 +32,23 @@ function decodeEntities(s: string): string {
     .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
 }
 
+/** The site's tags (names), alphabetical, at most 1,000. */
+export async function listTags(site: SiteCredentials, opts: WpCallOptions = {}): Promise<string[]> {
+  const all: string[] = [];
+  for (let page = 1; page <= 10; page++) {
+    const { data, res } = await callOk<{ id: number; name: string }[]>(
+      site,
+      'GET',
+      '/wp/v2/tags',
+      { query: { per_page: 100, page, _fields: 'id,name', orderby: 'name' } },
+      opts,
+    );
+    all.push(...data.map((c) => decodeEntities(c.name)));
+    if (page >= Number(res.headers['x-wp-totalpages'] ?? 1)) break;
+  }
+  return all;
+}
+
 /** The ids of these tag names on the site, creating the ones it does not have. */
 export async function ensureTags(site: SiteCredentials, names: string[], opts: WpCallOptions = {}): Promise<number[]> {
   const ids: number[] = [];
@@ -59,21 +76,39 @@ export async function ensureTags(site: SiteCredentials, names: string[], opts: W
 
 export type WpMedia = { id: number; url: string };
 
+type WpMediaItem = {
+  id: number;
+  source_url: string;
+  post?: number | null;
+  title?: { raw?: string; rendered?: string };
+  slug?: string;
+  description?: { raw?: string };
+};
+
+/**
+ * A media item carrying this marker: in its description (an HTML comment readers never see), or in
+ * its title or slug (uploads named after the marker before).
+ */
 export async function findMediaByMarker(site: SiteCredentials, marker: string, opts: WpCallOptions = {}): Promise<WpMedia | null> {
-  const { data } = await callOk<{ id: number; source_url: string; title?: { raw?: string; rendered?: string }; slug?: string }[]>(
+  const { data } = await callOk<WpMediaItem[]>(
     site,
     'GET',
     '/wp/v2/media',
-    { query: { search: marker, per_page: 10, context: 'edit', _fields: 'id,source_url,title,slug' } },
+    { query: { search: marker, per_page: 10, context: 'edit', _fields: 'id,source_url,title,slug,description' } },
     opts,
   );
-  const hit = data.find((m) => (m.title?.raw ?? m.title?.rendered ?? '').includes(marker) || (m.slug ?? '').includes(marker));
+  const hit = data.find(
+    (m) =>
+      (m.description?.raw ?? '').includes(marker) ||
+      (m.title?.raw ?? m.title?.rendered ?? '').includes(marker) ||
+      (m.slug ?? '').includes(marker),
+  );
   return hit ? { id: hit.id, url: hit.source_url } : null;
 }
 
 export async function uploadMedia(
   site: SiteCredentials,
-  file: { data: Buffer; filename: string; mimeType: string; altText?: string },
+  file: { data: Buffer; filename: string; mimeType: string; altText?: string; title?: string; description?: string },
   opts: WpCallOptions = {},
 ): Promise<WpMedia> {
   const safeName = file.filename.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'image';
@@ -83,7 +118,7 @@ export async function uploadMedia(
     '/wp/v2/media',
     {
       // With a raw body, WordPress reads the other fields from the query string.
-      query: { alt_text: file.altText || undefined },
+      query: { alt_text: file.altText || undefined, title: file.title || undefined, description: file.description || undefined },
       body: file.data,
       headers: { 'Content-Type': file.mimeType, 'Content-Disposition': `attachment; filename="${safeName}"` },
     },
@@ -93,13 +128,18 @@ export async function uploadMedia(
 }
 
 /** A media item of the site, or null when it is gone (deleted on the site). */
-export async function getMedia(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<WpMedia | null> {
-  const res = await call(site, 'GET', `/wp/v2/media/${id}`, { query: { context: 'edit', _fields: 'id,source_url' } }, opts);
+export async function getMedia(site: SiteCredentials, id: number, opts: WpCallOptions = {}): Promise<(WpMedia & { post: number }) | null> {
+  const res = await call(site, 'GET', `/wp/v2/media/${id}`, { query: { context: 'edit', _fields: 'id,source_url,post' } }, opts);
   if (res.status === 404) return null;
   if (res.status < 200 || res.status >= 300) throw errorOf(res);
-  const data = res.json<{ id: number; source_url: string }>();
+  const data = res.json<WpMediaItem>();
   if (!data?.source_url) throw new WpError('not_wordpress', 'The site did not answer with JSON', res.status);
-  return { id: data.id, url: data.source_url };
+  return { id: data.id, url: data.source_url, post: Number(data.post ?? 0) };
+}
+
+/** Makes a media item belong to a post (its parent, as an upload from the post's editor would). */
+export async function setMediaParent(site: SiteCredentials, id: number, postId: number, opts: WpCallOptions = {}): Promise<void> {
+  await callOk(site, 'POST', `/wp/v2/media/${id}`, { json: { post: postId } }, opts);
 }
 
 export type WpPost = { id: number; status: string; link: string };
@@ -170,6 +210,17 @@ async function writePost(site: SiteCredentials, route: string, post: NewPost, op
 export async function whoAmI(site: SiteCredentials, opts: WpCallOptions = {}): Promise<{ id: number; name: string }> {
   const { data } = await callOk<{ id: number; name: string }>(site, 'GET', '/wp/v2/users/me', { query: { _fields: 'id,name' } }, opts);
   return data;
+}
+
+/**
+ * Whether WordPress keeps scripts in what these credentials post (the unfiltered_html capability:
+ * administrators of a single site). For any other account it strips them. False when unsure.
+ */
+export async function canPostScripts(site: SiteCredentials, opts: WpCallOptions = {}): Promise<boolean> {
+  const res = await call(site, 'GET', '/wp/v2/users/me', { query: { context: 'edit', _fields: 'id,capabilities' } }, opts);
+  if (res.status < 200 || res.status >= 300) return false;
+  const caps = res.json<{ capabilities?: Record<string, unknown> }>()?.capabilities;
+  return caps?.unfiltered_html === true;
 }
 
 /** A post as read back: its status, link and the post meta the REST API exposes (registered keys only). */

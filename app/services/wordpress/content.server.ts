@@ -1,5 +1,6 @@
 import sanitizeHtml from 'sanitize-html';
 import { htmlToBlocks } from '~/utils/gutenberg-blocks';
+import { faqScript } from '~/utils/faq-schema';
 import type { Result } from '../results.server';
 import { plainText } from '../providers.server';
 
@@ -42,30 +43,37 @@ function markerComment(marker: string): string {
 /**
  * The post's content as sent: Gutenberg blocks (the marker an attribute of the first block), or
  * for a Classic HTML site the HTML with the marker as a comment. Takes the stored (sanitized) HTML
- * after any rewriting of its image URLs, so the two steps compose.
+ * after any rewriting of its image URLs, so the two steps compose. With `faqSchema`, a post with a
+ * FAQ section ends with its FAQPage JSON-LD (a Custom HTML block): only for an account WordPress
+ * lets post scripts (unfiltered_html), since for any other it strips the script and leaves its JSON
+ * showing as text.
  */
 export function postContent(
   html: string,
-  opts: { classicHtml: boolean; marker: string; mediaIdOf?: (src: string) => number | undefined },
+  opts: { classicHtml: boolean; marker: string; mediaIdOf?: (src: string) => number | undefined; faqSchema?: boolean },
 ): string {
   const clean = prepareContent(html);
-  if (opts.classicHtml) return `${clean}\n${markerComment(opts.marker)}`;
-  return htmlToBlocks(clean, { marker: opts.marker, mediaIdOf: opts.mediaIdOf });
+  const script = opts.faqSchema ? faqScript(clean) : null;
+  if (opts.classicHtml) return `${clean}\n${script ? `${script}\n` : ''}${markerComment(opts.marker)}`;
+  const blocks = htmlToBlocks(clean, { marker: opts.marker, mediaIdOf: opts.mediaIdOf });
+  return script ? `${blocks}\n\n<!-- wp:html -->\n${script}\n<!-- /wp:html -->` : blocks;
 }
 
 /**
- * The post meta keys of Yoast SEO and Rank Math for the meta description and focus keyword: what
- * the companion plugin (public/wordpress/postforge-seo.php) registers for the REST API.
+ * The post meta keys of Yoast SEO and Rank Math for the meta description, focus keyword and SEO
+ * title: what the companion plugin (public/wordpress/postforge-seo.php) registers for the REST API.
  */
 export const SEO_META_KEYS = {
   description: ['_yoast_wpseo_metadesc', 'rank_math_description'],
   focusKeyword: ['_yoast_wpseo_focuskw', 'rank_math_focus_keyword'],
+  seoTitle: ['_yoast_wpseo_title', 'rank_math_title'],
 } as const;
 
-export function seoMeta(row: { meta_description: string; focus_keyword: string }): Record<string, string> {
+export function seoMeta(row: { meta_description: string; focus_keyword: string; seo_title?: string }): Record<string, string> {
   const meta: Record<string, string> = {};
   if (row.meta_description) for (const k of SEO_META_KEYS.description) meta[k] = row.meta_description;
   if (row.focus_keyword) for (const k of SEO_META_KEYS.focusKeyword) meta[k] = row.focus_keyword;
+  if (row.seo_title) for (const k of SEO_META_KEYS.seoTitle) meta[k] = row.seo_title;
   return meta;
 }
 

@@ -142,6 +142,7 @@ export async function queueDrip(
     resultIds: input.resultIds,
     categories: input.categories,
     tags: input.tags,
+    perPost: input.perPost,
     featured: input.featured,
     onExisting: input.onExisting,
     schedule: null,

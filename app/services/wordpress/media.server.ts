@@ -1,9 +1,11 @@
 import { sql, type Db } from '../../../db/client';
 import type { SiteCredentials, WpCallOptions } from './client.server';
-import { findMediaByMarker, getMedia, uploadMedia, type WpMedia } from './client-content.server';
+import { getLogger } from '~/runtime/logger.server';
+import { findMediaByMarker, getMedia, setMediaParent, uploadMedia, type WpMedia } from './client-content.server';
 
 // Our images (generation's stored images) on a site's media library: each uploaded at most once per
-// site (wordpress_media), found again by the marker in its file name after a lost record.
+// site (wordpress_media), found again after a lost record by the marker in its description. Files
+// are named after the post's title, and the media item is attached to the post once it exists.
 
 /**
  * The generated image of a result (generation's stored images), for the featured image: the
@@ -17,33 +19,48 @@ export async function resultImage(userId: string, resultId: string, db: Db = sql
   return row ? { imageId: row.id } : null;
 }
 
-/** The marker of one of our images on a site: in its file name, so its title and slug carry it. */
+/** The marker of one of our images on a site: in its description, where WordPress's search finds it. */
 function imageMarker(imageId: string): string {
   return `postforgeimg${imageId.replace(/-/g, '').toLowerCase()}`;
 }
 
-/** A readable start for the file name (ASCII words of the alt text), then the marker. */
-function mediaFileName(imageId: string, alt: string, mimeType: string): string {
-  const words = alt
+/**
+ * What a media item of ours says in its description: the marker as an HTML comment (kept by
+ * WordPress, found by its media search, never shown to readers).
+ */
+export function markerDescription(marker: string): string {
+  return `<!-- ${marker} -->`;
+}
+
+/**
+ * A file name from the post's title, as a search engine reads it: its ASCII words, lowercase, joined
+ * by hyphens (accents dropped); "image" when none are left (a title in Chinese). WordPress adds -2,
+ * -3... when the name is taken.
+ */
+export function mediaFileName(title: string, mimeType: string): string {
+  const words = title
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
+    .slice(0, 60)
     .replace(/-+$/, '');
-  return `${words ? `${words}-` : ''}${imageMarker(imageId)}.${extensionOf(mimeType)}`;
+  return `${words || 'image'}.${extensionOf(mimeType)}`;
 }
 
 /**
  * Each of these images of the user on the site's media library, uploaded at most once per (site,
  * image): a recorded upload is reused while the site still has it; else one the site already has
- * under the image's marker (an upload whose record a crash lost); else a new upload, recorded at
- * once. Images that are not the user's are left out. Returns image id → media.
+ * under the image's marker (an upload whose record a crash lost); else a new upload named after
+ * `title` (the post's), its alt text the image's alt or else that title, recorded at once. Images
+ * that are not the user's are left out. Returns image id → media.
  */
 export async function siteMediaFor(
   userId: string,
   siteId: number,
   creds: SiteCredentials,
-  images: { id: string; alt: string }[],
+  images: { id: string; alt: string; title: string }[],
   opts: WpCallOptions,
   db: Db = sql,
 ): Promise<Map<string, WpMedia>> {
@@ -75,8 +92,10 @@ export async function siteMediaFor(
         {
           data: stored.bytes,
           mimeType: stored.content_type,
-          filename: mediaFileName(image.id, image.alt, stored.content_type),
-          altText: image.alt,
+          filename: mediaFileName(image.title, stored.content_type),
+          altText: image.alt || image.title,
+          title: image.title,
+          description: markerDescription(marker),
         },
         opts,
       ));
@@ -86,6 +105,22 @@ export async function siteMediaFor(
     out.set(image.id, media);
   }
   return out;
+}
+
+/**
+ * Attaches these media items to the post (their parent), as an upload from its editor would be; an
+ * item already attached to another post stays there (an image shared by two posts). Best effort: the
+ * post is published either way, so a failure is logged, not retried.
+ */
+export async function attachMediaToPost(creds: SiteCredentials, mediaIds: number[], postId: number, opts: WpCallOptions): Promise<void> {
+  for (const id of new Set(mediaIds)) {
+    try {
+      const media = await getMedia(creds, id, opts);
+      if (media && media.post === 0) await setMediaParent(creds, id, postId, opts);
+    } catch (err) {
+      getLogger().warn({ err: String(err), mediaId: id, postId }, 'could not attach the media item to its post');
+    }
+  }
 }
 
 export function extensionOf(mime: string): string {

@@ -4,6 +4,9 @@ import { sql, transaction, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
 import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { cleanSeo, type SeoFields } from '~/utils/seo-fields';
+import { withoutTitleHeading } from '~/utils/title-heading';
+import { retitleImageAlts } from '~/utils/wordpress-images';
+import { env } from '~/runtime/env.server';
 import { getResult, type Result } from '../results.server';
 import { plainText } from '../providers.server';
 import { WordPressServiceError } from './errors.server';
@@ -34,7 +37,7 @@ export type PublishRequest = {
   kind?: 'post' | 'media';
   /** The site's post this replaces (the user chose to update an earlier publication's post). */
   updatePostId?: number | null;
-  /** Slug, meta description and focus keyword; empty ones are not sent. */
+  /** Slug, meta description, focus keyword and SEO title; empty ones are not sent. */
   seo?: SeoFields | null;
   /** The drip plan this belongs to (drip.server.ts): held while the site's schedule is paused. */
   dripPlanId?: string | null;
@@ -66,6 +69,10 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
     // image is uploaded and shown rather than its path printed as text.
     const result = await getResult(userId, p.resultId, db).catch(() => null);
     if (result?.type === 'image' && result.status === 'completed' && result.content) content = imageResultHtml(result, p.title);
+  } else if (p.resultId) {
+    // Published under another title than the result's: its images' alt text follows.
+    const result = await getResult(userId, p.resultId, db).catch(() => null);
+    if (result?.title) content = retitleImageAlts(content, result.title, p.title, env.APP_URL);
   }
   return transaction(db, async (tx) => {
     let updatePostId: number | null = null;
@@ -114,7 +121,12 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
 async function payloadSeo(userId: string, p: PublishPayload, db: Db): Promise<SeoFields> {
   const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
   const pick = (k: keyof SeoFields) => p[k] ?? result?.seo?.[k] ?? '';
-  return cleanSeo({ metaDescription: pick('metaDescription'), slug: pick('slug'), focusKeyword: pick('focusKeyword') });
+  return cleanSeo({
+    metaDescription: pick('metaDescription'),
+    slug: pick('slug'),
+    focusKeyword: pick('focusKeyword'),
+    seoTitle: pick('seoTitle'),
+  });
 }
 
 /** Publishing one result to one site takes turns (so a second publish sees the first), until commit. */
@@ -173,11 +185,12 @@ export async function queuePublications(userId: string, requests: PublishRequest
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
            featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id,
-           slug, meta_description, focus_keyword)
+           slug, meta_description, focus_keyword, seo_title)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
-          ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
+          ${postBody(r)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${bytes?.data ?? null}, ${bytes?.mimeType ?? null}, ${imageId}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
-          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''})
+          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''},
+          ${r.seo?.seoTitle ?? ''})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
@@ -185,6 +198,15 @@ export async function queuePublications(userId: string, requests: PublishRequest
     await enqueueMany('wordpress-publish', jobs, tx);
     return created;
   });
+}
+
+/**
+ * What a post's content is stored as: made safe, without a leading H1 repeating its title (WordPress
+ * prints the title as the page's H1) and with no other H1.
+ */
+function postBody(r: PublishRequest): string {
+  const clean = prepareContent(r.content);
+  return r.kind === 'media' ? clean : withoutTitleHeading(clean, plainText(r.title));
 }
 
 /** A result can be published when it is a completed text result with content. */

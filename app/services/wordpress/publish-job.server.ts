@@ -7,9 +7,10 @@ import { publicationFinished } from '../webhooks.server';
 import { publishLinks, queueLinkFixups, runLinkFixups, type FixupOutcome } from './links.server';
 import { siteCredentials } from './sites.server';
 import { postContent, seoMeta, wordPressText } from './content.server';
-import { extensionOf, siteMediaFor } from './media.server';
+import { attachMediaToPost, markerDescription, mediaFileName, siteMediaFor } from './media.server';
 import { WpError, type SiteCredentials, type WpCallOptions } from './client.server';
 import {
+  canPostScripts,
   createPost,
   ensureTags,
   findMediaByMarker,
@@ -48,6 +49,7 @@ type WorkRow = {
   slug: string;
   meta_description: string;
   focus_keyword: string;
+  seo_title: string;
   classic_html: boolean | null;
   held: boolean;
   result_id: string | null;
@@ -86,7 +88,7 @@ export async function runPublication(
   const [row] = await db<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
            p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
-           p.slug, p.meta_description, p.focus_keyword, s.classic_html, p.result_id,
+           p.slug, p.meta_description, p.focus_keyword, p.seo_title, s.classic_html, p.result_id,
            (p.kind = 'post' AND coalesce(s.link_enabled, false) AND coalesce((
              SELECT g.link_enabled FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
              WHERE r.user_id = p.user_id AND r.id::text = p.result_id), false)) AS link_on,
@@ -113,7 +115,8 @@ export async function runPublication(
     // Credentials first: their error says what is wrong better than the calls after it would.
     await whoAmI(creds, opts);
     const siteId = Number(row.site_id);
-    const images = ourImages(row.content, env.APP_URL);
+    // Uploaded files are named after the title the post goes out under.
+    const images = ourImages(row.content, env.APP_URL).map((i) => ({ ...i, title: row.title }));
     if (row.kind === 'media') {
       // An image result to the media library only: the publication is its first image there.
       const media = await siteMediaFor(row.user_id, siteId, creds, images, opts, db);
@@ -140,7 +143,9 @@ export async function runPublication(
       // Our images go to the site's media library (once each) and the content points at them; the
       // featured image is the one chosen, else the first image of the content.
       const chosen =
-        row.featured_image_id && !images.some((i) => i.id === row.featured_image_id) ? [{ id: row.featured_image_id, alt: '' }] : [];
+        row.featured_image_id && !images.some((i) => i.id === row.featured_image_id)
+          ? [{ id: row.featured_image_id, alt: '', title: row.title }]
+          : [];
       const media = await siteMediaFor(row.user_id, siteId, creds, [...images, ...chosen], opts, db);
       // The result's kept internal links, resolved for this site, woven into what the user is publishing.
       const linked =
@@ -165,7 +170,10 @@ export async function runPublication(
             {
               data: row.featured_image,
               mimeType: row.featured_image_type,
-              filename: `${row.marker}.${extensionOf(row.featured_image_type)}`,
+              filename: mediaFileName(row.title, row.featured_image_type),
+              altText: row.title,
+              title: row.title,
+              description: markerDescription(row.marker),
             },
             opts,
           ));
@@ -182,6 +190,7 @@ export async function runPublication(
           marker: row.marker,
           // An image block names its media library item, as the block editor does.
           mediaIdOf: (src) => [...media.values()].find((m) => m.url === src)?.id,
+          faqSchema: await canPostScripts(creds, opts),
         }),
         // No excerpt of its own: the meta description is the post's summary too.
         excerpt: wordPressText(row.excerpt || row.meta_description),
@@ -207,6 +216,7 @@ export async function runPublication(
       }
       postId = post.id;
       await db`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
+      await attachMediaToPost(creds, [...[...media.values()].map((m) => m.id), ...(mediaId ? [mediaId] : [])], postId, opts);
     }
     // Confirm by reading the post back.
     const post = await getPost(creds, postId, opts);
