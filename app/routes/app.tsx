@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { defaultGenerationValues } from '~/components/generation/defaults';
-import { GenerationForm } from '~/components/generation/generation-form';
+import { CONFIRMED_FIELD, confirmedValue, GenerationForm } from '~/components/generation/generation-form';
 import { ResultsPanel, resultsHref, type ResultsFilter, type ResultsView } from '~/components/generation/results-panel';
 import { runEndedToast } from '~/components/generation/progress-bar';
 import { Badge } from '~/components/ui/badge';
@@ -17,7 +17,7 @@ import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
 import { maskedApiKeys } from '~/services/api-keys.server';
 import { getLatestRun, getRunProgress } from '~/services/generation/progress.server';
-import { startRunFor } from '~/services/generation/start.server';
+import { previewRunFor, quoteRun, startRunFor } from '~/services/generation/start.server';
 import { GenerationError, generationConfig } from '~/services/generation/rules.server';
 import { BRIEF_DRAFT_FIELD, useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
@@ -33,7 +33,7 @@ import { integrationOverview } from '~/services/wordpress/overview.server';
 import { publicationsForResults, publicationView } from '~/services/wordpress/publications.server';
 import { listSites } from '~/services/wordpress/sites.server';
 import { requestTimeZone } from '~/runtime/time-zone.server';
-import { privatePageHeaders, requirePageShell } from '~/http/account.server';
+import { getAccountSummary, privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/http/json-api.server';
 import { explainError } from '~/http/errors.server';
@@ -148,12 +148,29 @@ export async function action({ request }: ActionFunctionArgs) {
   const [tg, tw] = await Promise.all([getT(request, 'generation'), getT(request, 'workspace')]);
   const submission = parseWithZod(formData, { schema: generationFormSchema(tg as Translate, { maxTopics: generationConfig().maxTopics }) });
   if (submission.status !== 'success') {
-    return json({ result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: null }, { status: 400 });
+    return json({ result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: null, confirm: null }, { status: 400 });
   }
   const { replicateApiKey: _key, ...input } = submission.value;
+  // `js` says the page's script sent the form: it showed the cost against the balance as the topics
+  // were typed. Without it nothing has shown the figure yet, so the first Start is answered with it
+  // and a Confirm button; the run starts when the form comes back with that same figure.
+  const scripted = submission.payload.js === '1';
+  const balance = async () => (await getAccountSummary(user)).credits.totalCreditsRemaining;
+  const short = (cost: number, credits: number) => ({
+    title: tw('form.errorTitle'),
+    message: tw('form.short', { cost: tw('form.usageCredits', { count: cost }), credits: tw('form.usageCredits', { count: credits }) }),
+    code: 'insufficient_credits',
+  });
+  const reply = () => submission.reply({ hideFields: ['replicateApiKey'] });
   try {
-    // A CSV's per-row columns come with the draft the upload stored (the form posts its id), and
-    // `js` says the page's script sent the form; both are beside the schema's fields in the payload.
+    if (!scripted) {
+      const [{ count, cost }, credits] = await Promise.all([previewRunFor(user.id, submission.value), balance()]);
+      if (cost > credits) return json({ result: reply(), serviceError: short(cost, credits), confirm: null }, { status: 402 });
+      if (submission.payload[CONFIRMED_FIELD] !== confirmedValue({ count, cost }))
+        return json({ result: reply(), serviceError: null, confirm: { count, cost, credits } });
+    }
+    // A CSV's per-row columns come with the draft the upload stored (the form posts its id); both it
+    // and `js` are beside the schema's fields in the payload.
     const draftId = submission.payload[BRIEF_DRAFT_FIELD];
     const run = await startRunFor(user.id, submission.value, { draftId: typeof draftId === 'string' ? draftId : null });
     // As PATCH /api/user/settings would: the run's values are remembered for the next visit.
@@ -162,18 +179,16 @@ export async function action({ request }: ActionFunctionArgs) {
     );
     // With the page's script the view switches to the results; without it, the
     // self-refreshing progress page of the run.
-    return redirect(submission.payload.js === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
+    return redirect(scripted ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;
-    const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
     const { message, status } = await explainError(error, tg as Translate);
-    return json(
-      {
-        result: submission.reply({ hideFields: ['replicateApiKey'] }),
-        serviceError: { title, message, code: error.code },
-      },
-      { status },
-    );
+    // Short of credits: the figures, as the form says them before Start (the balance may have moved since).
+    const serviceError =
+      error.code === 'insufficient_credits'
+        ? short(quoteRun(submission.value).cost, await balance())
+        : { title: error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle'), message, code: error.code };
+    return json({ result: reply(), serviceError, confirm: null }, { status });
   }
 }
 
@@ -327,6 +342,7 @@ function InputTab({
         savedImageKey={input.savedImageKey}
         lastResult={actionData?.result}
         serviceError={actionData?.serviceError}
+        confirm={actionData?.confirm}
         slots={slots}
       />
       {dialog}
