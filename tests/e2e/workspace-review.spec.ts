@@ -408,3 +408,66 @@ for (const language of ['en', 'zh-HK'] as const) {
     if (overflow) expect(await narrow.evaluate((el) => getComputedStyle(el).overflowX)).toBe('auto');
   });
 }
+
+test.describe('with a page script that fails to load', () => {
+  test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'the page scripts are what fails');
+
+  test('each link and form of the workspace reaches its target, not a reload of the page it leaves', async ({ page }) => {
+    await signedInAccount(page, 'ws-chunks');
+    const settings = (p: Page) => p.getByRole('dialog', { name: 'Settings' });
+    // Each: the route whose script is blocked, where it starts, what the user does, where they must land.
+    const cases: { chunk: string; from: string; act: (p: Page) => Promise<void>; lands: RegExp; shows: (p: Page) => Locator }[] = [
+      {
+        chunk: 'subscription',
+        from: '/app',
+        act: (p) => p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Subscription' }).click(),
+        lands: /\/subscription$/,
+        shows: (p) => p.getByRole('heading', { level: 1 }),
+      },
+      {
+        chunk: 'settings_.api-tokens',
+        from: '/app?settings=1',
+        act: (p) => settings(p).getByRole('link', { name: 'Manage API tokens' }).click(),
+        lands: /\/settings\/api-tokens$/,
+        shows: (p) => p.getByRole('heading', { name: 'API tokens' }),
+      },
+      {
+        chunk: 'settings_.webhooks',
+        from: '/app?settings=1',
+        act: (p) => settings(p).getByRole('link', { name: 'Webhooks' }).click(),
+        lands: /\/settings\/webhooks$/,
+        shows: (p) => p.getByRole('heading', { name: 'Webhooks', level: 1 }),
+      },
+      {
+        // A POST whose action's script fails: the form is sent again by the browser.
+        chunk: 'settings',
+        from: '/app?settings=1',
+        act: (p) => settings(p).getByRole('button', { name: 'Save settings' }).click(),
+        lands: /\/app$/,
+        shows: (p) => toasts(p).getByText('Settings Updated'),
+      },
+      {
+        // The action that has run sent a redirect: the browser goes there, the action is not sent twice.
+        chunk: 'logout',
+        from: '/app',
+        act: async (p) => {
+          await p.getByRole('banner').locator('summary').filter({ hasText: 'Account menu' }).filter({ visible: true }).click();
+          await p.getByRole('button', { name: 'Logout' }).click({ timeout: 5000 });
+        },
+        lands: /\/(auth)?$/,
+        shows: (p) => p.getByRole('link', { name: /Log in|Get started/ }).first(),
+      },
+    ];
+    for (const { chunk, from, act, lands, shows } of cases) {
+      const blocked = `**/build/routes/${chunk}-*.js`;
+      await page.route(blocked, (route) => route.abort());
+      await page.goto(from);
+      // Hydrated: the generation form's script-only field is there.
+      await expect(page.locator('form#generation input[name="js"]')).toHaveCount(1);
+      await act(page);
+      await expect(page, chunk).toHaveURL(lands);
+      await expect(shows(page), chunk).toBeVisible();
+      await page.unroute(blocked);
+    }
+  });
+});
