@@ -126,7 +126,7 @@ test.describe('with JavaScript', () => {
       await expect(beta.getByTestId('result-content')).toBeVisible();
       await expect(beta.getByTestId('result-brief')).toHaveCount(0);
       // Collapsed, a row says what it was asked for beside the generated title.
-      await expect(alpha.getByTestId('result-topic')).toHaveText(`Topic: ALPHA ${t} · Keyword: apples`);
+      await expect(alpha.getByTestId('result-topic')).toContainText(`Topic: ALPHA ${t}`);
     });
 
     await test.step('opened at ?input=csv (where the upload without JavaScript comes back), an upload leaves that address', async () => {
