@@ -22,7 +22,7 @@ import { GenerationError, generationConfig } from '~/services/generation/rules.s
 import { BRIEF_DRAFT_FIELD, useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { saveLastUsed } from '~/services/user-settings.server';
-import { TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
+import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
 import { briefsByTopic } from '~/utils/csv-file';
 import { lastUsedFromForm } from '~/utils/input-settings';
 import { inputInitialValues, loadInputTools } from '~/http/input-tools.server';
@@ -162,17 +162,23 @@ export async function action({ request }: ActionFunctionArgs) {
     code: 'insufficient_credits',
   });
   const reply = () => submission.reply({ hideFields: ['replicateApiKey'] });
+  // A CSV's per-row columns come with the draft the upload stored (the form posts its id); both it
+  // and `js` are beside the schema's fields in the payload.
+  const posted = submission.payload[BRIEF_DRAFT_FIELD];
+  const draftId = typeof posted === 'string' ? posted : null;
   try {
     if (!scripted) {
-      const [{ count, cost }, credits] = await Promise.all([previewRunFor(user.id, submission.value), balance()]);
+      const [{ count, cost }, credits, draft] = await Promise.all([
+        previewRunFor(user.id, submission.value),
+        balance(),
+        loadTopicDraft(user.id, draftId),
+      ]);
       if (cost > credits) return json({ result: reply(), serviceError: short(cost, credits), confirm: null }, { status: 402 });
+      // The confirm step's form carries the CSV draft on (the page it renders has no ?topics=).
       if (submission.payload[CONFIRMED_FIELD] !== confirmedValue({ count, cost }))
-        return json({ result: reply(), serviceError: null, confirm: { count, cost, credits } });
+        return json({ result: reply(), serviceError: null, confirm: { count, cost, credits }, brief: briefOfDraft(draftId, draft?.rows) });
     }
-    // A CSV's per-row columns come with the draft the upload stored (the form posts its id); both it
-    // and `js` are beside the schema's fields in the payload.
-    const draftId = submission.payload[BRIEF_DRAFT_FIELD];
-    const run = await startRunFor(user.id, submission.value, { draftId: typeof draftId === 'string' ? draftId : null });
+    const run = await startRunFor(user.id, submission.value, { draftId });
     // As PATCH /api/user/settings would: the run's values are remembered for the next visit.
     await saveLastUsed(user.id, lastUsedFromForm({ ...input, generationType: input.type })).catch((error: unknown) =>
       getLogger().warn({ err: error instanceof Error ? error.message : String(error) }, 'last-used values not saved'),
@@ -326,7 +332,7 @@ function InputTab({
     type: input.type,
     inputMethod: input.tools.inputMethod,
     template: input.tools.template,
-    brief: input.tools.brief,
+    brief: input.tools.brief ?? (actionData && 'brief' in actionData ? actionData.brief : null),
     prompts: input.initialValues.prompts,
   });
   return (

@@ -131,7 +131,7 @@ test.describe('templates', () => {
     await page.getByLabel('Tone of voice').selectOption('Friendly');
     await page.getByRole('button', { name: 'Save Current' }).click();
     if (jsEnabled) {
-      await expect(page.getByRole('dialog', { name: 'Templates' }).getByLabel('Template Name')).toBeVisible();
+      await expect(page.getByRole('dialog', { name: 'Save Template' }).getByLabel('Template Name')).toBeVisible();
     } else {
       await expect(page).toHaveURL(/\/app\/templates\?type=text&save=1&.*toneOfVoice=Friendly/);
       await page.getByLabel('Template Name').fill('Friendly form');

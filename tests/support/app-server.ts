@@ -92,9 +92,13 @@ export class TestClient {
   async postStart(path: string, fields: Record<string, string>) {
     const first = await this.postForm(path, fields);
     if (first.status !== 200) return first;
-    const confirmed = /name="confirmed" value="([^"]+)"/.exec(await first.text())?.[1];
+    const page = await first.text();
+    const confirmed = /name="confirmed" value="([^"]+)"/.exec(page)?.[1];
     if (!confirmed) throw new Error('Start answered without its confirm step');
-    return this.postForm(path, { ...fields, confirmed });
+    // The CSV draft's id goes back as the confirm step's form carries it (as a browser sends it back).
+    const { topicsDraft: _sent, ...rest } = fields;
+    const draft = /name="topicsDraft" value="([^"]+)"/.exec(page)?.[1];
+    return this.postForm(path, { ...rest, ...(draft ? { topicsDraft: draft } : {}), confirmed });
   }
 
   postJson(path: string, body: unknown, headers: Record<string, string> = {}) {
