@@ -455,13 +455,6 @@ test.describe('with a page script that fails to load', () => {
         shows: (p) => p.getByRole('heading', { name: 'API tokens' }),
       },
       {
-        chunk: 'settings_.webhooks',
-        from: '/app?settings=1',
-        act: (p) => settings(p).getByRole('link', { name: 'Webhooks' }).click(),
-        lands: /\/settings\/webhooks$/,
-        shows: (p) => p.getByRole('heading', { name: 'Webhooks', level: 1 }),
-      },
-      {
         // A POST whose action's script fails: the form is sent again by the browser.
         chunk: 'settings',
         from: '/app?settings=1',
