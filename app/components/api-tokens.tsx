@@ -1,5 +1,5 @@
 import { Form, Link, useNavigation } from '@remix-run/react';
-import { useId, useRef } from 'react';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button, buttonClass } from '~/components/ui/button';
 import { CopyButton } from '~/components/ui/copy-button';
@@ -7,6 +7,7 @@ import { inputClass } from '~/components/ui/input';
 import type { ApiToken } from '~/services/api-tokens.server';
 import { TOKEN_EXPIRY_DAYS, TOKEN_NAME_MAX } from '~/utils/api-token-form';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 export type CreateResult = { ok: true; token: string; name: string } | { ok: false; field: 'name' | 'expiresInDays'; error: string };
 
@@ -36,7 +37,7 @@ export function ApiTokensPanel({ tokens, result }: { tokens: ApiToken[]; result:
 function NewToken({ token, name }: { token: string; name: string }) {
   const { t } = useTranslation('tokens');
   const input = useRef<HTMLInputElement>(null);
-  const id = useId();
+  const id = useDomId();
   return (
     <div role="status" className="mt-4 rounded-xl bg-emerald-50 p-4 ring-1 ring-emerald-200" data-testid="new-token">
       <label htmlFor={id} className="text-sm font-semibold text-emerald-900">
@@ -62,8 +63,8 @@ function NewToken({ token, name }: { token: string; name: string }) {
 function CreateTokenForm({ error }: { error: { field: 'name' | 'expiresInDays'; error: string } | null }) {
   const { t } = useTranslation('tokens');
   const navigation = useNavigation();
-  const nameId = useId();
-  const expiryId = useId();
+  const nameId = useDomId();
+  const expiryId = useDomId();
   const creating = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'create';
   return (
     <Form method="post" className="mt-6 flex flex-col gap-4" data-testid="create-token-form">

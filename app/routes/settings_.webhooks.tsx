@@ -3,7 +3,7 @@ import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
-import { useId, useRef } from 'react';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
@@ -12,6 +12,7 @@ import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import { CopyButton } from '~/components/ui/copy-button';
+import { useDomId } from '~/components/ui/use-dom-id';
 import { ErrorList, Field } from '~/components/ui/field';
 import { namespaces, type ClientNamespace } from '~/i18n';
 import { getT } from '~/i18n.server';
@@ -150,7 +151,7 @@ export default function WebhooksPage() {
 function SecretField({ url, value }: { url: string; value: string }) {
   const { t } = useTranslation('developer');
   const field = useRef<HTMLInputElement>(null);
-  const id = useId();
+  const id = useDomId();
   return (
     <div className="mt-2">
       <label htmlFor={id} className="block text-xs font-medium">
@@ -204,12 +205,13 @@ function AddEndpointForm() {
         errors={fields.url.errors}
         help={t('webhooks.urlHelp')}
       />
-      <fieldset aria-describedby={fields.events.errorId}>
+      <fieldset aria-describedby={fields.events.errors?.length ? fields.events.errorId : undefined}>
         <legend className="text-sm font-medium text-slate-800">{t('webhooks.events')}</legend>
         <div className="mt-2 grid gap-2 sm:grid-cols-2">
           {checkboxes.map(({ key, ...props }) => (
             <label key={key} className="flex items-start gap-2 text-sm text-slate-800">
-              <input {...props} className="mt-0.5 size-4 rounded border-slate-300 text-indigo-600" />
+              {/* Conform names a choice's id after its value; an event name's dot is no id character. */}
+              <input {...props} id={props.id.replaceAll('.', '-')} className="mt-0.5 size-4 rounded border-slate-300 text-indigo-600" />
               <span>
                 <code className="text-xs text-slate-600">{props.value}</code>
                 <br />

@@ -107,7 +107,7 @@ describe('Start (POST /app)', () => {
     expect(await html(scripted)).toContain(message);
     u.c.cookies.set('language', 'zh-HK');
     expect(await html(await u.c.postForm('/app', form({ prompts: six })))).toContain(
-      '點數不足：這次生成需要 6 點，你只有 5 點。請減少主題，或取得更多點數。',
+      '點數不足：這個批次需要 6 點，你只有 5 點。請減少主題，或取得更多點數。',
     );
     expect(await runsOf(u.id)).toHaveLength(0);
   });

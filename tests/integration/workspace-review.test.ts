@@ -328,7 +328,7 @@ describe('item 6: credits before Start (no JavaScript: the refusal links to more
       expect(visibleText(html)).toContain(
         language === 'en'
           ? 'Not enough credits: this run needs 6 credits and you have 5 credits. Remove topics, or get more credits.'
-          : '點數不足：這次生成需要 6 點，你只有 5 點。請減少主題，或取得更多點數。',
+          : '點數不足：這個批次需要 6 點，你只有 5 點。請減少主題，或取得更多點數。',
       );
       expect(html).toMatch(new RegExp(`<a[^>]*href="/subscription"[^>]*>${language === 'en' ? 'Upgrade to Pro' : '升級至 Pro'}</a>`));
       expect(html).toContain('short 5');
