@@ -1,8 +1,8 @@
 import { Form, Link, useNavigation } from '@remix-run/react';
-import { useRef, useState } from 'react';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useHydrated } from '~/components/generation/use-hydrated';
 import { Button, buttonClass } from '~/components/ui/button';
+import { CopyButton } from '~/components/ui/copy-button';
 import { inputClass } from '~/components/ui/input';
 import type { ApiToken } from '~/services/api-tokens.server';
 import { TOKEN_EXPIRY_DAYS, TOKEN_NAME_MAX } from '~/utils/api-token-form';
@@ -36,8 +36,6 @@ export function ApiTokensPanel({ tokens, result }: { tokens: ApiToken[]; result:
 
 function NewToken({ token, name }: { token: string; name: string }) {
   const { t } = useTranslation('tokens');
-  const hydrated = useHydrated();
-  const [copied, setCopied] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const id = useDomId();
   return (
@@ -56,18 +54,7 @@ function NewToken({ token, name }: { token: string; name: string }) {
           className={`${inputClass} font-mono text-xs`}
           data-testid="new-token-value"
         />
-        {hydrated ? (
-          <Button
-            variant="secondary"
-            size="sm"
-            onClick={() => {
-              input.current?.select();
-              void navigator.clipboard?.writeText(token).then(() => setCopied(true));
-            }}
-          >
-            {copied ? t('page.copied') : t('page.copy')}
-          </Button>
-        ) : null}
+        <CopyButton text={token} field={input} label={t('page.copy')} copiedLabel={t('page.copied')} />
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-import { Form, Link, NavLink } from '@remix-run/react';
+import { Form, Link, NavLink, useLocation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Icon, Logo, OutlineIcon } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
@@ -23,9 +23,16 @@ function initials(name: string) {
 // The bar and the compact menu each hold these links (CSS shows one): each landmark has its own name.
 function NavLinks({ className, inMenu = false }: { className: string; inMenu?: boolean }) {
   const { t } = useTranslation();
+  // "Text" is the workspace in text mode: NavLink ignores the query, so image mode would light it up too.
+  const imageMode = new URLSearchParams(useLocation().search).get('type') === 'image';
   return (
     <nav aria-label={t(inMenu ? 'header.navMenu' : 'header.nav')} className={className}>
-      <NavLink to="/app" className={navLinkClass} end>
+      <NavLink
+        to="/app"
+        className={({ isActive }) => navLinkClass({ isActive: isActive && !imageMode })}
+        aria-current={imageMode ? false : undefined}
+        end
+      >
         {t('header.text')}
       </NavLink>
       <NavLink to="/subscription" className={navLinkClass}>
@@ -51,14 +58,19 @@ function AccountItems({ user, withSubscription = true }: { user: HeaderUser; wit
   const { t } = useTranslation();
   // Admins find the ledger and the finance flags here (the page is a 404 for everyone else).
   const isAdmin = useRootData()?.user?.role === 'admin';
+  const { openHref } = useSettingsLinks();
   return (
     <>
       <div className="px-3 py-2">
-        <p className="text-xs font-semibold uppercase tracking-wide text-slate-600">{t('header.account.myAccount')}</p>
-        <p className="mt-1 truncate text-sm font-medium text-slate-900">{user.name}</p>
+        <p className="truncate text-sm font-medium text-slate-900">{user.name}</p>
         <p className="truncate text-xs text-slate-600">{user.email}</p>
       </div>
       <div className="my-1 h-px bg-slate-200" role="presentation" />
+      {/* The account's own settings (provider keys, defaults, API tokens, webhooks) live in the settings dialog. */}
+      <Link to={openHref} preventScrollReset className={menuItemClass}>
+        <Icon name="user" className="size-4" />
+        {t('header.account.myAccount')}
+      </Link>
       {withSubscription ? (
         <Link to="/subscription" className={menuItemClass}>
           <Icon name="coins" className="size-4" />

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { defaultGenerationValues } from '~/components/generation/defaults';
-import { GenerationForm } from '~/components/generation/generation-form';
+import { CONFIRMED_FIELD, confirmedValue, GenerationForm } from '~/components/generation/generation-form';
 import { ResultsPanel, resultsHref, type ResultsFilter, type ResultsView } from '~/components/generation/results-panel';
 import { runEndedToast } from '~/components/generation/progress-bar';
 import { Badge } from '~/components/ui/badge';
@@ -17,12 +17,12 @@ import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
 import { maskedApiKeys } from '~/services/api-keys.server';
 import { getLatestRun, getRunProgress } from '~/services/generation/progress.server';
-import { startRunFor } from '~/services/generation/start.server';
+import { previewRunFor, quoteRun, startRunFor } from '~/services/generation/start.server';
 import { GenerationError, generationConfig } from '~/services/generation/rules.server';
 import { BRIEF_DRAFT_FIELD, useWorkspaceInputTools } from '~/components/inputs/workspace-input-tools';
 import { useRevalidateWhile } from '~/components/generation/use-revalidate-while';
 import { saveLastUsed } from '~/services/user-settings.server';
-import { TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
+import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
 import { briefsByTopic } from '~/utils/csv-file';
 import { lastUsedFromForm } from '~/utils/input-settings';
 import { inputInitialValues, loadInputTools } from '~/http/input-tools.server';
@@ -33,7 +33,7 @@ import { integrationOverview } from '~/services/wordpress/overview.server';
 import { publicationsForResults, publicationView } from '~/services/wordpress/publications.server';
 import { listSites } from '~/services/wordpress/sites.server';
 import { requestTimeZone } from '~/runtime/time-zone.server';
-import { privatePageHeaders, requirePageShell } from '~/http/account.server';
+import { getAccountSummary, privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/http/json-api.server';
 import { explainError } from '~/http/errors.server';
@@ -148,14 +148,37 @@ export async function action({ request }: ActionFunctionArgs) {
   const [tg, tw] = await Promise.all([getT(request, 'generation'), getT(request, 'workspace')]);
   const submission = parseWithZod(formData, { schema: generationFormSchema(tg as Translate, { maxTopics: generationConfig().maxTopics }) });
   if (submission.status !== 'success') {
-    return json({ result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: null }, { status: 400 });
+    return json({ result: submission.reply({ hideFields: ['replicateApiKey'] }), serviceError: null, confirm: null }, { status: 400 });
   }
   const { replicateApiKey: _key, ...input } = submission.value;
+  // `js` says the page's script sent the form: it showed the cost against the balance as the topics
+  // were typed. Without it nothing has shown the figure yet, so the first Start is answered with it
+  // and a Confirm button; the run starts when the form comes back with that same figure.
+  const scripted = submission.payload.js === '1';
+  const balance = async () => (await getAccountSummary(user)).credits.totalCreditsRemaining;
+  const short = (cost: number, credits: number) => ({
+    title: tw('form.errorTitle'),
+    message: tw('form.short', { cost: tw('form.usageCredits', { count: cost }), credits: tw('form.usageCredits', { count: credits }) }),
+    code: 'insufficient_credits',
+  });
+  const reply = () => submission.reply({ hideFields: ['replicateApiKey'] });
+  // A CSV's per-row columns come with the draft the upload stored (the form posts its id); both it
+  // and `js` are beside the schema's fields in the payload.
+  const posted = submission.payload[BRIEF_DRAFT_FIELD];
+  const draftId = typeof posted === 'string' ? posted : null;
   try {
-    // A CSV's per-row columns come with the draft the upload stored (the form posts its id), and
-    // `js` says the page's script sent the form; both are beside the schema's fields in the payload.
-    const draftId = submission.payload[BRIEF_DRAFT_FIELD];
-    const run = await startRunFor(user.id, submission.value, { draftId: typeof draftId === 'string' ? draftId : null });
+    if (!scripted) {
+      const [{ count, cost }, credits, draft] = await Promise.all([
+        previewRunFor(user.id, submission.value),
+        balance(),
+        loadTopicDraft(user.id, draftId),
+      ]);
+      if (cost > credits) return json({ result: reply(), serviceError: short(cost, credits), confirm: null }, { status: 402 });
+      // The confirm step's form carries the CSV draft on (the page it renders has no ?topics=).
+      if (submission.payload[CONFIRMED_FIELD] !== confirmedValue({ count, cost }))
+        return json({ result: reply(), serviceError: null, confirm: { count, cost, credits }, brief: briefOfDraft(draftId, draft?.rows) });
+    }
+    const run = await startRunFor(user.id, submission.value, { draftId });
     // As PATCH /api/user/settings would: the run's values are remembered for the next visit.
     await saveLastUsed(user.id, lastUsedFromForm({ ...input, generationType: input.type })).catch((error: unknown) =>
       getLogger().warn({ err: error instanceof Error ? error.message : String(error) }, 'last-used values not saved'),
@@ -164,19 +187,17 @@ export async function action({ request }: ActionFunctionArgs) {
     // self-refreshing progress page of the run. A plan-first run goes to its run page, where
     // its plans are reviewed (it polls by itself with the script).
     const planFirst = input.type === 'text' && input.planFirst;
-    if (planFirst && submission.payload.js === '1') return redirect(`/app/runs/${run.runId}`);
-    return redirect(submission.payload.js === '1' ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
+    if (planFirst && scripted) return redirect(`/app/runs/${run.runId}`);
+    return redirect(scripted ? `/app?tab=results&run=${run.runId}` : `/app/runs/${run.runId}?watch=1`);
   } catch (error) {
     if (!(error instanceof GenerationError)) throw error;
-    const title = error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle');
     const { message, status } = await explainError(error, tg as Translate);
-    return json(
-      {
-        result: submission.reply({ hideFields: ['replicateApiKey'] }),
-        serviceError: { title, message, code: error.code },
-      },
-      { status },
-    );
+    // Short of credits: the figures, as the form says them before Start (the balance may have moved since).
+    const serviceError =
+      error.code === 'insufficient_credits'
+        ? short(quoteRun(submission.value).cost, await balance())
+        : { title: error.code === 'pro_only' ? tw('form.proFeature') : tw('form.errorTitle'), message, code: error.code };
+    return json({ result: reply(), serviceError, confirm: null }, { status });
   }
 }
 
@@ -315,7 +336,7 @@ function InputTab({
     type: input.type,
     inputMethod: input.tools.inputMethod,
     template: input.tools.template,
-    brief: input.tools.brief,
+    brief: input.tools.brief ?? (actionData && 'brief' in actionData ? actionData.brief : null),
     prompts: input.initialValues.prompts,
   });
   return (
@@ -331,6 +352,7 @@ function InputTab({
         savedImageKey={input.savedImageKey}
         lastResult={actionData?.result}
         serviceError={actionData?.serviceError}
+        confirm={actionData?.confirm}
         slots={slots}
       />
       {dialog}

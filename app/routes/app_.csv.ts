@@ -6,6 +6,7 @@ import { saveTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.serve
 import { csvUploadLimited, readCsvUpload } from '~/http/csv-upload.server';
 import { tooManyMessage } from '~/http/rate-limit-response.server';
 import { redirectWithToast } from '~/http/toast.server';
+import { csvLoadedSummary } from '~/utils/csv-file';
 
 // The CSV upload without JavaScript: the drop zone is a plain file input in a form posting here.
 // Success stores the topics and returns to the workspace in manual mode with them in the text area
@@ -31,12 +32,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
       description: t(`csv.errors.${result.code}`, { maxRows: CSV_MAX_ROWS.toLocaleString('en-US'), maxMb: CSV_MAX_BYTES / 1024 / 1024 }),
     });
   }
-  const { prompts, rows } = result.data;
+  const { prompts, rows, duplicates, emptyRows, tooLong } = result.data;
   const id = await saveTopicDraft(user.id, { prompts, rows, source: 'csv' });
   return redirectWithToast(`/app?${TOPIC_DRAFT_PARAM}=${id}`, {
     type: 'success',
     title: t('csv.uploadedTitle'),
-    description: t('csv.uploadedBody', { count: prompts.length }),
+    description: csvLoadedSummary(t, { topics: prompts.length, duplicates, emptyRows, tooLong }),
   });
 }
 

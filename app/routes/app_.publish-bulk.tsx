@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { isPro } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
+import { ResultTopic } from '~/components/result-topic';
 import { BackLink, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { useHydrated } from '~/components/generation/use-hydrated';
@@ -223,6 +224,7 @@ export default function PublishBulk() {
                 {results.map((r) => (
                   <li key={r.id} className="break-words">
                     {r.title}
+                    <ResultTopic title={r.title} topic={r.topic} keyword={r.keyword} />
                   </li>
                 ))}
               </ol>

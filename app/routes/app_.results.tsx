@@ -77,7 +77,7 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       case 'clear':
         await clearResults(user.id);
-        return redirectWithToast(RESULTS, {
+        return redirectWithToast(back, {
           type: 'success',
           title: tw('toasts.resultsCleared'),
           description: tw('toasts.resultsClearedBody'),

@@ -36,6 +36,7 @@ import { relinkPostSchema, removeLinkSchema, runLinkSettingsSchema, runPageInten
 import { requireUser } from '~/services/sessions.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { rootT } from '~/utils/meta';
+import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/http/toast.server';
 
 // A run's progress page (/app/runs/{id}): where the browser lands after Start without JavaScript.
@@ -94,7 +95,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (intent === 'cancel') {
     try {
       const run = await cancelRun(user.id, runId);
-      return redirectWithToast(runUrl(run.id), cancelToast(t, run));
+      // The Results tab's Cancel comes back to the tab as it was; the run page's own, to the run page.
+      const returnTo = safeRedirect(formData.get('returnTo'), runUrl(run.id));
+      return redirectWithToast(returnTo?.startsWith('/app?tab=results') ? returnTo : runUrl(run.id), cancelToast(t, run));
     } catch (error) {
       if (error instanceof GenerationError && error.code === 'not_found') throw new Response('Not Found', { status: 404 });
       throw error;

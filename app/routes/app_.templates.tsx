@@ -1,6 +1,6 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { json } from '@remix-run/node';
+import { json, redirect } from '@remix-run/node';
 import { Link, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { MAX_TEMPLATES_PER_USER } from '~/catalogue';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Icon } from '~/components/icons';
-import { SaveTemplateForm, TemplateList, TypeBadge, TEMPLATES_PAGE } from '~/components/inputs/templates';
+import { CARRY_FIELD, SaveTemplateForm, TemplateList, TypeBadge, TEMPLATES_PAGE } from '~/components/inputs/templates';
 import { buttonClass } from '~/components/ui/button';
 import { getT } from '~/i18n.server';
 import { requireUser } from '~/services/sessions.server';
@@ -16,14 +16,14 @@ import { createTemplate, deleteTemplate, listTemplates } from '~/services/templa
 import { getLastUsed, getSettings } from '~/services/user-settings.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { initialFormValues, templateSettingsFor, type TemplateType } from '~/utils/input-settings';
+import { initialFormValues, templateSettingsFor, templateSettingsOfForm, type TemplateType } from '~/utils/input-settings';
 import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
 import { parseNewTemplate } from '~/utils/template-request';
 import { redirectWithToast } from '~/http/toast.server';
 
 // Templates dialog as a page: what the dialog is without JavaScript (every button a form or
-// a link). The generation form's "Save Current" can GET here with its fields (?save=1&model=...).
+// a link). The generation form's "Save Current" posts its fields here, which opens the save form with them (?save=1&model=...).
 
 const typeOf = (value: string | null): TemplateType => (value === 'image' ? 'image' : 'text');
 
@@ -66,6 +66,11 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readFormData(request);
   if (form instanceof Response) return form;
+  // The generation form's Save Current without JavaScript: its values open the Save Template form.
+  if (form.get(CARRY_FIELD) === '1') {
+    const type = typeOf(typeof form.get('type') === 'string' ? String(form.get('type')) : null);
+    return redirect(`${TEMPLATES_PAGE}?${new URLSearchParams({ type, save: '1', ...templateSettingsOfForm(type, form) })}`, 303);
+  }
   const t = (await getT(request, 'inputs')) as Translate;
   const submission = parseWithZod(form, { schema: templateFormSchema(t), disableAutoCoercion: true });
   const fields = Object.fromEntries(

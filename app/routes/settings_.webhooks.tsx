@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
@@ -10,6 +11,8 @@ import { FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
+import { CopyButton } from '~/components/ui/copy-button';
+import { useDomId } from '~/components/ui/use-dom-id';
 import { ErrorList, Field } from '~/components/ui/field';
 import { namespaces, type ClientNamespace } from '~/i18n';
 import { getT } from '~/i18n.server';
@@ -102,8 +105,8 @@ export default function WebhooksPage() {
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <Link to="/app" className="text-sm font-medium text-indigo-700 hover:underline">
-          {t('webhooks.back')}
+        <Link to="/app?settings=1" className="text-sm font-medium text-indigo-700 hover:underline">
+          {t('webhooks.backToSettings')}
         </Link>
         <Link to="/api/docs" reloadDocument className="text-sm font-medium text-indigo-700 hover:underline">
           {t('webhooks.docsLink')}
@@ -125,15 +128,7 @@ export default function WebhooksPage() {
           >
             <p className="font-semibold">{t('webhooks.secretTitle')}</p>
             <p className="mt-1">{t('webhooks.secretBody')}</p>
-            <label className="mt-2 block text-xs font-medium">
-              {t('webhooks.secretFor', { url: secret.url })}
-              <input
-                readOnly
-                value={secret.value}
-                onFocus={(e) => e.currentTarget.select()}
-                className="mt-1 block w-full rounded-md border border-amber-300 bg-white px-2 py-1 font-mono text-sm"
-              />
-            </label>
+            <SecretField url={secret.url} value={secret.value} />
           </div>
         ) : null}
         <AddEndpointForm />
@@ -149,6 +144,32 @@ export default function WebhooksPage() {
         )}
       </section>
     </AppShell>
+  );
+}
+
+/** The new secret, selected on focus, with a Copy button once the page's script runs (as a new API token has). */
+function SecretField({ url, value }: { url: string; value: string }) {
+  const { t } = useTranslation('developer');
+  const field = useRef<HTMLInputElement>(null);
+  const id = useDomId();
+  return (
+    <div className="mt-2">
+      <label htmlFor={id} className="block text-xs font-medium">
+        {t('webhooks.secretFor', { url })}
+      </label>
+      <div className="mt-1 flex gap-2">
+        <input
+          ref={field}
+          id={id}
+          readOnly
+          value={value}
+          onFocus={(e) => e.currentTarget.select()}
+          className="block w-full rounded-md border border-amber-300 bg-white px-2 py-1 font-mono text-sm"
+          data-testid="webhook-secret-value"
+        />
+        <CopyButton text={value} field={field} label={t('webhooks.copySecret')} copiedLabel={t('webhooks.copiedSecret')} />
+      </div>
+    </div>
   );
 }
 

@@ -4,6 +4,7 @@ import type { WpCallOptions } from './wordpress/client.server';
 import { listPublishedPosts } from './wordpress/client-content.server';
 import { weaveLinks } from '~/utils/link-weaver';
 import { LINK_COUNT_MAX } from '~/utils/link-schemas';
+import { seoWithFallbacks } from '~/utils/seo-fields';
 import { WordPressServiceError } from './wordpress/errors.server';
 import { siteCredentials } from './wordpress/sites.server';
 import { singleton } from '~/runtime/singleton.server';
@@ -562,18 +563,29 @@ export async function linkedContent(userId: string, resultId: string, db: Db = s
   ).html;
 }
 
-export type RunLinksPost = { id: string; title: string; links: ResultLink[]; removed: ResultLink[] };
+/** A run's post with its links; its topic and focus keyword tell posts with one title apart. */
+export type RunLinksPost = { id: string; title: string; topic: string; keyword: string; links: ResultLink[]; removed: ResultLink[] };
 
 /**
  * The review of a run's links for one page: each completed text post of the run in
  * order with its kept proposals and its removed links. Two queries whatever the run's size.
  */
 export async function runLinksView(userId: string, runId: string, db: Db = sql): Promise<RunLinksPost[]> {
-  const posts = await db<{ id: string; title: string }[]>`
-    SELECT id, coalesce(nullif(title, ''), prompt) AS title FROM generation_results
+  const found = await db<{ id: string; title: string; topic: string; seoKeyword: string | null; keywords: string | null }[]>`
+    SELECT id, coalesce(nullif(title, ''), prompt) AS title, prompt AS topic, seo_keyword AS "seoKeyword",
+      metadata->'brief'->>'keywords' AS keywords
+    FROM generation_results
     WHERE user_id = ${userId} AND run_id = ${runId} AND type = 'text' AND status = 'completed'
     ORDER BY position, id`;
-  if (posts.length === 0) return [];
+  if (found.length === 0) return [];
+  // The focus keyword as the result shows it (its own, else the CSV row's first keyword, else a short topic).
+  const posts = found.map(({ seoKeyword, keywords, ...post }) => ({
+    ...post,
+    keyword: seoWithFallbacks(
+      { focusKeyword: seoKeyword ?? '' },
+      { title: post.title, html: '', topic: post.topic, keywords: keywords ?? undefined },
+    ).focusKeyword,
+  }));
   const rows = await db<LinkRow[]>`
     SELECT l.id, l.result_id, l.position, l.target_key, l.target_result_id, l.target_url, l.target_slug, l.target_title,
       l.anchor, l.sentence, l.score, l.removed_at

@@ -54,3 +54,28 @@ export function briefsByTopic(rows: readonly (TopicBrief & { topic: string })[] 
   }
   return map;
 }
+
+type Translate = (key: string, options?: Record<string, unknown>) => string;
+type Dropped = { duplicates: number; emptyRows: number; tooLong?: number };
+
+/**
+ * What an upload left out, as one phrase ("1 duplicate and 1 empty row"; '' when nothing). Each
+ * count is its own phrase, so a language whose plural rules have one form (Chinese) still reads
+ * its number in the text.
+ */
+export function csvSkippedPhrase(t: Translate, { duplicates, emptyRows, tooLong = 0 }: Dropped): string {
+  const parts = [
+    duplicates ? t('csv.skipped.duplicates', { count: duplicates }) : '',
+    emptyRows ? t('csv.skipped.emptyRows', { count: emptyRows }) : '',
+    tooLong ? t('csv.skipped.tooLong', { count: tooLong }) : '',
+  ].filter(Boolean);
+  if (parts.length < 2) return parts[0] ?? '';
+  return t('csv.skipped.list', { first: parts.slice(0, -1).join(t('csv.skipped.separator')), last: parts[parts.length - 1] });
+}
+
+/** What an upload loaded and what it left out: "Loaded 3 topics; skipped 1 duplicate and 1 empty row." */
+export function csvLoadedSummary(t: Translate, counts: Dropped & { topics: number }): string {
+  const topics = t('csv.skipped.topics', { count: counts.topics });
+  const skipped = csvSkippedPhrase(t, counts);
+  return skipped ? t('csv.summarySkipped', { topics, skipped }) : t('csv.summary', { topics });
+}

@@ -151,6 +151,21 @@ export function templateSettingsFor(type: TemplateType) {
   return type === 'text' ? textTemplateSettings : imageTemplateSettings;
 }
 
+/**
+ * A template's settings as the generation form posts them (without JavaScript): the type's fields
+ * that are in the form, a switch read as the form sends it (ticked 'on', unticked absent).
+ */
+export function templateSettingsOfForm(type: TemplateType, form: { get(name: string): unknown; has(name: string): boolean }) {
+  const shape = templateSettingsFor(type).strict.shape as Record<string, z.ZodTypeAny>;
+  const out: Record<string, string> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    const value = form.get(key);
+    if (schema.safeParse(true).success) out[key] = String(value === 'on' || value === 'true');
+    else if (typeof value === 'string' && form.has(key)) out[key] = value;
+  }
+  return out;
+}
+
 /** Template names: non-empty after trimming, at most 100 characters. */
 export const TEMPLATE_NAME_MAX = 100;
 

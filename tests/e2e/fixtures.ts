@@ -198,6 +198,17 @@ export const test = base.extend<Fixtures>({
 // Steps shared by several flows, through the pages as a user would take them (they work with and
 // without JavaScript: every form is a real form post).
 
+/**
+ * Start generation as a user does: without JavaScript, Start answers with the run's figures first
+ * and Confirm starts it; with it, Start starts (the figures were shown as the topics were typed).
+ */
+export async function clickStart(page: Page, jsEnabled: boolean): Promise<void> {
+  await page.getByRole('button', { name: 'Start generation' }).click();
+  if (jsEnabled) return;
+  await expect(page.getByTestId('confirm-start')).toBeVisible();
+  await page.getByRole('button', { name: 'Confirm and start' }).click();
+}
+
 /** /auth?tab=register: full name + e-mail, submit; ends on the login tab with the success toast. */
 export async function register(page: Page, name: string, email: string): Promise<void> {
   await page.goto('/auth?tab=register');

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Page, Response } from '@playwright/test';
-import { axeViolations, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
+import { axeViolations, clickStart, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 import { PROVIDER_FAILURE } from './generation-providers';
 
 // Bulk generation through the workspace, in both projects: with JavaScript (Conform in
@@ -84,7 +84,7 @@ test('text run: progress, results, expand, edit, download, retry, remove, clear 
     progressPage = jsEnabled
       ? undefined
       : page.waitForResponse((r) => /\/app\/runs\/[0-9a-f-]{36}\?watch=1$/.test(r.url()) && r.request().resourceType() === 'document');
-    await page.getByRole('button', { name: 'Start generation' }).click();
+    await clickStart(page, jsEnabled);
   });
 
   await test.step('progress, then the results', async () => {
@@ -183,7 +183,7 @@ test('image run: a prompt to a stored image, viewer and download', async ({ page
   await expect(page.getByLabel('Guidance scale')).toBeEnabled();
   await page.getByLabel('Image prompts').fill(prompt);
   await page.getByLabel('Aspect ratio').selectOption('1:1');
-  await page.getByRole('button', { name: 'Start generation' }).click();
+  await clickStart(page, jsEnabled);
   await followRun(page, jsEnabled);
   await waitUntilSettled(page, jsEnabled);
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Locator, Page } from '@playwright/test';
-import { expect, signedInAccount, test, type AccountOptions } from './fixtures';
+import { clickStart, expect, signedInAccount, test, type AccountOptions } from './fixtures';
 import { titleFor } from './generation-providers';
 
 // The input tools' browser wiring: the CSV drop zone and file picker, the per-row CSV
@@ -67,7 +67,7 @@ test.describe('with JavaScript', () => {
       await zone.dispatchEvent('dragover', { dataTransfer: csv });
       await expect(zone).toHaveAttribute('data-dragging', 'true');
       await zone.dispatchEvent('drop', { dataTransfer: csv });
-      await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics from the file.');
+      await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics.');
       // A successful upload puts the topics into the text area and returns to manual.
       await expect(topicsArea(page)).toHaveValue(`Dropped one ${t}\nDropped two ${t}`);
       await expect(page.getByTestId('topic-count')).toHaveText('2 topics');
@@ -84,7 +84,7 @@ test.describe('with JavaScript', () => {
           `topic_or_keyword,title,keywords,instructions\r\nAlpha ${t},Alpha the great,"apples, pears",Keep it short\r\nBeta ${t},,,\r\nalpha ${t},,,\r\n`,
         ),
       });
-      await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics from the file.');
+      await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics; skipped 1 duplicate.');
       await expect(topicsArea(page)).toHaveValue(`Alpha ${t}\nBeta ${t}`);
       await expect(page.getByTestId('csv-brief-note')).toHaveText(
         '1 topic carries a title, keywords or instructions from the CSV; they go into its prompt.',
@@ -99,7 +99,7 @@ test.describe('with JavaScript', () => {
       const loaded = page.getByTestId('csv-loaded');
       await expect(loaded).toContainText('2 topics loaded');
       await expect(loaded).toContainText('with-columns.csv');
-      await expect(loaded).toContainText('Left out: 1 duplicate(s), 0 empty row(s).');
+      await expect(loaded).toContainText('Skipped 1 duplicate.');
       await expect(loaded).toContainText('Title, keywords and instructions columns are carried with each topic.');
       const list = page.getByRole('list', { name: 'Topics from the file' });
       expect(await list.evaluate((el) => el.tagName)).toBe('OL');
@@ -125,6 +125,20 @@ test.describe('with JavaScript', () => {
       await beta.locator('summary').first().click();
       await expect(beta.getByTestId('result-content')).toBeVisible();
       await expect(beta.getByTestId('result-brief')).toHaveCount(0);
+      // Collapsed, a row says what it was asked for beside the generated title.
+      await expect(alpha.getByTestId('result-topic')).toContainText(`Topic: ALPHA ${t}`);
+    });
+
+    await test.step('opened at ?input=csv (where the upload without JavaScript comes back), an upload leaves that address', async () => {
+      await page.goto('/app?input=csv');
+      await page.getByLabel('CSV file').setInputFiles({
+        name: 'again.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(`topic_or_keyword\nAgain ${t}\n\nagain ${t}\n`),
+      });
+      await expectToast(page, 'CSV Uploaded', 'Loaded 1 topic; skipped 1 duplicate and 1 empty row.');
+      await expect(page).toHaveURL(/\/app$/);
+      await expect(topicsArea(page)).toHaveValue(`Again ${t}`);
     });
   });
 
@@ -271,14 +285,14 @@ test('without JavaScript: the CSV form post fills the text area and carries the 
   });
   await page.getByRole('button', { name: 'Upload' }).click();
   await expect(page).toHaveURL(/\/app\?topics=[0-9a-f-]{36}$/);
-  await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics from the file.');
+  await expectToast(page, 'CSV Uploaded', 'Loaded 2 topics.');
   await toasts(page).getByRole('link', { name: 'Close notification' }).click();
   await expect(topicsArea(page)).toHaveValue(`Gamma ${t}\nDelta ${t}`);
   await expect(page.getByTestId('csv-brief-note')).toHaveText(
     '1 topic carries a title, keywords or instructions from the CSV; they go into its prompt.',
   );
 
-  await page.getByRole('button', { name: 'Start generation' }).click();
+  await clickStart(page, jsEnabled);
   await expectToast(page, 'Generation Complete', undefined, 45_000);
   await expect(page).toHaveURL(/\/app\?tab=results/);
   const gamma = page.getByTestId('result').filter({ hasText: 'Gamma, told plainly' });

@@ -91,7 +91,7 @@ test.describe('settings dialog and dark mode', () => {
 });
 
 test.describe('templates', () => {
-  test('save current, list, load link, delete with confirmation (the templates page)', async ({ page, signedIn }) => {
+  test('save current, list, load link, delete with confirmation (the templates page)', async ({ page, signedIn, jsEnabled }) => {
     await signedIn('templates');
     await page.goto('/app/templates?type=text');
     await expect(page.getByRole('heading', { name: 'Templates' })).toBeVisible();
@@ -125,5 +125,19 @@ test.describe('templates', () => {
     await page.getByRole('button', { name: 'Delete template' }).click();
     await expect(page.getByText('Template deleted')).toBeVisible();
     await expect(page.getByText('No templates found')).toBeVisible();
+
+    // The workspace's Save Current saves what the form holds now, not the last-used values.
+    await page.goto('/app');
+    await page.getByLabel('Tone of voice').selectOption('Friendly');
+    await page.getByRole('button', { name: 'Save Current' }).click();
+    if (jsEnabled) {
+      await expect(page.getByRole('dialog', { name: 'Save Template' }).getByLabel('Template Name')).toBeVisible();
+    } else {
+      await expect(page).toHaveURL(/\/app\/templates\?type=text&save=1&.*toneOfVoice=Friendly/);
+      await page.getByLabel('Template Name').fill('Friendly form');
+      await page.getByRole('button', { name: 'Save Template' }).click();
+      await page.getByRole('link', { name: 'Load template Friendly form' }).click();
+      await expect(page.getByLabel('Tone of voice')).toHaveValue('Friendly');
+    }
   });
 });

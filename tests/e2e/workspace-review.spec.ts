@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Locator, Page, TestInfo } from '@playwright/test';
-import { expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
+import { clickStart, expect, screenshotForEye, signedInAccount, test, withDb } from './fixtures';
 
 // The workspace reviewed as a user, in both projects (JavaScript on and off) unless a
 // test says otherwise: results in topic order with thumbnails and a grid for images, the run's
@@ -67,7 +67,7 @@ test('image run: topic order, thumbnails, grid view, the run summary, Download a
   await test.step('start an image run of three prompts', async () => {
     await page.goto('/app?type=image');
     await page.getByLabel('Image prompts').fill(prompts.join('\n'));
-    await page.getByRole('button', { name: 'Start generation' }).click();
+    await clickStart(page, jsEnabled);
     await expect(page).toHaveURL(/\/app\?tab=results&run=|\/app\/runs\//, { timeout: 30_000 });
     if (!jsEnabled) await page.goto('/app?tab=results');
     await waitUntilSettled(page, jsEnabled, 3);
@@ -159,16 +159,22 @@ test('cancel tells the story: what was stopped and refunded, what finished, per 
   });
   await page.goto('/app');
   await page.getByLabel('Blog topics or keywords').fill(topics.join('\n'));
-  await page.getByRole('button', { name: 'Start generation' }).click();
+  await clickStart(page, jsEnabled);
+  let runId: string;
   if (jsEnabled) {
+    // Cancel where the run's items are shown: the Results tab, which it comes back to.
     await expect(page).toHaveURL(/\/app\?tab=results&run=/, { timeout: 30_000 });
-    await page.getByTestId('results-run').getByRole('link', { name: 'Generation progress' }).click();
+    runId = new URL(page.url()).searchParams.get('run')!;
+    await page.getByTestId('results-run').getByRole('button', { name: 'Cancel generation' }).click();
+    await expectToast(page, 'Generation canceled');
+    await expect(page).toHaveURL(/\/app\?tab=results$/);
+  } else {
+    // (Without JavaScript the page refreshes itself to ?watch=1 while the run goes on.)
+    await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}/, { timeout: 30_000 });
+    runId = /\/app\/runs\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await page.getByRole('button', { name: 'Cancel generation' }).click();
+    await expectToast(page, 'Generation canceled');
   }
-  // (Without JavaScript the page refreshes itself to ?watch=1 while the run goes on.)
-  await expect(page).toHaveURL(/\/app\/runs\/[0-9a-f-]{36}/, { timeout: 30_000 });
-  const runId = /\/app\/runs\/([0-9a-f-]{36})/.exec(page.url())![1]!;
-  await page.getByRole('button', { name: 'Cancel generation' }).click();
-  await expectToast(page, 'Generation canceled');
 
   const counts = () =>
     withDb(async (sql) => {
@@ -193,6 +199,7 @@ test('cancel tells the story: what was stopped and refunded, what finished, per 
   const credits = (n: number) => `${n} ${n === 1 ? 'credit' : 'credits'}`;
   const ended = stopped.canceled > 0 ? { en: 'Generation canceled', zh: '已取消生成' } : { en: 'Generation finished', zh: '生成完成' };
 
+  if (jsEnabled) await page.goto(`/app/runs/${runId}`);
   // The started items finish (JavaScript re-reads the page; without it, the page refreshes itself).
   await expect(async () => {
     if (!jsEnabled) await page.goto(`/app/runs/${runId}`);
@@ -300,7 +307,9 @@ test('credits: the cost against the balance before Start, Start disabled with th
       });
       expect(spent.status()).toBe(200);
       await start.click();
-      const alert = page.getByRole('alert').filter({ hasText: 'Insufficient credits. Please upgrade your plan.' });
+      const alert = page
+        .getByRole('alert')
+        .filter({ hasText: 'Not enough credits: this run needs 3 credits and you have 1 credit. Remove topics, or get more credits.' });
       await expect(alert).toBeVisible();
       // The link sits with the reason: in the alert, or in the shortage note once the balance is re-read.
       await expect(moreCredits(page)).toHaveAttribute('href', '/subscription');
@@ -311,10 +320,24 @@ test('credits: the cost against the balance before Start, Start disabled with th
       await expect(page.getByLabel('Blog topics or keywords')).toHaveValue('late 1\nlate 2\nlate 3');
     });
   } else {
-    await test.step('without JavaScript: the 402 answer keeps the topics and links to more credits', async () => {
-      await area.fill(six);
+    await test.step('without JavaScript: Start answers with the figures and a Confirm button, nothing spent yet', async () => {
+      await area.fill('credit topic 1\ncredit topic 2');
       await start.click();
-      await expect(page.getByRole('alert').filter({ hasText: 'Insufficient credits. Please upgrade your plan.' })).toBeVisible();
+      await expect(page.getByTestId('confirm-start')).toContainText(
+        'This will generate 2 blog posts using 2 credit(s). You have 5 credits.',
+      );
+      await expect(page.getByRole('button', { name: 'Confirm and start' })).toBeVisible();
+      await expect(page.getByLabel('Blog topics or keywords')).toHaveValue('credit topic 1\ncredit topic 2');
+    });
+
+    await test.step('without JavaScript: the 402 answer says the figures, keeps the topics and links to more credits', async () => {
+      await area.fill(six);
+      await page.getByRole('button', { name: 'Confirm and start' }).click();
+      await expect(
+        page
+          .getByRole('alert')
+          .filter({ hasText: 'Not enough credits: this run needs 6 credits and you have 5 credits. Remove topics, or get more credits.' }),
+      ).toBeVisible();
       await expect(moreCredits(page)).toHaveAttribute('href', '/subscription');
       await expect(page.getByLabel('Blog topics or keywords')).toHaveValue(six);
     });
@@ -408,3 +431,59 @@ for (const language of ['en', 'zh-HK'] as const) {
     if (overflow) expect(await narrow.evaluate((el) => getComputedStyle(el).overflowX)).toBe('auto');
   });
 }
+
+test.describe('with a page script that fails to load', () => {
+  test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'the page scripts are what fails');
+
+  test('each link and form of the workspace reaches its target, not a reload of the page it leaves', async ({ page }) => {
+    await signedInAccount(page, 'ws-chunks');
+    const settings = (p: Page) => p.getByRole('dialog', { name: 'Settings' });
+    // Each: the route whose script is blocked, where it starts, what the user does, where they must land.
+    const cases: { chunk: string; from: string; act: (p: Page) => Promise<void>; lands: RegExp; shows: (p: Page) => Locator }[] = [
+      {
+        chunk: 'subscription',
+        from: '/app',
+        act: (p) => p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Subscription' }).click(),
+        lands: /\/subscription$/,
+        shows: (p) => p.getByRole('heading', { level: 1 }),
+      },
+      {
+        chunk: 'settings_.api-tokens',
+        from: '/app?settings=1',
+        act: (p) => settings(p).getByRole('link', { name: 'Manage API tokens' }).click(),
+        lands: /\/settings\/api-tokens$/,
+        shows: (p) => p.getByRole('heading', { name: 'API tokens' }),
+      },
+      {
+        // A POST whose action's script fails: the form is sent again by the browser.
+        chunk: 'settings',
+        from: '/app?settings=1',
+        act: (p) => settings(p).getByRole('button', { name: 'Save settings' }).click(),
+        lands: /\/app$/,
+        shows: (p) => toasts(p).getByText('Settings Updated'),
+      },
+      {
+        // The action that has run sent a redirect: the browser goes there, the action is not sent twice.
+        chunk: 'logout',
+        from: '/app',
+        act: async (p) => {
+          await p.getByRole('banner').locator('summary').filter({ hasText: 'Account menu' }).filter({ visible: true }).click();
+          await p.getByRole('button', { name: 'Logout' }).click({ timeout: 5000 });
+        },
+        lands: /\/(auth)?$/,
+        shows: (p) => p.getByRole('link', { name: /Log in|Get started/ }).first(),
+      },
+    ];
+    for (const { chunk, from, act, lands, shows } of cases) {
+      const blocked = `**/build/routes/${chunk}-*.js`;
+      await page.route(blocked, (route) => route.abort());
+      await page.goto(from);
+      // Hydrated: the generation form's script-only field is there.
+      await expect(page.locator('form#generation input[name="js"]')).toHaveCount(1);
+      await act(page);
+      await expect(page, chunk).toHaveURL(lands);
+      await expect(shows(page), chunk).toBeVisible();
+      await page.unroute(blocked);
+    }
+  });
+});

@@ -87,7 +87,7 @@ describe('per-row CSV columns', () => {
 
     // Start, as the browser posts the form; one topic retyped in other case and spacing still matches,
     // one edited topic no longer does.
-    const start = await u.c.postForm('/app', {
+    const start = await u.c.postStart('/app', {
       intent: 'generate',
       type: 'text',
       model: TEXT,
@@ -127,7 +127,7 @@ describe('per-row CSV columns', () => {
 
     // Another user's draft id carries nothing.
     const other = await signedIn();
-    await other.c.postForm('/app', {
+    await other.c.postStart('/app', {
       intent: 'generate',
       type: 'text',
       model: TEXT,

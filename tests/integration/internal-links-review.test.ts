@@ -134,6 +134,11 @@ describe('the run page: internal links without JavaScript', () => {
     const offRows = await linksOf(runId);
     expect(offRows.map((r) => r.id)).toEqual([gone.id]);
     expect((await sql`SELECT link_enabled FROM generation_runs WHERE id = ${runId}`)[0]!.link_enabled).toBe(false);
+
+    // Two posts with one title are told apart by their topics (and focus keywords).
+    await sql`UPDATE generation_results SET title = ${TITLES[1]!}, seo_keyword = 'first keyword' WHERE id = ${ids[0]!}`;
+    const same = visibleText(await (await a.c.get(url)).text());
+    expect(same).toContain(`${TITLES[1]} Topic: ${TITLES[0]} · Keyword: first keyword`);
   });
 
   it('answers bad input in the user’s language and keeps other users out', async () => {

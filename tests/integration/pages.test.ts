@@ -193,8 +193,14 @@ describe('protected pages', () => {
     expect(html).toMatch(/>Free<\/span>/);
     expect(html).not.toContain('>Guest<');
     expect(html).toMatch(/data-testid="credit-balance"[\s\S]*?\d+ credits?</);
-    expect(html).toContain('My Account');
+    // My Account: the account's own settings (keys, defaults, API tokens, webhooks) in the settings dialog.
+    expect(html).toMatch(/<a[^>]*href="\/app\?settings=1"[^>]*>(<svg[\s\S]*?<\/svg>)?My Account<\/a>/);
     expect(html).toContain(email);
+    expect(html).toMatch(/<a(?=[^>]*aria-current="page")[^>]*href="\/app"[^>]*>Text</);
+    // In image mode the "Text" item is not the current page.
+    const image = text(await (await client.get('/app?type=image')).text());
+    expect(image).toMatch(/<a(?=[^>]*aria-current="false")[^>]*href="\/app"[^>]*>Text</);
+    expect(image).not.toMatch(/<a(?=[^>]*aria-current="page")[^>]*href="\/app"[^>]*>Text</);
     expect(html).toMatch(/<form[^>]*method="post"[^>]*action="\/logout"[\s\S]*?Logout/);
     expect(html).toMatch(/<form[^>]*action="\/language"/);
     expect(html).toMatch(/href="\/app\?settings=1"/);

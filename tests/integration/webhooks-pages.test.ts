@@ -52,6 +52,8 @@ describe('/settings/webhooks without JavaScript', () => {
     const secret = /value="(whsec_[^"]+)"/.exec(html)?.[1];
     expect(secret).toMatch(/^whsec_/);
     expect(html).toContain('Copy the signing secret now');
+    // Reached from the settings dialog, it leads back there (as the API tokens page does).
+    expect(html).toMatch(/<a[^>]*href="\/app\?settings=1"[^>]*>Back to settings<\/a>/);
     // Stored sealed, never in the clear; the list shows only its last four characters.
     const [row] = await sql<{ id: string; secretSealed: string; events: string[] }[]>`
       SELECT id, secret_sealed AS "secretSealed", events FROM webhook_endpoints WHERE user_id = ${user.id}`;

@@ -136,7 +136,7 @@ describe('item 2: cancel tells the right story (no JavaScript: the run page)', (
       openai.setLatency(4000); // generous: the cancel must land while the first items are at the provider
       try {
         const topics = Array.from({ length: 6 }, (_, i) => `cancel story ${language} ${i}`);
-        const start = await u.c.postForm('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: topics.join('\n') });
+        const start = await u.c.postStart('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: topics.join('\n') });
         const runId = /\/app\/runs\/([0-9a-f-]{36})/.exec(start.headers.get('location') ?? '')?.[1];
         expect(runId, `redirect ${start.status} ${start.headers.get('location')}`).toBeTruthy();
         const canceled = await follow(u.c, await u.c.postForm(`/app/runs/${runId}`, {}));
@@ -191,7 +191,7 @@ describe('item 2: cancel tells the right story (no JavaScript: the run page)', (
     const u = await signedIn({ credits: 20 });
     openai.setLatency(4000); // generous: the cancel must land while the first items are at the provider
     try {
-      const start = await u.c.postForm('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: 'late one\nlate two' });
+      const start = await u.c.postStart('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: 'late one\nlate two' });
       const runId = /\/app\/runs\/([0-9a-f-]{36})/.exec(start.headers.get('location') ?? '')![1]!;
       // Wait until both items are at the provider.
       for (const until = Date.now() + 20_000; ;) {
@@ -322,10 +322,14 @@ describe('item 6: credits before Start (no JavaScript: the refusal links to more
     it(`${language}: 6 topics with 5 credits → 402, the message and a link to upgrade, topics kept`, async () => {
       const u = await signedIn({ status: 'free' }, language);
       const topics = Array.from({ length: 6 }, (_, i) => `short ${i}`).join('\n');
-      const res = await u.c.postForm('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: topics });
+      const res = await u.c.postStart('/app', { intent: 'generate', type: 'text', model: TEXT, prompts: topics });
       expect(res.status).toBe(402);
       const html = await res.text();
-      expect(visibleText(html)).toContain(language === 'en' ? 'Insufficient credits. Please upgrade your plan.' : '點數不足');
+      expect(visibleText(html)).toContain(
+        language === 'en'
+          ? 'Not enough credits: this run needs 6 credits and you have 5 credits. Remove topics, or get more credits.'
+          : '點數不足：這個批次需要 6 點，你只有 5 點。請減少主題，或取得更多點數。',
+      );
       expect(html).toMatch(new RegExp(`<a[^>]*href="/subscription"[^>]*>${language === 'en' ? 'Upgrade to Pro' : '升級至 Pro'}</a>`));
       expect(html).toContain('short 5');
     });

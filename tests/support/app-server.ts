@@ -84,6 +84,23 @@ export class TestClient {
     });
   }
 
+  /**
+   * Start on the workspace as a browser without JavaScript does it: the first post answers with the
+   * run's figures and a Confirm button (nothing spent), the second (with the figures agreed) starts.
+   * Any other first answer (a refusal) is returned as it is.
+   */
+  async postStart(path: string, fields: Record<string, string>) {
+    const first = await this.postForm(path, fields);
+    if (first.status !== 200) return first;
+    const page = await first.text();
+    const confirmed = /name="confirmed" value="([^"]+)"/.exec(page)?.[1];
+    if (!confirmed) throw new Error('Start answered without its confirm step');
+    // The CSV draft's id goes back as the confirm step's form carries it (as a browser sends it back).
+    const { topicsDraft: _sent, ...rest } = fields;
+    const draft = /name="topicsDraft" value="([^"]+)"/.exec(page)?.[1];
+    return this.postForm(path, { ...rest, ...(draft ? { topicsDraft: draft } : {}), confirmed });
+  }
+
   postJson(path: string, body: unknown, headers: Record<string, string> = {}) {
     return this.request(path, {
       method: 'POST',

@@ -62,9 +62,16 @@ export type GenerationFormProps = {
   /** A message from the service (insufficient credits, Pro-only, no API key), shown above Start. */
   serviceError?: { title: string; message: string; code?: string } | null;
   slots?: GenerationFormSlots;
+  /** Without JavaScript, the first Start's answer: the run's figures, to confirm before anything is spent. */
+  confirm?: RunQuote | null;
 };
 
+export type RunQuote = { count: number; cost: number; credits: number };
+
 export const GENERATION_FORM_ID = 'generation';
+/** The confirm step's field: the figures the reader agreed to (the run starts only at those). */
+export const CONFIRMED_FIELD = 'confirmed';
+export const confirmedValue = ({ count, cost }: { count: number; cost: number }) => `${count}:${cost}`;
 
 /** 'on' / true / 'true' → true (Conform serialises checkboxes as 'on'). */
 const checked = (v: unknown) => v === true || v === 'on' || v === 'true';
@@ -148,6 +155,7 @@ export function GenerationForm({
   lastResult,
   serviceError,
   slots,
+  confirm,
 }: GenerationFormProps) {
   const { t, i18n } = useTranslation('workspace');
   const { t: tg } = useTranslation('generation');
@@ -418,6 +426,22 @@ export function GenerationForm({
           </div>
         ) : null}
 
+        {confirm && !serviceError ? (
+          <div
+            role="status"
+            data-testid="confirm-start"
+            className="flex flex-col gap-1 rounded-lg bg-indigo-50 p-3 text-sm text-indigo-950 ring-1 ring-indigo-200"
+          >
+            <p className="font-semibold">{t('form.confirmTitle')}</p>
+            <p>
+              {t(type === 'image' ? 'form.usageImage' : 'form.usage', { count: confirm.count, credits: confirm.cost })}{' '}
+              {t('form.balance', { credits: t('form.usageCredits', { count: confirm.credits }) })}
+            </p>
+            <p>{t('form.confirmNote')}</p>
+            <input type="hidden" name={CONFIRMED_FIELD} value={confirmedValue(confirm)} />
+          </div>
+        ) : null}
+
         <div className="flex flex-col gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:items-center sm:justify-between">
           <p className="text-sm text-slate-700" data-testid="usage-line" aria-live="polite">
             {/* The live count needs the page's script; without it (and before it runs) the rule. */}
@@ -428,7 +452,7 @@ export function GenerationForm({
           </p>
           <Button type="submit" size="lg" pending={submitting} disabled={short} aria-describedby={short ? shortId : undefined}>
             <Icon name="sparkles" className="size-5" />
-            {submitting ? t('form.starting') : t('form.start')}
+            {submitting ? t('form.starting') : confirm && !serviceError ? t('form.confirmStart') : t('form.start')}
           </Button>
         </div>
       </Form>

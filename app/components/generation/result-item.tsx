@@ -1,6 +1,7 @@
 import { Form, Link, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
+import { ResultTopic } from '~/components/result-topic';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
 import { imageFileName, textFileName } from '~/utils/download-names';
@@ -100,6 +101,9 @@ export function ResultItem({
             <span className="block break-words font-medium text-slate-900" data-testid="result-title">
               {title}
             </span>
+            {result.type === 'text' ? (
+              <ResultTopic title={title} topic={result.prompt} keyword={result.seo?.focusKeyword} className="mt-0.5" />
+            ) : null}
             <span className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-600">
               <span data-testid="result-status">{t(`results.status.${result.status}`)}</span>
               <span>{result.type === 'text' ? t('results.filter.text') : t('results.filter.image')}</span>

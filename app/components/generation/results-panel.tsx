@@ -50,6 +50,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, run, c
   const grid = filter === 'image' && view === 'grid';
   const returnTo = resultsHref({ filter, search, view, page: pagination.page });
   const clearing = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'clear';
+  const canceling = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'cancel';
   const hasCompleted = completed.text + completed.images > 0;
   const bulk =
     wordpress?.canPublish && wordpress.hasSites && results.some((r) => r.status === 'completed' && r.type === 'text' && r.content);
@@ -109,9 +110,19 @@ export function ResultsPanel({ results, pagination, filter, search, view, run, c
                   : t('progress.done')}
             </p>
             {run.status === 'processing' ? (
-              <Link to={runUrl(run.id)} className="text-sm font-semibold text-indigo-700 hover:underline">
-                {t('progress.title')}
-              </Link>
+              <div className="flex flex-wrap items-center gap-3">
+                <Link to={runUrl(run.id)} className="text-sm font-semibold text-indigo-700 hover:underline">
+                  {t('progress.title')}
+                </Link>
+                {/* Cancel where the run's items are shown; the run page answers, then comes back here. */}
+                <Form method="post" action={runUrl(run.id)} preventScrollReset>
+                  <input type="hidden" name="intent" value="cancel" />
+                  <input type="hidden" name="returnTo" value={resultsHref({ filter, search, view, page: pagination.page })} />
+                  <button type="submit" className={buttonClass('secondary', 'sm')} disabled={canceling}>
+                    {canceling ? t('progress.canceling') : t('progress.cancel')}
+                  </button>
+                </Form>
+              </div>
             ) : null}
           </div>
           <RunProgressBar run={run} />
@@ -176,7 +187,8 @@ export function ResultsPanel({ results, pagination, filter, search, view, run, c
                 <p className="text-sm text-slate-700">{t('results.actions.clearAllConfirm')}</p>
                 <Form method="post" action={RESULTS_ACTION} className="mt-3">
                   <input type="hidden" name="intent" value="clear" />
-                  <input type="hidden" name="returnTo" value="/app?tab=results" />
+                  {/* Back to the same Text/Images filter (and view), emptied. */}
+                  <input type="hidden" name="returnTo" value={resultsHref({ filter, search: '', view })} />
                   <button type="submit" className={buttonClass('destructive', 'sm', 'w-full')} disabled={clearing}>
                     {t('results.actions.clearAllYes')}
                   </button>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
 import { Icon } from '~/components/icons';
 import { Button } from '~/components/ui/button';
-import { isCsvFile, type CsvRow } from '~/utils/csv-file';
+import { csvLoadedSummary, csvSkippedPhrase, isCsvFile, type CsvRow } from '~/utils/csv-file';
 import { showToast } from '~/components/ui/toast';
 import { errorOf } from './response-error';
 import { useDomId } from '~/components/ui/use-dom-id';
@@ -16,6 +16,7 @@ export type CsvLoaded = {
   rows: CsvRow[];
   duplicates: number;
   emptyRows: number;
+  tooLong?: number;
   fileName: string;
   /** The draft keeping the rows' own columns (title, keywords, instructions), when some row has them. */
   draftId?: string | null;
@@ -72,7 +73,11 @@ export function CsvImport({
       const result = { ...data, fileName: file.name };
       setLoaded(result);
       onLoaded?.(result);
-      showToast({ type: 'success', title: t('csv.uploadedTitle'), description: t('csv.uploadedBody', { count: data.prompts.length }) });
+      showToast({
+        type: 'success',
+        title: t('csv.uploadedTitle'),
+        description: csvLoadedSummary(t, { ...data, topics: data.prompts.length }),
+      });
     } catch {
       showToast({ type: 'error', title: t('csv.failedTitle'), description: t('csv.errors.invalidFormat') });
     } finally {
@@ -181,8 +186,10 @@ export function CsvImport({
             {t('csv.loaded', { count: loaded.prompts.length })}
             <span className="font-normal text-slate-600"> · {loaded.fileName}</span>
           </p>
-          {loaded.duplicates || loaded.emptyRows ? (
-            <p className="mt-1 text-xs text-slate-600">{t('csv.dropped', { duplicates: loaded.duplicates, empty: loaded.emptyRows })}</p>
+          {loaded.duplicates || loaded.emptyRows || loaded.tooLong ? (
+            <p className="mt-1 text-xs text-slate-600" data-testid="csv-skipped">
+              {t('csv.skippedOnly', { skipped: csvSkippedPhrase(t, loaded) })}
+            </p>
           ) : null}
           {extras ? <p className="mt-1 text-xs text-slate-600">{t('csv.extraColumns')}</p> : null}
           <ol aria-label={t('csv.listLabel')} className="mt-3 max-h-60 list-decimal overflow-y-auto pl-8 text-sm text-slate-800">

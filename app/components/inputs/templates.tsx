@@ -233,8 +233,11 @@ export function TemplatesDialog({
   onLoad,
   onDeleted,
   currentSettings,
+  startSaving = false,
 }: {
   type: TemplateType;
+  /** Opened by the workspace's own Save Current: straight to the name form. */
+  startSaving?: boolean;
   onClose: () => void;
   onLoad: (template: TemplateItem) => void;
   /** A template was deleted (the workspace clears its banner when it was the active one). */
@@ -244,7 +247,7 @@ export function TemplatesDialog({
   const { t } = useTranslation('inputs');
   const [templates, setTemplates] = useState<TemplateItem[] | null>(null);
   const [saving, setSaving] = useState(false);
-  const [savingOpen, setSavingOpen] = useState(false);
+  const [savingOpen, setSavingOpen] = useState(startSaving);
   const [busyId, setBusyId] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
@@ -372,6 +375,38 @@ export function TemplatesButton({ type, onOpen }: { type: TemplateType; onOpen?:
       <Icon name="layers" className="size-4" />
       {t('templates.open')}
     </Link>
+  );
+}
+
+/** The submitter's field that makes a generation-form post to the templates page carry its settings there. */
+export const CARRY_FIELD = 'saveTemplate';
+
+/**
+ * Save Current beside the Templates button. Without JavaScript it posts the generation form (the
+ * `form` attribute; no nested forms) to the templates page, which opens its Save Template form with
+ * the form's values; with it, the dialog opens on its name form (`onOpen`).
+ */
+export function SaveCurrentButton({ formId, onOpen }: { formId: string; onOpen?: () => void }) {
+  const { t } = useTranslation('inputs');
+  return (
+    <button
+      type="submit"
+      form={formId}
+      formAction={TEMPLATES_PAGE}
+      formMethod="post"
+      formEncType="application/x-www-form-urlencoded"
+      formNoValidate
+      name={CARRY_FIELD}
+      value="1"
+      onClick={(event) => {
+        if (!onOpen) return;
+        event.preventDefault();
+        onOpen();
+      }}
+      className={buttonClass('secondary', 'sm')}
+    >
+      {t('templates.saveCurrent')}
+    </button>
   );
 }
 

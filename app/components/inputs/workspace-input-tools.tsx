@@ -8,13 +8,14 @@ import { splitTopics } from '~/utils/generation-schema';
 import type { TemplateType } from '~/utils/input-settings';
 import { CsvImport, type CsvLoaded } from './csv-import';
 import { GenerateTitlesButton } from './generate-titles-button';
-import { ActiveTemplateBanner, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM } from './templates';
+import { GENERATION_FORM_ID } from '~/components/generation/generation-form';
+import { ActiveTemplateBanner, SaveCurrentButton, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM } from './templates';
 
 // The input tools in the workspace's Input tab, through the generation form's slots (banner,
 // topicsToolbar, topicsReplacement). The form is Conform's: its text area is set the way a user
 // would (value + input event), so Conform's state follows.
 
-const FORM_SELECTOR = 'form#generation';
+const FORM_SELECTOR = `form#${GENERATION_FORM_ID}`;
 /** The form field carrying the id of the draft that holds a CSV's per-row columns. */
 export const BRIEF_DRAFT_FIELD = 'topicsDraft';
 
@@ -58,7 +59,7 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
   const navigate = useNavigate();
   const location = useLocation();
   const [method, setMethod] = useState(inputMethod);
-  const [dialogOpen, setDialogOpen] = useState(false);
+  const [dialog, setDialog] = useState<'list' | 'save' | null>(null);
   const [keywords, setKeywords] = useState(prompts);
   const pending = useRef<string | null>(null);
   const base = type === 'image' ? '/app?type=image' : '/app';
@@ -98,6 +99,17 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
     }
   }, [method, location.key, location.state]);
 
+  // Back to manual input: the CSV view's address (?input=csv, where the upload without JavaScript
+  // returns) goes too, so a reload or a shared link does not reopen the drop zone.
+  const toManual = () => {
+    setMethod('manual');
+    const params = new URLSearchParams(location.search);
+    if (!params.has('input')) return;
+    params.delete('input');
+    const search = params.toString();
+    navigate({ pathname: location.pathname, search: search ? `?${search}` : '' }, { replace: true, preventScrollReset: true });
+  };
+
   const goWithPrompts = (to: string) => navigate(to, { state: { prompts: promptsArea()?.value ?? '' }, preventScrollReset: true });
 
   const csvHref = `${base}${base.includes('?') ? '&' : '?'}input=csv`;
@@ -106,7 +118,8 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
       <div className="flex flex-col gap-3">
         {template ? <ActiveTemplateBanner name={template.name} clearHref={base} onClear={() => goWithPrompts(base)} /> : null}
         <div className="flex flex-wrap gap-2">
-          <TemplatesButton type={type} onOpen={() => setDialogOpen(true)} />
+          <TemplatesButton type={type} onOpen={() => setDialog('list')} />
+          <SaveCurrentButton formId={GENERATION_FORM_ID} onOpen={() => setDialog('save')} />
         </div>
       </div>
     ),
@@ -143,7 +156,7 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
         <CsvImport
           initial={lastCsv}
           backHref={base}
-          onBack={() => setMethod('manual')}
+          onBack={toManual}
           onLoaded={(result) => {
             // A successful upload puts the topics into the text area and returns to manual.
             pending.current = result.prompts.join('\n');
@@ -157,16 +170,17 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
                   }
                 : null,
             );
-            setMethod('manual');
+            toManual();
           }}
         />
       ) : undefined,
   };
 
-  const dialog = dialogOpen ? (
+  const dialogElement = dialog ? (
     <TemplatesDialog
       type={type}
-      onClose={() => setDialogOpen(false)}
+      startSaving={dialog === 'save'}
+      onClose={() => setDialog(null)}
       currentSettings={currentFormValues}
       onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
       // Deleting the active template clears it, as Clear does (its banner stayed).
@@ -176,5 +190,5 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
     />
   ) : null;
 
-  return { slots, dialog };
+  return { slots, dialog: dialogElement };
 }

@@ -1,5 +1,6 @@
 import { useFetcher } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { ResultTopic } from '~/components/result-topic';
 import { runUrl } from '~/components/generation/urls';
 import { useHydrated } from '~/components/generation/use-hydrated';
 import { Badge } from '~/components/ui/badge';
@@ -27,7 +28,7 @@ export function PostLinks({
   linked,
 }: {
   runId: string;
-  post: { id: string; title: string; links: LinkView[]; removed: LinkView[] };
+  post: { id: string; title: string; topic: string; keyword: string; links: LinkView[]; removed: LinkView[] };
   /** Whether the run has been linked yet (an empty list means "none found" rather than "not linked yet"). */
   linked: boolean;
 }) {
@@ -41,6 +42,7 @@ export function PostLinks({
           <h4 className="break-words font-semibold text-slate-900" data-testid="link-post-title">
             {post.title}
           </h4>
+          <ResultTopic title={post.title} topic={post.topic} keyword={post.keyword} />
           <p className="text-xs text-slate-600">{t('links.postCount', { count: post.links.length })}</p>
         </div>
         <relink.Form method="post" action={runUrl(runId)} preventScrollReset>

@@ -18,7 +18,7 @@ import { PostLinks, StayField, type LinkView } from './post-links';
 // with a toast) and, with JavaScript, a fetcher: no reload, the button shows it is working.
 
 type Settings = Omit<RunLinkSettings, 'linkedAt'> & { linkedAt: string | null };
-export type RunLinksPostView = { id: string; title: string; links: LinkView[]; removed: LinkView[] };
+export type RunLinksPostView = { id: string; title: string; topic: string; keyword: string; links: LinkView[]; removed: LinkView[] };
 type Site = { id: number; name: string; isDefault: boolean };
 type LinkRunReply = { intent: 'link-run'; result: SubmissionResult<string[]> };
 

@@ -24,12 +24,8 @@ function runSettings(input: GenerationInput): Record<string, unknown> {
   return settings;
 }
 
-/**
- * Starts a run: checks the plan and the provider keys, then in ONE transaction creates the run,
- * one result row per topic, one hold per item (all or nothing) and the jobs (one batch insert),
- * and wakes the workers of every process on commit. Throws GenerationError.
- */
-export async function startRun(userId: string, input: GenerationInput, db: Db = sql): Promise<StartedRun> {
+/** The checks a run passes before anything is reserved: model, topics, plan, provider keys. Throws GenerationError. */
+async function admissible(userId: string, input: GenerationInput, db: Db) {
   const model = findModel(input.model);
   if (!model || model.kind !== input.type) throw errors.invalid('Please select a model');
   const { maxTopics } = generationConfig();
@@ -45,7 +41,18 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
   if (input.type === 'image' || embed) {
     if (!(await providerKey(userId, 'replicate', db))) throw errors.noApiKey(input.type);
   }
-  const perItem = runCost(model, 1, Boolean(embed));
+  return { model, embed: Boolean(embed) };
+}
+
+/**
+ * Starts a run: checks the plan and the provider keys, then in ONE transaction creates the run,
+ * one result row per topic, one hold per item (all or nothing) and the jobs (one batch insert),
+ * and wakes the workers of every process on commit. Throws GenerationError.
+ */
+export async function startRun(userId: string, input: GenerationInput, db: Db = sql): Promise<StartedRun> {
+  const { model, embed } = await admissible(userId, input, db);
+  const topics = input.prompts;
+  const perItem = runCost(model, 1, embed);
   const settings = runSettings(input);
   // A CSV's optional columns (title, keywords, instructions) go with the topic of their row, kept on
   // the item's metadata (`brief`): the worker puts them into its prompt, the result shows them.
@@ -100,6 +107,23 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
     await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${runId})`;
     return { runId, resultIds: rows.map((r) => r.id), credits: perItem * rows.length, total: rows.length };
   });
+}
+
+/** A run's item count and credits, counted as the form's usage line counts them (0 for an unknown model). */
+export function quoteRun(input: GenerationInput): { count: number; cost: number } {
+  const model = findModel(input.model);
+  const embed = input.type === 'text' && (input as TextGenerationInput).embedImage;
+  return { count: input.prompts.length, cost: model ? runCost(model, input.prompts.length, Boolean(embed)) : 0 };
+}
+
+/**
+ * What Start would do, without doing it (the confirm step of the form without JavaScript): the same
+ * checks as a start (an entered image-provider key is saved first, as a start saves it), then its quote.
+ */
+export async function previewRunFor(userId: string, input: GenerationInput, db: Db = sql): Promise<{ count: number; cost: number }> {
+  if (input.replicateApiKey) await saveApiKeys(userId, { replicateApiKey: input.replicateApiKey }, db);
+  await admissible(userId, input, db);
+  return quoteRun(input);
 }
 
 /** What a start request brings beside the run's fields. */

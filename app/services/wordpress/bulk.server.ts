@@ -43,12 +43,19 @@ export function zonedSchedule(start: Date, count: number, every: number, unit: '
  */
 export async function bulkSelection(userId: string, resultIds: string[], db: Db = sql) {
   const sites = await listSites(userId, db);
-  const results: { id: string; title: string }[] = [];
+  // Each with what it was asked for (topic, focus keyword): results with one title stay apart.
+  const results: { id: string; title: string; topic: string; keyword: string | null }[] = [];
   let skipped = 0;
   for (const id of resultIds) {
     const result = await getResult(userId, id, db).catch(() => null);
     if (!result) return null;
-    if (isPublishable(result)) results.push({ id: result.id, title: result.title?.trim() || result.prompt });
+    if (isPublishable(result))
+      results.push({
+        id: result.id,
+        title: result.title?.trim() || result.prompt,
+        topic: result.prompt,
+        keyword: result.seo?.focusKeyword || null,
+      });
     else skipped++;
   }
   return { sites, results, skipped };
