@@ -182,7 +182,9 @@ export async function queueDrip(
   };
   // Updates go out at once (no planned time), so only the planned posts make the fingerprint.
   const fingerprintOf = (pubs: Publication[]) =>
-    planFingerprint(pubs.filter((p) => !p.updatesPost).map((p) => ({ resultId: p.resultId ?? '', title: p.title, publishAt: p.publishAt })));
+    planFingerprint(
+      pubs.filter((p) => !p.updatesPost).map((p) => ({ resultId: p.resultId ?? '', title: p.title, publishAt: p.publishAt })),
+    );
   if (!opts.dryRun) {
     const publications = await queueBulkPublications(userId, bulk);
     return { publications, fingerprint: fingerprintOf(publications) };
