@@ -5,7 +5,7 @@ import { createSession } from '../../app/services/sessions.server';
 import { getPublication, queuePublications, queuePublish, type PublishRequest } from '../../app/services/wordpress/publications.server';
 import { runPublication } from '../../app/services/wordpress/publish-job.server';
 import { queueBulkPublications } from '../../app/services/wordpress/bulk.server';
-import { calendar, moveScheduled, saveDripSchedule } from '../../app/services/wordpress/drip.server';
+import { calendar, moveScheduled, pauseDrip, resumeDrip, saveDripSchedule } from '../../app/services/wordpress/drip.server';
 import { mirrorSchedule } from '../../app/services/wordpress/schedule-mirror.server';
 import {
   cancelPublication,
@@ -701,6 +701,33 @@ describe('statuses, updates and schedules as WordPress has them', () => {
 
       expect(await runPublication(trashed!.id)).toBe('skipped');
       expect((await getPublication(userId, trashed!.id)).status).toBe('canceled');
+    });
+
+    it('pausing a drip schedule takes its posts off the site schedule (drafts); resuming puts them back', async () => {
+      const owner = await newUser('drip-pause');
+      await saveDripSchedule(
+        owner.id,
+        owner.siteId,
+        { perDay: 3, windowStart: 0, windowEnd: 1439, weekdays: [0, 1, 2, 3, 4, 5, 6], spread: 'even' },
+        'UTC',
+      );
+      const [plan] = await sql<{ id: string }[]>`
+      INSERT INTO wordpress_drip_plans (user_id, site_id, seed, start_date, rules, time_zone)
+      VALUES (${owner.id}, ${owner.siteId}, 1, '2030-01-01', '{}'::jsonb, 'UTC') RETURNING id`;
+      const at = new Date(Date.now() + 2 * 3_600_000);
+      const [pub] = await queuePublications(owner.id, [
+        request('Dripped and paused', { siteId: owner.siteId, publishAt: at, dripPlanId: plan!.id }),
+      ]);
+      expect(await mirrorSchedule(pub!.id)).toBe('placed');
+      const postId = (await getPublication(owner.id, pub!.id)).postId!;
+      await pauseDrip(owner.id, owner.siteId);
+      expect(await mirrorSchedule(pub!.id)).toBe('unscheduled');
+      expect((await wpPost(postId)).status).toBe('draft');
+      expect(await getPublication(owner.id, pub!.id)).toMatchObject({ status: 'queued', scheduledOnSite: false });
+      await resumeDrip(owner.id, owner.siteId);
+      expect(await mirrorSchedule(pub!.id)).toBe('moved');
+      expect(await wpPost(postId)).toMatchObject({ status: 'future', date_gmt: gmt(at) });
+      expect(await getPublication(owner.id, pub!.id)).toMatchObject({ status: 'queued', scheduledOnSite: true });
     });
 
     it('when Pro ends, posts already on the site schedule still go out; the others fail, and only they are warned about', async () => {
