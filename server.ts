@@ -25,6 +25,7 @@ import { databaseMarkedDown, markDatabaseUp, onceMoreIfLost } from './app/runtim
 import { newRequestId, REQUEST_ID_HEADER } from './app/runtime/request-id.server';
 import { logUnavailable, sendUnavailable } from './app/http/unavailable.server';
 import { lastErrorHandler } from './app/http/last-error.server';
+import { isApiPath, splitApiRoutes } from './app/http/split-build.server';
 import { migrate, migrationsApplied } from './db/migrate';
 import { openDatabase, type OpenDatabase } from './db/open';
 import { EmbeddedStartError } from './db/embedded';
@@ -37,9 +38,23 @@ const BODY_LIMIT = 1024 * 1024;
 
 export type AppOptions = { env: Env; db: OpenDatabase; build: ServerBuild; logger: pino.Logger };
 
-/** Security headers through helmet, with a fresh CSP nonce per request (read by entry.server through the load context). */
+/** The headers a helmet middleware sets, read once from a stand-in response. */
+function headersOf(middleware: (req: Request, res: Response, next: (err?: unknown) => void) => void, req: Request, res: object) {
+  const headers: [string, string][] = [];
+  const recorder = { ...res, setHeader: (name: string, value: string) => void headers.push([name, String(value)]), removeHeader: () => {} };
+  middleware(req, recorder as unknown as Response, () => {});
+  return headers;
+}
+
+/**
+ * Security headers through helmet, with a fresh CSP nonce per request (read by entry.server through
+ * the load context). helmet's answer is the same for every request but for the nonce, and its dozen
+ * middlewares cost about as much as a page's session lookup, so it runs once, at start-up, with a
+ * placeholder nonce; each request sets the recorded headers with its own nonce in the CSP.
+ */
 function securityHeaders(env: Env) {
   const https = env.APP_URL.startsWith('https:');
+  const placeholder = 'NONCE-PLACEHOLDER';
   const headers = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -63,11 +78,19 @@ function securityHeaders(env: Env) {
     strictTransportSecurity: https ? { maxAge: 31536000, includeSubDomains: true } : false,
     xFrameOptions: { action: 'deny' },
   });
-  return (req: Request, res: Response, next: NextFunction) => {
-    res.locals.cspNonce = crypto.randomBytes(16).toString('base64');
+  const recorded = headersOf(headers, {} as Request, { locals: { cspNonce: placeholder } });
+  const csp = recorded.find(([name]) => name === 'Content-Security-Policy');
+  if (!csp || csp[1].split(placeholder).length !== 2) throw new Error('helmet set no Content-Security-Policy with the nonce');
+  const [cspBefore, cspAfter] = csp[1].split(placeholder) as [string, string];
+  const fixed = recorded.filter((header) => header !== csp);
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    res.locals.cspNonce = nonce;
+    res.setHeader('Content-Security-Policy', cspBefore + nonce + cspAfter);
+    for (const [name, value] of fixed) res.setHeader(name, value);
     // helmet has no Permissions-Policy.
     res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
-    headers(req, res, next);
+    next();
   };
 }
 
@@ -389,16 +412,19 @@ export function createApp({ env, db, build, logger }: AppOptions): Express {
   app.use((req, _res, next) => (req.method === 'GET' || req.method === 'HEAD' ? requestScope.run(newRequestScope(), next) : next()));
   // A read whose database connection was lost under it is served once more; any other failure for
   // the database leaves Remix (entry.server's handleError throws it) for the last error handler's 503.
-  app.all(
-    '*',
+  // The API and the pages each have a Remix handler of their own routes (split-build.server.ts).
+  const remix = (routes: ServerBuild) =>
     retryReadOnLostConnection(
       createRequestHandler({
-        build,
+        build: routes,
         mode: env.NODE_ENV === 'production' ? 'production' : 'development',
         getLoadContext: (req, res) => ({ cspNonce: res.locals.cspNonce as string, clientIp: req.ip ?? '' }),
       }),
-    ),
-  );
+    );
+  const split = splitApiRoutes(build);
+  const api = remix(split.api);
+  const pages = remix(split.pages);
+  app.all('*', (req, res, next) => (isApiPath(req.path) ? api : pages)(req, res, next));
   app.use(lastErrorHandler(logger));
   return app;
 }

@@ -20,7 +20,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Ports } from './ssr-server';
-import { measureSequential, type SequentialRow } from './ssr-sequential';
+import { measureSequential, threadsCpuMs, type SequentialRow } from './ssr-sequential';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -137,12 +137,34 @@ async function main() {
     execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=16 --heap-growing-percent=100').split(' ').filter(Boolean),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  // BENCH_COMPARE=DIR: a second server from another checkout's production build (e.g. main's, in a
+  // worktree, built there), on the same database; the one-at-a-time measure then takes each of
+  // its targets in turn with this build's, so both see the same load on a shared machine.
+  const compareRoot = process.env.BENCH_COMPARE ? path.resolve(process.env.BENCH_COMPARE) : undefined;
+  let compare: ChildProcess | undefined;
+  if (compareRoot) {
+    const compareScript = path.join(compareRoot, 'build/bench/ssr-server.mjs');
+    await esbuild({
+      entryPoints: [path.join(ROOT, 'tests/bench/ssr-server.ts')],
+      outfile: compareScript,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
+    compare = fork(compareScript, [], {
+      execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=16 --heap-growing-percent=100').split(' ').filter(Boolean),
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+  }
   const stopAll = async () => {
     // A disconnect makes the child exit by itself, so flags such as --cpu-prof write their output.
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    if (child.connected) child.disconnect();
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    child.kill('SIGTERM');
+    for (const server of compare ? [child, compare] : [child]) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      if (server.connected) server.disconnect();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      server.kill('SIGTERM');
+    }
     const { closeSql } = await import('../../db/client');
     await closeSql();
     await cluster.stop();
@@ -152,6 +174,12 @@ async function main() {
       child.once('message', (m) => resolve(m as Ports));
       child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
+    const comparePorts =
+      compare &&
+      (await new Promise<Ports>((resolve, reject) => {
+        compare.once('message', (m) => resolve(m as Ports));
+        compare.once('exit', (code) => reject(new Error(`comparison server exited with ${code}`)));
+      }));
     const appBase = `http://127.0.0.1:${ports.app}`;
     const bareBase = `http://127.0.0.1:${ports.bare}`;
     const floorBase = `http://127.0.0.1:${ports.floor}`;
@@ -212,15 +240,48 @@ async function main() {
         `one request at a time: ${SEQUENTIAL_OPTIONS.rounds} rounds of ${SEQUENTIAL_OPTIONS.warmup} + ${SEQUENTIAL_OPTIONS.requests} requests per target ...\n`,
       );
       const onlySequential = process.env.BENCH_SEQUENTIAL_TARGETS?.split(',');
+      const sequentialTargets = [
+        { name: '/app signed in', url: `${appBase}/app`, headers: signedIn },
+        { name: '/app results list', url: `${appBase}/app?tab=results`, headers: signedIn },
+        { name: '/subscription', url: `${appBase}/subscription`, headers: signedIn },
+        // The same page without Accept-Encoding: the difference is what its compression costs.
+        { name: '/app, uncompressed', url: `${appBase}/app`, headers: { ...signedIn, 'accept-encoding': 'identity' } },
+        { name: '/ signed out, en', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'en-US,en;q=0.9' } },
+        { name: 'bare Express handler', url: `${bareBase}/`, headers: BROWSER },
+        // What Remix itself costs one at a time: the floor's minimal route, and with the app's route tree.
+        { name: 'Remix floor route', url: `${floorBase}/`, headers: BROWSER },
+        { name: 'floor, app routes', url: `http://127.0.0.1:${ports.treeFloor}/app`, headers: BROWSER },
+      ]
+        .filter((t) => t.name === 'bare Express handler' || !onlySequential || onlySequential.some((o) => t.name.includes(o)))
+        .flatMap((t) => {
+          const own = { ...t, pid: child.pid! };
+          if (!comparePorts || t.name === 'bare Express handler') return [own];
+          const port = t.url.startsWith(appBase)
+            ? comparePorts.app
+            : t.url.startsWith(floorBase)
+              ? comparePorts.floor
+              : comparePorts.treeFloor;
+          const url = t.url.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`);
+          return [
+            { ...own, group: t.name },
+            { ...t, name: `${t.name} [compare]`, url, pid: compare!.pid!, group: t.name },
+          ];
+        });
+      // BENCH_HTML_DIR=DIR: each page's HTML as served (decompressed), to compare what two builds render.
+      const htmlDir = process.env.BENCH_HTML_DIR;
+      if (htmlDir) {
+        fs.mkdirSync(htmlDir, { recursive: true });
+        for (const t of sequentialTargets) {
+          const response = await fetch(t.url, { headers: t.headers });
+          const file = path.join(htmlDir, t.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, ''));
+          fs.writeFileSync(`${file}.html`, await response.text());
+          fs.writeFileSync(`${file}.headers`, [...response.headers].map(([name, value]) => `${name}: ${value}\n`).join(''));
+        }
+      }
       sequential = await measureSequential(
-        [
-          { name: '/app signed in', url: `${appBase}/app`, headers: signedIn },
-          { name: '/app results list', url: `${appBase}/app?tab=results`, headers: signedIn },
-          { name: '/subscription', url: `${appBase}/subscription`, headers: signedIn },
-          { name: '/ signed out, en', url: `${appBase}/`, headers: { ...BROWSER, 'accept-language': 'en-US,en;q=0.9' } },
-          { name: 'bare Express handler', url: `${bareBase}/`, headers: BROWSER },
-        ].filter((t) => t.name === 'bare Express handler' || !onlySequential || onlySequential.some((o) => t.name.includes(o))),
-        () => cpuMs(child.pid!),
+        sequentialTargets,
+        (t) => cpuMs(t.pid),
+        (t) => threadsCpuMs(t.pid),
         SEQUENTIAL_OPTIONS,
       );
     }
@@ -376,12 +437,12 @@ async function main() {
           `${SEQUENTIAL_OPTIONS.warmup} warm-up + ${SEQUENTIAL_OPTIONS.requests} requests per target; medians of the rounds\n`,
       );
       console.log(
-        `${'target'.padEnd(24)}${'status'.padStart(7)}${'CPU ms/req'.padStart(12)}${'× bare'.padStart(9)}${'median ms'.padStart(11)}   CPU ms/req of each round`,
+        `${'target'.padEnd(24)}${'status'.padStart(7)}${'CPU ms/req'.padStart(12)}${'× bare'.padStart(9)}${'median CPU'.padStart(12)}${'median ms'.padStart(11)}   CPU ms/req (median) of each round`,
       );
       for (const r of sequential) {
         console.log(
           `${r.name.padEnd(24)}${String(r.status).padStart(7)}${r.cpuMs.toFixed(2).padStart(12)}${(r.cpuMs / bare.cpuMs).toFixed(1).padStart(9)}` +
-            `${r.medianMs.toFixed(2).padStart(11)}   ${r.rounds.map((x) => x.cpuMs.toFixed(2)).join(' ')}`,
+            `${r.medianCpuMs.toFixed(2).padStart(12)}${r.medianMs.toFixed(2).padStart(11)}   ${r.rounds.map((x) => `${x.cpuMs.toFixed(2)} (${x.medianCpuMs.toFixed(2)})`).join(' ')}`,
         );
       }
       console.log('\none at a time (server CPU per request: a ceiling is met at ≤ 1.00):');

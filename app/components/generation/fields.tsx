@@ -1,4 +1,4 @@
-import type { ReactElement, ReactNode, SelectHTMLAttributes } from 'react';
+import type { ReactNode, SelectHTMLAttributes } from 'react';
 import { ErrorList } from '~/components/ui/field';
 
 // Small form controls of the generation form: a labelled select and a labelled checkbox, wired for
@@ -9,20 +9,30 @@ export const selectClass =
 
 export type Option = { value: string; label: string; disabled?: boolean };
 
-// The <option> elements of an option list, made once per list: the form's lists are built once per
-// language (about 125 options a render), and React elements never change once made.
-const optionElements = new WeakMap<readonly Option[], ReactElement[]>();
-function optionsOf(options: readonly Option[]): ReactElement[] {
-  let elements = optionElements.get(options);
-  if (!elements) {
-    elements = options.map((o) => (
-      <option key={o.value} value={o.value} disabled={o.disabled}>
-        {o.label}
-      </option>
-    ));
-    optionElements.set(options, elements);
+// React's escaping of text and attribute values, so the markup below is what it would write.
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+// The <option>s of an option list as markup, made once per list and selected value: the form's
+// lists are built once per language (about 125 options a render), and React writing them out as
+// elements, one by one, was the largest part of the form's render. The markup is what React wrote
+// for the same elements, so the page, its hydration and its behaviour without JavaScript are the same.
+const optionMarkup = new WeakMap<readonly Option[], Map<string, string>>();
+function optionsHtml(options: readonly Option[], selected: string | undefined): string {
+  let byValue = optionMarkup.get(options);
+  if (!byValue) optionMarkup.set(options, (byValue = new Map()));
+  const key = selected ?? '';
+  let html = byValue.get(key);
+  if (html === undefined) {
+    html = options
+      .map(
+        (o) =>
+          `<option value="${escapeHtml(o.value)}"${o.value === selected ? ' selected=""' : ''}${o.disabled ? ' disabled=""' : ''}>${escapeHtml(o.label)}</option>`,
+      )
+      .join('');
+    byValue.set(key, html);
   }
-  return elements;
+  return html;
 }
 
 export function SelectField({
@@ -55,9 +65,13 @@ export function SelectField({
         aria-invalid={errorId ? true : undefined}
         aria-describedby={describedBy}
         className={selectClass}
-      >
-        {optionsOf(options)}
-      </select>
+        dangerouslySetInnerHTML={{
+          __html: optionsHtml(
+            options,
+            props.defaultValue === undefined || props.defaultValue === null ? undefined : String(props.defaultValue),
+          ),
+        }}
+      />
       {help ? (
         <p id={helpId} className="text-xs text-slate-600">
           {help}

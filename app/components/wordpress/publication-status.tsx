@@ -45,7 +45,13 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
           <Badge tone={live ? 'success' : 'neutral'}>{t(`publish.status.${shown}`)}</Badge>
           <span>{t(`row.${shown}`, { site: p.siteName })}</span>
           {p.link ? (
-            <a href={p.link} target="_blank" rel="noreferrer" className="font-medium text-indigo-700 hover:underline">
+            // At least 24 px tall: a target of its own in the row, not a word in a sentence (WCAG 2.5.8).
+            <a
+              href={p.link}
+              target="_blank"
+              rel="noreferrer"
+              className="inline-flex min-h-6 items-center font-medium text-indigo-700 hover:underline"
+            >
               {p.kind === 'media' ? t('publish.viewImage') : live ? t('publish.viewPost') : t('publish.editPost')}
             </a>
           ) : null}
