@@ -686,7 +686,7 @@ export const operations: ApiOperation[] = [
     tag: 'WordPress',
     summary: 'Publish a post now or at publishDate (queued; subscribe to publication.published)',
     description:
-      "For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only.",
+      "For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only. `status: draft` or `pending` answers that status (not `published`) with the post's wp-admin edit link; `status: future` with a `publishDate` already past is refused (400); a later one is made on the site at once as a scheduled (`future`) post, which our watchdog publishes on time if WordPress has not.",
     body: {
       schema: publishSchema(keys),
       source: wp('publishSchema'),
@@ -722,6 +722,8 @@ export const operations: ApiOperation[] = [
     path: '/api/wordpress/publish-bulk',
     tag: 'WordPress',
     summary: 'Publish many results, spread over a schedule',
+    description:
+      '`postStatus` gives every post its status on the site: `publish` (the default), `draft` or `pending` (review). Posts to be published at a later time are made on the site at once as scheduled (`future`) posts, so wp-admin shows them; ours publishes them on time if WordPress has not.',
     body: { schema: bulkPublishSchema(keys), source: wp('bulkPublishSchema') },
     response: {
       status: 202,

@@ -57,6 +57,7 @@ export const ERROR_STATUS: {
     not_image: 400,
     past_start: 400,
     past_time: 400,
+    past_publish_date: 400,
     already_published: 409,
     // A post no longer waiting: gone from the queue (as not found), or not waiting on a retry.
     not_queued: 404,

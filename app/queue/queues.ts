@@ -104,9 +104,14 @@ export const queues = {
   },
   // WordPress publishing, now or at publish_at (startAfter). Retries back off from 30 s and double:
   // twelve retries span about 34 hours before an item ends failed with the site's message. The same
-  // queue carries the late internal links of a published post (`linkFixups`: its publication id).
+  // queue carries the late internal links of a published post (`linkFixups`: its publication id) and
+  // the keeping of a scheduled post's place in WordPress's own schedule (`mirror`: its publication id).
   'wordpress-publish': {
-    payload: z.union([z.object({ publicationId: z.string().uuid() }), z.object({ linkFixups: z.string().uuid() })]),
+    payload: z.union([
+      z.object({ publicationId: z.string().uuid() }),
+      z.object({ linkFixups: z.string().uuid() }),
+      z.object({ mirror: z.string().uuid() }),
+    ]),
     options: {
       retryLimit: 12,
       retryDelay: 30,

@@ -3,16 +3,19 @@ import { WordPressServiceError } from '~/services/wordpress/errors.server';
 import { getPublication, queuePublish } from '~/services/wordpress/publications.server';
 import { publishAndWait } from '~/services/wordpress/publish-now.server';
 import { publishSchema, type PublishPayload } from '~/utils/wordpress-schemas';
+import { shownStatus } from '~/utils/publication-state';
 import { withApi, type ApiContext } from '~/http/api-context.server';
 import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
 // POST the publish payload; Pro and Pro (Ending) only. The post is made by the
 // `wordpress-publish` job (the one idempotent path). Publish now (status publish/draft/pending)
-// waits for it up to WORDPRESS_PUBLISH_WAIT_SECONDS: { success: true, postId, link } (200), or the
+// waits for it up to WORDPRESS_PUBLISH_WAIT_SECONDS: { success: true, postId, link, status } (200;
+// status draft or pending with the post's wp-admin link when so asked), or the
 // site's failure { success: false, error } (502); a slower site is 202 { success: true, queued,
 // publicationId } and finishes in the background (GET /api/wordpress/scheduled/{publicationId}).
-// Scheduled (future) answers { success: true, publicationId, publishAt } at once. `target: 'media'`
+// Scheduled (future) answers { success: true, publicationId, publishAt } at once (a past publishDate
+// is refused, 400); the post is made on the site's own schedule at once when far enough ahead. `target: 'media'`
 // puts an image result's images into the media library only (link: the first one's URL). A result
 // already published to the site (or waiting to be) is a 409 with `existing` unless the payload says
 // `onExisting`: 'update' (that post) or 'new' (another post). Once per Idempotency-Key, so a retried
@@ -49,7 +52,10 @@ async function answerPublish(ctx: ApiContext, input: PublishPayload, publication
   const done = await publishAndWait(ctx.user.id, input, undefined, () => getPublication(ctx.user.id, publicationId));
   if (!done) return ctx.error(400, ctx.t('publish.noContent'));
   const { publication: pub, outcome } = done;
-  const common = { publicationId: pub.id, status: pub.status, kind: pub.kind, publishAt: pub.publishAt };
+  // A draft or a post pending review is reported as such (its link: where the blogger edits it).
+  const shown = shownStatus(pub);
+  const status = shown === 'updated' ? 'published' : shown;
+  const common = { publicationId: pub.id, status, postStatus: pub.postStatus, kind: pub.kind, publishAt: pub.publishAt };
   if (outcome === 'published') return ctx.ok({ success: true, postId: pub.postId, link: pub.link, ...common });
   if (outcome === 'scheduled') return ctx.ok({ success: true, postId: null, ...common });
   if (outcome === 'background') {

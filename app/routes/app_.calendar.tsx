@@ -132,7 +132,8 @@ export default function Calendar() {
   const weekday = dateTimeFormat(i18n.language, { weekday: 'short', timeZone: 'UTC' });
   const weekdayLong = dateTimeFormat(i18n.language, { weekday: 'long', timeZone: 'UTC' });
   const dayLabel = dateTimeFormat(i18n.language, { dateStyle: 'full', timeZone: 'UTC' });
-  const total = Object.values(days).reduce((n, list) => n + list.length, 0);
+  // An update of a post already on the site is not another post this month.
+  const total = Object.values(days).reduce((n, list) => n + list.filter((e) => !e.update).length, 0);
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>

@@ -38,6 +38,7 @@ import { rootT } from '~/utils/meta';
 import { requestTimeZone } from '~/runtime/time-zone.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';
+import { POST_STATUSES } from '~/utils/publication-state';
 
 // Bulk publish: the results chosen on the Results or WordPress tab (?ids=, repeated or
 // comma-separated), to one site (?site= switches it and reloads its categories), published now or
@@ -291,6 +292,28 @@ export default function PublishBulk() {
                   weekdays: errorsOf('weekdays'),
                 }}
               />
+
+              <fieldset data-testid="bulk-post-status">
+                <legend className="text-sm font-medium text-slate-800">{t('bulk.postStatus')}</legend>
+                <div className="mt-2 flex flex-wrap gap-4">
+                  {POST_STATUSES.map((status) => (
+                    <label key={status} className="flex items-center gap-2 text-sm text-slate-800">
+                      <input
+                        type="radio"
+                        name="postStatus"
+                        value={status}
+                        defaultChecked={(posted('postStatus') ?? 'publish') === status}
+                        className="size-4"
+                      />
+                      {status === 'publish'
+                        ? t('bulk.postStatusPublish')
+                        : status === 'draft'
+                          ? t('bulk.postStatusDraft')
+                          : t('bulk.postStatusPending')}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
 
               <TaxonomyFields categories={categories} categoriesFailed={categoriesFailed} tagsName={fields.tags.name} />
               {termChoices ? <PostTermsReview review={termChoices} /> : null}

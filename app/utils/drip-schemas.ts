@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { DRIP_MAX_PER_DAY, DRIP_SPREADS, minutesOf } from './drip-plan';
 import { validTimeZone } from './time-zone';
-import { BULK_MAX, perPostTerms, siteIdField } from './wordpress-schemas';
+import { BULK_MAX, perPostTerms, postStatusField, siteIdField } from './wordpress-schemas';
 
 // The drip form of the bulk publish page, the same on the server and in the browser:
 // the results, the site, its rules (N a day, a daily window, weekdays, even or random) in a time
@@ -61,6 +61,7 @@ export function dripSchema(t: Translate) {
         .or(z.literal(''))
         .optional()
         .transform((v) => (v ? v : undefined)),
+      postStatus: postStatusField,
       seed: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
       plannedAt: z
         .string()
@@ -92,6 +93,7 @@ export function dripSchema(t: Translate) {
       perPost: v.perPost,
       featured: v.featured,
       onExisting: v.onExisting,
+      postStatus: v.postStatus,
       seed: v.seed,
       plannedAt: v.plannedAt,
       fingerprint: v.fingerprint,

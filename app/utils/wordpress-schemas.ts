@@ -3,6 +3,7 @@ import type { Translate } from './auth-schemas';
 import { validTimeZone } from './time-zone';
 import { zonedToInstant } from './zoned-time';
 import { META_DESCRIPTION_MAX, SEO_TITLE_MAX, seoFieldsSchema } from './seo-fields';
+import { POST_STATUSES } from './publication-state';
 
 // The WordPress forms' rules, the same on the server and in the browser. Messages come
 // from the `wordpress` namespace in the user's language.
@@ -164,6 +165,13 @@ export const perPostTerms = z
   .optional()
   .transform((v) => Object.fromEntries((v ?? []).map((p) => [p.resultId, { categories: p.categories, tags: p.tags }])));
 
+/** The posts' status on the site for a bulk or drip run: published (the default), drafts, or pending review. */
+export const postStatusField = z
+  .enum(POST_STATUSES)
+  .or(z.literal(''))
+  .optional()
+  .transform((v) => (v ? v : 'publish'));
+
 /** The chosen site of a publish form (bulk, drip): a positive id, or the one message. */
 export const siteIdField = (t: Translate) =>
   z.coerce
@@ -211,6 +219,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         .or(z.literal(''))
         .optional()
         .transform((v) => (v ? v : undefined)),
+      postStatus: postStatusField,
     })
     .transform((v, ctx) => {
       const timeZone = validTimeZone(v.timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC';
@@ -232,6 +241,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         featured: v.featured,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
         onExisting: v.onExisting,
+        postStatus: v.postStatus,
       };
     });
 }

@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import { runPublication, runPublicationLinkFixups } from '~/services/wordpress/publish-job.server';
+import { mirrorSchedule } from '~/services/wordpress/schedule-mirror.server';
 import { getBoss } from '~/queue/boss';
 import { queues } from '~/queue/queues';
 import { jobSql } from '../../db/client';
@@ -15,6 +16,7 @@ export async function handleWordPressPublish(jobs: PgBoss.Job<unknown>[]): Promi
       const final = typeof meta.retryCount === 'number' && typeof meta.retryLimit === 'number' && meta.retryCount >= meta.retryLimit;
       try {
         if ('linkFixups' in payload) await runPublicationLinkFixups(payload.linkFixups, { final }, jobSql);
+        else if ('mirror' in payload) await mirrorSchedule(payload.mirror, {}, jobSql);
         else await runPublication(payload.publicationId, { jobId: job.id, final }, jobSql);
       } catch (error) {
         await boss.fail('wordpress-publish', job.id, { message: error instanceof Error ? error.message : String(error) });

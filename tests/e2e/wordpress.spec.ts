@@ -174,24 +174,29 @@ test('select results on the Results tab and publish them in bulk; each row shows
   const scheduled = (await (await page.request.get('/api/wordpress/scheduled')).json()).scheduled as { publishAt: string }[];
   expect(new Date(scheduled[1]!.publishAt).getTime() - new Date(scheduled[0]!.publishAt).getTime()).toBe(2 * 86_400_000);
 
-  // Publish the third now, from the WordPress tab; the worker publishes it to the real site.
+  // The third now as a draft, from the WordPress tab; the worker makes it on the real site.
   await page.getByTestId('integration-result').filter({ hasText: titles[2]! }).getByRole('checkbox').check();
   await page.getByRole('button', { name: 'Publish selected' }).click();
   await page.waitForURL('**/app/publish-bulk?**');
   await expect(page.getByTestId('bulk-selected')).toHaveText('1 result selected');
+  await page.getByLabel('Draft (review in WordPress before it goes live)').check();
   await page.getByRole('button', { name: 'Queue 1 post' }).click();
   await page.waitForURL('**/app?tab=wordpress');
   await expect(page.getByText('1 post queued')).toBeVisible();
 
-  // The rows: scheduled, published with a link to the post, and (forced here) failed with the site's message.
+  // The rows: scheduled, a draft with the link to edit it in wp-admin, and (forced here) failed with the site's message.
   await failPublicationOf(beta!, 'rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
   await expect(async () => {
     await page.goto('/app?tab=results');
-    await expect(row(titles[2]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'published', {
+    await expect(row(titles[2]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'draft', {
       timeout: 1000,
     });
   }).toPass({ timeout: 60_000 });
-  await expect(row(titles[2]!).getByRole('link', { name: 'View post' })).toHaveAttribute('href', /^http:\/\/127\.0\.0\.1:\d+\//);
+  await expect(row(titles[2]!).getByTestId('result-publication')).toContainText('Saved as a draft on');
+  await expect(row(titles[2]!).getByRole('link', { name: 'Open in WordPress' })).toHaveAttribute(
+    'href',
+    /^http:\/\/127\.0\.0\.1:\d+\/wp-admin\/post\.php\?post=\d+&action=edit$/,
+  );
   await accessible(page, jsEnabled);
   await expect(row(titles[0]!).getByTestId('result-publication')).toHaveAttribute('data-publication-status', 'scheduled');
   await expect(row(titles[0]!).getByTestId('result-publication')).toContainText('Scheduled');

@@ -216,11 +216,14 @@ describe('bulk publishing', () => {
     ]);
 
     // Now: every job is due at once.
+    // Their status on the site: pending review here (publish when left out, as above).
+    expect(body.publications.map((p: { postStatus: string }) => p.postStatus)).toEqual(['publish', 'publish', 'publish']);
     const now = await results(pro.id, 'Api now', 2);
     const queued = await (
-      await pro.client.postJson('/api/wordpress/publish-bulk', { siteId: pro.siteId, resultIds: now, mode: 'now' })
+      await pro.client.postJson('/api/wordpress/publish-bulk', { siteId: pro.siteId, resultIds: now, mode: 'now', postStatus: 'pending' })
     ).json();
     expect(queued.queued).toBe(2);
+    expect(queued.publications.map((p: { postStatus: string }) => p.postStatus)).toEqual(['pending', 'pending']);
     for (const j of await jobsOf(queued.publications.map((p: { id: string }) => p.id)))
       expect(j.start_after.getTime()).toBeLessThanOrEqual(Date.now());
 
@@ -328,6 +331,9 @@ describe('bulk publishing', () => {
     expect(html).toContain('3 results selected');
     expect(html).toContain('1 selected result is not a completed text result and is left out.');
     expect(html).toContain('News');
+    // The posts' status on the site, a plain radio group (published by default).
+    expect(html).toContain('Status on the site');
+    expect(html).toMatch(/<input type="radio" name="postStatus"[^>]* checked=""[^>]* value="publish"/);
 
     const base = (extra: [string, string][]): [string, string][] => [
       ['siteId', String(pro.siteId)],
@@ -365,8 +371,11 @@ describe('bulk publishing', () => {
       ['unit', 'hours'],
       ['categories', String(news.id)],
       ['tags', 'one, two'],
+      ['postStatus', 'draft'],
     ]);
     expect(res.status).toBe(302);
+    const statuses = await sql<{ wp_status: string }[]>`SELECT wp_status FROM wordpress_publications WHERE user_id = ${pro.id}`;
+    expect(statuses.map((r) => r.wp_status)).toEqual(['draft', 'draft', 'draft']);
     expect(res.headers.get('location')).toBe('/app?tab=wordpress');
     const rows = await sql<{ publish_at: Date; categories: string[]; tags: string[]; title: string; featured_image: Buffer | null }[]>`
       SELECT publish_at, categories, tags, title, featured_image FROM wordpress_publications WHERE user_id = ${pro.id} ORDER BY publish_at`;

@@ -154,7 +154,7 @@ describe('POST /api/wordpress/publish', () => {
     await waitFor(async () => (await postsTitled(`${title} zh`)).length === 1);
   });
 
-  it('scheduled: { success: true } with the publication id, nothing on the site yet', async () => {
+  it('scheduled: { success: true } with the publication id; the post is queued to wait on the site as future', async () => {
     const title = `Contract later ${Date.now()}`;
     const publishDate = new Date(Date.now() + 86_400_000).toISOString();
     const res = await client.postJson('/api/wordpress/publish', { siteId, title, content: '<p>Later</p>', status: 'future', publishDate });
@@ -162,8 +162,34 @@ describe('POST /api/wordpress/publish', () => {
     const body = await res.json();
     expect(body).toMatchObject({ success: true, postId: null, status: 'queued', publishAt: publishDate });
     expect(body.publicationId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await postsTitled(title)).toHaveLength(0);
+    // Made on the site's own schedule at once by a mirror job (read back step by step in
+    // wordpress-review.test.ts), never published before its time.
+    const [mirror] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'wordpress-publish' AND data->>'mirror' = ${body.publicationId}`;
+    expect(mirror!.n).toBe(1);
+    expect((await postsTitled(title)).filter((p) => p.status === 'publish')).toHaveLength(0);
+    // Canceling moves it to the site's trash (read back step by step: wordpress-review.test.ts).
     expect((await client.request(`/api/wordpress/scheduled/${body.publicationId}`, { method: 'DELETE' })).status).toBe(200);
+  });
+
+  it('a draft is answered as a draft, with the link to edit it in wp-admin', async () => {
+    const title = `Contract draft ${Date.now()}`;
+    const res = await client.postJson('/api/wordpress/publish', { siteId, title, content: '<p>Draft</p>', status: 'draft' });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ success: true, status: 'draft', postStatus: 'draft' });
+    expect(body.link).toBe(`${wp.url}/wp-admin/post.php?post=${body.postId}&action=edit`);
+    expect((await postsTitled(title))[0]).toMatchObject({ id: body.postId, status: 'draft' });
+    // A time already past is refused in the reader's words, and nothing is queued.
+    const past = await client.postJson('/api/wordpress/publish', {
+      siteId,
+      title: `${title} past`,
+      content: '<p>Past</p>',
+      status: 'future',
+      publishDate: new Date(Date.now() - 3_600_000).toISOString(),
+    });
+    expect(past.status).toBe(400);
+    expect((await past.json()).error).toBe('The scheduled time has already passed. Choose a later time, or publish now.');
   });
 
   it('a failure the site gives within the bound: { success: false, error } (502)', async () => {

@@ -4,12 +4,16 @@ import { Button } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { formatTime } from '~/utils/time-zone';
 import { instantToZoned } from '~/utils/zoned-time';
+import { shownStatus, type PostStatus } from '~/utils/publication-state';
 
 export type CalendarEntry = {
   id: string;
   siteName: string;
   title: string;
   status: 'queued' | 'published' | 'failed' | 'canceled';
+  postStatus?: PostStatus;
+  /** It updates a post already on the site (not another post). */
+  update?: boolean;
   publishAt: string;
   held: boolean;
   link: string | null;
@@ -29,17 +33,20 @@ const statusClass = {
 export function CalendarEntryItem({ entry, timeZone }: { entry: CalendarEntry; timeZone: string }) {
   const { t, i18n } = useTranslation('wordpress');
   const local = instantToZoned(new Date(entry.publishAt), timeZone);
-  const state = entry.held ? t('calendar.held') : t(`publish.status.${entry.status}`);
+  const shown = shownStatus({ ...entry, updatesPost: entry.update });
+  const state = entry.held ? t('calendar.held') : t(`publish.status.${shown}`);
   return (
     <li
       className={`rounded-md px-1.5 py-1 text-xs ring-1 ring-inset ${statusClass[entry.status]}`}
       data-testid="calendar-entry"
-      data-status={entry.held ? 'held' : entry.status}
+      data-status={entry.held ? 'held' : shown}
+      data-update={entry.update ? 'true' : undefined}
     >
       <p className="text-slate-700">
         <time dateTime={entry.publishAt}>{formatTime(entry.publishAt, i18n.language, timeZone)}</time> · {entry.siteName}
       </p>
       <p className="break-words font-medium text-slate-900">{entry.title}</p>
+      {entry.update ? <p className="text-slate-600">{t('calendar.update')}</p> : null}
       <p className="text-slate-700">
         {entry.link ? (
           <a href={entry.link} target="_blank" rel="noreferrer" className="text-indigo-700 underline">

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { Badge } from '~/components/ui/badge';
+import { shownStatus, type PostStatus } from '~/utils/publication-state';
 import { PublicationError } from './publication-error';
 import { ZonedTime } from './zoned-time';
 
@@ -17,6 +18,10 @@ export type PublicationView = {
   seoWritten?: boolean | null;
   /** 'media': an image result sent to the media library only (the link is the image). */
   kind?: 'post' | 'media';
+  /** The post's status on the site: a draft or pending post is not published. */
+  postStatus?: PostStatus;
+  /** It updated a post already on the site. */
+  updatesPost?: boolean;
 };
 
 /**
@@ -26,16 +31,19 @@ export type PublicationView = {
 export function PublicationStatus({ publication: p, timeZone }: { publication: PublicationView; timeZone: string }) {
   const { t } = useTranslation('wordpress');
   const scheduled = p.status === 'queued' && new Date(p.publishAt).getTime() > Date.now() + 60_000 && !p.lastError;
+  // published, draft, pending or updated once done on the site.
+  const shown = shownStatus(p);
+  const live = shown === 'published' || shown === 'updated';
   return (
     <p
       className={`flex flex-wrap items-center gap-x-2 gap-y-1 break-words text-sm ${p.status === 'failed' ? 'text-red-700' : 'text-slate-700'}`}
       data-testid="result-publication"
-      data-publication-status={scheduled ? 'scheduled' : p.status}
+      data-publication-status={scheduled ? 'scheduled' : shown}
     >
       {p.status === 'published' ? (
         <>
-          <Badge tone="success">{t('publish.status.published')}</Badge>
-          <span>{t('row.published', { site: p.siteName })}</span>
+          <Badge tone={live ? 'success' : 'neutral'}>{t(`publish.status.${shown}`)}</Badge>
+          <span>{t(`row.${shown}`, { site: p.siteName })}</span>
           {p.link ? (
             // At least 24 px tall: a target of its own in the row, not a word in a sentence (WCAG 2.5.8).
             <a
@@ -44,7 +52,7 @@ export function PublicationStatus({ publication: p, timeZone }: { publication: P
               rel="noreferrer"
               className="inline-flex min-h-6 items-center font-medium text-indigo-700 hover:underline"
             >
-              {p.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
+              {p.kind === 'media' ? t('publish.viewImage') : live ? t('publish.viewPost') : t('publish.editPost')}
             </a>
           ) : null}
           {p.seoWritten === false ? (

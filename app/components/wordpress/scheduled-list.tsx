@@ -4,6 +4,7 @@ import { Badge } from '~/components/ui/badge';
 import { Button } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { instantToZoned } from '~/utils/zoned-time';
+import { shownStatus, type PostStatus, type ShownStatus } from '~/utils/publication-state';
 import { PublicationError } from './publication-error';
 import { ZonedTime } from './zoned-time';
 
@@ -20,9 +21,21 @@ export type ScheduledItem = {
   link: string | null;
   seoWritten?: boolean | null;
   kind?: 'post' | 'media';
+  postStatus?: PostStatus;
+  updatesPost?: boolean;
+  /** Already on the site's own schedule (wp-admin shows it). */
+  scheduledOnSite?: boolean;
 };
 
-const tone = { queued: 'brand', published: 'success', failed: 'warning', canceled: 'neutral' } as const;
+const tone: Record<ShownStatus, 'brand' | 'success' | 'warning' | 'neutral'> = {
+  queued: 'brand',
+  published: 'success',
+  updated: 'success',
+  draft: 'neutral',
+  pending: 'neutral',
+  failed: 'warning',
+  canceled: 'neutral',
+};
 
 /**
  * What waits to be published (cancel, move, or retry now one waiting on its backoff after
@@ -61,6 +74,11 @@ export function ScheduledList({
                 <p className="text-sm text-slate-600">
                   {item.siteName} · <ZonedTime iso={item.publishAt} timeZone={timeZone} siteTimeZone={item.siteTimeZone} />{' '}
                   <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
+                  {item.scheduledOnSite ? (
+                    <span className="ml-1 text-slate-600" data-testid="scheduled-on-site">
+                      · {t('scheduled.onSite')}
+                    </span>
+                  ) : null}
                 </p>
                 {item.lastError ? (
                   <p className="text-sm text-red-700">
@@ -108,36 +126,48 @@ export function ScheduledList({
         <>
           <h3 className="mt-6 text-sm font-semibold text-slate-900">{t('scheduled.recent')}</h3>
           <ul className="mt-2 divide-y divide-slate-200">
-            {scheduled.recent.map((item) => (
-              <li key={item.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm" data-testid="recent-row">
-                <span className="min-w-0 truncate text-slate-900">
-                  {item.title} <span className="text-slate-600">· {item.siteName}</span>
-                </span>
-                <span className="flex items-center gap-2">
-                  <Badge tone={tone[item.status]}>{t(`publish.status.${item.status}`)}</Badge>
-                  {item.status === 'failed' ? (
-                    <span className="text-red-700">
-                      <PublicationError code={item.lastErrorCode} raw={item.lastError} />
-                    </span>
-                  ) : null}
-                  {item.link ? (
-                    <a
-                      href={item.link}
-                      className="inline-flex min-h-6 items-center font-medium text-indigo-700 hover:underline"
-                      target="_blank"
-                      rel="noreferrer"
-                    >
-                      {item.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
-                    </a>
-                  ) : null}
-                  {item.status === 'published' && item.seoWritten === false ? (
-                    <span className="text-amber-800" data-testid="seo-not-written">
-                      {t('seo.notWritten')}
-                    </span>
-                  ) : null}
-                </span>
-              </li>
-            ))}
+            {scheduled.recent.map((item) => {
+              const shown = shownStatus(item);
+              return (
+                <li
+                  key={item.id}
+                  className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm"
+                  data-testid="recent-row"
+                  data-status={shown}
+                >
+                  <span className="min-w-0 truncate text-slate-900">
+                    {item.title} <span className="text-slate-600">· {item.siteName}</span>
+                  </span>
+                  <span className="flex items-center gap-2">
+                    <Badge tone={tone[shown]}>{t(`publish.status.${shown}`)}</Badge>
+                    {item.status === 'failed' ? (
+                      <span className="text-red-700">
+                        <PublicationError code={item.lastErrorCode} raw={item.lastError} />
+                      </span>
+                    ) : null}
+                    {item.link ? (
+                      <a
+                        href={item.link}
+                        className="inline-flex min-h-6 items-center font-medium text-indigo-700 hover:underline"
+                        target="_blank"
+                        rel="noreferrer"
+                      >
+                        {item.kind === 'media'
+                          ? t('publish.viewImage')
+                          : shown === 'draft' || shown === 'pending'
+                            ? t('publish.editPost')
+                            : t('publish.viewPost')}
+                      </a>
+                    ) : null}
+                    {item.status === 'published' && item.seoWritten === false ? (
+                      <span className="text-amber-800" data-testid="seo-not-written">
+                        {t('seo.notWritten')}
+                      </span>
+                    ) : null}
+                  </span>
+                </li>
+              );
+            })}
           </ul>
         </>
       ) : null}

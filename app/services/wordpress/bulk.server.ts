@@ -1,5 +1,6 @@
 import { sql, transaction, type Db } from '../../../db/client';
 import { instantToZoned, zonedToInstant } from '~/utils/zoned-time';
+import type { PostStatus } from '~/utils/publication-state';
 import { getResult, type Result } from '../results.server';
 import { WordPressServiceError } from './errors.server';
 import { getSite, listSites } from './sites.server';
@@ -78,6 +79,8 @@ export type BulkPublishInput = {
    * new one, or leave them out. Unset: refused (already_published) when there is any.
    */
   onExisting?: 'update' | 'new' | 'skip';
+  /** The posts' status on the site: published (default), drafts, or pending review. */
+  postStatus?: PostStatus;
   /** A drip schedule instead: plans the chosen results' times inside this transaction (drip.server.ts). */
   drip?: DripTimes;
 };
@@ -126,19 +129,23 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
       updates.set(r.id, earlier.postId);
       return true;
     });
+    // A drip plans new posts only: an update of a post already on the site is not another post, so
+    // it takes no day's slot and goes out at once.
+    const planned = input.drip ? chosen.filter((r) => !updates.has(r.id)) : chosen;
     const dripped = input.drip
       ? await input.drip(
-          chosen.map((r) => ({ id: r.id, title: r.title?.trim() || r.prompt })),
+          planned.map((r) => ({ id: r.id, title: r.title?.trim() || r.prompt })),
           tx,
         )
       : null;
-    const times = dripped
+    const plannedTimes = dripped
       ? dripped.times
       : input.schedule
         ? zonedSchedule(input.schedule.start, chosen.length, input.schedule.every, input.schedule.unit, input.schedule.timeZone)
         : null;
+    const timeOf = new Map(plannedTimes ? planned.map((r, i) => [r.id, plannedTimes[i]!]) : []);
     const requests: PublishRequest[] = [];
-    for (const [i, r] of chosen.entries()) {
+    for (const r of chosen) {
       requests.push({
         updatePostId: updates.get(r.id) ?? null,
         siteId: input.siteId,
@@ -148,8 +155,9 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         excerpt: '',
         categories: input.perPost?.[r.id]?.categories ?? input.categories,
         tags: input.perPost?.[r.id]?.tags ?? input.tags,
-        publishAt: times ? times[i]! : null,
-        dripPlanId: dripped?.planId ?? null,
+        publishAt: timeOf.get(r.id) ?? null,
+        dripPlanId: dripped && timeOf.has(r.id) ? dripped.planId : null,
+        wpStatus: input.postStatus ?? 'publish',
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
         seo: r.seo,
       });

@@ -10,7 +10,7 @@ import { getPublication } from './publications.server';
 import type { Publication } from './publication-record.server';
 import { reschedulePublication } from './schedules.server';
 import { queueBulkPublications, type BulkPublishInput } from './bulk.server';
-import { cancelPublishJobs } from './publish-queue.server';
+import { cancelPublishJobs, queueScheduleMirror } from './publish-queue.server';
 
 // Drip schedules: a site's rules (wordpress_drip_schedules), the plans confirmed with
 // them (wordpress_drip_plans: seed, rules, zone) and pause/resume. A plan's posts are ordinary
@@ -105,12 +105,15 @@ function plannerError(error: unknown, situation: 'plan' | 'resume'): never {
   throw new WordPressServiceError(error.code === 'no_capacity' ? 'no_capacity' : 'outside_rules');
 }
 
-/** Publish times already on the site's days from `from` on (queued or published): they use up a day's N. */
+/**
+ * Publish times already on the site's days from `from` on (queued or published): they use up a
+ * day's N. An update of a post already there is not another post and uses none.
+ */
 async function takenOnSite(siteId: number, from: Date, except: string[], db: Db): Promise<Date[]> {
   const rows = await db<{ publish_at: Date }[]>`
     SELECT publish_at FROM wordpress_publications
     WHERE site_id = ${siteId} AND status IN ('queued', 'published') AND publish_at >= ${new Date(from.getTime() - 2 * 86_400_000)}
-      AND NOT (id = ANY(${except}::uuid[]))`;
+      AND update_post_id IS NULL AND NOT (id = ANY(${except}::uuid[]))`;
   return rows.map((r) => r.publish_at);
 }
 
@@ -145,6 +148,7 @@ export async function queueDrip(
     perPost: input.perPost,
     featured: input.featured,
     onExisting: input.onExisting,
+    postStatus: input.postStatus,
     schedule: null,
     drip: async (chosen, tx) => {
       await tx`SELECT id FROM wordpress_sites WHERE user_id = ${userId} AND id = ${input.siteId} FOR UPDATE`;
@@ -177,8 +181,11 @@ export async function queueDrip(
       return { times, planId: plan!.id };
     },
   };
+  // Updates go out at once (no planned time), so only the planned posts make the fingerprint.
   const fingerprintOf = (pubs: Publication[]) =>
-    planFingerprint(pubs.map((p) => ({ resultId: p.resultId ?? '', title: p.title, publishAt: p.publishAt })));
+    planFingerprint(
+      pubs.filter((p) => !p.updatesPost).map((p) => ({ resultId: p.resultId ?? '', title: p.title, publishAt: p.publishAt })),
+    );
   if (!opts.dryRun) {
     const publications = await queueBulkPublications(userId, bulk);
     return { publications, fingerprint: fingerprintOf(publications) };
@@ -197,10 +204,21 @@ export async function queueDrip(
 /** Pauses a site's schedule: its plans' posts that come due are held (they stay queued). */
 export async function pauseDrip(userId: string, siteId: number, db: Db = sql): Promise<void> {
   if (!Number.isSafeInteger(siteId) || siteId < 1) throw new WordPressServiceError('no_schedule');
-  const rows = await db`
-    UPDATE wordpress_drip_schedules SET paused_at = COALESCE(paused_at, now()), updated_at = now()
-    WHERE user_id = ${userId} AND site_id = ${siteId} RETURNING site_id`;
-  if (!rows.length) throw new WordPressServiceError('no_schedule');
+  await transaction(db, async (tx) => {
+    const rows = await tx`
+      UPDATE wordpress_drip_schedules SET paused_at = COALESCE(paused_at, now()), updated_at = now()
+      WHERE user_id = ${userId} AND site_id = ${siteId} RETURNING site_id`;
+    if (!rows.length) throw new WordPressServiceError('no_schedule');
+    // Nothing may go out while paused: posts already on the site's schedule are taken off it (drafts
+    // until resumed), or WP-Cron would publish them.
+    const placed = await tx<{ id: string }[]>`
+      SELECT id FROM wordpress_publications
+      WHERE user_id = ${userId} AND site_id = ${siteId} AND status = 'queued' AND drip_plan_id IS NOT NULL AND wp_post_id IS NOT NULL`;
+    await queueScheduleMirror(
+      placed.map((p) => p.id),
+      tx,
+    );
+  });
 }
 
 /**
@@ -221,6 +239,11 @@ export async function resumeDrip(userId: string, siteId: number, db: Db = sql): 
       WHERE user_id = ${userId} AND site_id = ${siteId} AND status = 'queued' AND drip_plan_id IS NOT NULL
       ORDER BY publish_at, created_at FOR UPDATE`;
     const now = new Date();
+    // Back on the site's schedule (at their new times when planned again below).
+    await queueScheduleMirror(
+      waiting.map((w) => w.id),
+      tx,
+    );
     if (!waiting.some((w) => w.publish_at.getTime() <= now.getTime())) return { jobs: [] as string[], replanned: 0, first: null };
     const ids = waiting.map((w) => w.id);
     let times: Date[];
@@ -276,6 +299,8 @@ export async function moveScheduled(
     const [{ drip_plan_id } = { drip_plan_id: null }] = await tx<{ drip_plan_id: string | null }[]>`
       SELECT drip_plan_id FROM wordpress_publications WHERE id = ${id}`;
     const schedule = drip_plan_id ? await getDripSchedule(userId, pub.siteId, tx) : null;
+    // An update of a post already on the site is not another post: no day's N to keep.
+    const counts = !pub.updatesPost;
     if (schedule) {
       await tx`SELECT id FROM wordpress_sites WHERE id = ${pub.siteId} FOR UPDATE`;
       const local = instantToZoned(at, schedule.timeZone);
@@ -284,7 +309,7 @@ export async function moveScheduled(
         throw new WordPressServiceError('outside_rules');
       }
       const sameDay = (await takenOnSite(pub.siteId, at, [id], tx)).filter((t) => instantToZoned(t, schedule.timeZone).date === local.date);
-      if (sameDay.length >= schedule.perDay) throw new WordPressServiceError('no_capacity');
+      if (counts && sameDay.length >= schedule.perDay) throw new WordPressServiceError('no_capacity');
     }
     return reschedulePublication(userId, id, at, tx);
   });
@@ -296,6 +321,10 @@ export type CalendarEntryData = {
   siteName: string;
   title: string;
   status: Publication['status'];
+  /** The post's status on the site (a draft or pending post is not published). */
+  postStatus: Publication['postStatus'];
+  /** It updates a post already on the site: not another post (not in the month's count). */
+  update: boolean;
   publishAt: string;
   /** Its site's drip schedule is paused: it waits for a resume. */
   held: boolean;
@@ -333,15 +362,19 @@ export async function calendar(userId: string, q: { month: string | null; siteId
       site_name: string;
       title: string;
       status: Publication['status'];
+      wp_status: Publication['postStatus'];
+      update: boolean;
       publish_at: Date;
       wp_link: string | null;
       held: boolean;
     }[]
   >`
-    SELECT p.id, p.site_id, p.site_name, p.title, p.status, p.publish_at, p.wp_link,
+    SELECT p.id, p.site_id, p.site_name, p.title, p.status, p.wp_status, p.update_post_id IS NOT NULL AS update, p.publish_at, p.wp_link,
       (p.status = 'queued' AND p.drip_plan_id IS NOT NULL AND d.paused_at IS NOT NULL) AS held
     FROM wordpress_publications p LEFT JOIN wordpress_drip_schedules d ON d.site_id = p.site_id
     WHERE p.user_id = ${userId} AND p.status IN ('queued', 'published', 'failed')
+      -- A post updated in place is already on the calendar where it was first published.
+      AND NOT (p.status = 'published' AND p.update_post_id IS NOT NULL)
       AND p.publish_at >= ${from} AND p.publish_at < ${to}
       ${site ? db`AND p.site_id = ${site.id}` : db``}
     ORDER BY p.publish_at, p.created_at
@@ -356,6 +389,8 @@ export async function calendar(userId: string, q: { month: string | null; siteId
       siteName: r.site_name,
       title: r.title,
       status: r.status,
+      postStatus: r.wp_status,
+      update: r.update,
       publishAt: r.publish_at.toISOString(),
       held: r.held,
       link: r.wp_link,

@@ -21,6 +21,8 @@ export const WORDPRESS_ERROR_CODES = [
   'past_start',
   /** A move (the calendar) to a time already past. */
   'past_time',
+  /** One post scheduled (status future) at a time already past. */
+  'past_publish_date',
   'already_published',
   /** A move or cancel of a post no longer waiting to be published. */
   'not_queued',
@@ -57,6 +59,7 @@ const WORDPRESS_ERROR_KEYS: Record<WordPressErrorCode, string> = {
   not_image: 'publish.notImage',
   past_start: 'validation.pastStart',
   past_time: 'calendar.past',
+  past_publish_date: 'publish.pastDate',
   already_published: 'publish.existing.conflict',
   not_queued: 'calendar.notWaiting',
   not_waiting: 'scheduled.notWaiting',

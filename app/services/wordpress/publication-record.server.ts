@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/client';
+import type { PostStatus } from '~/utils/publication-state';
 
 // A publication as every WordPress module reads it: the row's columns, and the shape pages and the
 // API show. Its own module so the refusals (errors.server.ts) can name it without a circle.
@@ -12,6 +13,10 @@ export type Publication = {
   resultId: string | null;
   title: string;
   status: 'queued' | 'published' | 'failed' | 'canceled';
+  /** The status the post has (or is to get) on the site: a draft or pending post is not published. */
+  postStatus: PostStatus;
+  /** Waiting here and already on the site as a scheduled (`future`) post, so wp-admin shows it. */
+  scheduledOnSite: boolean;
   publishAt: string;
   attempts: number;
   /** The site's (or our) raw text of the last failure, and its code (wordpress-errors.ts). */
@@ -39,6 +44,8 @@ export type PublicationRow = {
   result_id: string | null;
   title: string;
   status: Publication['status'];
+  wp_status: PostStatus;
+  wp_date: Date | null;
   publish_at: Date;
   attempts: number;
   last_error: string | null;
@@ -60,6 +67,8 @@ export function toPublication(r: PublicationRow): Publication {
     resultId: r.result_id,
     title: r.title,
     status: r.status,
+    postStatus: r.wp_status,
+    scheduledOnSite: r.status === 'queued' && r.wp_date !== null,
     publishAt: r.publish_at.toISOString(),
     attempts: r.attempts,
     lastError: r.last_error,
@@ -76,6 +85,6 @@ export function toPublication(r: PublicationRow): Publication {
 // A function of the query's own db: a fragment built at import would open the pool before the
 // database is known (the embedded one starts after the modules load).
 export const publicationColumns = (db: Db) =>
-  db`id, site_id, site_name, result_id, title, status, publish_at, attempts, last_error, last_error_code, update_post_id, kind,
+  db`id, site_id, site_name, result_id, title, status, wp_status, wp_date, publish_at, attempts, last_error, last_error_code, update_post_id, kind,
     wp_post_id, wp_link, published_at, seo_written,
     (SELECT s.time_zone FROM wordpress_sites s WHERE s.id = site_id) AS site_time_zone`;

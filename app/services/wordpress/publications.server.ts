@@ -14,6 +14,8 @@ import { publicationColumns, toPublication, type Publication, type PublicationRo
 import { getSite, type Site } from './sites.server';
 import { imageResultHtml, prepareContent } from './content.server';
 import { resultImage } from './media.server';
+import { PLACE_AHEAD_MS, placeable } from './placed-posts.server';
+import { queueScheduleMirror } from './publish-queue.server';
 
 // Publications (wordpress_publications): what is published to a site, now or later. Each is a row
 // plus a `wordpress-publish` job (now or startAfter publish_at) enqueued in the same transaction;
@@ -54,6 +56,11 @@ export async function requirePro(userId: string, db: Db) {
  * generated image as its featured image when asked. Undefined when there was nothing to queue.
  */
 export async function queuePublish(userId: string, p: PublishPayload, db: Db = sql): Promise<Publication | undefined> {
+  // A time already past is refused, never published at once without a word (a minute's grace for
+  // a form posted at the time it names).
+  if (p.status === 'future' && p.publishDate && Date.parse(p.publishDate) < Date.now() - 60_000) {
+    throw new WordPressServiceError('past_publish_date');
+  }
   const featuredImage = p.featured && p.resultId ? await resultImage(userId, p.resultId, db) : null;
   const kind = p.target === 'media' ? 'media' : 'post';
   let content = p.content;
@@ -174,6 +181,7 @@ export async function queuePublications(userId: string, requests: PublishRequest
     const now = Date.now();
     const created: Publication[] = [];
     const jobs: { id: string; payload: { publicationId: string }; startAfter?: Date }[] = [];
+    const ahead: string[] = [];
     for (const r of requests) {
       const id = crypto.randomUUID();
       const jobId = crypto.randomUUID();
@@ -193,9 +201,16 @@ export async function queuePublications(userId: string, requests: PublishRequest
           ${r.seo?.seoTitle ?? ''})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
+      // Far enough ahead, the post is made on the site's own schedule now (wp-admin shows it).
+      if (
+        at.getTime() > now + PLACE_AHEAD_MS &&
+        placeable({ kind: r.kind ?? 'post', wp_status: r.wpStatus ?? 'publish', update_post_id: r.updatePostId ? '1' : null })
+      )
+        ahead.push(id);
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });
     }
     await enqueueMany('wordpress-publish', jobs, tx);
+    await queueScheduleMirror(ahead, tx);
     return created;
   });
 }
@@ -251,6 +266,9 @@ export function publicationView(p: Publication | undefined | null) {
         link: p.link,
         seoWritten: p.seoWritten,
         kind: p.kind,
+        postStatus: p.postStatus,
+        updatesPost: p.updatesPost,
+        scheduledOnSite: p.scheduledOnSite,
       }
     : null;
 }

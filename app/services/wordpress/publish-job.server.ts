@@ -9,6 +9,9 @@ import { siteCredentials } from './sites.server';
 import { postContent, seoMeta, wordPressText } from './content.server';
 import { attachMediaToPost, markerDescription, mediaFileName, siteMediaFor } from './media.server';
 import { WpError, type SiteCredentials, type WpCallOptions } from './client.server';
+import { postEditLink, wpGmt } from './client-schedule.server';
+import { PLACE_AHEAD_MS, placeable, siteSecond, watchPlacedPost } from './placed-posts.server';
+import { queueScheduleMirror } from './publish-queue.server';
 import {
   canPostScripts,
   createPost,
@@ -43,6 +46,8 @@ type WorkRow = {
   job_id: string | null;
   wp_media_id: string | null;
   wp_post_id: string | null;
+  /** The date the post was placed at on the site's schedule (`future`), when it was. */
+  wp_date: Date | null;
   update_post_id: string | null;
   wp_status: 'publish' | 'draft' | 'pending';
   subscription_status: SubscriptionStatus;
@@ -57,7 +62,8 @@ type WorkRow = {
   link_on: boolean;
 };
 
-export type RunOutcome = 'published' | 'skipped' | 'failed';
+/** placed: made on the site as a scheduled (`future`) post, still waiting here (`place`). */
+export type RunOutcome = 'published' | 'skipped' | 'failed' | 'placed';
 
 /** A failure that retrying cannot fix; its code explains it (wordpress-errors.ts). */
 class PermanentFailure extends Error {
@@ -82,12 +88,18 @@ function errorCodeOf(error: unknown): string | null {
  */
 export async function runPublication(
   publicationId: string,
-  opts: WpCallOptions & { jobId?: string; final?: boolean; now?: number } = {},
+  opts: WpCallOptions & {
+    jobId?: string;
+    final?: boolean;
+    now?: number;
+    /** Make the post now as a scheduled (`future`) post at its time, on the site's own schedule. */
+    place?: boolean;
+  } = {},
   db: Db = sql,
 ): Promise<RunOutcome> {
   const [row] = await db<WorkRow[]>`
     SELECT p.id, p.user_id, p.site_id, p.title, p.content, p.excerpt, p.categories, p.tags, p.featured_image,
-           p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.update_post_id, p.wp_status, u.subscription_status,
+           p.featured_image_type, p.featured_image_id, p.kind, p.status, p.publish_at, p.marker, p.job_id, p.wp_media_id, p.wp_post_id, p.wp_date, p.update_post_id, p.wp_status, u.subscription_status,
            p.slug, p.meta_description, p.focus_keyword, p.seo_title, s.classic_html, p.result_id,
            (p.kind = 'post' AND coalesce(s.link_enabled, false) AND coalesce((
              SELECT g.link_enabled FROM generation_results r JOIN generation_runs g ON g.id = r.run_id
@@ -97,14 +109,23 @@ export async function runPublication(
     FROM wordpress_publications p JOIN users u ON u.id = p.user_id LEFT JOIN wordpress_sites s ON s.id = p.site_id
     WHERE p.id = ${publicationId}`;
   if (!row || row.status !== 'queued') return 'skipped';
-  // A moved publication has a new job; the old one (if it still runs) stands down.
-  if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
-  // The due check; `now` lets tests run a schedule of weeks on a fast clock.
-  if (row.publish_at.getTime() > (opts.now ?? Date.now()) + 1000) return 'skipped';
+  if (opts.place) {
+    // Placed once, well ahead of its time (nearer it, the job at its time makes it).
+    if (!placeable(row) || row.wp_post_id !== null || row.publish_at.getTime() <= (opts.now ?? Date.now()) + PLACE_AHEAD_MS)
+      return 'skipped';
+  } else {
+    // A moved publication has a new job; the old one (if it still runs) stands down.
+    if (opts.jobId && row.job_id && opts.jobId !== row.job_id) return 'skipped';
+    // The due check; `now` lets tests run a schedule of weeks on a fast clock.
+    if (row.publish_at.getTime() > (opts.now ?? Date.now()) + 1000) return 'skipped';
+  }
   // Its site's drip schedule is paused: held (still queued); resuming plans it again with a new job.
   if (row.held) return 'skipped';
   try {
-    if (!isPro(row.subscription_status)) throw new PermanentFailure('not_pro', 'WordPress publishing requires a Pro subscription');
+    // Publishing needs Pro when the post is made: a post already made on the site's schedule while
+    // Pro goes out at its time after Pro ended too (the watchdog only keeps WordPress's own promise).
+    if (!isPro(row.subscription_status) && row.wp_date === null)
+      throw new PermanentFailure('not_pro', 'WordPress publishing requires a Pro subscription');
     if (row.site_id === null) throw new PermanentFailure('site_removed', 'The site was removed');
     let creds: SiteCredentials;
     try {
@@ -139,6 +160,9 @@ export async function runPublication(
       const existing = await findPostByMarker(creds, row.marker, opts);
       if (existing) postId = existing.id;
     }
+    // Made before this run: placed on the site's schedule, or by an attempt that timed out.
+    const madeBefore = postId !== null;
+    const placeAt = siteSecond(row.publish_at);
     if (postId === null) {
       // Our images go to the site's media library (once each) and the content points at them; the
       // featured image is the one chosen, else the first image of the content.
@@ -194,7 +218,8 @@ export async function runPublication(
         }),
         // No excerpt of its own: the meta description is the post's summary too.
         excerpt: wordPressText(row.excerpt || row.meta_description),
-        status: row.wp_status,
+        status: opts.place ? ('future' as const) : row.wp_status,
+        ...(opts.place ? { date: wpGmt(placeAt) } : {}),
         categories: row.categories.map(Number),
         tags: tagIds,
         featuredMedia: mediaId,
@@ -218,6 +243,20 @@ export async function runPublication(
       await db`UPDATE wordpress_publications SET wp_post_id = ${postId}, updated_at = now() WHERE id = ${row.id}`;
       await attachMediaToPost(creds, [...[...media.values()].map((m) => m.id), ...(mediaId ? [mediaId] : [])], postId, opts);
     }
+    if (opts.place) {
+      // Canceled or moved while it was being made: the mirror puts it right (trashed, or moved).
+      const [still] = await db<{ same: boolean }[]>`
+        UPDATE wordpress_publications SET wp_post_id = ${postId}, wp_date = ${madeBefore ? null : placeAt}, updated_at = now()
+        WHERE id = ${row.id} RETURNING (status = 'queued' AND publish_at = ${row.publish_at}) AS same`;
+      if (madeBefore || !still?.same) await queueScheduleMirror([row.id], db);
+      return 'placed';
+    }
+    // At its time, a post made before (on the site's schedule): read back and published if WordPress
+    // has not; what the blogger changed in wp-admin wins.
+    if (madeBefore && updating === null && row.wp_status === 'publish') {
+      const seen = await watchPlacedPost(row, creds, postId, opts, db);
+      if (seen === 'followed') return 'skipped';
+    }
     // Confirm by reading the post back.
     const post = await getPost(creds, postId, opts);
     if (post.status !== row.wp_status) {
@@ -227,8 +266,10 @@ export async function runPublication(
     const sent = seoMeta(row);
     const seoWritten = Object.keys(sent).length ? Object.entries(sent).every(([k, v]) => post.meta[k] === v) : null;
     await transaction(db, async (tx) => {
+      // A draft or a post pending review has no address readers can open yet: its editor's is kept.
+      const link = post.status === 'publish' ? post.link : postEditLink(creds.siteUrl, postId);
       const [done] = await tx<{ resultId: string | null }[]>`
-        UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${post.link},
+        UPDATE wordpress_publications SET status = 'published', wp_post_id = ${postId}, wp_link = ${link}, wp_date = NULL,
           seo_written = ${seoWritten}, published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
         WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
       // Links waiting for this post (or for posts this one links to) get their URL now.
@@ -241,13 +282,15 @@ export async function runPublication(
             publicationId: row.id,
             status: 'published',
             postId,
-            link: post.link,
+            link,
           },
           tx,
         );
     });
     return 'published';
   } catch (error) {
+    // Placing ahead of time is retried by its own job; the record waits for its time untouched.
+    if (opts.place) throw error;
     const message = error instanceof Error ? error.message : String(error);
     const final = opts.final || error instanceof PermanentFailure;
     const errorCode = errorCodeOf(error);

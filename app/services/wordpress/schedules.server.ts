@@ -4,7 +4,7 @@ import { enqueueMany } from '~/queue/boss';
 import { WordPressServiceError } from './errors.server';
 import { checkedPublicationId, getPublication } from './publications.server';
 import { publicationColumns, toPublication, type Publication, type PublicationRow } from './publication-record.server';
-import { cancelPublishJobs } from './publish-queue.server';
+import { cancelPublishJobs, queueScheduleMirror } from './publish-queue.server';
 
 // What is waiting to be published: the list, and cancel, move or retry now of one waiting publication.
 
@@ -26,6 +26,8 @@ export async function cancelPublication(userId: string, id: string, db: Db = sql
       UPDATE wordpress_publications SET status = 'canceled', updated_at = now()
       WHERE user_id = ${userId} AND id = ${id} AND status = 'queued' RETURNING ${publicationColumns(tx)}, job_id`;
     if (!row) throw new WordPressServiceError('not_queued');
+    // A post already on the site's schedule is trashed there.
+    await queueScheduleMirror([id], tx);
     return { pub: toPublication(row), jobId: row.job_id };
   });
   if (jobId) await cancelPublishJobs([jobId]);
@@ -49,6 +51,8 @@ export async function reschedulePublication(userId: string, id: string, publishA
       [{ id: jobId, payload: { publicationId: id }, startAfter: at.getTime() > Date.now() ? at : undefined }],
       tx,
     );
+    // Moved on the site's schedule too (or placed there, or left to the job when due soon).
+    await queueScheduleMirror([id], tx);
     return { pub: toPublication(row!), oldJob: current.job_id };
   });
   if (oldJob) await cancelPublishJobs([oldJob]);
@@ -78,10 +82,12 @@ export async function retryPublicationNow(userId: string, id: string, db: Db = s
 
 /**
  * Posts still waiting to be published after `after` (a Pro period's end): cancelling Pro warns
- * that they will not be published then.
+ * that they will not be published then. Those already made on the site's schedule while Pro are not
+ * among them: they go out at their time (publishing needs Pro when the post is made).
  */
 export async function countScheduledAfter(userId: string, after: Date, db: Db = sql): Promise<number> {
   const [row] = await db<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM wordpress_publications WHERE user_id = ${userId} AND status = 'queued' AND publish_at > ${after}`;
+    SELECT count(*)::int AS n FROM wordpress_publications
+    WHERE user_id = ${userId} AND status = 'queued' AND publish_at > ${after} AND wp_date IS NULL`;
   return row?.n ?? 0;
 }
