@@ -4,6 +4,7 @@ import { getPublication, queuePublish } from '~/services/wordpress/publications.
 import { publishAndWait } from '~/services/wordpress/publish-now.server';
 import { publishSchema, type PublishPayload } from '~/utils/wordpress-schemas';
 import { withApi, type ApiContext } from '~/http/api-context.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
@@ -27,7 +28,7 @@ export function action({ request }: ActionFunctionArgs) {
     request,
     'wordpress',
     async (ctx) => {
-      const input = await ctx.read(publishSchema(ctx.t));
+      const input = await ctx.read(publishSchema(ctx.t, await readerTimeZone(request, ctx.user)));
       return idempotent(
         request,
         ctx.user.id,
