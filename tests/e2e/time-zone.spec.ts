@@ -19,6 +19,8 @@ test.describe('times in the user time zone', () => {
       if (m.type() === 'error') errors.push(m.text());
     });
     const account = await signedIn('time-zone');
+    // A browser that has not been through the sign-in page: its zone is not told yet.
+    await page.context().clearCookies({ name: 'tz' });
     const zoneOf = () =>
       withDb(async (sql) => (await sql<{ tz: string | null }[]>`SELECT time_zone AS tz FROM users WHERE id = ${account.id}`)[0]!.tz);
     const time = page.getByTestId('credit-history').locator('time').first();
