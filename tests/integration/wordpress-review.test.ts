@@ -386,7 +386,8 @@ describe('scheduled times name their zone, and the site’s when it differs', ()
         });
       const local = await api({ publishDate: '2031-03-01T10:00' });
       expect(local.status).toBe(200);
-      expect((await local.json()).publishAt).toBe('2031-03-01T02:00:00.000Z');
+      const localBody = await local.json();
+      expect(localBody.publishAt).toBe('2031-03-01T02:00:00.000Z');
       const london = await api({ publishDate: '2031-03-01T10:00', timeZone: 'Europe/London' });
       expect((await london.json()).publishAt).toBe('2031-03-01T10:00:00.000Z');
       const offset = await api({ publishDate: '2031-03-01T10:00:00-05:00', timeZone: 'Europe/London' });
@@ -394,6 +395,23 @@ describe('scheduled times name their zone, and the site’s when it differs', ()
       const wrong = await api({ publishDate: '2031-03-01T10:00', timeZone: 'Nowhere/Land' });
       expect(wrong.status).toBe(400);
       expect(await wrong.text()).toContain('Unknown time zone');
+      // Moving a waiting post, and a bulk schedule, read a time without an offset the same way.
+      const moved = await pro.client.request(`/api/wordpress/scheduled/${localBody.publicationId}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ publishAt: '2031-04-01T09:15' }),
+      });
+      expect((await moved.json()).publication.publishAt).toBe('2031-04-01T01:15:00.000Z');
+      const bulk = await pro.client.postJson('/api/wordpress/publish-bulk', {
+        siteId,
+        resultIds: [resultId],
+        mode: 'schedule',
+        startDate: '2031-05-01',
+        startTime: '10:00',
+        timeZone: 'Nowhere/Land',
+      });
+      expect(bulk.status).toBe(400);
+      expect(await bulk.text()).toContain('Unknown time zone');
     } finally {
       await wp.rest('/wp/v2/settings', {
         method: 'POST',
