@@ -1,5 +1,5 @@
 import { Form, Link, useNavigation } from '@remix-run/react';
-import { useId, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useHydrated } from '~/components/generation/use-hydrated';
 import { Button, buttonClass } from '~/components/ui/button';
@@ -7,6 +7,7 @@ import { inputClass } from '~/components/ui/input';
 import type { ApiToken } from '~/services/api-tokens.server';
 import { TOKEN_EXPIRY_DAYS, TOKEN_NAME_MAX } from '~/utils/api-token-form';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 export type CreateResult = { ok: true; token: string; name: string } | { ok: false; field: 'name' | 'expiresInDays'; error: string };
 
@@ -38,7 +39,7 @@ function NewToken({ token, name }: { token: string; name: string }) {
   const hydrated = useHydrated();
   const [copied, setCopied] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  const id = useId();
+  const id = useDomId();
   return (
     <div role="status" className="mt-4 rounded-xl bg-emerald-50 p-4 ring-1 ring-emerald-200" data-testid="new-token">
       <label htmlFor={id} className="text-sm font-semibold text-emerald-900">
@@ -75,8 +76,8 @@ function NewToken({ token, name }: { token: string; name: string }) {
 function CreateTokenForm({ error }: { error: { field: 'name' | 'expiresInDays'; error: string } | null }) {
   const { t } = useTranslation('tokens');
   const navigation = useNavigation();
-  const nameId = useId();
-  const expiryId = useId();
+  const nameId = useDomId();
+  const expiryId = useDomId();
   const creating = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'create';
   return (
     <Form method="post" className="mt-6 flex flex-col gap-4" data-testid="create-token-form">

@@ -20,10 +20,11 @@ function initials(name: string) {
   return letters.join('').toUpperCase();
 }
 
-function NavLinks({ className }: { className: string }) {
+// The bar and the compact menu each hold these links (CSS shows one): each landmark has its own name.
+function NavLinks({ className, inMenu = false }: { className: string; inMenu?: boolean }) {
   const { t } = useTranslation();
   return (
-    <nav aria-label={t('header.nav')} className={className}>
+    <nav aria-label={t(inMenu ? 'header.navMenu' : 'header.nav')} className={className}>
       <NavLink to="/app" className={navLinkClass} end>
         {t('header.text')}
       </NavLink>
@@ -164,7 +165,7 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
               }
               panelClassName="w-[min(20rem,calc(100vw-2rem))] space-y-1"
             >
-              <NavLinks className="flex flex-col gap-1" />
+              <NavLinks className="flex flex-col gap-1" inMenu />
               <div className="my-1 h-px bg-slate-200" role="presentation" />
               <div className="px-3 py-2">
                 <LanguageSwitcher />

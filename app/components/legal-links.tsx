@@ -6,22 +6,24 @@ export function LegalLinks({ className = '' }: { className?: string }) {
   const { t } = useTranslation();
   const link = 'text-slate-700 hover:text-slate-900 underline-offset-2 hover:underline';
   return (
-    <ul aria-label={t('legalLinks.label')} className={`flex flex-wrap gap-x-6 gap-y-2 text-sm ${className}`}>
-      <li>
-        <Link to="/terms" className={link}>
-          {t('legalLinks.terms')}
-        </Link>
-      </li>
-      <li>
-        <Link to="/privacy" className={link}>
-          {t('legalLinks.privacy')}
-        </Link>
-      </li>
-      <li>
-        <Link to="/contact" className={link}>
-          {t('legalLinks.contact')}
-        </Link>
-      </li>
-    </ul>
+    <nav aria-label={t('legalLinks.label')}>
+      <ul className={`flex flex-wrap gap-x-6 gap-y-2 text-sm ${className}`}>
+        <li>
+          <Link to="/terms" className={link}>
+            {t('legalLinks.terms')}
+          </Link>
+        </li>
+        <li>
+          <Link to="/privacy" className={link}>
+            {t('legalLinks.privacy')}
+          </Link>
+        </li>
+        <li>
+          <Link to="/contact" className={link}>
+            {t('legalLinks.contact')}
+          </Link>
+        </li>
+      </ul>
+    </nav>
   );
 }

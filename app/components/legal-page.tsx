@@ -58,7 +58,14 @@ export function LegalPage({ doc, children }: { doc: LegalDocument; children?: Re
 /** The meta and page of the routes /terms, /privacy and /contact, whose loaders call legalDocument. */
 type LegalLoader = () => Promise<TypedResponse<LegalAnswer>>;
 
-export const legalMeta: MetaFunction<LegalLoader> = ({ data }) => [{ title: data ? `${data.doc.title} · Postforge` : 'Postforge' }];
+export const legalMeta: MetaFunction<LegalLoader> = ({ data }) =>
+  data
+    ? [
+        { title: `${data.doc.title} · Postforge` },
+        // The document's opening sentence says what the page is, for search results.
+        { name: 'description', content: data.doc.intro },
+      ]
+    : [{ title: 'Postforge' }];
 
 export function LegalRoute() {
   const { doc, emailLabel } = useLoaderData<LegalLoader>();

@@ -1,12 +1,13 @@
 import { Form, Link, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
 import { SETTINGS_PARAM } from '~/components/settings-param';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { GUIDANCE, OUTPUTS, aspectRatios, canUseModel, modelsOfKind, stylePresets, type SubscriptionStatus } from '~/catalogue';
 import { Button, buttonClass } from '~/components/ui/button';
 import { UrlDialog } from '~/components/ui/dialog';
 import { inputClass } from '~/components/ui/input';
 import type { loader as rootLoader } from '~/root';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 export { SETTINGS_PARAM };
 
@@ -36,7 +37,7 @@ function SelectField({
   defaultValue: string;
   children: React.ReactNode;
 }) {
-  const id = useId();
+  const id = useDomId();
   return (
     <div className="flex flex-col gap-1.5">
       <label htmlFor={id} className="text-sm font-medium text-slate-800">
@@ -51,7 +52,7 @@ function SelectField({
 
 function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicateApiKey'; label: string; mask: string | null }) {
   const { t } = useTranslation('inputs');
-  const id = useId();
+  const id = useDomId();
   const removeName = name === 'openRouterApiKey' ? 'removeOpenRouterApiKey' : 'removeReplicateApiKey';
   return (
     <div className="flex flex-col gap-1.5">
@@ -86,7 +87,7 @@ function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicate
  */
 function TimeZoneField({ value, choices }: { value: string; choices: { value: string; label: string }[] }) {
   const { t } = useTranslation('inputs');
-  const id = useId();
+  const id = useDomId();
   const [zone, setZone] = useState(value);
   const [browser, setBrowser] = useState<string | null>(null);
   useEffect(() => {
@@ -202,12 +203,13 @@ export function SettingsDialog() {
               ))}
             </SelectField>
             <div className="flex flex-col gap-1.5">
-              <label htmlFor="settings-guidance" className="flex justify-between text-sm font-medium text-slate-800">
-                {ti('settings.guidanceScale')}
+              {/* The value beside the label, not inside it: a label names one control, and an output is one too. */}
+              <div className="flex justify-between text-sm font-medium text-slate-800">
+                <label htmlFor="settings-guidance">{ti('settings.guidanceScale')}</label>
                 <output htmlFor="settings-guidance" className="tabular-nums text-slate-700">
                   {(guidance ?? settings.guidanceScale).toFixed(1)}
                 </output>
-              </label>
+              </div>
               <input
                 id="settings-guidance"
                 name="guidanceScale"

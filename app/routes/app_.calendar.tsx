@@ -211,8 +211,10 @@ export default function Calendar() {
                       aria-current={date === today ? 'date' : undefined}
                     >
                       <p className="text-xs font-semibold text-slate-700">
-                        <time dateTime={date} aria-label={dayLabel.format(new Date(`${date}T00:00:00Z`))}>
-                          {Number(date.slice(8))}
+                        {/* The day's number is seen, its full date heard: a <time> may not carry a label of its own. */}
+                        <time dateTime={date}>
+                          <span aria-hidden="true">{Number(date.slice(8))}</span>
+                          <span className="sr-only">{dayLabel.format(new Date(`${date}T00:00:00Z`))}</span>
                         </time>
                       </p>
                       {days[date]?.length ? (

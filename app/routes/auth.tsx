@@ -284,7 +284,11 @@ function MarketingPanel() {
   );
 }
 
-export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.auth', 'auth') }];
+// A public page search engines index: its own title and description.
+export const meta: MetaFunction = ({ matches }) => [
+  { title: rootT(matches, 'meta.auth', 'auth') },
+  { name: 'description', content: rootT(matches, 'meta.authDescription', 'auth', { count: plans.free.monthlyCredits }) },
+];
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

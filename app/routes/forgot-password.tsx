@@ -97,7 +97,10 @@ function SentState() {
   );
 }
 
-export const meta: MetaFunction = ({ matches }) => [{ title: rootT(matches, 'meta.forgot', 'auth') }];
+export const meta: MetaFunction = ({ matches }) => [
+  { title: rootT(matches, 'meta.forgot', 'auth') },
+  { name: 'description', content: rootT(matches, 'meta.forgotDescription', 'auth') },
+];
 
 export function ErrorBoundary() {
   return <GeneralErrorBoundary />;

@@ -160,6 +160,7 @@ function LinkProblem({ link }: { link: 'missing' | 'invalid' | 'expired' }) {
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => [
   { title: rootT(matches, data?.link === 'valid' && data.purpose === 'set-password' ? 'meta.set' : 'meta.reset', 'auth') },
+  { name: 'description', content: rootT(matches, 'meta.resetDescription', 'auth') },
 ];
 
 export function ErrorBoundary() {

@@ -184,12 +184,13 @@ function AddEndpointForm() {
         errors={fields.url.errors}
         help={t('webhooks.urlHelp')}
       />
-      <fieldset aria-describedby={fields.events.errorId}>
+      <fieldset aria-describedby={fields.events.errors?.length ? fields.events.errorId : undefined}>
         <legend className="text-sm font-medium text-slate-800">{t('webhooks.events')}</legend>
         <div className="mt-2 grid gap-2 sm:grid-cols-2">
           {checkboxes.map(({ key, ...props }) => (
             <label key={key} className="flex items-start gap-2 text-sm text-slate-800">
-              <input {...props} className="mt-0.5 size-4 rounded border-slate-300 text-indigo-600" />
+              {/* Conform names a choice's id after its value; an event name's dot is no id character. */}
+              <input {...props} id={props.id.replaceAll('.', '-')} className="mt-0.5 size-4 rounded border-slate-300 text-indigo-600" />
               <span>
                 <code className="text-xs text-slate-600">{props.value}</code>
                 <br />

@@ -109,7 +109,10 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
       GROUP BY 1, 2
     )
     SELECT p."stripeId", p.kind, p.events, p.currency, p."amountMinor",
-      r.rows, r.seqs, r.credits, r."userId", r."bookedMinor", f.flags, f.shortfall
+      r.rows, r.seqs, r.credits, r."bookedMinor", f.flags, f.shortfall,
+      -- A payment no row books (a duplicate subscription's invoice) still names whose it was.
+      coalesce(r."userId", (SELECT s.user_id::text FROM billing_subscriptions s WHERE s.subscription_id = p.subscription),
+        (SELECT c.user_id::text FROM billing_checkouts c WHERE c.session_id = p."stripeId")) AS "userId"
     FROM pay p
     LEFT JOIN LATERAL (
       SELECT count(*)::int AS rows, array_agg(seq ORDER BY seq) AS seqs, sum(amount) AS credits, min(user_id::text) AS "userId",
@@ -129,7 +132,8 @@ async function reconcileIn(filter: ReconcileFilter, db: Db): Promise<ReconcileRe
     LEFT JOIN LATERAL (
       -- An invoice not granted (Stripe's order, a period over) or of a duplicate subscription (canceled
       -- and refunded, grants nothing) is booked by no row on purpose: finance has its flag.
-      SELECT array_agg(kind || ':' || ref ORDER BY id) AS flags, false AS shortfall FROM billing_finance_flags
+      -- A flag reads kind:ref, or its ref alone when the ref already names the kind.
+      SELECT array_agg(CASE WHEN starts_with(ref, kind || ':') THEN ref ELSE kind || ':' || ref END ORDER BY id) AS flags, false AS shortfall FROM billing_finance_flags
       WHERE ref = 'invoice:' || p."stripeId" OR ref = 'duplicate_subscription:' || p.subscription
     ) f ON true
     ORDER BY p.kind, p."stripeId"`;
@@ -293,10 +297,13 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
     FROM billing_checkouts c JOIN ledger_entries e ON e.idempotency_key = 'topup-reversal:' || c.session_id
     WHERE c.payment_intent = ANY(${intents}::text[]) AND e.stripe_charge_id IS NULL
     ORDER BY seq`;
-  const flags = await db<{ label: string; charge: string | null; refs: string[] | null; shortfall: boolean; ref: string }[]>`
-    SELECT f.kind || ':' || f.ref AS label, f.ref, f.detail ->> 'charge' AS charge,
+  const flags = await db<
+    { label: string; charge: string | null; refs: string[] | null; shortfall: boolean; ref: string; userId: string | null }[]
+  >`
+    SELECT CASE WHEN starts_with(f.ref, f.kind || ':') THEN f.ref ELSE f.kind || ':' || f.ref END AS label, f.ref, f.detail ->> 'charge' AS charge,
       coalesce((f.detail ->> 'shortfall')::numeric, 0) > 0 AS shortfall,
-      (SELECT s.refunding_payments FROM billing_subscriptions s WHERE 'duplicate_subscription:' || s.subscription_id = f.ref) AS refs
+      (SELECT s.refunding_payments FROM billing_subscriptions s WHERE 'duplicate_subscription:' || s.subscription_id = f.ref) AS refs,
+      coalesce(f.user_id::text, (SELECT s.user_id::text FROM billing_subscriptions s WHERE 'duplicate_subscription:' || s.subscription_id = f.ref)) AS "userId"
     FROM billing_finance_flags f
     WHERE f.detail ->> 'charge' = ANY(${charges}::text[])
        OR f.ref IN (SELECT 'duplicate_subscription:' || subscription_id FROM billing_subscriptions
@@ -322,7 +329,8 @@ async function refundLines(from: Date, to: Date, db: Db): Promise<ReconcileLine[
       events: eventIds,
     });
     const booked = (rs: ChargeRow[]) => ({
-      userId: rs[0]?.userId ?? null,
+      // A refund no row books (ours, of a duplicate subscription) is the flagged account's.
+      userId: rs[0]?.userId ?? chargeFlags.find((f) => f.userId)?.userId ?? null,
       credits: rs.reduce((n, r) => n + Number(r.amount), 0),
       bookedMinor: rs.some((r) => r.minor !== null) ? rs.reduce((n, r) => n + Number(r.minor ?? 0), 0) : null,
       ledgerSeqs: rs.map((r) => Number(r.seq)),
@@ -461,7 +469,7 @@ async function duplicateLines(from: Date, to: Date, db: Db): Promise<ReconcileLi
       bookedMinor: null,
       ledgerSeqs: [],
       events: [],
-      flags: [`duplicate_subscription:duplicate_subscription:${r.id}`],
+      flags: [`duplicate_subscription:${r.id}`],
       note,
     };
   });

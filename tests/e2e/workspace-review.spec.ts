@@ -283,7 +283,7 @@ test('credits: the cost against the balance before Start, Start disabled with th
       await page.context().addCookies([{ name: 'language', value: 'zh-HK', url: page.url() }]);
       await page.goto('/app');
       await page.getByLabel('網誌主題或關鍵字').fill(six);
-      await expect(page.getByTestId('credits-short')).toContainText('點數不足：這次生成需要 6 點，你只有 5 點。');
+      await expect(page.getByTestId('credits-short')).toContainText('點數不足：這個批次需要 6 點，你只有 5 點。');
       await expect(page.getByRole('button', { name: '開始生成' })).toBeDisabled();
       await expect(page.getByTestId('credits-short').getByRole('link', { name: '升級至 Pro' })).toBeVisible();
       await page.context().addCookies([{ name: 'language', value: 'en', url: page.url() }]);

@@ -177,6 +177,17 @@ describe('a second subscription that still arrives', () => {
       SELECT outcome, detail FROM billing_events WHERE type = 'charge.refunded' AND payload->'data'->'object'->>'id' = ${charge.id}`;
     expect(refundEvent).toMatchObject({ outcome: 'ignored' });
     expect(refundEvent!.detail).toContain('duplicate');
+    // Reconcile names the account on every line of the extra subscription, booked or not, and
+    // labels its flag once.
+    const report = await reconcile();
+    const extraLines = report.lines.filter(
+      (l) => l.stripeId === extra.id || l.stripeId === extraInvoice.id || l.stripeId === charge.id || l.stripeId === refunds[0]!.id,
+    );
+    expect(extraLines.map((l) => l.kind).sort()).toEqual(['duplicate', 'payment', 'refund']);
+    for (const l of extraLines) {
+      expect(l.userId).toBe(user.id);
+      expect(l.flags).toEqual([`duplicate_subscription:${extra.id}`]);
+    }
 
     // The user sees it, in both languages.
     const page = await (await client.get('/subscription')).text();
@@ -184,7 +195,7 @@ describe('a second subscription that still arrives', () => {
     expect(page).toContain('A second Pro subscription');
     expect(page).toContain('$15.00');
     const zh = await (await client.get('/subscription', { 'accept-language': 'zh-HK' })).text();
-    expect(zh).toContain('第二個專業版訂閱');
+    expect(zh).toContain('第二個 Pro 訂閱');
 
     // Cancel stops the one that is kept.
     const cancel = await client.postJson('/api/subscription/cancel', {});

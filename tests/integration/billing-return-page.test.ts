@@ -200,7 +200,7 @@ describe('the Pro card before paying', () => {
     expect(card.indexOf('free-credits-forfeit')).toBeGreaterThan(0);
     expect(card.indexOf('free-credits-forfeit')).toBeLessThan(card.indexOf('data-testid="subscribe-pro"'));
     const zh = await (await client.get('/subscription', { 'accept-language': 'zh-HK' })).text();
-    expect(testIdText(zh, 'free-credits-forfeit')).toEqual(['升級後免費點數會停用：你餘下的 5 點會在專業版開始時作廢，改為每月 45 點。']);
+    expect(testIdText(zh, 'free-credits-forfeit')).toEqual(['升級後免費點數會停用：你餘下的 5 點會在 Pro 開始時作廢，改為每月 45 點。']);
     const pro = await checkout(client, stripe.prices.pro);
     await stripe.pay(pro.sessionId);
     await settled();

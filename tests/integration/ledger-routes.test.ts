@@ -97,7 +97,7 @@ describe('credit history on /subscription', () => {
     expect(html).toContain('href="/subscription/history.csv"');
     const zh = await signedIn(user, { 'accept-language': 'zh-HK' });
     const zhHtml = await (await zh.get('/subscription')).text();
-    expect(zhHtml).toContain('點數紀錄');
+    expect(zhHtml).toContain('點數記錄');
     expect(zhHtml).toContain('已發放每月點數');
   });
 

@@ -11,10 +11,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Document, Element } from 'domhandler';
+import { HtmlValidate } from 'html-validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { grantSignupCredits } from '../../app/services/ledger.server';
-import { startTestApp, type TestApp, type TestClient } from '../support/app-server';
+import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { signedInClient } from '../support/input-tools';
 
 type Language = 'en' | 'zh-HK';
@@ -350,12 +351,35 @@ function pages(language: Language): PageSpec[] {
 
 // ---------------------------------------------------------------------------------------------
 
-async function load(url: string, language: Language): Promise<Document> {
-  const res = await client.get(url, { 'accept-language': language });
-  expect(res.status, `${url} ${language}`).toBe(200);
+// What an HTML checker finds: the standard's rules (ids that are letters, digits, dashes and
+// underscores, one main, permitted content) and the accessibility ones (landmarks with unique names,
+// labels, references that resolve). Heading order is axe's to check, in the browser.
+const validator = new HtmlValidate({
+  extends: ['html-validate:standard', 'html-validate:a11y'],
+  rules: {
+    'valid-id': ['error', { relaxed: false }],
+    'unique-landmark': 'error',
+    'input-missing-label': 'error',
+    'no-missing-references': 'error',
+    'form-dup-name': ['error', { shared: ['radio', 'checkbox', 'button', 'reset', 'submit'] }],
+    // The run's progress bar is a styled element with role="progressbar" and its values, as ARIA allows.
+    'prefer-native-element': ['error', { exclude: ['progressbar'] }],
+  },
+});
+
+async function expectValidHtml(raw: string, where: string) {
+  const report = await validator.validateString(raw);
+  const messages = report.results.flatMap((r) => r.messages.map((m) => `${m.ruleId}: ${m.message} (${m.selector ?? ''})`));
+  expect(messages, `${where}: html-validate`).toEqual([]);
+}
+
+async function load(url: string, language: Language, as: TestClient = client, status = 200): Promise<Document> {
+  const res = await as.get(url, { 'accept-language': language });
+  expect(res.status, `${url} ${language}`).toBe(status);
   const raw = await res.text();
   // A character split by React's stream (the react-dom patch) shows up as NUL bytes.
   expect(raw.includes('\u0000'), `${url} (${language}) has no NUL byte`).toBe(false);
+  await expectValidHtml(raw, `${url} (${language})`);
   return parseDocument(raw);
 }
 
@@ -473,7 +497,7 @@ function readable(doc: Document): string[] {
       const e = node;
       if (e.name === 'script' || e.name === 'style') continue;
       for (const name of ['aria-label', 'title', 'placeholder', 'alt']) if (e.attribs[name]) out.push(e.attribs[name]);
-      // Options name models and article languages by their own names.
+      // Options name models by their own names (output languages are checked on their own).
       if (e.name === 'option') continue;
       walk(e.children);
     }
@@ -496,6 +520,17 @@ function checkChinese(doc: Document, url: string, english: Set<string>) {
   }
 }
 
+/** The output-language select names each language in the reader's language, in the catalogue's order. */
+function checkOutputLanguages(doc: Document, language: Language) {
+  const select = DomUtils.findOne((e) => e.name === 'select' && e.attribs.name === 'language', doc.children)!;
+  const options = all(select, (e) => e.name === 'option').map((o) => [o.attribs.value!, text(o)] as const);
+  const names = Object.entries(catalogue(language, 'workspace').options as Catalogue).find(([k]) => k === 'language')![1] as Catalogue;
+  expect(options.length, `/app (${language}): output languages`).toBeGreaterThan(50);
+  expect(options, `/app (${language}): output languages named in the catalogue, in its order`).toEqual(Object.entries(names));
+  const selected = all(select, (e) => e.name === 'option' && 'selected' in e.attribs).map(text);
+  expect(selected, `/app (${language}): the default output language`).toEqual([language === 'zh-HK' ? '英文（美國）' : 'English (US)']);
+}
+
 describe('signed-in pages: structure in both languages', () => {
   for (const language of ['en', 'zh-HK'] as const) {
     it(`every page in ${language}`, async () => {
@@ -507,7 +542,49 @@ describe('signed-in pages: structure in both languages', () => {
         const hrefs = new Set(all(doc, (e) => e.name === 'a').map((e) => e.attribs.href));
         for (const href of page.links) expect(hrefs.has(href), `${page.url} (${language}): link to ${href}`).toBe(true);
         if (language === 'zh-HK') checkChinese(doc, page.url, english);
+        if (page.name === 'app') checkOutputLanguages(doc, language);
       }
+    });
+  }
+});
+
+describe('every other page: html-validate in both languages', () => {
+  // The pages above are checked as they load; these are the signed-out ones (with their meta
+  // description) and the rest.
+  const publicPages: [string, number?][] = [
+    ['/'],
+    ['/auth'],
+    ['/auth?tab=register'],
+    ['/forgot-password'],
+    ['/forgot-password?sent=1'],
+    ['/reset-password'],
+    ['/reset-password?token=abcdefghijklmnopqrstuv&email=someone%40example.com'],
+    ['/terms'],
+    ['/privacy'],
+    ['/contact'],
+    ['/no-such-page', 404],
+  ];
+  const signedInPages = ['/app/calendar', '/settings/api-tokens', '/settings/webhooks', '/admin/ledger'];
+
+  for (const language of ['en', 'zh-HK'] as const) {
+    it(`in ${language}`, async () => {
+      const anonymous = new TestClient(app.url);
+      for (const [url, status] of publicPages) {
+        const doc = await load(url, language, anonymous, status);
+        if (status) continue;
+        // Public pages are indexed: each says what it is in a description of the page's language.
+        const description = DomUtils.findAll((e) => e.name === 'meta' && e.attribs.name === 'description', doc.children);
+        expect(description.length, `${url} (${language}): one meta description`).toBe(1);
+        const content = description[0]!.attribs.content ?? '';
+        expect(content.length, `${url} (${language}): meta description "${content}"`).toBeGreaterThan(20);
+        if (language === 'zh-HK') expect(content, `${url} (zh-HK): meta description in Chinese`).toMatch(/\p{Script=Han}/u);
+        else expect(content, `${url} (en): meta description in English`).not.toMatch(/\p{Script=Han}/u);
+      }
+      const [admin] = await sql<{ id: string }[]>`
+        INSERT INTO users (email, name, subscription_status, role)
+        VALUES (${`page-html-admin-${language}@example.com`}, 'Grace Hopper', 'pro', 'admin') RETURNING id`;
+      const adminClient = await signedInClient(app.url, admin!.id);
+      for (const url of signedInPages) await load(url, language, adminClient);
     });
   }
 });

@@ -271,5 +271,9 @@ describe('our images on the WordPress site', () => {
     await expect(publishAndWait(userId, { ...payload, resultId: text.resultId, target: 'media' }, 0)).rejects.toMatchObject({
       code: 'not_image',
     });
+    // An unknown result is named as the result, not the site.
+    await expect(
+      publishAndWait(userId, { ...payload, resultId: '00000000-0000-4000-8000-000000000000', target: 'media' }, 0),
+    ).rejects.toMatchObject({ code: 'result_not_found' });
   });
 });

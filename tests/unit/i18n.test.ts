@@ -92,6 +92,24 @@ describe('catalogues', () => {
     expect(zh).toEqual(en);
   });
 
+  // Chinese has one plural form: i18next asks zh-HK for `_other` only, whatever the count, so a
+  // `_one` text there would never be shown and the `_other` text must read right for 1 too.
+  it.each(namespaces)('%s: zh-HK has no `_one` text and an `_other` for every en plural', (file) => {
+    const read = (lang: string) => JSON.parse(fs.readFileSync(path.join(localesDir, lang, file), 'utf8')) as unknown;
+    const paths = (node: unknown, prefix = ''): string[] =>
+      typeof node === 'object' && node !== null
+        ? Object.entries(node).flatMap(([k, v]) => paths(v, prefix ? `${prefix}.${k}` : k))
+        : [prefix];
+    const zh = new Set(paths(read('zh-HK')));
+    expect([...zh].filter((key) => key.endsWith('_one'))).toEqual([]);
+    const plurals = paths(read('en')).filter((key) => key.endsWith('_one') && paths(read('en')).includes(key.replace(/_one$/, '_other')));
+    expect(plurals.map((key) => key.replace(/_one$/, '_other')).filter((key) => !zh.has(key))).toEqual([]);
+  });
+
+  it('zh-HK plural rules have only `other`', () => {
+    expect(new Intl.PluralRules('zh-HK').resolvedOptions().pluralCategories).toEqual(['other']);
+  });
+
   it.each(namespaces)('%s has no empty texts', (file) => {
     for (const lang of ['en', 'zh-HK']) {
       const flat = (node: unknown): string[] =>

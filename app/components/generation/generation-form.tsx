@@ -71,14 +71,13 @@ const checked = (v: unknown) => v === true || v === 'on' || v === 'true';
 
 // Option lists whose labels are their values never change: built once, not per render.
 const untranslated = (values: readonly string[]): Option[] => values.map((value) => ({ value, label: value }));
-const languageOptions = untranslated(contentLanguages);
 const aspectRatioOptions = untranslated(aspectRatios);
 const outputOptions = untranslated(Array.from({ length: OUTPUTS.max - OUTPUTS.min + 1 }, (_, i) => String(OUTPUTS.min + i)));
 const freeText = findModel(DEFAULT_TEXT_MODEL)!.label;
 const freeImage = findModel(DEFAULT_IMAGE_MODEL)!.label;
 
 type TranslatedOptions = Record<
-  'tone' | 'pointOfView' | 'articleType' | 'readingLevel' | 'contentLength' | 'writingStyle' | 'stylePreset',
+  'language' | 'tone' | 'pointOfView' | 'articleType' | 'readingLevel' | 'contentLength' | 'writingStyle' | 'stylePreset',
   Option[]
 > & {
   /** Per `${type}:${isPro}`: the model lists, labelled with credits and the Pro-only mark. */
@@ -97,6 +96,7 @@ function optionsOf(i18n: { language: string; getResourceBundle: (lng: string, ns
   const option = (group: string, values: readonly string[]): Option[] =>
     values.map((value) => ({ value, label: t(`options.${group}.${value}`, { defaultValue: value }) }));
   const options: TranslatedOptions = {
+    language: languagesInReadingOrder(option('language', contentLanguages), bundle),
     tone: option('toneOfVoice', tones),
     pointOfView: option('pointOfView', pointsOfView),
     articleType: option('articleType', articleTypes),
@@ -108,6 +108,17 @@ function optionsOf(i18n: { language: string; getResourceBundle: (lng: string, ns
   };
   translatedOptions.set(i18n, { bundle, options });
   return options;
+}
+
+/**
+ * The output languages in the order their names are listed in the page language's catalogue, so a
+ * Chinese reader gets them in Chinese order (not sorted at run time: the server render and the
+ * browser must agree); a language the catalogue does not name yet comes last, under its own name.
+ */
+function languagesInReadingOrder(options: Option[], bundle: unknown): Option[] {
+  const names = (bundle as { options?: { language?: Record<string, string> } } | undefined)?.options?.language ?? {};
+  const rank = new Map(Object.keys(names).map((value, i) => [value, i]));
+  return [...options].sort((a, b) => (rank.get(a.value) ?? rank.size) - (rank.get(b.value) ?? rank.size));
 }
 
 function modelOptionsOf(options: TranslatedOptions, t: Translate, type: ModelKind, isPro: boolean): Option[] {
@@ -263,7 +274,7 @@ export function GenerationForm({
             <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
               <SelectField
                 label={t('form.language')}
-                options={languageOptions}
+                options={options.language}
                 errors={fields.language.errors}
                 selectProps={getSelectProps(fields.language)}
               />

@@ -1,8 +1,8 @@
-import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { dialogElementClass, useModalDialog } from '~/components/ui/dialog-frame';
 import { showToast } from '~/components/ui/toast';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 export type ViewedImage = { url: string; alt: string; filename: string };
 
@@ -12,7 +12,7 @@ export type ViewedImage = { url: string; alt: string; filename: string };
  */
 export function ImageViewer({ image, onClose }: { image: ViewedImage; onClose: () => void }) {
   const { t } = useTranslation('workspace');
-  const titleId = useId();
+  const titleId = useDomId();
   // Modal on the native <dialog> (focus stays in it, Escape closes, focus returns), as DialogFrame.
   const { ref, dismiss } = useModalDialog(onClose);
 

@@ -1,4 +1,4 @@
-import { useId, useRef, useState, type DragEvent } from 'react';
+import { useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CSV_MAX_BYTES, CSV_MAX_ROWS } from '~/catalogue';
 import { Icon } from '~/components/icons';
@@ -6,6 +6,7 @@ import { Button } from '~/components/ui/button';
 import { isCsvFile, type CsvRow } from '~/utils/csv-file';
 import { showToast } from '~/components/ui/toast';
 import { errorOf } from './response-error';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 export const CSV_TEMPLATE_URL = '/app/blog-topics-template.csv';
 export const CSV_FORM_ACTION = '/app/csv';
@@ -41,8 +42,8 @@ export function CsvImport({
   initial?: CsvLoaded | null;
 }) {
   const { t } = useTranslation('inputs');
-  const inputId = useId();
-  const hintId = useId();
+  const inputId = useDomId();
+  const hintId = useDomId();
   const fileInput = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const [busy, setBusy] = useState(false);

@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react';
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { findModel } from '~/catalogue';
 import { Icon } from '~/components/icons';
@@ -11,6 +11,7 @@ import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { Modal } from './modal';
 import { showToast } from '~/components/ui/toast';
 import { errorOf } from './response-error';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 export const TEMPLATES_PAGE = '/app/templates';
 export const TEMPLATE_PARAM = 'template';
@@ -158,7 +159,7 @@ export function SaveTemplateForm({
   pending?: boolean;
 }) {
   const { t } = useTranslation('inputs');
-  const id = useId();
+  const id = useDomId();
   const [name, setName] = useState('');
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);

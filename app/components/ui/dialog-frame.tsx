@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 /**
  * The modal behaviour of our dialogs, on the native `<dialog>`: the element is rendered `open`, so
@@ -63,8 +64,8 @@ export function DialogFrame({
   onDismiss: () => void;
   children?: ReactNode;
 }) {
-  const titleId = useId();
-  const descriptionId = useId();
+  const titleId = useDomId();
+  const descriptionId = useDomId();
   const { ref, dismiss } = useModalDialog(onDismiss);
 
   return (

@@ -1,5 +1,6 @@
-import { useId, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { Input, type InputProps } from './input';
+import { useDomId } from '~/components/ui/use-dom-id';
 
 /** Error messages of one field (or a whole form), announced to screen readers. */
 export function ErrorList({
@@ -38,7 +39,7 @@ export type FieldProps = {
 
 /** A label, an input and its errors, wired together for assistive technology. */
 export function Field({ label, inputProps, errors, help, labelAside, className = '' }: FieldProps) {
-  const fallbackId = useId();
+  const fallbackId = useDomId();
   const { key: _key, ...rest } = inputProps;
   const id = rest.id ?? fallbackId;
   const errorId = errors?.length ? `${id}-error` : undefined;

@@ -121,7 +121,12 @@ export function ScheduledList({
                     </span>
                   ) : null}
                   {item.link ? (
-                    <a href={item.link} className="font-medium text-indigo-700 hover:underline" target="_blank" rel="noreferrer">
+                    <a
+                      href={item.link}
+                      className="inline-flex min-h-6 items-center font-medium text-indigo-700 hover:underline"
+                      target="_blank"
+                      rel="noreferrer"
+                    >
                       {item.kind === 'media' ? t('publish.viewImage') : t('publish.viewPost')}
                     </a>
                   ) : null}

@@ -43,7 +43,7 @@ export function SeoFieldset({ seo, idPrefix, disabled }: { seo: SeoFields; idPre
             {t('seo.slugHelp')}
           </span>
         </div>
-        <label className="flex min-w-48 flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800" htmlFor={id('keyword')}>
+        <label className="flex min-w-48 flex-1 flex-col gap-1.5 text-sm font-medium text-slate-800">
           {t('seo.focusKeyword')}
           <input
             id={id('keyword')}

@@ -57,7 +57,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
   if (kind === 'media') {
     // Only an image result's own images go to the media library (what it is, not what was typed).
     const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
-    if (!result) throw new WordPressServiceError('not_found');
+    if (!result) throw new WordPressServiceError('result_not_found');
     if (result.type !== 'image' || result.status !== 'completed' || !result.content) throw new WordPressServiceError('not_image');
     content = imageResultHtml(result, p.title);
   } else if (p.resultId && !/<[a-z!]/i.test(content)) {
