@@ -10,6 +10,7 @@ import {
   useLocation,
   useMatches,
   useNavigation,
+  useRevalidator,
   useRouteLoaderData,
   type ShouldRevalidateFunction,
 } from '@remix-run/react';
@@ -26,8 +27,9 @@ import { themeCookieHeader, themeFromCookie } from '~/runtime/theme.server';
 import tailwind from '~/styles/tailwind.css';
 import { ensureNamespaces, getI18n, usesEveryNamespace } from '~/utils/i18n-client';
 import { useNonce } from '~/utils/nonce';
-import { timeZoneScript } from '~/utils/time-zone';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { TIME_ZONE_COOKIE, timeZoneScript } from '~/utils/time-zone';
+import { timeZoneChoices } from '~/utils/zoned-time';
+import { readerZone } from '~/http/time-zone.server';
 import { getToast } from '~/http/toast.server';
 
 export const links: LinksFunction = () => [
@@ -36,12 +38,12 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const timeZone = requestTimeZone(request);
   const [language, session, { toast, setCookie: toastCookie }] = await Promise.all([
     detectLanguage(request),
     getSession(request),
     getToast(request),
   ]);
+  const { timeZone, known: timeZoneKnown } = await readerZone(request, session?.user ?? null);
   const headers = new Headers();
   if (toastCookie) headers.append('Set-Cookie', toastCookie);
   if (session?.setCookie) headers.append('Set-Cookie', session.setCookie);
@@ -58,9 +60,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     {
       language,
       timeZone,
+      timeZoneKnown,
       catalogueVersion: catalogueVersion(language),
       theme: theme ?? 'light',
       settings: settingsOpen ? await settingsView(session.user.id) : null,
+      // The settings dialog's time zone picker (its labels made here, so the browser renders the same).
+      timeZones: settingsOpen ? timeZoneChoices(new Date()) : null,
       user: session
         ? {
             name: session.user.name,
@@ -75,9 +80,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
 }
 
+// Set in the browser when the page has just learnt the reader's zone (see useTimeZoneLearnt).
+let zoneLearnt = false;
+
 // The catalogue and user change only after a form submission (login, logout, language switch).
-// Opening the settings dialog loads its data.
+// Opening the settings dialog loads its data; so does learning the reader's time zone.
 export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate, currentUrl, nextUrl }) => {
+  if (zoneLearnt) {
+    zoneLearnt = false;
+    return true;
+  }
   if (formMethod !== undefined && formMethod !== 'GET') return defaultShouldRevalidate;
   return nextUrl.searchParams.get(SETTINGS_PARAM) === '1' && currentUrl.searchParams.get(SETTINGS_PARAM) !== '1';
 };
@@ -144,10 +156,27 @@ function useRestOfCatalogue(language: Language) {
   }, [navigation.state, language]);
 }
 
-function ClientEffects({ language }: { language: Language }) {
+/**
+ * A signed-in user without a time zone whose browser had not told its zone yet got this page in UTC
+ * (the server and the hydration alike). The head script has now put the zone in the cookie: the
+ * page's data is loaded once more, and the server keeps that zone as the user's.
+ */
+function useTimeZoneLearnt(known: boolean) {
+  const revalidator = useRevalidator();
+  useEffect(() => {
+    if (known || !document.cookie.split(/;\s*/).some((c) => c.startsWith(`${TIME_ZONE_COOKIE}=`))) return;
+    zoneLearnt = true;
+    revalidator.revalidate();
+    // Once per page load: the next answer knows the zone.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [known]);
+}
+
+function ClientEffects({ language, timeZoneKnown }: { language: Language; timeZoneKnown: boolean }) {
   usePageViews();
   useLanguageMirror(language);
   useRestOfCatalogue(language);
+  useTimeZoneLearnt(timeZoneKnown);
   return null;
 }
 
@@ -179,7 +208,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
           <NavigationProgress label={i18n.t('loading', 'Loading…')} />
           {children}
           <Toaster toast={data?.toast ?? null} />
-          <ClientEffects language={language} />
+          <ClientEffects language={language} timeZoneKnown={data?.timeZoneKnown ?? true} />
         </I18nextProvider>
         {data?.catalogueVersion ? (
           <script nonce={nonce} src={`/locales/${language}?ns=${pageNs.join(',')}&v=${data.catalogueVersion}`} />

@@ -4439,7 +4439,10 @@ export interface operations {
            * @enum {string}
            */
           status?: 'draft' | 'publish' | 'future' | 'pending';
+          /** @description ISO 8601. With an offset or Z it is that instant; without one (2031-01-15T10:00) it is that time in `timeZone`, else in the user's time zone. */
           publishDate?: string | null;
+          /** @description The IANA time zone of a publishDate written without an offset (default: the user's, as GET /api/user says). */
+          timeZone?: string;
           featured?: boolean | 'on' | 'true' | 'false' | '';
           target?: ('post' | 'media') | '';
           onExisting?: ('update' | 'new') | '';
@@ -4578,6 +4581,7 @@ export interface operations {
           startDate?: string;
           startTime?: string;
           startAt?: string;
+          /** @description The IANA time zone of startDate and startTime, and of a startAt without an offset (default: the user's). */
           timeZone?: string;
           /** @default 1 */
           every?: number;
@@ -4830,7 +4834,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description ISO 8601. With an offset or Z it is that instant; without one it is that time in `timeZone`, else in the user's time zone. */
           publishAt: string;
+          /** @description The IANA time zone of a publishAt written without an offset (default: the user's). */
+          timeZone?: string;
         };
       };
     };

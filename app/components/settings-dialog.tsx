@@ -1,6 +1,6 @@
 import { Form, Link, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
 import { SETTINGS_PARAM } from '~/components/settings-param';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { GUIDANCE, OUTPUTS, aspectRatios, canUseModel, modelsOfKind, stylePresets, type SubscriptionStatus } from '~/catalogue';
 import { Button, buttonClass } from '~/components/ui/button';
@@ -81,7 +81,58 @@ function KeyField({ name, label, mask }: { name: 'openRouterApiKey' | 'replicate
   );
 }
 
-/** Settings dialog: API keys, default models, dark mode, auto-save and image defaults. A plain form post (works without JavaScript). */
+/**
+ * The user's time zone, from the zones the server lists. With JavaScript, the browser's own zone is
+ * offered when it differs (read after hydration, so the server's render and the browser's agree).
+ */
+function TimeZoneField({ value, choices }: { value: string; choices: { value: string; label: string }[] }) {
+  const { t } = useTranslation('inputs');
+  const id = useDomId();
+  const [zone, setZone] = useState(value);
+  const [browser, setBrowser] = useState<string | null>(null);
+  useEffect(() => {
+    try {
+      setBrowser(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    } catch {
+      // No zone from this browser: nothing to offer.
+    }
+  }, []);
+  const offer = browser && browser !== zone && choices.some((c) => c.value === browser) ? browser : null;
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={id} className="text-sm font-medium text-slate-800">
+        {t('settings.timeZone')}
+      </label>
+      <select
+        id={id}
+        name="timeZone"
+        value={zone}
+        onChange={(e) => setZone(e.currentTarget.value)}
+        aria-describedby={`${id}-hint`}
+        className={selectClass}
+      >
+        {choices.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-hint`} className="text-xs text-slate-600">
+        {t('settings.timeZoneHint')}
+      </p>
+      {offer ? (
+        <p className="text-xs text-slate-700" data-testid="browser-time-zone">
+          {t('settings.timeZoneBrowser', { zone: offer })}{' '}
+          <button type="button" onClick={() => setZone(offer)} className="font-medium text-indigo-700 hover:underline">
+            {t('settings.timeZoneUseBrowser')}
+          </button>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Settings dialog: API keys, default models, time zone, dark mode, auto-save and image defaults. A plain form post (works without JavaScript). */
 export function SettingsDialog() {
   const { t } = useTranslation();
   const { t: ti } = useTranslation('inputs');
@@ -187,6 +238,7 @@ export function SettingsDialog() {
               />
             </div>
           </fieldset>
+          {root?.timeZones ? <TimeZoneField value={settings.timeZone ?? root.timeZone} choices={root.timeZones} /> : null}
           <fieldset className="flex flex-col gap-3">
             <legend className="mb-1 text-sm font-semibold text-slate-900">{ti('settings.appearance')}</legend>
             <label className="flex items-center gap-2 text-sm text-slate-800">

@@ -64,8 +64,8 @@ export async function publishBulk({ userId, formData, t, timeZone }: BulkArgs) {
  * renders the plan; the preview's confirmation posts the same fields with its seed, instant and
  * fingerprint, and queues exactly that plan (or shows the new one when it came out otherwise).
  */
-export async function publishDrip({ userId, formData, t }: BulkArgs) {
-  const submission = parseWithZod(formData, { schema: dripSchema(t) });
+export async function publishDrip({ userId, formData, t, timeZone }: BulkArgs) {
+  const submission = parseWithZod(formData, { schema: dripSchema(t, timeZone) });
   if (submission.status !== 'success') return json({ result: submission.reply(), preview: null }, { status: 400 });
   const v = submission.value;
   const confirming = submission.payload.intent === 'confirm' && v.fingerprint && v.seed !== undefined && v.plannedAt;

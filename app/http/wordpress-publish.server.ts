@@ -6,6 +6,7 @@ import { publishAndWait } from '~/services/wordpress/publish-now.server';
 import { chooseTermsPerPost } from '~/services/wordpress/term-choices.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { publicationErrorText } from '~/utils/wordpress-errors';
+import { validTimeZone } from '~/utils/time-zone';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { zonedToInstant } from '~/utils/zoned-time';
 import { explainError } from './errors.server';
@@ -15,9 +16,10 @@ import { redirectWithToast } from './toast.server';
 
 /**
  * The publish form as posted (read as typed, a repeated field by its first value): publish now, or
- * schedule at a date and time in a zone; then the publish payload's own rules (the same as the API's).
+ * schedule at a date and time in the form's zone (`tz`, the user's when the form has none); then the
+ * publish payload's own rules (the same as the API's).
  */
-const publishFormSchema = (t: Translate, resultId: string | undefined) =>
+const publishFormSchema = (t: Translate, resultId: string | undefined, timeZone: string) =>
   z
     .record(z.unknown())
     .transform((form) => {
@@ -27,7 +29,7 @@ const publishFormSchema = (t: Translate, resultId: string | undefined) =>
         return value === undefined ? fallback : String(value);
       };
       const schedule = field('mode') === 'schedule';
-      const at = schedule ? zonedToInstant(text('date'), text('time'), text('tz', 'UTC')) : null;
+      const at = schedule ? zonedToInstant(text('date'), text('time'), validTimeZone(text('tz')) ?? timeZone) : null;
       const categories = form.categories === undefined ? [] : ([] as unknown[]).concat(form.categories).map(String);
       return {
         resultId,
@@ -80,13 +82,16 @@ export async function publishResult({
   resultId,
   formData,
   t,
+  timeZone,
 }: {
   userId: string;
   resultId: string | undefined;
   formData: FormData;
   t: Translate;
+  /** The user's zone: the dates and times of a form that does not name one are read in it. */
+  timeZone: string;
 }) {
-  const submission = parseWithZod(formData, { schema: publishFormSchema(t, resultId), disableAutoCoercion: true });
+  const submission = parseWithZod(formData, { schema: publishFormSchema(t, resultId, timeZone), disableAutoCoercion: true });
   if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
   const input = submission.value;
   const refuse = (message: string, status: number) => json({ result: submission.reply({ formErrors: [message] }) }, { status });

@@ -54,7 +54,8 @@ export const siteActionHeadSchema = z.object({
 });
 
 type SiteActionHead = z.infer<typeof siteActionHeadSchema>;
-type IntentArgs = { userId: string; formData: FormData; t: Translate; head: SiteActionHead };
+/** `timeZone`: the user's, for a move form that does not name its zone. */
+type IntentArgs = { userId: string; formData: FormData; t: Translate; head: SiteActionHead; timeZone: string };
 
 const back = '/wordpress';
 
@@ -195,12 +196,12 @@ function retryScheduled({ userId, t, head: { publicationId } }: IntentArgs) {
 }
 
 /** The calendar's move: the same checks (a drip post stays inside its site's schedule). */
-function moveScheduledPost({ userId, formData, t, head: { publicationId } }: IntentArgs) {
+function moveScheduledPost({ userId, formData, t, head: { publicationId }, timeZone }: IntentArgs) {
   return scheduledChange(t, async () => {
     const move = parseWithZod(formData, { schema: moveSchema(t), disableAutoCoercion: true });
     if (move.status !== 'success')
       return redirectWithToast(back, { type: 'error', title: t('publish.failed'), description: t('validation.date') });
-    await moveScheduled(userId, publicationId, move.value.date, move.value.time, validTimeZone(move.value.tz) ?? 'UTC');
+    await moveScheduled(userId, publicationId, move.value.date, move.value.time, validTimeZone(move.value.tz) ?? timeZone);
     return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
   });
 }

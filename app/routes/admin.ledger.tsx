@@ -20,6 +20,7 @@ import { currentSeq } from '~/services/ledger-export.server';
 import { verifyLedger, type VerifyReport } from '~/services/ledger-verify.server';
 import { exportFormOf, requireAdmin } from '~/http/admin.server';
 import { rootT } from '~/utils/meta';
+import { formatDateTime } from '~/utils/time-zone';
 import { redirectWithToast } from '~/http/toast.server';
 import { readFormData } from '~/http/json-api.server';
 
@@ -105,7 +106,8 @@ export default function AdminLedger() {
   const { user, credits, form, errors, until, report, flagState, flags, payments } = useLoaderData<typeof loader>();
   const { t, i18n } = useTranslation('ledger');
   const err = (name: 'from' | 'to' | 'user') => (errors[name] ? [t(`admin.${errors[name]}`)] : null);
-  const time = (iso: string) => new Date(iso).toLocaleString(i18n.language, { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' });
+  // Finance reads the ledger in UTC, named as such.
+  const time = (iso: string) => formatDateTime(iso, i18n.language, 'UTC');
   // Minor units as the currency's money (cents → dollars), the raw figure beside it for finance.
   const money = (currency: string | null, minor: number | null) => {
     if (minor === null) return '—';

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node';
 import { queueBulkPublications } from '~/services/wordpress/bulk.server';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { withApi } from '~/http/api-context.server';
 import { methodNotAllowed } from '~/http/json-api.server';
@@ -21,7 +21,10 @@ export function action({ request }: ActionFunctionArgs) {
     request,
     'wordpress',
     async (ctx) => {
-      const pubs = await queueBulkPublications(ctx.user.id, await ctx.read(bulkPublishSchema(ctx.t, requestTimeZone(request))));
+      const pubs = await queueBulkPublications(
+        ctx.user.id,
+        await ctx.read(bulkPublishSchema(ctx.t, await readerTimeZone(request, ctx.user))),
+      );
       const publications = pubs.map((p) => ({
         id: p.id,
         resultId: p.resultId,

@@ -5,6 +5,7 @@ import { publishAndWait } from '~/services/wordpress/publish-now.server';
 import { publishSchema, type PublishPayload } from '~/utils/wordpress-schemas';
 import { shownStatus } from '~/utils/publication-state';
 import { withApi, type ApiContext } from '~/http/api-context.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 
@@ -30,7 +31,7 @@ export function action({ request }: ActionFunctionArgs) {
     request,
     'wordpress',
     async (ctx) => {
-      const input = await ctx.read(publishSchema(ctx.t));
+      const input = await ctx.read(publishSchema(ctx.t, await readerTimeZone(request, ctx.user)));
       return idempotent(
         request,
         ctx.user.id,

@@ -32,7 +32,7 @@ import { requireUser } from '~/services/sessions.server';
 import { integrationOverview } from '~/services/wordpress/overview.server';
 import { publicationsForResults, publicationView } from '~/services/wordpress/publications.server';
 import { listSites } from '~/services/wordpress/sites.server';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { getAccountSummary, privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
 import { readFormData } from '~/http/json-api.server';
@@ -85,7 +85,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         integration: null,
         results: {
           results: page.results.map((r) => ({ ...r, publication: publicationView(publications.get(r.id)) })),
-          wordpress: { canPublish: isPro(user.subscriptionStatus), hasSites: sites.length > 0, timeZone: requestTimeZone(request) },
+          wordpress: { canPublish: isPro(user.subscriptionStatus), hasSites: sites.length > 0, timeZone: await readerTimeZone(request) },
           pagination: { page: page.pagination.page, totalPages: page.pagination.totalPages, total: page.pagination.total },
           filter: query.type as ResultsFilter,
           search: query.search,
@@ -132,7 +132,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   }
 
   // The WordPress integration tab: Pro and Pro (Ending) only; Free users get the upgrade prompt.
-  const integration = isPro(user.subscriptionStatus) ? await integrationOverview(userId, requestTimeZone(request)) : null;
+  const integration = isPro(user.subscriptionStatus) ? await integrationOverview(userId, await readerTimeZone(request)) : null;
   return json({ user, account, tab, input: null, results: null, integration }, { headers: privatePageHeaders });
 }
 

@@ -24,7 +24,7 @@ import { moveSchema } from '~/utils/drip-schemas';
 import { rootT } from '~/utils/meta';
 import { dateTimeFormat } from '~/utils/intl-format';
 import { formatDateTimeInZone, validTimeZone } from '~/utils/time-zone';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
 
 // The publishing calendar: /app/calendar?month=2026-12&site=3, a month of every
@@ -38,7 +38,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const siteParam = Number(url.searchParams.get('site'));
   const siteId = Number.isSafeInteger(siteParam) && siteParam > 0 ? siteParam : null;
-  const data = await calendar(userId, { month: url.searchParams.get('month'), siteId, readerZone: requestTimeZone(request) });
+  const data = await calendar(userId, { month: url.searchParams.get('month'), siteId, readerZone: await readerTimeZone(request) });
   return json({ user, account, ...data, today: instantToZoned(new Date(), data.timeZone).date }, { headers: privatePageHeaders });
 }
 
@@ -72,7 +72,7 @@ export async function action({ request }: ActionFunctionArgs) {
     switch (input.intent) {
       case 'move': {
         const { publicationId, date, time, tz } = input;
-        await moveScheduled(user.id, publicationId, date, time, validTimeZone(tz) ?? requestTimeZone(request));
+        await moveScheduled(user.id, publicationId, date, time, validTimeZone(tz) ?? (await readerTimeZone(request, user)));
         return redirectWithToast(back, { type: 'success', title: t('scheduled.moved') });
       }
       case 'cancel':
@@ -82,7 +82,7 @@ export async function action({ request }: ActionFunctionArgs) {
         await pauseDrip(user.id, input.siteId);
         return redirectWithToast(back, { type: 'success', title: t('calendar.paused') });
       case 'resume': {
-        const zone = validTimeZone(input.tz) ?? requestTimeZone(request);
+        const zone = validTimeZone(input.tz) ?? (await readerTimeZone(request, user));
         const { replanned, first } = await resumeDrip(user.id, input.siteId);
         return redirectWithToast(back, {
           type: 'success',

@@ -35,7 +35,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
 import { chooseBulkTerms, publishBulk, publishDrip } from '~/http/wordpress-bulk.server';
 import { rootT } from '~/utils/meta';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { BULK_MAX, bulkPublishSchema } from '~/utils/wordpress-schemas';
 import { instantToZoned } from '~/utils/zoned-time';
 import { POST_STATUSES } from '~/utils/publication-state';
@@ -86,7 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       ),
     ]);
   }
-  const timeZone = requestTimeZone(request);
+  const timeZone = await readerTimeZone(request);
   const now = instantToZoned(new Date(), timeZone);
   // The drip fields start from the site's saved rules, else a working week's 09:00-17:00.
   const dripZone = schedule?.timeZone ?? siteZone ?? timeZone;
@@ -134,7 +134,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const formData = await readFormData(request);
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
-  const args = { userId: user.id, formData, t, timeZone: requestTimeZone(request) };
+  const args = { userId: user.id, formData, t, timeZone: await readerTimeZone(request, user) };
   if (formData.get('intent') === 'choose-terms') return chooseBulkTerms(args);
   return parseWithZod(formData, { schema: dripMode }).status === 'success' ? publishDrip(args) : publishBulk(args);
 }

@@ -31,7 +31,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
 import { chooseResultTerms, publishResult } from '~/http/wordpress-publish.server';
 import { rootT } from '~/utils/meta';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
 
 // The Publish-to-WordPress dialog of a completed result, as a page so it works without
@@ -63,7 +63,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       existingPublication(userId, result.id, chosen.id),
     ]);
   }
-  const timeZone = requestTimeZone(request);
+  const timeZone = await readerTimeZone(request);
   const now = instantToZoned(new Date(), timeZone);
   return json(
     {
@@ -103,7 +103,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (formData instanceof Response) throw formData;
   const t = (await getT(request, 'wordpress')) as Translate;
   if (formData.get('intent') === 'choose-terms') return chooseResultTerms({ userId: user.id, resultId: params.resultId, formData });
-  return publishResult({ userId: user.id, resultId: params.resultId, formData, t });
+  return publishResult({ userId: user.id, resultId: params.resultId, formData, t, timeZone: await readerTimeZone(request, user) });
 }
 
 export default function PublishResult() {

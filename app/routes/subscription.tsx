@@ -25,7 +25,7 @@ import { loadCreditHistory } from '~/services/ledger.server';
 import { countScheduledAfter } from '~/services/wordpress/schedules.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { formatUsd, numberFormat } from '~/utils/intl-format';
-import { requestTimeZone } from '~/runtime/time-zone.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { getUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
@@ -100,7 +100,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const historyPage = Number(url.searchParams.get('historyPage')) || 1;
   const [info, ledger, duplicates, shortfalls] = await Promise.all([
     getSubscriptionInfo(userId),
-    loadCreditHistory(userId, historyPage, { timeZone: requestTimeZone(request) }),
+    loadCreditHistory(userId, historyPage, { timeZone: await readerTimeZone(request) }),
     recentDuplicateSubscriptions(userId),
     recentShortfalls(userId),
   ]);

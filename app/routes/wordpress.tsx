@@ -14,6 +14,7 @@ import { SiteRow } from '~/components/wordpress/site-row';
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { readFormData } from '~/http/json-api.server';
 import { siteActionHeadSchema, siteIntents } from '~/http/wordpress-sites.server';
+import { readerTimeZone } from '~/http/time-zone.server';
 import { getT } from '~/i18n.server';
 import { sitePostsSummary } from '~/services/internal-links.server';
 import { requireUser } from '~/services/sessions.server';
@@ -37,7 +38,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const t = (await getT(request, 'wordpress')) as Translate;
   const head = parseWithZod(formData, { schema: siteActionHeadSchema, disableAutoCoercion: true });
   if (head.status !== 'success') return json({ intent: 'unknown' as const }, { status: 400 });
-  return siteIntents[head.value.intent]({ userId: user.id, formData, t, head: head.value });
+  return siteIntents[head.value.intent]({ userId: user.id, formData, t, head: head.value, timeZone: await readerTimeZone(request, user) });
 }
 
 export default function WordPressSites() {

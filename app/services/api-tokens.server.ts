@@ -110,7 +110,8 @@ export async function authenticateApiToken(token: string, db: Db = sql): Promise
   const [row] = await db<(SessionUser & { tokenId: string; stale: boolean })[]>`
     SELECT t.id AS "tokenId",
            (t.last_used_at IS NULL OR t.last_used_at < now() - make_interval(secs => ${LAST_USE_STEP_SECONDS})) AS stale,
-           u.id, u.email, u.name, u.language, u.role, u.subscription_status AS "subscriptionStatus"
+           u.id, u.email, u.name, u.language, u.role, u.subscription_status AS "subscriptionStatus",
+           u.time_zone AS "timeZone"
     FROM api_tokens t JOIN users u ON u.id = t.user_id
     WHERE t.token_hash = ${hashToken(token)} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`;
   if (!row) return null;

@@ -29,9 +29,11 @@ export type ApiUser = {
   creditsRemaining: number;
   topUpCreditsRemaining: number;
   subscriptionStatus: 'free' | 'pro' | 'canceled';
+  /** The zone the pages show times in and read picked times in (IANA); null until known. */
+  timeZone: string | null;
 };
 
-export async function toApiUser(user: Pick<SessionUser, 'id' | 'name' | 'email' | 'subscriptionStatus'>): Promise<ApiUser> {
+export async function toApiUser(user: Pick<SessionUser, 'id' | 'name' | 'email' | 'subscriptionStatus' | 'timeZone'>): Promise<ApiUser> {
   const credits = await getCurrentCreditSummary(user.id);
   return {
     name: user.name,
@@ -39,6 +41,7 @@ export async function toApiUser(user: Pick<SessionUser, 'id' | 'name' | 'email' 
     creditsRemaining: credits.creditsRemaining,
     topUpCreditsRemaining: credits.topUpCreditsRemaining,
     subscriptionStatus: user.subscriptionStatus,
+    timeZone: user.timeZone,
   };
 }
 
@@ -54,7 +57,8 @@ let dummyHash: Promise<string> | undefined;
 /** The user when e-mail and password match; null otherwise (unknown e-mail, wrong password, no password yet). */
 export async function verifyCredentials(email: string, password: string, db: Db = sql): Promise<SessionUser | null> {
   const [row] = await db<(SessionUser & { passwordHash: string | null })[]>`
-    SELECT id, email, name, language, role, subscription_status AS "subscriptionStatus", password_hash AS "passwordHash"
+    SELECT id, email, name, language, role, subscription_status AS "subscriptionStatus", time_zone AS "timeZone",
+           password_hash AS "passwordHash"
     FROM users WHERE lower(email) = lower(${normalizeEmail(email)})`;
   if (!row?.passwordHash) {
     dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));

@@ -18,6 +18,8 @@ export type SessionUser = {
   language: 'en' | 'zh-HK';
   role: 'user' | 'admin';
   subscriptionStatus: 'free' | 'pro' | 'canceled';
+  /** Their IANA time zone; null until a browser told it or they chose one. */
+  timeZone: string | null;
 };
 
 export type CurrentSession = { id: string; user: SessionUser; setCookie?: string };
@@ -64,7 +66,7 @@ export async function getSession(request: Request): Promise<CurrentSession | nul
 
 async function loadSession(id: string): Promise<CurrentSession | null> {
   const [row] = await sql<(SessionUser & { expiresAt: Date })[]>`
-    SELECT u.id, u.email, u.name, u.language, u.role, u.subscription_status AS "subscriptionStatus",
+    SELECT u.id, u.email, u.name, u.language, u.role, u.subscription_status AS "subscriptionStatus", u.time_zone AS "timeZone",
            s.expires_at AS "expiresAt"
     FROM sessions s JOIN users u ON u.id = s.user_id
     WHERE s.id = ${hashId(id)} AND s.expires_at > now()`;

@@ -2,6 +2,7 @@ import { sql, transaction, type Db } from '../../db/client';
 import { maskedApiKeys, saveApiKeys, type ApiKeyField } from './api-keys.server';
 import { appSettings, lastUsed, type AppSettings, type LastUsed } from '~/utils/input-settings';
 import { memoPerRequest } from '~/runtime/request-scope.server';
+import { getUserTimeZone, saveUserTimeZone } from './user-time-zone.server';
 
 // Application settings and User settings (last-used values). Values arrive validated by the
 // strict schemas; reads complete them with the defaults (and drop values that no longer fit).
@@ -69,22 +70,26 @@ export async function saveLastUsed(userId: string, values: Record<string, unknow
   return lastUsed.stored.parse(row!.lastUsed);
 }
 
-/** The settings form's save (dialog and POST /api/settings): values and provider keys, all or nothing. */
+/**
+ * The settings form's save (dialog and POST /api/settings): values, provider keys and the time zone
+ * (a name settableTimeZone accepted), all or nothing.
+ */
 export async function saveSettingsAndKeys(
   userId: string,
-  values: Partial<AppSettings> & Partial<Record<ApiKeyField, string | null>>,
+  values: Partial<AppSettings> & Partial<Record<ApiKeyField, string | null>> & { timeZone?: string },
   db: Db = sql,
 ): Promise<AppSettings> {
-  const { openRouterApiKey, replicateApiKey, ...settings } = values;
+  const { openRouterApiKey, replicateApiKey, timeZone, ...settings } = values;
   return transaction(db, async (tx) => {
     await saveApiKeys(userId, { openRouterApiKey, replicateApiKey }, tx);
+    if (timeZone) await saveUserTimeZone(userId, timeZone, tx);
     return saveSettings(userId, settings, tx);
   });
 }
 
-/** Settings and keys together, as GET /api/settings and the settings dialog show them (keys masked). */
+/** Settings, keys (masked) and the time zone (null until known), as GET /api/settings and the settings dialog show them. */
 export async function settingsView(userId: string, db: Db = sql) {
-  const [settings, keys] = await Promise.all([getSettings(userId, db), maskedApiKeys(userId, db)]);
-  return { ...settings, ...keys };
+  const [settings, keys, timeZone] = await Promise.all([getSettings(userId, db), maskedApiKeys(userId, db), getUserTimeZone(userId, db)]);
+  return { ...settings, ...keys, timeZone };
 }
 export type SettingsView = Awaited<ReturnType<typeof settingsView>>;

@@ -18,7 +18,7 @@ const list = z
   .optional()
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean));
 
-export function dripSchema(t: Translate) {
+export function dripSchema(t: Translate, defaultTimeZone = 'UTC') {
   const time = (message: string) =>
     z
       .string({ required_error: message })
@@ -87,7 +87,7 @@ export function dripSchema(t: Translate) {
         weekdays: v.weekdays,
         spread: v.spread,
       },
-      timeZone: validTimeZone(v.dripTimeZone) ?? 'UTC',
+      timeZone: validTimeZone(v.dripTimeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC',
       categories: v.categories,
       tags: v.tags,
       perPost: v.perPost,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { appSettings } from '~/utils/input-settings';
+import { settableTimeZone } from '~/utils/time-zone';
 
 // POST /api/settings and POST /api/api-keys bodies. Keys: a blank value is not saved (a
 // field left empty keeps the key); `null` removes the key; a masked value sent back unchanged (••••1234) is ignored.
@@ -11,7 +12,13 @@ const keyField = z
 
 export const apiKeysSchema = z.object({ openRouterApiKey: keyField, replicateApiKey: keyField });
 
-export const settingsRequestSchema = appSettings.strict.merge(apiKeysSchema);
+/** The user's time zone: an IANA name of supportedTimeZones(), kept in this runtime's spelling; blank leaves it. */
+const timeZoneField = z
+  .preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.string().trim().max(64).optional())
+  .refine((v) => v === undefined || settableTimeZone(v) !== null, 'Unknown time zone')
+  .transform((v) => (v === undefined ? undefined : settableTimeZone(v)!));
+
+export const settingsRequestSchema = appSettings.strict.merge(apiKeysSchema).extend({ timeZone: timeZoneField });
 
 // A form field as a browser posts it: text (a file or a repeated name is no text), or a checkbox.
 const formText = z.unknown().transform((v) => (typeof v === 'string' ? v : undefined));
@@ -32,6 +39,7 @@ export const settingsFormSchema = z
     stylePreset: formText,
     guidanceScale: formText,
     numOutputs: formText,
+    timeZone: formText,
     openRouterApiKey: formText,
     replicateApiKey: formText,
     removeOpenRouterApiKey: formOn,

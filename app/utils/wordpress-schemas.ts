@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Translate } from './auth-schemas';
 import { validTimeZone } from './time-zone';
-import { zonedToInstant } from './zoned-time';
+import { parseInstant, zonedToInstant } from './zoned-time';
 import { META_DESCRIPTION_MAX, SEO_TITLE_MAX, seoFieldsSchema } from './seo-fields';
 import { POST_STATUSES } from './publication-state';
 
@@ -96,8 +96,21 @@ const tagList = z
 
 export const PUBLISH_STATUSES = ['draft', 'publish', 'future', 'pending'] as const;
 
-/** The publish payload of the JSON API and the publish page. */
-export function publishSchema(t: Translate) {
+/** An IANA time zone a request names for its dates and times written without an offset; a wrong one is refused. */
+const explicitTimeZone = (t: Translate, description: string) =>
+  z
+    .string()
+    .trim()
+    .max(64)
+    .optional()
+    .refine((v) => !v || validTimeZone(v) !== null, t('wordpress:validation.timeZone'))
+    .describe(description);
+
+/**
+ * The publish payload of the JSON API and the publish page. `publishDate` written without an offset
+ * is a time in `timeZone`, else in `defaultTimeZone` (the user's); it comes out as an ISO instant (Z).
+ */
+export function publishSchema(t: Translate, defaultTimeZone = 'UTC') {
   return z
     .object({
       resultId: z
@@ -131,7 +144,14 @@ export function publishSchema(t: Translate) {
         .string()
         .nullish()
         .transform((v) => (v ? v : null))
-        .refine((v) => v === null || !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
+        .refine((v) => v === null || parseInstant(v, 'UTC') !== null, t('wordpress:validation.date'))
+        .describe(
+          "ISO 8601. With an offset or Z it is that instant; without one (2031-01-15T10:00) it is that time in `timeZone`, else in the user's time zone.",
+        ),
+      timeZone: explicitTimeZone(
+        t,
+        "The IANA time zone of a publishDate written without an offset (default: the user's, as GET /api/user says).",
+      ),
       featured: checkbox,
       // An image result: a post with its image(s), or its images to the media library only.
       target: z
@@ -146,7 +166,11 @@ export function publishSchema(t: Translate) {
         .optional()
         .transform((v) => (v ? v : undefined)),
     })
-    .transform((v) => ({ ...v, categories: [...new Set([...v.categories, ...v.categoryIds])] }))
+    .transform(({ timeZone, ...v }) => {
+      const zone = validTimeZone(timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC';
+      const at = v.publishDate === null ? null : parseInstant(v.publishDate, zone);
+      return { ...v, publishDate: at ? at.toISOString() : null, categories: [...new Set([...v.categories, ...v.categoryIds])] };
+    })
     .refine((v) => v.status !== 'future' || v.publishDate !== null, { message: t('wordpress:validation.date'), path: ['publishDate'] });
 }
 
@@ -181,7 +205,7 @@ export const siteIdField = (t: Translate) =>
 
 /**
  * Bulk publish: the chosen completed results, to one site, now or spread over a schedule
- * (the first at startDate + startTime in the user's zone, or at startAt, an ISO instant; then one
+ * (the first at startDate + startTime in `timeZone`, else the user's, or at startAt, ISO; then one
  * every `every` hours or days). The output carries `schedule` (null: now) ready for the service.
  */
 export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
@@ -201,7 +225,10 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       startDate: z.string().trim().optional(),
       startTime: z.string().trim().optional(),
       startAt: z.string().trim().optional(),
-      timeZone: z.string().trim().max(64).optional(),
+      timeZone: explicitTimeZone(
+        t,
+        "The IANA time zone of startDate and startTime, and of a startAt without an offset (default: the user's).",
+      ),
       every: z.coerce
         .number({ invalid_type_error: t('wordpress:validation.every') })
         .int(t('wordpress:validation.every'))
@@ -225,8 +252,8 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       const timeZone = validTimeZone(v.timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC';
       let start: Date | null = null;
       if (v.mode === 'schedule') {
-        if (v.startAt && !Number.isNaN(Date.parse(v.startAt))) start = new Date(v.startAt);
-        else if (v.startDate && v.startTime) start = zonedToInstant(v.startDate, v.startTime, timeZone);
+        if (v.startAt) start = parseInstant(v.startAt, timeZone);
+        if (!start && v.startDate && v.startTime) start = zonedToInstant(v.startDate, v.startTime, timeZone);
         if (!start) {
           ctx.addIssue({ code: 'custom', message: t('wordpress:validation.date'), path: ['startDate'] });
           return z.NEVER;
@@ -257,12 +284,21 @@ export function termChoicesSchema(t: Translate) {
   });
 }
 
-export function rescheduleSchema(t: Translate) {
-  return z.object({
-    publishAt: z
-      .string({ required_error: t('wordpress:validation.date') })
-      .refine((v) => !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
-  });
+/** Moving a waiting publication: publishAt read as the publish payload's publishDate is, out as an ISO instant (Z). */
+export function rescheduleSchema(t: Translate, defaultTimeZone = 'UTC') {
+  return z
+    .object({
+      publishAt: z
+        .string({ required_error: t('wordpress:validation.date') })
+        .refine((v) => parseInstant(v, 'UTC') !== null, t('wordpress:validation.date'))
+        .describe(
+          "ISO 8601. With an offset or Z it is that instant; without one it is that time in `timeZone`, else in the user's time zone.",
+        ),
+      timeZone: explicitTimeZone(t, "The IANA time zone of a publishAt written without an offset (default: the user's)."),
+    })
+    .transform(({ publishAt, timeZone }) => ({
+      publishAt: parseInstant(publishAt, validTimeZone(timeZone) ?? validTimeZone(defaultTimeZone) ?? 'UTC')!.toISOString(),
+    }));
 }
 
 export function uploadImageSchema(t: Translate) {

@@ -2,7 +2,7 @@
 // Shared by server and browser; only Intl.
 
 import { dateTimeFormat } from '~/utils/intl-format';
-import { DEFAULT_TIME_ZONE, validTimeZone } from '~/utils/time-zone';
+import { DEFAULT_TIME_ZONE, supportedTimeZones, validTimeZone } from '~/utils/time-zone';
 
 const validZone = (tz: string | null | undefined): string => validTimeZone(tz) ?? DEFAULT_TIME_ZONE;
 
@@ -64,4 +64,32 @@ export function instantToZoned(instant: Date, tz: string | null | undefined): { 
       .map((p) => [p.type, p.value]),
   );
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+}
+
+/**
+ * An API's date and time: an ISO date and time without an offset (`2031-01-15T10:00`,
+ * `2031-01-15 10:00:30`, `2031-01-15`) is a wall-clock time in `tz`; anything else names its instant
+ * (`2031-01-15T02:00:00Z`, `…+08:00`) and is read as JavaScript reads it. Null when it is no date.
+ */
+export function parseInstant(value: string, tz: string | null | undefined): Date | null {
+  const naive = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::(\d{2})(\.\d{1,3})?)?)?$/.exec(value.trim());
+  if (naive) {
+    const at = zonedToInstant(naive[1]!, naive[2] ?? '00:00', tz);
+    return at && new Date(at.getTime() + Number(naive[3] ?? 0) * 1000 + Math.round(Number(naive[4] ?? 0) * 1000));
+  }
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}
+
+/** A zone as a picker names it, with its offset at `at`: "Asia/Hong Kong (GMT+08:00)". */
+export function timeZoneLabel(tz: string, at: Date): string {
+  const offset = offsetMinutes(at, tz);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${tz.replaceAll('_', ' ')} (GMT${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')})`;
+}
+
+/** Every zone a user may choose, as the settings picker lists them (offsets at `at`). */
+export function timeZoneChoices(at: Date): { value: string; label: string }[] {
+  return supportedTimeZones().map((tz) => ({ value: tz, label: timeZoneLabel(tz, at) }));
 }

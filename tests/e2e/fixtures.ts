@@ -189,8 +189,17 @@ export const test = base.extend<Fixtures>({
   jsEnabled: async ({ javaScriptEnabled }, use) => {
     await use(javaScriptEnabled !== false);
   },
-  signedIn: async ({ page }, use) => {
-    await use((label, options) => signedInAccount(page, label, options));
+  signedIn: async ({ page, jsEnabled, timezoneId }, use) => {
+    await use(async (label, options) => {
+      const account = await signedInAccount(page, label, options);
+      // A browser with scripts has been through the sign-in page, whose script told the server its
+      // zone (the `tz` cookie); tests of a first page without it clear the cookie.
+      if (jsEnabled) {
+        const zone = timezoneId ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+        await page.context().addCookies([{ name: 'tz', value: encodeURIComponent(zone), url: appUrl(), sameSite: 'Lax' }]);
+      }
+      return account;
+    });
   },
 });
 

@@ -187,6 +187,8 @@ describe('register → e-mail → set password → login → logout (pages, no J
       creditsRemaining: 5,
       topUpCreditsRemaining: 0,
       subscriptionStatus: 'free',
+      // No browser has told its zone yet (a client without cookies or scripts).
+      timeZone: null,
     });
 
     // Signed in: /auth sends to /app.
@@ -268,6 +270,8 @@ describe('the JSON API', () => {
       creditsRemaining: 5,
       topUpCreditsRemaining: 0,
       subscriptionStatus: 'free',
+      // No browser has told its zone yet (a client without cookies or scripts).
+      timeZone: null,
     });
     const me = await c.get('/api/user');
     expect(me.status).toBe(200);

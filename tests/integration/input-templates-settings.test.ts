@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../db/client';
 import { DEFAULT_IMAGE_MODEL, DEFAULT_TEXT_MODEL, MAX_TEMPLATES_PER_USER } from '../../app/catalogue';
 import { providerKey } from '../../app/services/api-keys.server';
+import { grantSignupCredits } from '../../app/services/ledger.server';
 import { createTemplate } from '../../app/services/templates.server';
 import { getLastUsed, saveLastUsed } from '../../app/services/user-settings.server';
 import { applyTemplate, initialFormValues, lastUsedFromForm, resetModel } from '../../app/utils/input-settings';
@@ -170,6 +171,7 @@ describe('settings and API keys', () => {
       ...appSettings.stored.parse({}),
       openRouterApiKey: null,
       replicateApiKey: null,
+      timeZone: null,
     });
 
     const saved = await client.postJson('/api/settings', {
@@ -260,6 +262,67 @@ describe('settings and API keys', () => {
     expect(fresh.cookies.get('theme')).toBe('dark');
     const light = await new TestClient(app.url).get('/');
     expect(await light.text()).not.toMatch(/<html[^>]*class="[^"]*\bdark\b/);
+  });
+});
+
+describe("the user's time zone", () => {
+  const zoneOf = async (id: string) =>
+    (await sql<{ timeZone: string | null }[]>`SELECT time_zone AS "timeZone" FROM users WHERE id = ${id}`)[0]!.timeZone;
+  // The credit history's first row: its date and time as the page shows them.
+  const firstRow = (html: string) =>
+    /data-testid="credit-history"[\s\S]*?<time[^>]*>([\s\S]*?)<\/time>/.exec(html)![1]!.replace(/<[^>]+>/g, ' ');
+
+  it("takes the browser's zone once, then the settings (form and JSON) decide; every page uses it, without JavaScript too", async () => {
+    const user = await makeUser('zone');
+    await grantSignupCredits(user.id);
+    const client = await signedInClient(app.url, user.id);
+    expect((await (await client.get('/api/user')).json()).timeZone).toBeNull();
+
+    // No zone yet and no browser's zone (no script ran): UTC, named.
+    expect(firstRow(await (await client.get('/subscription')).text())).toMatch(/\d{1,2}:\d{2}\s?[AP]M UTC/);
+    expect(await zoneOf(user.id)).toBeNull();
+
+    // The page's script told the browser's zone: the account keeps it, and a later browser's does not replace it.
+    client.cookies.set('tz', encodeURIComponent('Asia/Hong_Kong'));
+    expect(firstRow(await (await client.get('/subscription')).text())).toMatch(/GMT\+8/);
+    expect(await zoneOf(user.id)).toBe('Asia/Hong_Kong');
+    client.cookies.set('tz', 'Europe/London');
+    expect(firstRow(await (await client.get('/subscription')).text())).toMatch(/GMT\+8/);
+    // Without any cookie (a browser without JavaScript) the setting holds.
+    client.cookies.delete('tz');
+    expect(firstRow(await (await client.get('/subscription')).text())).toMatch(/GMT\+8/);
+    expect((await (await client.get('/api/user')).json()).timeZone).toBe('Asia/Hong_Kong');
+
+    // The settings dialog (a page without JavaScript) lists the zones with the user's chosen, in en and zh-HK.
+    const dialog = await (await client.get('/subscription?settings=1')).text();
+    expect(dialog).toMatch(/<select[^>]*name="timeZone"/);
+    expect(dialog).toMatch(/<option value="Asia\/Hong_Kong" selected="">Asia\/Hong Kong \(GMT\+08:00\)<\/option>/);
+    expect(dialog).toContain('Dates and times are shown in this zone, and the dates and times you pick are read in it.');
+    expect(
+      await (
+        await client.get('/subscription?settings=1', { 'accept-language': 'zh-HK', cookie: `${client.cookieHeader()}; language=zh-HK` })
+      ).text(),
+    ).toContain('日期和時間會以此時區顯示，你選擇的日期和時間亦以此時區計算。');
+
+    // The form post: a listed zone is saved; an unknown one is refused and changes nothing.
+    const saved = await client.postForm('/settings', { timeZone: 'America/New_York', autoSave: 'on', redirectTo: '/subscription' });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.get('location')).toBe('/subscription');
+    expect(await zoneOf(user.id)).toBe('America/New_York');
+    expect(firstRow(await (await client.get('/subscription')).text())).toMatch(/E[SD]T/);
+    const refused = await client.postForm('/settings', { timeZone: 'Mars/Olympus_Mons', redirectTo: '/subscription' });
+    expect(refused.headers.get('location')).toBe('/subscription?settings=1');
+    expect(await zoneOf(user.id)).toBe('America/New_York');
+
+    // The JSON settings: read back, saved in this runtime's spelling, fixed offsets and unknown names refused.
+    expect((await (await client.get('/api/settings')).json()).settings.timeZone).toBe('America/New_York');
+    const kolkata = await client.postJson('/api/settings', { timeZone: 'Asia/Kolkata' });
+    expect(kolkata.status).toBe(200);
+    expect(['Asia/Kolkata', 'Asia/Calcutta']).toContain((await kolkata.json()).settings.timeZone);
+    expect((await client.postJson('/api/settings', { timeZone: 'Etc/GMT+5' })).status).toBe(400);
+    expect((await client.postJson('/api/settings', { timeZone: 'Nowhere' })).status).toBe(400);
+    expect((await client.postJson('/api/settings', { timeZone: 'UTC' })).status).toBe(200);
+    expect(await zoneOf(user.id)).toBe('UTC');
   });
 });
 

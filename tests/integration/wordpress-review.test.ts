@@ -355,11 +355,78 @@ describe('scheduled times name their zone, and the site’s when it differs', ()
       expect(list).toMatch(/Jan 15, 2031, 5:30\s?PM (GMT\+8|HKT) on the site/);
       const zh = decode(await (await pro.client.get('/wordpress', { 'accept-language': 'zh-HK' })).text());
       expect(zh).toContain('網站時間');
-      // A reader in the site's zone sees one clock only.
+      // The browser's zone became the account's: another browser's zone does not change it, the
+      // settings do (here without JavaScript). A reader in the site's zone sees one clock only.
       pro.client.cookies.set('tz', 'Asia/Hong_Kong');
+      expect(decode(await (await pro.client.get('/wordpress')).text())).toMatch(/Jan 15, 2031, 9:30\s?AM (GMT|UTC)/);
+      expect((await pro.client.postForm('/settings', { timeZone: 'Asia/Hong_Kong', redirectTo: '/wordpress' })).status).toBe(302);
+      pro.client.cookies.delete('tz');
       const same = decode(await (await pro.client.get('/wordpress')).text());
       expect(same).toMatch(/Jan 15, 2031, 5:30\s?PM (GMT\+8|HKT)/);
       expect(same).not.toContain('on the site');
+
+      // A Hong Kong blogger without JavaScript picks 10:00: the form names the zone and carries it,
+      // and 10:00 in Hong Kong is 02:00 UTC. A form without the zone field reads it in the user's zone too.
+      const page = decode(await (await pro.client.get(`/app/publish/${resultId}?mode=schedule`)).text());
+      expect(page).toContain('<input type="hidden" name="tz" value="Asia/Hong_Kong"/>');
+      expect(page).toContain('Times are in your time zone (Asia/Hong_Kong).');
+      expect(page).toContain('Change your time zone');
+      const zhPage = await (await pro.client.get(`/app/publish/${resultId}?mode=schedule`, { 'accept-language': 'zh-HK' })).text();
+      expect(zhPage).toContain('時間以你的時區（Asia/Hong_Kong）顯示。');
+      const before = (await publicationsOf(resultId)).length;
+      for (const [title, tz] of [
+        ['Ten in HK', { tz: 'Asia/Hong_Kong' }],
+        ['Ten, no zone field', {}],
+      ] as const) {
+        const form: Record<string, string> = { ...publishForm(siteId, title), mode: 'schedule', date: '2031-02-01', time: '10:00' };
+        delete form.tz;
+        expect((await pro.client.postForm(`/app/publish/${resultId}`, { ...form, ...tz, onExisting: 'new' })).status).toBe(302);
+      }
+      const times = await sql<{ publish_at: Date }[]>`
+        SELECT publish_at FROM wordpress_publications WHERE result_id = ${resultId} ORDER BY created_at OFFSET ${before}`;
+      expect(times.map((r) => r.publish_at.toISOString())).toEqual(['2031-02-01T02:00:00.000Z', '2031-02-01T02:00:00.000Z']);
+      const later = decode(await (await pro.client.get('/wordpress')).text());
+      expect(later).toMatch(/Feb 1, 2031, 10:00\s?AM (GMT\+8|HKT)/);
+
+      // The API: an offset names the instant; a time without one is in `timeZone`, else the user's.
+      const api = (body: Record<string, unknown>) =>
+        pro.client.postJson('/api/wordpress/publish', {
+          resultId,
+          siteId,
+          title: 'By API',
+          content: '<p>By API</p>',
+          status: 'future',
+          onExisting: 'new',
+          ...body,
+        });
+      const local = await api({ publishDate: '2031-03-01T10:00' });
+      expect(local.status).toBe(200);
+      const localBody = await local.json();
+      expect(localBody.publishAt).toBe('2031-03-01T02:00:00.000Z');
+      const london = await api({ publishDate: '2031-03-01T10:00', timeZone: 'Europe/London' });
+      expect((await london.json()).publishAt).toBe('2031-03-01T10:00:00.000Z');
+      const offset = await api({ publishDate: '2031-03-01T10:00:00-05:00', timeZone: 'Europe/London' });
+      expect((await offset.json()).publishAt).toBe('2031-03-01T15:00:00.000Z');
+      const wrong = await api({ publishDate: '2031-03-01T10:00', timeZone: 'Nowhere/Land' });
+      expect(wrong.status).toBe(400);
+      expect(await wrong.text()).toContain('Unknown time zone');
+      // Moving a waiting post, and a bulk schedule, read a time without an offset the same way.
+      const moved = await pro.client.request(`/api/wordpress/scheduled/${localBody.publicationId}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ publishAt: '2031-04-01T09:15' }),
+      });
+      expect((await moved.json()).publication.publishAt).toBe('2031-04-01T01:15:00.000Z');
+      const bulk = await pro.client.postJson('/api/wordpress/publish-bulk', {
+        siteId,
+        resultIds: [resultId],
+        mode: 'schedule',
+        startDate: '2031-05-01',
+        startTime: '10:00',
+        timeZone: 'Nowhere/Land',
+      });
+      expect(bulk.status).toBe(400);
+      expect(await bulk.text()).toContain('Unknown time zone');
     } finally {
       await wp.rest('/wp/v2/settings', {
         method: 'POST',

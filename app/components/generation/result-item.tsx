@@ -5,7 +5,7 @@ import { ResultTopic } from '~/components/result-topic';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
 import { imageFileName, textFileName } from '~/utils/download-names';
-import { dateTimeFormat } from '~/utils/intl-format';
+import { formatDateTime, useTimeZone } from '~/utils/time-zone';
 import type { Translate } from '~/utils/generation-schema';
 import { resultFailureText } from '~/utils/generation-errors';
 import { BulkCheckbox } from '~/components/wordpress/bulk-select';
@@ -52,9 +52,8 @@ export function ResultItem({
   const failed = result.status === 'failed';
   const completed = result.status === 'completed';
   const title = result.title || result.prompt || t('results.untitled');
-  const created = dateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(
-    new Date(result.createdAt),
-  );
+  const timeZone = useTimeZone();
+  const created = formatDateTime(result.createdAt, i18n.language, timeZone);
   const images = result.type === 'image' ? (result.metadata.imageUrls ?? []) : [];
   const original = result.metadata.originalPrompt ?? result.prompt;
   const translated = result.metadata.translatedPrompt;

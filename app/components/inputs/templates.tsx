@@ -7,7 +7,7 @@ import { Badge } from '~/components/ui/badge';
 import { Button, buttonClass } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { TEMPLATE_NAME_MAX, type TemplateSettings, type TemplateType } from '~/utils/input-settings';
-import { dateTimeFormat } from '~/utils/intl-format';
+import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { Modal } from './modal';
 import { showToast } from '~/components/ui/toast';
 import { errorOf } from './response-error';
@@ -50,7 +50,7 @@ export function TemplateList({
   busyId?: string | null;
 }) {
   const { t, i18n } = useTranslation('inputs');
-  const date = dateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' });
+  const timeZone = useTimeZone();
   if (!templates.length) {
     return (
       <div
@@ -89,7 +89,7 @@ export function TemplateList({
               {template.name}
             </Link>
             <p className="truncate text-xs text-slate-600">
-              {t('templates.created', { date: date.format(new Date(template.createdAt)) })} · {detailOf(template)}
+              {t('templates.created', { date: formatDate(template.createdAt, i18n.language, timeZone) })} · {detailOf(template)}
             </p>
           </div>
           <Link

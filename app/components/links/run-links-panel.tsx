@@ -9,7 +9,7 @@ import { ErrorList } from '~/components/ui/field';
 import { inputClass } from '~/components/ui/input';
 import type { RunLinkSettings } from '~/services/internal-links.server';
 import type { Translate } from '~/utils/auth-schemas';
-import { dateTimeFormat } from '~/utils/intl-format';
+import { formatDateTime, useTimeZone } from '~/utils/time-zone';
 import { LINK_COUNT_MAX, runLinkSettingsSchema } from '~/utils/link-schemas';
 import { PostLinks, StayField, type LinkView } from './post-links';
 
@@ -53,9 +53,8 @@ export function RunLinksPanel({
   const linking = fetcher.state !== 'idle';
   const kept = posts.reduce((n, p) => n + p.links.length, 0);
   const defaultSite = sites.find((s) => s.isDefault);
-  const linkedAt = settings.linkedAt
-    ? `${dateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(settings.linkedAt))} UTC`
-    : null;
+  const timeZone = useTimeZone();
+  const linkedAt = settings.linkedAt ? formatDateTime(settings.linkedAt, i18n.language, timeZone) : null;
 
   return (
     <section

@@ -1,4 +1,6 @@
+import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { useSettingsLinks } from '~/components/settings-dialog';
 import { formatDateTimeInZone } from '~/utils/time-zone';
 import { instantToZoned } from '~/utils/zoned-time';
 
@@ -33,9 +35,9 @@ function sameWallClock(at: Date, a: string, b: string): boolean {
 }
 
 /**
- * Under a date and time picker: the zone the times are read in (the reader's), and the site's own
- * zone with its current time when it shows another clock. `now` comes from the loader, so the
- * server render and the browser agree.
+ * Under a date and time picker: the zone the times are read in (the user's), with a link to change
+ * it in the settings, and the site's own zone with its current time when it shows another clock.
+ * `now` comes from the loader, so the server render and the browser agree.
  */
 export function ZoneNote({
   timeZone,
@@ -47,11 +49,17 @@ export function ZoneNote({
   now: string;
 }) {
   const { t, i18n } = useTranslation('wordpress');
+  const { openHref } = useSettingsLinks();
   const siteZone = site?.timeZone;
   const differs = Boolean(siteZone) && !sameWallClock(new Date(now), timeZone, siteZone!);
   return (
     <div className="basis-full text-xs text-slate-600" data-testid="zone-note">
-      <p>{t('time.yourZone', { zone: timeZone })}</p>
+      <p>
+        {t('time.yourZone', { zone: timeZone })}{' '}
+        <Link to={openHref} preventScrollReset className="font-medium text-indigo-700 hover:underline">
+          {t('time.change')}
+        </Link>
+      </p>
       {differs ? (
         <p data-testid="site-zone">
           {t('time.siteZone', { site: site!.siteName, zone: siteZone, now: formatDateTimeInZone(now, i18n.language, siteZone!) })}
