@@ -55,6 +55,7 @@ export function dripSchema(t: Translate) {
       categories: list.transform((v) => v.map(Number).filter((n) => Number.isInteger(n) && n > 0)),
       tags: list.transform((v) => [...new Set(v)].slice(0, 20).map((s) => s.slice(0, 100))),
       featured: checkbox,
+      qualityGate: checkbox,
       onExisting: z
         .enum(['update', 'new', 'skip'])
         .or(z.literal(''))
@@ -89,6 +90,7 @@ export function dripSchema(t: Translate) {
       categories: v.categories,
       tags: v.tags,
       featured: v.featured,
+      qualityGate: v.qualityGate,
       onExisting: v.onExisting,
       seed: v.seed,
       plannedAt: v.plannedAt,

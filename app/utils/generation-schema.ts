@@ -195,6 +195,8 @@ export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSc
       includeKeyTakeaways: flag(mode, textDefaults.includeKeyTakeaways),
       includeSourceCitations: flag(mode, false),
       embedImage: flag(mode, textDefaults.embedImage),
+      // Publish only the run's posts whose quality report passes, or that the owner approved.
+      qualityGate: flag(mode, false),
       // The embedded image's settings (used only with embedImage).
       ...imageFields(t),
       rows: rows(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
@@ -247,6 +249,8 @@ export const resultsQuerySchema = z.object({
     .string()
     .transform((s) => s.trim().slice(0, 200))
     .catch(''),
+  /** The review list: posts whose report failed, not approved (`needs`), or those approved. */
+  review: z.enum(['needs', 'approved']).optional().catch(undefined),
 });
 export type ResultsQuery = z.output<typeof resultsQuerySchema>;
 
@@ -264,7 +268,17 @@ function wholeNumber(t: Translate, field: string, min: number, max: number, fall
   );
 }
 
+const REVIEW_FILTERS = ['needs', 'approved'] as const;
+
 const resultFilters = (t: Translate) => ({
+  review: z.preprocess(
+    blankIsAbsent,
+    z
+      .enum(REVIEW_FILTERS, {
+        errorMap: () => ({ message: t('validation.queryOneOf', { field: 'review', values: REVIEW_FILTERS.join(', ') }) }),
+      })
+      .optional(),
+  ),
   type: z.preprocess(
     blankIsAbsent,
     z

@@ -129,6 +129,8 @@ export function publishSchema(t: Translate) {
         .transform((v) => (v ? v : null))
         .refine((v) => v === null || !Number.isNaN(Date.parse(v)), t('wordpress:validation.date')),
       featured: checkbox,
+      // Publish only if the post's quality report passes, or its owner approved it (else it waits).
+      qualityGate: checkbox,
       // An image result: a post with its image(s), or its images to the media library only.
       target: z
         .enum(['post', 'media'])
@@ -190,6 +192,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       categories: idList,
       tags: tagList,
       featured: checkbox,
+      qualityGate: checkbox,
       // For selected results already on the site: update their posts, publish new ones, or leave them out.
       onExisting: z
         .enum(['update', 'new', 'skip'])
@@ -214,6 +217,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         categories: v.categories,
         tags: v.tags,
         featured: v.featured,
+        qualityGate: v.qualityGate,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
         onExisting: v.onExisting,
       };

@@ -36,7 +36,7 @@ import { TopicsField } from './topics-field';
 import { useHydrated } from './use-hydrated';
 
 /** The values the form starts from: the catalogue defaults today, last-used values or a template later. */
-export type GenerationFormValues = { type: ModelKind; prompts: string; embedImage: boolean } & TextSettingValues &
+export type GenerationFormValues = { type: ModelKind; prompts: string; embedImage: boolean; qualityGate?: boolean } & TextSettingValues &
   Omit<ImageSettingValues, 'model'>;
 
 /** Where the input tools (another feature) plug in, without this form knowing them. */
@@ -305,6 +305,14 @@ export function GenerationForm({
               />
             </div>
           </fieldset>
+        ) : null}
+
+        {type === 'text' ? (
+          <CheckboxField
+            label={t('quality.gateRun')}
+            help={t('quality.gateRunHelp')}
+            inputProps={getInputProps(fields.qualityGate, { type: 'checkbox' })}
+          />
         ) : null}
 
         <fieldset className="flex flex-col gap-4">

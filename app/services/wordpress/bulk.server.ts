@@ -64,6 +64,8 @@ export type BulkPublishInput = {
   tags: string[];
   /** Each result's generated image (if it has one) as its featured image. */
   featured: boolean;
+  /** Publish only the posts whose quality report passes, or that their owner approved. */
+  qualityGate?: boolean;
   /**
    * For results already on the site (published, or waiting to be): update their post, publish a
    * new one, or leave them out. Unset: refused (already_published) when there is any.
@@ -143,6 +145,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         dripPlanId: dripped?.planId ?? null,
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
         seo: r.seo,
+        qualityGate: input.qualityGate === true,
       });
     }
     return queuePublications(userId, requests, tx);

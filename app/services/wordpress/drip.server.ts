@@ -143,6 +143,7 @@ export async function queueDrip(
     categories: input.categories,
     tags: input.tags,
     featured: input.featured,
+    qualityGate: input.qualityGate,
     onExisting: input.onExisting,
     schedule: null,
     drip: async (chosen, tx) => {

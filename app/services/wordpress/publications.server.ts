@@ -38,7 +38,12 @@ export type PublishRequest = {
   seo?: SeoFields | null;
   /** The drip plan this belongs to (drip.server.ts): held while the site's schedule is paused. */
   dripPlanId?: string | null;
+  /** Published only if the result's quality report passes or its owner approved it (review-gate.server.ts). */
+  qualityGate?: boolean;
 };
+
+/** The publish payload; the gate is off when left out. */
+export type PublishInput = Omit<PublishPayload, 'qualityGate'> & { qualityGate?: boolean };
 
 export async function requirePro(userId: string, db: Db) {
   const [u] = await db<{ subscription_status: SubscriptionStatus }[]>`SELECT subscription_status FROM users WHERE id = ${userId}`;
@@ -50,7 +55,7 @@ export async function requirePro(userId: string, db: Db) {
  * published at once, or published at publishDate when its status is future; with the result's
  * generated image as its featured image when asked. Undefined when there was nothing to queue.
  */
-export async function queuePublish(userId: string, p: PublishPayload, db: Db = sql): Promise<Publication | undefined> {
+export async function queuePublish(userId: string, p: PublishInput, db: Db = sql): Promise<Publication | undefined> {
   const featuredImage = p.featured && p.resultId ? await resultImage(userId, p.resultId, db) : null;
   const kind = p.target === 'media' ? 'media' : 'post';
   let content = p.content;
@@ -99,6 +104,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
           updatePostId,
           seo: await payloadSeo(userId, p, tx),
           kind,
+          qualityGate: p.qualityGate,
         },
       ],
       tx,
@@ -111,7 +117,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
  * The SEO fields of one publish: what the form or API sent, each field it left out taken from the
  * result (stored or derived), cleaned.
  */
-async function payloadSeo(userId: string, p: PublishPayload, db: Db): Promise<SeoFields> {
+async function payloadSeo(userId: string, p: PublishInput, db: Db): Promise<SeoFields> {
   const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
   const pick = (k: keyof SeoFields) => p[k] ?? result?.seo?.[k] ?? '';
   return cleanSeo({ metaDescription: pick('metaDescription'), slug: pick('slug'), focusKeyword: pick('focusKeyword') });
@@ -173,11 +179,12 @@ export async function queuePublications(userId: string, requests: PublishRequest
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
            featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id,
-           slug, meta_description, focus_keyword)
+           slug, meta_description, focus_keyword, quality_gate)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
           ${prepareContent(r.content)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${bytes?.data ?? null}, ${bytes?.mimeType ?? null}, ${imageId}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
-          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''})
+          ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''},
+          ${r.qualityGate === true})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       jobs.push({ id: jobId, payload: { publicationId: id }, ...(at.getTime() > now ? { startAfter: at } : {}) });

@@ -4,6 +4,7 @@ import { storedErrorCode } from '~/utils/wordpress-errors';
 import { env } from '~/runtime/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { publicationFinished } from '../webhooks.server';
+import { heldForReview } from './review-gate.server';
 import { publishLinks, queueLinkFixups, runLinkFixups, type FixupOutcome } from './links.server';
 import { siteCredentials } from './sites.server';
 import { postContent, seoMeta, wordPressText } from './content.server';
@@ -101,6 +102,8 @@ export async function runPublication(
   if (row.publish_at.getTime() > (opts.now ?? Date.now()) + 1000) return 'skipped';
   // Its site's drip schedule is paused: held (still queued); resuming plans it again with a new job.
   if (row.held) return 'skipped';
+  // Gated and its post neither passes nor is approved: it waits (approving gives it a new job).
+  if (await heldForReview(publicationId, db)) return 'skipped';
   try {
     if (!isPro(row.subscription_status)) throw new PermanentFailure('not_pro', 'WordPress publishing requires a Pro subscription');
     if (row.site_id === null) throw new PermanentFailure('site_removed', 'The site was removed');
