@@ -2,12 +2,13 @@ import { franc } from 'franc';
 import type { QualityCheck } from './check';
 
 // The article's language against the requested one, by `franc` (trigram profiles of 187
-// languages, maintained). It reads a sample of LANGUAGE_SAMPLE characters from the body (its
-// accuracy is flat past a few hundred characters and its cost grows with the sample: ~1 ms here).
+// languages, maintained). It reads a sample of LANGUAGE_SAMPLE characters from the body: its
+// accuracy is flat past a few hundred characters and its cost grows with the sample (the
+// largest part of a report's CPU: tests/bench/quality.ts).
 // A match passes, another language fails; text too short or too mixed to tell, or a requested
 // language the detector has no profile for, is "not measured".
 
-export const LANGUAGE_SAMPLE = 1000;
+export const LANGUAGE_SAMPLE = 400;
 
 /**
  * ISO 639-3 codes the detector may answer for each requested language: close kin it cannot tell

@@ -33,12 +33,14 @@ export function readability(text: string): { grade: number; ease: number } | nul
   const list = sentences(text).filter((s) => /[a-z]/i.test(s));
   let wordCount = 0;
   let syllableCount = 0;
-  for (const s of list) {
-    for (const w of words(s)) {
-      if (!/[a-z]/.test(w)) continue;
-      wordCount++;
-      syllableCount += syllables(w);
-    }
+  // Articles repeat their words: each distinct word is counted once.
+  const memo = new Map<string, number>();
+  for (const w of words(text)) {
+    if (!/[a-z]/.test(w)) continue;
+    wordCount++;
+    let n = memo.get(w);
+    if (n === undefined) memo.set(w, (n = syllables(w)));
+    syllableCount += n;
   }
   if (wordCount < 30 || list.length === 0) return null;
   const perSentence = wordCount / list.length;
