@@ -575,9 +575,29 @@ export interface paths {
     put?: never;
     /**
      * Publish a post now or at publishDate (queued; subscribe to publication.published)
-     * @description For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only.
+     * @description For an image result, `content` may be the result's own content (its image's address): the post then shows the image in a figure, uploaded to the site, as the publish page makes it; `target: media` puts the images in the media library only. `status: draft` or `pending` answers that status (not `published`) with the post's wp-admin edit link; `status: future` with a `publishDate` already past is refused (400); a later one is made on the site at once as a scheduled (`future`) post, which our watchdog publishes on time if WordPress has not.
      */
     post: operations['postWordpressPublish'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/wordpress/term-choices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Let the model choose each post's categories and tags among the site's own (for review)
+     * @description One call of the default text model per result (at most 50), included: no credits are charged. Names the model invents are dropped: only the site's existing categories and tags are proposed. Nothing is published: send the reviewed choices as `perPost` to POST /api/wordpress/publish-bulk. `failed` is `site` (its terms could not be read), `no_key` (no text provider key) or `model` (some posts got none).
+     */
+    post: operations['postWordpressTermChoices'];
     delete?: never;
     options?: never;
     head?: never;
@@ -595,7 +615,7 @@ export interface paths {
     put?: never;
     /**
      * Publish many results, spread over a schedule
-     * @description Publish many results, spread over a schedule.
+     * @description `postStatus` gives every post its status on the site: `publish` (the default), `draft` or `pending` (review). Posts to be published at a later time are made on the site at once as scheduled (`future`) posts, so wp-admin shows them; ours publishes them on time if WordPress has not.
      */
     post: operations['postWordpressPublishBulk'];
     delete?: never;
@@ -1052,6 +1072,26 @@ export interface components {
       queued: number;
       job: components['schemas']['Job'];
     };
+    QualityCheck: {
+      /** @enum {string} */
+      id: 'length' | 'sections' | 'keyword' | 'reading_level' | 'language' | 'duplicates' | 'repetition';
+      /** @enum {string} */
+      status: 'pass' | 'warn' | 'fail' | 'not_measured';
+      /** @description The measured figures and what they were held against: e.g. `measured`, `target` and `unit` (`words`, or `characters` for Chinese and Japanese) for length; `missing` and `unwanted` sections; `found` and `missing` keyword places; `grade` and `ease` (Flesch-Kincaid, English only); `detected` (ISO 639-3); `similarity` and `closest` for near-duplicates; `repeatedSentences`, `repeatedParagraphs` and `fillerPerThousand` for repetition. */
+      params: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description Null for images, results not completed, and results completed before reports. */
+    QualityReport: {
+      /**
+       * @description The worst of its checks (a check not measured counts as passed).
+       * @enum {string}
+       */
+      status: 'pass' | 'warn' | 'fail';
+      checks: components['schemas']['QualityCheck'][];
+      checkedAt: string;
+    } | null;
     Result: {
       /** Format: uuid */
       id: string;
@@ -1089,6 +1129,9 @@ export interface components {
         | 'image_too_large'
         | null;
       model: string;
+      quality: components['schemas']['QualityReport'];
+      /** @description When the owner approved it: a publish that holds posts that do not pass lets it through. Null: not approved. */
+      approvedAt: string | null;
       createdAt: string;
     };
     ResultPage: {
@@ -1158,6 +1201,7 @@ export interface components {
     SitePostsRefreshed: Record<string, never>;
     ConnectionTest: Record<string, never>;
     Published: Record<string, never>;
+    TermChoices: Record<string, never>;
     BulkPublished: Record<string, never>;
     Scheduled: Record<string, never>;
     Publication: Record<string, never>;
@@ -1346,6 +1390,8 @@ export interface operations {
           embedImage?: boolean | null;
           /** @default false */
           planFirst?: boolean | null;
+          /** @default false */
+          qualityGate?: boolean | null;
           /**
            * @default 16:9
            * @enum {string|null}
@@ -2420,6 +2466,7 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
+        review?: 'needs' | 'approved';
         type?: 'all' | 'text' | 'image';
         search?: string;
       };
@@ -2717,14 +2764,18 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "content": "<h2>Edited</h2><p>New text.</p>"
+         *       "content": "<h2>Edited</h2><p>New text.</p>",
+         *       "title": "My edited title",
+         *       "seoTitle": "Edited title | My blog"
          *     }
          */
         'application/json': {
           content: string;
+          title?: string;
           metaDescription?: string;
           slug?: string;
           focusKeyword?: string;
+          seoTitle?: string;
         };
       };
     };
@@ -2970,6 +3021,7 @@ export interface operations {
   getResultsDownloadAll: {
     parameters: {
       query?: {
+        review?: 'needs' | 'approved';
         type?: 'all' | 'text' | 'image';
         search?: string;
       };
@@ -4431,6 +4483,7 @@ export interface operations {
           metaDescription?: string;
           slug?: string;
           focusKeyword?: string;
+          seoTitle?: string;
           categories?: number[] | number | string;
           categoryIds?: number[] | number | string;
           tags?: string[] | string;
@@ -4444,6 +4497,7 @@ export interface operations {
           /** @description The IANA time zone of a publishDate written without an offset (default: the user's, as GET /api/user says). */
           timeZone?: string;
           featured?: boolean | 'on' | 'true' | 'false' | '';
+          qualityGate?: boolean | 'on' | 'true' | 'false' | '';
           target?: ('post' | 'media') | '';
           onExisting?: ('update' | 'new') | '';
         };
@@ -4561,6 +4615,101 @@ export interface operations {
       };
     };
   };
+  postWordpressTermChoices: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "siteId": 1,
+         *       "resultIds": [
+         *         "0b7c4a52-53b3-4a3e-9a57-0d6f1c2a9e10"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          siteId: number;
+          resultIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description `categories` and `tags` of the site, `choices` per result, `failed`. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TermChoices'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A Pro feature, on a plan without it. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   postWordpressPublishBulk: {
     parameters: {
       query?: never;
@@ -4592,8 +4741,15 @@ export interface operations {
           unit?: 'hours' | 'days';
           categories?: number[] | number | string;
           tags?: string[] | string;
+          perPost?: {
+            resultId: string;
+            categories?: number[] | number | string;
+            tags?: string[] | string;
+          }[];
           featured?: boolean | 'on' | 'true' | 'false' | '';
+          qualityGate?: boolean | 'on' | 'true' | 'false' | '';
           onExisting?: ('update' | 'new' | 'skip') | '';
+          postStatus?: ('publish' | 'draft' | 'pending') | '';
         };
       };
     };

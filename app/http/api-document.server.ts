@@ -152,6 +152,25 @@ const planView = z
   })
   .openapi('PlanView');
 
+const qualityCheck = z
+  .object({
+    id: z.enum(['length', 'sections', 'keyword', 'reading_level', 'language', 'duplicates', 'repetition']),
+    status: z.enum(['pass', 'warn', 'fail', 'not_measured']),
+    params: z.record(z.unknown()).openapi({
+      description:
+        'The measured figures and what they were held against: e.g. `measured`, `target` and `unit` (`words`, or `characters` for Chinese and Japanese) for length; `missing` and `unwanted` sections; `found` and `missing` keyword places; `grade` and `ease` (Flesch-Kincaid, English only); `detected` (ISO 639-3); `similarity` and `closest` for near-duplicates; `repeatedSentences`, `repeatedParagraphs` and `fillerPerThousand` for repetition.',
+    }),
+  })
+  .openapi('QualityCheck');
+
+const qualityReport = z
+  .object({
+    status: z.enum(['pass', 'warn', 'fail']).openapi({ description: 'The worst of its checks (a check not measured counts as passed).' }),
+    checks: z.array(qualityCheck),
+    checkedAt: z.string(),
+  })
+  .openapi('QualityReport', { description: "A completed text result's quality report, computed when it completed and after each edit." });
+
 const result = z
   .object({
     id: z.string().uuid(),
@@ -173,6 +192,12 @@ const result = z
           'Why it failed, as a code; null unless failed, and for a failure stored before codes (`error` then says "Generation failed").',
       }),
     model: z.string(),
+    quality: qualityReport
+      .nullable()
+      .openapi({ description: 'Null for images, results not completed, and results completed before reports.' }),
+    approvedAt: z.string().nullable().openapi({
+      description: 'When the owner approved it: a publish that holds posts that do not pass lets it through. Null: not approved.',
+    }),
     createdAt: z.string(),
   })
   .passthrough()

@@ -31,6 +31,7 @@ import { countCompleted, listResults } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { integrationOverview } from '~/services/wordpress/overview.server';
 import { publicationsForResults, publicationView } from '~/services/wordpress/publications.server';
+import { heldResults } from '~/services/wordpress/review-gate.server';
 import { listSites } from '~/services/wordpress/sites.server';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { getAccountSummary, privatePageHeaders, requirePageShell } from '~/http/account.server';
@@ -58,6 +59,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       limit: 20,
       type: url.searchParams.get('type') ?? undefined,
       search: url.searchParams.get('search') ?? undefined,
+      review: url.searchParams.get('review') ?? undefined,
     });
     const watched = url.searchParams.get('run');
     // The run is read before its rows: a run seen ended is never shown beside a row read earlier as
@@ -72,10 +74,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       listSites(userId),
     ]);
     // WordPress: each result's latest publication, publish links and bulk selection.
-    const publications = await publicationsForResults(
-      userId,
-      page.results.map((r) => r.id),
-    );
+    const ids = page.results.map((r) => r.id);
+    const [publications, held] = await Promise.all([publicationsForResults(userId, ids), heldResults(userId, ids)]);
     return json(
       {
         user,
@@ -84,11 +84,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
         input: null,
         integration: null,
         results: {
-          results: page.results.map((r) => ({ ...r, publication: publicationView(publications.get(r.id)) })),
+          results: page.results.map((r) => ({ ...r, publication: publicationView(publications.get(r.id)), held: held.has(r.id) })),
           wordpress: { canPublish: isPro(user.subscriptionStatus), hasSites: sites.length > 0, timeZone: await readerTimeZone(request) },
           pagination: { page: page.pagination.page, totalPages: page.pagination.totalPages, total: page.pagination.total },
           filter: query.type as ResultsFilter,
           search: query.search,
+          review: query.review ?? null,
           view: (url.searchParams.get('view') === 'grid' ? 'grid' : 'list') as ResultsView,
           run,
           completed,

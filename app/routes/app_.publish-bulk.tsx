@@ -321,6 +321,10 @@ export default function PublishBulk() {
                 <input type="checkbox" name={fields.featured.name} defaultChecked className="size-4" />
                 {t('bulk.featured')}
               </label>
+              <label className="flex items-center gap-2 text-sm text-slate-800">
+                <input type="checkbox" name="qualityGate" className="size-4" />
+                {t('bulk.qualityGate')}
+              </label>
               <div className="order-last flex justify-end gap-3">
                 <ButtonLink to="/app?tab=results" variant="secondary">
                   {t('sites.cancel')}

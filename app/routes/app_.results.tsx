@@ -6,6 +6,7 @@ import { getT } from '~/i18n.server';
 import { GenerationError } from '~/services/generation/rules.server';
 import { clearResults, deleteResult, updateResultContent } from '~/services/results.server';
 import { retryResult } from '~/services/generation/retry.server';
+import { approveResults } from '~/services/quality/review.server';
 import { requireUser } from '~/services/sessions.server';
 import { resultContentSchema, type Translate } from '~/utils/generation-schema';
 import { explainError } from '~/http/errors.server';
@@ -33,6 +34,8 @@ const intentSchema = z.discriminatedUnion('intent', [
     focusKeyword: z.string().optional(),
   }),
   z.object({ intent: z.literal('clear') }),
+  z.object({ intent: z.literal('approve'), id: z.string().min(1).max(100) }),
+  z.object({ intent: z.literal('approveAll') }),
 ]);
 
 export async function loader() {
@@ -50,9 +53,14 @@ export async function action({ request }: ActionFunctionArgs) {
   const back = target?.startsWith('/app?') ? target : RESULTS;
   if (submission.status !== 'success') return redirectWithToast(back, { type: 'error', title: tw('form.invalid') });
   const input = submission.value;
-  const failure = { retry: 'toasts.retryFailed', remove: 'toasts.deleteFailed', save: 'toasts.saveFailed', clear: 'toasts.clearFailed' }[
-    input.intent
-  ];
+  const failure = {
+    retry: 'toasts.retryFailed',
+    remove: 'toasts.deleteFailed',
+    save: 'toasts.saveFailed',
+    clear: 'toasts.clearFailed',
+    approve: 'quality.toasts.approveFailed',
+    approveAll: 'quality.toasts.approveFailed',
+  }[input.intent];
 
   try {
     switch (input.intent) {
@@ -74,6 +82,15 @@ export async function action({ request }: ActionFunctionArgs) {
         const { content: html, ...seo } = content.data;
         await updateResultContent(user.id, input.id, html, seo);
         return redirectWithToast(back, { type: 'success', title: tw('toasts.contentSaved'), description: tw('toasts.contentSavedBody') });
+      }
+      case 'approve':
+      case 'approveAll': {
+        const { approved, released } = await approveResults(user.id, input.intent === 'approve' ? [input.id] : 'all');
+        return redirectWithToast(back, {
+          type: 'success',
+          title: tw('quality.toasts.approved', { count: approved.length }),
+          description: tw('quality.toasts.approvedBody', { released }),
+        });
       }
       case 'clear':
         await clearResults(user.id);

@@ -2,6 +2,8 @@ import { sql, transaction, type Db } from '../../db/client';
 import { env } from '~/runtime/env.server';
 import type { WpCallOptions } from './wordpress/client.server';
 import { listPublishedPosts } from './wordpress/client-content.server';
+import { indexSitePosts } from './quality/report.server';
+import { shingleHashes } from '~/utils/quality/shingles';
 import { weaveLinks } from '~/utils/link-weaver';
 import { LINK_COUNT_MAX } from '~/utils/link-schemas';
 import { seoWithFallbacks } from '~/utils/seo-fields';
@@ -69,6 +71,14 @@ async function readSitePosts(userId: string, siteId: number, opts: WpCallOptions
     for (let i = 0; i < rows.length; i += 500) {
       await tx`INSERT INTO wordpress_site_posts ${tx(rows.slice(i, i + 500))}`;
     }
+    // Their shingles too, so a new post is checked against the site's posts for near-duplicates.
+    const kept = new Set(rows.map((r) => r.wp_post_id));
+    await indexSitePosts(
+      userId,
+      siteId,
+      posts.filter((p) => kept.delete(p.id)).map((p) => ({ wpPostId: p.id, shingles: shingleHashes(p.text) })),
+      tx,
+    );
     await tx`UPDATE wordpress_sites SET posts_refreshed_at = now() WHERE id = ${siteId}`;
   });
   return posts.length;

@@ -14,6 +14,9 @@ import { editedTitle } from '~/utils/title-heading';
 import { retitleImageAlts } from '~/utils/wordpress-images';
 import { env } from '~/runtime/env.server';
 import type { FailureParams } from '~/utils/generation-errors';
+import type { QualityReport } from '~/utils/quality/report';
+import { recheckResult } from './quality/report.server';
+import { NEEDS_REVIEW } from './quality/review.server';
 
 // The results of generation, listed, read, edited, deleted and downloaded: every read and write is scoped to
 // the owner; another user's id is "not found".
@@ -53,6 +56,10 @@ export type Result = {
   seo: (SeoFields & { stored: boolean }) | null;
   characterCount: number;
   wordCount: number;
+  /** A completed text result's quality report (null: an image, not completed, or made before reports). */
+  quality: QualityReport | null;
+  /** When its owner approved it for a publish that holds posts that do not pass (null: not approved). */
+  approvedAt: string | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -81,6 +88,8 @@ type Row = {
   seoSlug: string | null;
   seoKeyword: string | null;
   seoTitle: string | null;
+  quality: QualityReport | null;
+  approvedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -90,7 +99,8 @@ const columns = (db: Db) => db`
   r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.model, r.metadata,
   r.error_code AS "errorCode", r.error_params AS "errorParams",
   g.settings, r.seo_description AS "seoDescription", r.seo_slug AS "seoSlug", r.seo_keyword AS "seoKeyword",
-  r.seo_title AS "seoTitle", r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
+  r.seo_title AS "seoTitle", r.quality, r.approved_at AS "approvedAt",
+  r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
 
 /** Characters and words of a text result's visible text (CJK characters count as words). */
 export function countText(text: string): { characterCount: number; wordCount: number } {
@@ -144,6 +154,8 @@ function toResult(r: Row): Result {
           }
         : null,
     ...counts,
+    quality: r.type === 'text' && r.status === 'completed' ? (r.quality ?? null) : null,
+    approvedAt: r.approvedAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
     completedAt: r.completedAt?.toISOString() ?? null,
@@ -168,13 +180,14 @@ export async function listResults(userId: string, query: Partial<ResultsQuery> =
   const limit = Math.min(100, Math.max(1, Math.floor(query.limit ?? RESULTS_PAGE_SIZE)));
   const type = query.type === 'text' || query.type === 'image' ? query.type : null;
   const search = (query.search ?? '').trim().slice(0, 200);
+  const review = reviewFilter(query.review, db);
   const requested = Math.max(1, Math.floor(query.page ?? 1));
   const at = async (page: number) => {
     const offset = (page - 1) * limit;
     const cap = Math.max(search ? SEARCH_COUNT_CAP : RESULTS_COUNT_CAP, offset + limit) + 1;
     const { ids, total } = search
-      ? await searchPage(userId, type, search, offset, limit, cap, db)
-      : await listPage(userId, type, offset, limit, cap, db);
+      ? await searchPage(userId, type, search, offset, limit, cap, db, review)
+      : await listPage(userId, type, offset, limit, cap, db, review);
     return { ids, total: Math.min(total, cap) };
   };
   let page = requested;
@@ -194,8 +207,23 @@ type PageIds = { ids: string[]; total: number };
  * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
  * index only (migration 015; a deep offset skips index entries, not rows), and the count stopped at `cap`.
  */
-async function listPage(userId: string, type: string | null, offset: number, limit: number, cap: number, db: Db): Promise<PageIds> {
-  const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}`;
+/** The review list's filter (none: every result). */
+function reviewFilter(review: ResultsQuery['review'], db: Db) {
+  if (review === 'needs') return db`AND ${NEEDS_REVIEW(db)}`;
+  if (review === 'approved') return db`AND r.approved_at IS NOT NULL`;
+  return db``;
+}
+
+async function listPage(
+  userId: string,
+  type: string | null,
+  offset: number,
+  limit: number,
+  cap: number,
+  db: Db,
+  review: ReturnType<typeof reviewFilter> = db``,
+): Promise<PageIds> {
+  const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} ${review}`;
   const rows = await db<{ id: string | null; total: number }[]>`
     SELECT (SELECT count(*)::int FROM (SELECT 1 FROM generation_results r WHERE ${where} LIMIT ${cap}) c) AS total, p.id
     FROM (SELECT 1) one LEFT JOIN (
@@ -219,12 +247,13 @@ async function searchPage(
   limit: number,
   cap: number,
   db: Db,
+  review: ReturnType<typeof reviewFilter> = db``,
 ): Promise<PageIds> {
   const pattern = likePattern(search);
   const rows = await db<{ id: string | null; total: number }[]>`
     WITH m AS MATERIALIZED (
       SELECT r.id, r.created_at, r.position FROM generation_results r
-      WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} AND r.search_text ILIKE ${pattern}
+      WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} ${review} AND r.search_text ILIKE ${pattern}
       LIMIT ${cap}
     ), n AS (SELECT count(*)::int AS total FROM m)
     SELECT n.total, p.id FROM n LEFT JOIN (
@@ -238,7 +267,7 @@ async function searchPage(
   const page = await db<{ id: string }[]>`
     SELECT w.id FROM (
       SELECT r.id, r.search_text FROM generation_results r
-      WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``}
+      WHERE r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} ${review}
       ORDER BY r.created_at DESC, r.position ASC OFFSET 0
     ) w
     WHERE w.search_text ILIKE ${pattern} LIMIT ${limit} OFFSET ${offset}`;
@@ -299,6 +328,8 @@ export async function updateResultContent(
       ${titled.title !== stored ? db`, title = ${titled.title}` : db``}
       ${edit ? seoAssignments(edit, db) : db``}
     WHERE id = ${id} AND user_id = ${userId}`;
+  // The report follows the edit (its content and SEO fields as the result now reads them).
+  await recheckResult(userId, id, (await getResult(userId, id, db)).seo, db);
   return getResult(userId, id, db);
 }
 

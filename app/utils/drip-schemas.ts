@@ -56,6 +56,7 @@ export function dripSchema(t: Translate, defaultTimeZone = 'UTC') {
       tags: list.transform((v) => [...new Set(v)].slice(0, 20).map((s) => s.slice(0, 100))),
       perPost: perPostTerms,
       featured: checkbox,
+      qualityGate: checkbox,
       onExisting: z
         .enum(['update', 'new', 'skip'])
         .or(z.literal(''))
@@ -92,6 +93,7 @@ export function dripSchema(t: Translate, defaultTimeZone = 'UTC') {
       tags: v.tags,
       perPost: v.perPost,
       featured: v.featured,
+      qualityGate: v.qualityGate,
       onExisting: v.onExisting,
       postStatus: v.postStatus,
       seed: v.seed,

@@ -198,6 +198,8 @@ export function textGenerationSchema(t: Translate = keysOnly, opts: GenerationSc
       embedImage: flag(mode, textDefaults.embedImage),
       // Plan first: every post is planned and waits for review before it is written.
       planFirst: flag(mode, false),
+      // Publish only the run's posts whose quality report passes, or that the owner approved.
+      qualityGate: flag(mode, false),
       // The embedded image's settings (used only with embedImage).
       ...imageFields(t),
       rows: rows(t, opts.maxTopics ?? DEFAULT_MAX_TOPICS_PER_RUN),
@@ -250,6 +252,8 @@ export const resultsQuerySchema = z.object({
     .string()
     .transform((s) => s.trim().slice(0, 200))
     .catch(''),
+  /** The review list: posts whose report failed, not approved (`needs`), or those approved. */
+  review: z.enum(['needs', 'approved']).optional().catch(undefined),
 });
 export type ResultsQuery = z.output<typeof resultsQuerySchema>;
 
@@ -267,7 +271,17 @@ function wholeNumber(t: Translate, field: string, min: number, max: number, fall
   );
 }
 
+const REVIEW_FILTERS = ['needs', 'approved'] as const;
+
 const resultFilters = (t: Translate) => ({
+  review: z.preprocess(
+    blankIsAbsent,
+    z
+      .enum(REVIEW_FILTERS, {
+        errorMap: () => ({ message: t('validation.queryOneOf', { field: 'review', values: REVIEW_FILTERS.join(', ') }) }),
+      })
+      .optional(),
+  ),
   type: z.preprocess(
     blankIsAbsent,
     z

@@ -153,6 +153,8 @@ export function publishSchema(t: Translate, defaultTimeZone = 'UTC') {
         "The IANA time zone of a publishDate written without an offset (default: the user's, as GET /api/user says).",
       ),
       featured: checkbox,
+      // Publish only if the post's quality report passes, or its owner approved it (else it waits).
+      qualityGate: checkbox,
       // An image result: a post with its image(s), or its images to the media library only.
       target: z
         .enum(['post', 'media'])
@@ -240,6 +242,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
       tags: tagList,
       perPost: perPostTerms,
       featured: checkbox,
+      qualityGate: checkbox,
       // For selected results already on the site: update their posts, publish new ones, or leave them out.
       onExisting: z
         .enum(['update', 'new', 'skip'])
@@ -266,6 +269,7 @@ export function bulkPublishSchema(t: Translate, defaultTimeZone = 'UTC') {
         tags: v.tags,
         perPost: v.perPost,
         featured: v.featured,
+        qualityGate: v.qualityGate,
         schedule: start ? { start, every: v.every, unit: v.unit, timeZone } : null,
         onExisting: v.onExisting,
         postStatus: v.postStatus,

@@ -19,6 +19,8 @@ type Services = {
   quality: typeof import('../../app/services/quality/report.server');
   review: typeof import('../../app/services/quality/review.server');
   shingles: typeof import('../../app/utils/quality/shingles');
+  article: typeof import('../../app/utils/quality/article');
+  providers: typeof import('../../app/services/providers.server');
 };
 let s: Services;
 let loop: Awaited<ReturnType<Services['loop']['startGenerationLoop']>>;
@@ -30,7 +32,9 @@ beforeAll(async () => {
     latencyMs: 10,
     script: {
       'green tea': [{ kind: 'ok', content: GOOD + seoBlock('green tea') }],
-      'short tea': [{ kind: 'ok', content: madeUpArticle('short tea', { seed: 2, words: 100, sections: { faq: false } }) + seoBlock('short tea') }],
+      'short tea': [
+        { kind: 'ok', content: madeUpArticle('short tea', { seed: 2, words: 100, sections: { faq: false } }) + seoBlock('short tea') },
+      ],
       'loop tea': [{ kind: 'ok', content: repeatedArticle('loop tea') + seoBlock('loop tea') }],
       'german tea': [{ kind: 'ok', content: germanArticle('german tea') + seoBlock('german tea') }],
       // Answers later than the original, so it is the one that finds the other already indexed.
@@ -48,6 +52,8 @@ beforeAll(async () => {
     quality: await import('../../app/services/quality/report.server'),
     review: await import('../../app/services/quality/review.server'),
     shingles: await import('../../app/utils/quality/shingles'),
+    article: await import('../../app/utils/quality/article'),
+    providers: await import('../../app/services/providers.server'),
   };
   loop = await s.loop.startGenerationLoop();
 });
@@ -60,7 +66,7 @@ afterAll(async () => {
 const statusOf = (report: QualityReport | null, id: string) => report?.checks.find((c) => c.id === id)?.status;
 
 describe('quality reports', () => {
-  it('are computed when each post completes: each made-up failure fails its own check, a good post passes', { timeout: 60_000 }, async () => {
+  it('are computed as each post completes: each made-up failure fails its own check, a good post passes', { timeout: 60_000 }, async () => {
     const user = await createGenUser(getSql(), { credits: 100 });
     await s.keys.saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text' });
     const input = s.schema.textGenerationSchema().parse({
@@ -111,26 +117,38 @@ describe('quality reports', () => {
     expect(statusOf(edited.quality, 'length')).toBe('pass');
   });
 
-  it("finds the closest of 10,000 indexed site posts by its shingles and names it", async () => {
+  it("finds the closest of a site's indexed posts by its shingles and names it", async () => {
     const user = await createGenUser(getSql());
     const [site] = await sql<{ id: string }[]>`
-      INSERT INTO wordpress_sites (user_id, site_name, site_url, username, app_password_encrypted)
-      VALUES (${user.id}, 'Blog', 'https://blog.example', 'admin', 'x') RETURNING id`.catch(async () => {
-      const cols = await sql<{ column_name: string }[]>`SELECT column_name FROM information_schema.columns WHERE table_name = 'wordpress_sites'`;
-      throw new Error(`wordpress_sites columns: ${cols.map((c) => c.column_name).join(', ')}`);
-    });
+      INSERT INTO wordpress_sites (user_id, site_name, site_url, username, app_password_sealed)
+      VALUES (${user.id}, 'Blog', 'https://blog.example', 'admin', 'x') RETURNING id`;
     const siteId = Number(site!.id);
-    const { articleParts } = await import('../../app/utils/quality/article');
-    const { markdownToArticle } = await import('../../app/services/providers.server');
-    const text = (md: string) => articleParts(markdownToArticle(md, 't').html).text;
-    const posts = Array.from({ length: 50 }, (_, i) => ({ wpPostId: i + 1, title: `Post ${i + 1}`, md: madeUpArticle(`topic ${i}`, { seed: 1000 + i }) }));
-    await sql`INSERT INTO wordpress_site_posts ${sql(posts.map((p) => ({ site_id: siteId, user_id: user.id, wp_post_id: p.wpPostId, title: p.title, url: `https://blog.example/${p.wpPostId}` })))}`;
-    await s.quality.indexSitePosts(user.id, siteId, posts.map((p) => ({ wpPostId: p.wpPostId, shingles: s.shingles.shingleHashes(text(p.md)) })));
+    const text = (md: string) => s.article.articleParts(s.providers.markdownToArticle(md, 't').html).text;
+    const posts = Array.from({ length: 50 }, (_, i) => ({
+      wpPostId: i + 1,
+      title: `Post ${i + 1}`,
+      md: madeUpArticle(`topic ${i}`, { seed: 1000 + i }),
+    }));
+    await sql`INSERT INTO wordpress_site_posts ${sql(
+      posts.map((p) => ({
+        site_id: siteId,
+        user_id: user.id,
+        wp_post_id: p.wpPostId,
+        title: p.title,
+        url: `https://blog.example/${p.wpPostId}`,
+      })),
+    )}`;
+    await s.quality.indexSitePosts(
+      user.id,
+      siteId,
+      posts.map((p) => ({ wpPostId: p.wpPostId, shingles: s.shingles.shingleHashes(text(p.md)) })),
+    );
+    const nobody = '00000000-0000-0000-0000-000000000000';
     const mine = s.shingles.shingleHashes(text(nearCopy(posts[17]!.md, 10)));
-    const closest = await s.quality.closestPost(user.id, '00000000-0000-0000-0000-000000000000', mine);
+    const closest = await s.quality.closestPost(user.id, nobody, mine);
     expect(closest).toMatchObject({ source: 'site', title: 'Post 18', url: 'https://blog.example/18' });
     expect(closest!.similarity).toBeGreaterThan(s.shingles.DUPLICATE_FAIL);
-    const distinct = await s.quality.closestPost(user.id, '00000000-0000-0000-0000-000000000000', s.shingles.shingleHashes(text(GOOD)));
+    const distinct = await s.quality.closestPost(user.id, nobody, s.shingles.shingleHashes(text(GOOD)));
     expect(distinct?.similarity ?? 0).toBeLessThan(s.shingles.DUPLICATE_WARN);
   });
 });

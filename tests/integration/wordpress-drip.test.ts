@@ -428,3 +428,100 @@ describe('drip schedules', () => {
     expect((await publicationsOf(pro.id)).find((r) => r.id === rows[2]!.id)!.status).toBe('queued');
   }, 120_000);
 });
+
+describe('the quality gate', () => {
+  const report = (status: 'pass' | 'fail') => ({
+    status,
+    checkedAt: new Date().toISOString(),
+    checks: [{ id: 'length', status, params: { measured: status === 'pass' ? 1200 : 150, target: 1200, unit: 'words', ratio: 0.1 } }],
+  });
+
+  it('holds a failing post off WordPress until it is approved (plain form posts, both languages); an approved drip post keeps its slot', async () => {
+    const pro = await account('gate');
+    const [passing, failing, dripped] = await results(pro.id, 'Gate post', 3);
+    await sql`UPDATE generation_results SET quality_status = 'pass', quality = ${sql.json(report('pass'))} WHERE id = ${passing!}`;
+    await sql`UPDATE generation_results SET quality_status = 'fail', quality = ${sql.json(report('fail'))} WHERE id IN (${failing!}, ${dripped!})`;
+    const onSite = async (title: string) =>
+      (
+        await wp.rest<{ title: { raw: string } }[]>(
+          `/wp/v2/posts?search=${encodeURIComponent(title)}&context=edit&status=publish,future,draft`,
+        )
+      ).body
+        .map((p) => p.title.raw)
+        .filter((t) => t === title);
+
+    // Bulk publish now, gated, as the page's form posts it without JavaScript.
+    const pageUrl = `/app/publish-bulk?ids=${passing},${failing}`;
+    expect(await (await pro.client.get(pageUrl)).text()).toContain('Publish only posts whose quality report passes, or that I approved');
+    const sent = await post(pro.client, pageUrl, [
+      ['siteId', String(pro.siteId)],
+      ['resultIds', passing!],
+      ['resultIds', failing!],
+      ['mode', 'now'],
+      ['qualityGate', 'on'],
+    ]);
+    expect(sent.status).toBe(302);
+    const rows = await publicationsOf(pro.id);
+    const pubOf = (id: string) => rows.find((r) => r.result_id === id)!;
+    expect(await runPublication(pubOf(passing!).id, { jobId: pubOf(passing!).job_id })).toBe('published');
+    expect(await runPublication(pubOf(failing!).id, { jobId: pubOf(failing!).job_id })).toBe('skipped');
+    expect(await onSite('Gate post 1')).toEqual(['Gate post 1']);
+    expect(await onSite('Gate post 2')).toEqual([]);
+
+    // The review list shows it with its reason and Approve, in English and in Chinese.
+    const list = await (await pro.client.get('/app?tab=results&review=needs')).text();
+    expect(list).toContain('Gate post 2');
+    expect(list).not.toContain('Gate post 1<');
+    expect(list).toContain('Quality: needs review');
+    expect(list).toContain('Length: 150 of about 1200 words');
+    expect(list).toContain('Held: a gated publication waits until you approve this post.');
+    const zh = await (await pro.client.get('/app?tab=results&review=needs', { 'accept-language': 'zh-HK' })).text();
+    expect(zh).toContain('質素：需要審閱');
+    expect(zh).toContain('全部批准');
+
+    // A drip post of the same kind, planned days ahead, also gated.
+    const { publications } = await queueDrip(pro.id, {
+      siteId: pro.siteId,
+      resultIds: [dripped!],
+      categories: [],
+      tags: [],
+      featured: false,
+      qualityGate: true,
+      rules: { perDay: 1, windowStart: 600, windowEnd: 660, weekdays: [0, 1, 2, 3, 4, 5, 6], spread: 'even' },
+      timeZone: 'UTC',
+      startDate: '2027-09-01',
+      seed: 1,
+      plannedAt: new Date(),
+    });
+    const slot = new Date(publications[0]!.publishAt);
+    const [drip] = await sql<Row[]>`SELECT id, job_id FROM wordpress_publications WHERE id = ${publications[0]!.id}`;
+    expect(await runPublication(drip!.id, { jobId: drip!.job_id, now: slot.getTime() })).toBe('skipped');
+
+    // Approve the bulk one by its row's form, then Approve all for the rest: each gets a new job.
+    const approved = await post(pro.client, '/app/results', [
+      ['intent', 'approve'],
+      ['id', failing!],
+      ['returnTo', '/app?tab=results&review=needs'],
+    ]);
+    expect(approved.status).toBe(302);
+    const [released] = await sql<Row[]>`SELECT id, job_id, status FROM wordpress_publications WHERE id = ${pubOf(failing!).id}`;
+    expect(released!.job_id).not.toBe(pubOf(failing!).job_id);
+    expect(await runPublication(released!.id, { jobId: released!.job_id })).toBe('published');
+    expect(await onSite('Gate post 2')).toEqual(['Gate post 2']);
+
+    expect((await post(pro.client, '/app/results', [['intent', 'approveAll']])).status).toBe(302);
+    const [back] = await sql<(Row & { start_after: Date })[]>`
+      SELECT p.id, p.job_id, p.publish_at, j.start_after FROM wordpress_publications p JOIN pgboss.job j ON j.id = p.job_id
+      WHERE p.id = ${drip!.id}`;
+    expect(back!.job_id).not.toBe(drip!.job_id);
+    // Back in its slot: the new job starts at the planned time, not now.
+    expect(back!.publish_at.getTime()).toBe(slot.getTime());
+    expect(back!.start_after.getTime()).toBe(slot.getTime());
+    expect(await runPublication(back!.id, { jobId: back!.job_id, now: slot.getTime() })).toBe('published');
+    expect(
+      (
+        await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM generation_results WHERE user_id = ${pro.id} AND approved_at IS NOT NULL`
+      )[0]!.n,
+    ).toBe(2);
+  });
+});

@@ -36,7 +36,13 @@ import { TopicsField } from './topics-field';
 import { useHydrated } from './use-hydrated';
 
 /** The values the form starts from: the catalogue defaults today, last-used values or a template later. */
-export type GenerationFormValues = { type: ModelKind; prompts: string; embedImage: boolean; planFirst?: boolean } & TextSettingValues &
+export type GenerationFormValues = {
+  type: ModelKind;
+  prompts: string;
+  embedImage: boolean;
+  planFirst?: boolean;
+  qualityGate?: boolean;
+} & TextSettingValues &
   Omit<ImageSettingValues, 'model'>;
 
 /** Where the input tools (another feature) plug in, without this form knowing them. */
@@ -331,6 +337,14 @@ export function GenerationForm({
             label={t('form.planFirst')}
             help={t('form.planFirstHelp')}
             inputProps={getInputProps(fields.planFirst, { type: 'checkbox' })}
+          />
+        ) : null}
+
+        {type === 'text' ? (
+          <CheckboxField
+            label={t('quality.gateRun')}
+            help={t('quality.gateRunHelp')}
+            inputProps={getInputProps(fields.qualityGate, { type: 'checkbox' })}
           />
         ) : null}
 

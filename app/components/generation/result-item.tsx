@@ -14,6 +14,7 @@ import type { ViewedImage } from './image-viewer';
 import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
 import { ResultEditor } from './result-editor';
+import { QualityReportView } from './quality-report';
 import type { ResultView, WordPressView } from './result-view';
 
 const dots = {
@@ -212,6 +213,19 @@ export function ResultItem({
           ) : null}
         </div>
       </details>
+
+      {result.quality ? (
+        <div className="px-4 pb-3 pl-9">
+          <QualityReportView
+            resultId={result.id}
+            report={result.quality}
+            approvedAt={result.approvedAt ?? null}
+            held={result.held ?? false}
+            returnTo={returnTo}
+            approving={busy('approve')}
+          />
+        </div>
+      ) : null}
 
       {result.publication ? (
         <div className="px-4 pb-3 pl-9">

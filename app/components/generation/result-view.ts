@@ -21,6 +21,11 @@ export type ResultView = Pick<
   | 'createdAt'
   | 'model'
 > & {
+  /** A completed text result's quality report, and when it was approved (Results only). */
+  quality?: Result['quality'];
+  approvedAt?: Result['approvedAt'];
+  /** A gated publication of it waits for its approval. */
+  held?: boolean;
   /** The result's latest WordPress publication, if any. */
   publication?: PublicationView | null;
   /** A text result's SEO fields, edited with it. */

@@ -15,6 +15,8 @@ import { downloadAllUrl, RESULTS_ACTION, runUrl } from './urls';
 import { ImageGrid } from './image-grid';
 
 export type ResultsFilter = 'all' | 'text' | 'image';
+/** The review list: posts whose quality report failed and are not approved, or those approved. */
+export type ReviewFilter = 'needs' | 'approved' | null;
 /** How image results are laid out: the list of rows, or a grid of thumbnails (Images filter only). */
 export type ResultsView = 'list' | 'grid';
 
@@ -24,6 +26,7 @@ export type ResultsPanelProps = {
   filter: ResultsFilter;
   search: string;
   view: ResultsView;
+  review?: ReviewFilter;
   /** The run being watched (the latest one), with its live counts. */
   run: RunProgressView | null;
   /** Completed items of the filter and search, for Download all. */
@@ -33,22 +36,35 @@ export type ResultsPanelProps = {
 };
 
 /** The /app URL of the results tab for a filter, search, view and page (defaults are left out). */
-export function resultsHref({ filter, search, page, view }: { filter: ResultsFilter; search: string; page?: number; view?: ResultsView }) {
+export function resultsHref({
+  filter,
+  search,
+  page,
+  view,
+  review,
+}: {
+  filter: ResultsFilter;
+  search: string;
+  page?: number;
+  view?: ResultsView;
+  review?: ReviewFilter;
+}) {
   const params = new URLSearchParams({ tab: 'results' });
   if (filter !== 'all') params.set('type', filter);
+  if (review) params.set('review', review);
   if (search) params.set('search', search);
   if (filter === 'image' && view === 'grid') params.set('view', 'grid');
   if (page && page > 1) params.set('page', String(page));
   return `/app?${params}`;
 }
 
-export function ResultsPanel({ results, pagination, filter, search, view, run, completed, wordpress }: ResultsPanelProps) {
+export function ResultsPanel({ results, pagination, filter, search, view, review = null, run, completed, wordpress }: ResultsPanelProps) {
   const { t } = useTranslation('workspace');
   const navigation = useNavigation();
   const [viewed, setViewed] = useState<ViewedImage | null>(null);
   const closeViewer = useCallback(() => setViewed(null), []);
   const grid = filter === 'image' && view === 'grid';
-  const returnTo = resultsHref({ filter, search, view, page: pagination.page });
+  const returnTo = resultsHref({ filter, search, view, review, page: pagination.page });
   const clearing = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'clear';
   const canceling = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'cancel';
   const hasCompleted = completed.text + completed.images > 0;
@@ -76,10 +92,29 @@ export function ResultsPanel({ results, pagination, filter, search, view, run, c
             ))}
           </ul>
         </nav>
+        <nav aria-label={t('quality.filter.label')}>
+          <ul className="inline-flex rounded-lg bg-slate-100 p-1">
+            {([null, 'needs', 'approved'] as const).map((r) => (
+              <li key={r ?? 'all'}>
+                <Link
+                  to={resultsHref({ filter, search, review: r })}
+                  preventScrollReset
+                  aria-current={r === review ? 'page' : undefined}
+                  className={`inline-flex rounded-md px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600 ${
+                    r === review ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-700 hover:text-slate-900'
+                  }`}
+                >
+                  {t(`quality.filter.${r ?? 'all'}`)}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
         {/* A GET form: search works without JavaScript; a new search starts at page 1. */}
         <Form method="get" action="/app" role="search" className="flex gap-2">
           <input type="hidden" name="tab" value="results" />
           {filter !== 'all' ? <input type="hidden" name="type" value={filter} /> : null}
+          {review ? <input type="hidden" name="review" value={review} /> : null}
           {grid ? <input type="hidden" name="view" value="grid" /> : null}
           <label htmlFor="results-search" className="sr-only">
             {t('results.search.label')}
@@ -176,6 +211,15 @@ export function ResultsPanel({ results, pagination, filter, search, view, run, c
               {filter !== 'all' || search ? t('results.actions.downloadNoneMatch') : t('results.actions.downloadNone')}
             </p>
           ) : null}
+          {review === 'needs' && results.length > 0 ? (
+            <Form method="post" action={RESULTS_ACTION}>
+              <input type="hidden" name="intent" value="approveAll" />
+              <input type="hidden" name="returnTo" value={returnTo} />
+              <button type="submit" className={buttonClass('secondary', 'sm')} data-testid="approve-all">
+                {t('quality.approveAll')}
+              </button>
+            </Form>
+          ) : null}
           {pagination.total > 0 ? (
             <details className="relative">
               <summary
@@ -222,7 +266,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, run, c
       <Pagination
         page={pagination.page}
         totalPages={pagination.totalPages}
-        hrefFor={(page) => resultsHref({ filter, search, view, page })}
+        hrefFor={(page) => resultsHref({ filter, search, view, review, page })}
       />
       {viewed ? <ImageViewer image={viewed} onClose={closeViewer} /> : null}
     </div>

@@ -6,6 +6,7 @@ import { htmlToText } from '../providers.server';
 import { holdKey, LedgerError, settleHolds, type HoldOutcome } from '../ledger.server';
 import { resultFinished, wantsResultEvents } from '../webhooks.server';
 import { linkWhenRunEnds } from '../internal-links.server';
+import { indexCompletedShingles, reportWithDuplicates } from '../quality/report.server';
 import { WAKE_CHANNEL } from './rules.server';
 import { getRunProgress } from './progress.server';
 import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
@@ -151,11 +152,20 @@ export async function finishCompleted(item: ClaimedItem, out: Output, db: Db): P
   ]
     .join('\n')
     .slice(0, SEARCH_TEXT_MAX);
+  // The report's near-duplicate lookup reads only indexes; the post's own shingles join them once it is booked.
+  const report = out.quality ? await reportWithDuplicates(item.userId, item.resultId, out.quality, db) : null;
   const set: SetFragment = (d) => d`status = 'completed', title = ${out.title}, content = ${out.content},
+    quality = ${report ? d.json(report as never) : null}, quality_status = ${report?.status ?? null}, approved_at = NULL,
     error = NULL, error_code = NULL, error_params = NULL,
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
     seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null},
     seo_title = ${out.seo?.seoTitle || null}`;
+  const booked = await finishWithImages(item, out, set, db);
+  if (booked === 'completed' && out.quality) await indexCompletedShingles(item.userId, item.resultId, out.quality.shingles, db);
+  return booked;
+}
+
+async function finishWithImages(item: ClaimedItem, out: Output, set: SetFragment, db: Db): Promise<ItemOutcome> {
   if (out.images.length === 0) return finish(item, set, 'post', db);
   try {
     return await transaction(db, async (tx) => {

@@ -3,7 +3,9 @@ import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/runtime/logger.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { cleanSeo, seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
+import { contentChecks } from '~/utils/quality/report';
 import { countText } from '../results.server';
+import type { ContentChecks } from '../quality/report.server';
 import {
   buildImagePrompt,
   generateImages,
@@ -34,6 +36,8 @@ export type Output = {
   keywords?: string;
   /** A text result's SEO fields (generated with the article, or derived). */
   seo?: SeoFields;
+  /** A text result's quality checks on its content, and its shingles for the near-duplicate lookup. */
+  quality?: ContentChecks;
 };
 
 function imageSettingsOf(settings: Record<string, unknown>, model: string, numOutputs: number): ImageSettings {
@@ -94,15 +98,17 @@ export async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup,
     html = article.html;
   }
   const text = htmlToText(html);
+  const seo = seoWithFallbacks(seoGiven, { title: article.title, html: article.html, topic: row.prompt, keywords: brief?.keywords });
   return {
     title: article.title,
     content: html,
     text,
     seo: {
-      ...seoWithFallbacks(seoGiven, { title: article.title, html: article.html, topic: row.prompt, keywords: brief?.keywords }),
+      ...seo,
       // Only the model's own: left out, it is derived when read, so it follows an edited title.
       seoTitle: cleanSeo(seoGiven).seoTitle,
     },
+    quality: contentChecks({ title: article.title, html, topic: row.prompt, settings: row.settings, seo, keywords: brief?.keywords }),
     metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: answer.usage ?? null, ...countText(text) },
     images,
     keywords: brief?.keywords,

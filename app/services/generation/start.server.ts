@@ -64,8 +64,9 @@ export async function startRun(userId: string, input: GenerationInput, db: Db = 
   return transaction(db, async (tx) => {
     await ensureCurrentPeriod(userId, undefined, tx);
     const [run] = await tx<{ id: string }[]>`
-      INSERT INTO generation_runs (user_id, type, model, settings, total)
-      VALUES (${userId}, ${input.type}, ${model.id}, ${tx.json(settings as never)}, ${topics.length})
+      INSERT INTO generation_runs (user_id, type, model, settings, total, quality_gate)
+      VALUES (${userId}, ${input.type}, ${model.id}, ${tx.json(settings as never)}, ${topics.length},
+        ${input.type === 'text' && input.qualityGate === true})
       RETURNING id`;
     const runId = run!.id;
     const rows = await tx<{ id: string; position: number }[]>`

@@ -74,6 +74,8 @@ export type BulkPublishInput = {
   perPost?: Record<string, { categories: number[]; tags: string[] }>;
   /** Each result's generated image (if it has one) as its featured image. */
   featured: boolean;
+  /** Publish only the posts whose quality report passes, or that their owner approved. */
+  qualityGate?: boolean;
   /**
    * For results already on the site (published, or waiting to be): update their post, publish a
    * new one, or leave them out. Unset: refused (already_published) when there is any.
@@ -160,6 +162,7 @@ export async function queueBulkPublications(userId: string, input: BulkPublishIn
         wpStatus: input.postStatus ?? 'publish',
         featuredImage: input.featured ? await resultImage(userId, r.id, tx) : null,
         seo: r.seo,
+        qualityGate: input.qualityGate === true,
       });
     }
     return queuePublications(userId, requests, tx);

@@ -282,7 +282,19 @@ export async function updatePostContent(site: SiteCredentials, id: number, conte
   return { id: data.id, status: data.status, link: data.link };
 }
 
-export type WpPublishedPost = { id: number; title: string; url: string; categories: string[]; tags: string[]; excerpt: string };
+export type WpPublishedPost = {
+  id: number;
+  title: string;
+  url: string;
+  categories: string[];
+  tags: string[];
+  excerpt: string;
+  /** The post's text (the start of it, POST_TEXT_MAX characters), for the near-duplicate index. */
+  text: string;
+};
+
+/** How much of each post's text is kept for the near-duplicate index: a long post's start is enough to match a copy. */
+export const POST_TEXT_MAX = 20_000;
 
 type WpTerm = { taxonomy?: string; name?: string };
 type WpListedPost = {
@@ -290,6 +302,7 @@ type WpListedPost = {
   link: string;
   title?: { rendered?: string };
   excerpt?: { rendered?: string };
+  content?: { rendered?: string };
   _embedded?: { 'wp:term'?: WpTerm[][] };
 };
 
@@ -319,7 +332,7 @@ export async function listPublishedPosts(
           orderby: 'date',
           order: 'desc',
           _embed: 'wp:term',
-          _fields: 'id,link,title,excerpt,_links,_embedded',
+          _fields: 'id,link,title,excerpt,content,_links,_embedded',
         },
       },
       { timeoutMs: 30_000, ...callOpts },
@@ -337,6 +350,7 @@ export async function listPublishedPosts(
         excerpt: decodeEntities(stripTags(p.excerpt?.rendered ?? ''))
           .replace(/\s+/g, ' ')
           .slice(0, 1000),
+        text: decodeEntities(stripTags((p.content?.rendered ?? '').replace(/<\/(p|h[1-6]|li|div)>/gi, '$&\n'))).slice(0, POST_TEXT_MAX),
       });
     }
     const pages = Number(res.headers['x-wp-totalpages'] ?? 1);

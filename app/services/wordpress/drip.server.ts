@@ -147,6 +147,7 @@ export async function queueDrip(
     tags: input.tags,
     perPost: input.perPost,
     featured: input.featured,
+    qualityGate: input.qualityGate,
     onExisting: input.onExisting,
     postStatus: input.postStatus,
     schedule: null,

@@ -43,7 +43,12 @@ export type PublishRequest = {
   seo?: SeoFields | null;
   /** The drip plan this belongs to (drip.server.ts): held while the site's schedule is paused. */
   dripPlanId?: string | null;
+  /** Published only if the result's quality report passes or its owner approved it (review-gate.server.ts). */
+  qualityGate?: boolean;
 };
+
+/** The publish payload; the gate is off when left out. */
+export type PublishInput = Omit<PublishPayload, 'qualityGate'> & { qualityGate?: boolean };
 
 export async function requirePro(userId: string, db: Db) {
   const [u] = await db<{ subscription_status: SubscriptionStatus }[]>`SELECT subscription_status FROM users WHERE id = ${userId}`;
@@ -55,7 +60,7 @@ export async function requirePro(userId: string, db: Db) {
  * published at once, or published at publishDate when its status is future; with the result's
  * generated image as its featured image when asked. Undefined when there was nothing to queue.
  */
-export async function queuePublish(userId: string, p: PublishPayload, db: Db = sql): Promise<Publication | undefined> {
+export async function queuePublish(userId: string, p: PublishInput, db: Db = sql): Promise<Publication | undefined> {
   // A time already past is refused, never published at once without a word (a minute's grace for
   // a form posted at the time it names).
   if (p.status === 'future' && p.publishDate && Date.parse(p.publishDate) < Date.now() - 60_000) {
@@ -113,6 +118,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
           updatePostId,
           seo: await payloadSeo(userId, p, tx),
           kind,
+          qualityGate: p.qualityGate,
         },
       ],
       tx,
@@ -125,7 +131,7 @@ export async function queuePublish(userId: string, p: PublishPayload, db: Db = s
  * The SEO fields of one publish: what the form or API sent, each field it left out taken from the
  * result (stored or derived), cleaned.
  */
-async function payloadSeo(userId: string, p: PublishPayload, db: Db): Promise<SeoFields> {
+async function payloadSeo(userId: string, p: PublishInput, db: Db): Promise<SeoFields> {
   const result = p.resultId ? await getResult(userId, p.resultId, db).catch(() => null) : null;
   const pick = (k: keyof SeoFields) => p[k] ?? result?.seo?.[k] ?? '';
   return cleanSeo({
@@ -193,12 +199,12 @@ export async function queuePublications(userId: string, requests: PublishRequest
         INSERT INTO wordpress_publications
           (id, user_id, site_id, site_name, result_id, title, content, excerpt, categories, tags,
            featured_image, featured_image_type, featured_image_id, publish_at, marker, job_id, wp_status, update_post_id, kind, drip_plan_id,
-           slug, meta_description, focus_keyword, seo_title)
+           slug, meta_description, focus_keyword, seo_title, quality_gate)
         VALUES (${id}, ${userId}, ${r.siteId}, ${sites.get(r.siteId)!.siteName}, ${r.resultId}, ${plainText(r.title)},
           ${postBody(r)}, ${plainText(r.excerpt)}, ${r.categories}, ${r.tags},
           ${bytes?.data ?? null}, ${bytes?.mimeType ?? null}, ${imageId}, ${at}, ${marker}, ${jobId}, ${r.wpStatus ?? 'publish'},
           ${r.updatePostId ?? null}, ${r.kind ?? 'post'}, ${r.dripPlanId ?? null}, ${r.seo?.slug ?? ''}, ${r.seo?.metaDescription ?? ''}, ${r.seo?.focusKeyword ?? ''},
-          ${r.seo?.seoTitle ?? ''})
+          ${r.seo?.seoTitle ?? ''}, ${r.qualityGate === true})
         RETURNING ${publicationColumns(tx)}`;
       created.push(toPublication(row!));
       // Far enough ahead, the post is made on the site's own schedule now (wp-admin shows it).

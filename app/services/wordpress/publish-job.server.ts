@@ -4,6 +4,7 @@ import { storedErrorCode } from '~/utils/wordpress-errors';
 import { env } from '~/runtime/env.server';
 import { ourImages, rewriteImageSources } from '~/utils/wordpress-images';
 import { publicationFinished } from '../webhooks.server';
+import { heldForReview } from './review-gate.server';
 import { publishLinks, queueLinkFixups, runLinkFixups, type FixupOutcome } from './links.server';
 import { siteCredentials } from './sites.server';
 import { postContent, seoMeta, wordPressText } from './content.server';
@@ -121,6 +122,8 @@ export async function runPublication(
   }
   // Its site's drip schedule is paused: held (still queued); resuming plans it again with a new job.
   if (row.held) return 'skipped';
+  // Gated and its post neither passes nor is approved: it waits (approving gives it a new job).
+  if (await heldForReview(publicationId, db)) return 'skipped';
   try {
     // Publishing needs Pro when the post is made: a post already made on the site's schedule while
     // Pro goes out at its time after Pro ended too (the watchdog only keeps WordPress's own promise).

@@ -1,8 +1,7 @@
 import { sql, transaction, type Db } from '../../../db/client';
 import { env } from '~/runtime/env.server';
-import type { PublishPayload } from '~/utils/wordpress-schemas';
 import { publicationFinished } from '../webhooks.server';
-import { getPublication, queuePublish } from './publications.server';
+import { getPublication, queuePublish, type PublishInput } from './publications.server';
 import type { Publication } from './publication-record.server';
 import { cancelPublishJobs } from './publish-queue.server';
 
@@ -71,7 +70,7 @@ export type PublishOutcome = {
  */
 export async function publishAndWait(
   userId: string,
-  p: PublishPayload,
+  p: PublishInput,
   waitMs = env.WORDPRESS_PUBLISH_WAIT_SECONDS * 1000,
   /** How the publication is queued (an Idempotency-Key's replay: the one queued the first time). */
   queue: () => Promise<Publication | undefined> = () => queuePublish(userId, p),
