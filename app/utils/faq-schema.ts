@@ -2,6 +2,8 @@
 // JSON-LD the way Google's rich results read it (each Question with a name and an acceptedAnswer
 // with text). Pure: HTML in, the questions or the script out.
 
+import { decodeEntities } from './html-entities';
+
 export type FaqEntry = { question: string; answer: string };
 
 /** Headings that open a FAQ section (English and Chinese, as the models write them). */
@@ -10,19 +12,8 @@ const FAQ_HEADING =
 
 const HEADING = /<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1\s*>/gi;
 
-function decode(s: string): string {
-  return s
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#0?39;|&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&amp;/g, '&');
-}
-
 function textOf(html: string): string {
-  return decode(
+  return decodeEntities(
     html
       .replace(/<(br|\/p|\/li|\/h[1-6]|\/blockquote|\/tr)\b[^>]*>/gi, ' ')
       .replace(/<script[\s\S]*?<\/script\s*>/gi, '')

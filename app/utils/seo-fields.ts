@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeEntities } from './html-entities';
 
 // A text result's SEO fields: a meta description (at most 155 characters), a slug, a focus keyword
 // and an SEO title (at most 60 characters, what search results show instead of the post's title). The model writes them after the article in a small block (requested by
@@ -86,24 +87,14 @@ export function truncateAtWord(text: string, max: number): string {
 export function firstParagraphText(html: string): string {
   for (const m of html.matchAll(/<p[^>]*>([\s\S]*?)<\/p>/gi)) {
     // Inside a paragraph tags are inline (no space of their own), but a line break is one.
-    const text = decode(m[1]!.replace(/<br\s*\/?>/gi, ' ').replace(/<[^>]*>/g, ''))
+    const text = decodeEntities(m[1]!.replace(/<br\s*\/?>/gi, ' ').replace(/<[^>]*>/g, ''))
       .replace(/\s+/g, ' ')
       .trim();
     if (text) return text;
   }
-  return decode(html.replace(/<[^>]*>/g, ' '))
+  return decodeEntities(html.replace(/<[^>]*>/g, ' '))
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-function decode(s: string): string {
-  return s
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#0?39;/g, "'")
-    .replace(/&amp;/g, '&');
 }
 
 /** Cleans what a model or a form gave: one line each, within the limits; empty when absent. */

@@ -2,25 +2,16 @@
 // prints it as the page's H1), so a leading H1 in the body would be a second one. Pure: the result
 // editor's save and publishing share it.
 
+import { decodeEntities } from './html-entities';
+
 /** The longest title kept (generation cuts titles to the same length). */
 export const TITLE_MAX = 300;
 
 const LEADING_H1 = /^\s*<h1\b[^>]*>([\s\S]*?)<\/h1\s*>\s*/i;
 
-function decode(s: string): string {
-  return s
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#0?39;|&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&amp;/g, '&');
-}
-
 /** Text of a heading or title on one line, for showing and comparing. */
 export function headingText(html: string): string {
-  return decode(html.replace(/<br\s*\/?>/gi, ' ').replace(/<[^>]*>/g, ''))
+  return decodeEntities(html.replace(/<br\s*\/?>/gi, ' ').replace(/<[^>]*>/g, ''))
     .replace(/\s+/g, ' ')
     .trim();
 }
