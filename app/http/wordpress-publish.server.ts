@@ -56,6 +56,21 @@ const publishFormSchema = (t: Translate, resultId: string | undefined, timeZone:
  * "Let AI choose categories and tags" on the publish page: the model's choice for this result among
  * the chosen site's own, answered for review in the form (nothing is published).
  */
+/**
+ * What the publish form carried, for the page to show again after the request: without JavaScript
+ * the page is a new document whose fields would otherwise start again from the stored result.
+ */
+export type PublishFormSent = Record<(typeof SENT_FIELDS)[number], string>;
+const SENT_FIELDS = ['title', 'content', 'excerpt', 'seoTitle', 'metaDescription', 'slug', 'focusKeyword', 'date', 'time'] as const;
+function sentValues(formData: FormData): Partial<PublishFormSent> {
+  const out: Partial<PublishFormSent> = {};
+  for (const name of SENT_FIELDS) {
+    const v = formData.get(name);
+    if (typeof v === 'string') out[name] = v;
+  }
+  return out;
+}
+
 export async function chooseResultTerms({
   userId,
   resultId,
@@ -69,10 +84,16 @@ export async function chooseResultTerms({
   try {
     const chosen = await chooseTermsPerPost(userId, siteId, resultId ? [resultId] : []);
     const [first] = chosen.choices;
-    return json({ termChoice: { choice: first ? { categories: first.categories, tags: first.tags } : null, failed: chosen.failed } });
+    return json({
+      termChoice: { choice: first ? { categories: first.categories, tags: first.tags } : null, failed: chosen.failed },
+      sent: sentValues(formData),
+    });
   } catch (error) {
     if (!(error instanceof WordPressServiceError)) throw error;
-    return json({ termChoice: { choice: null, failed: 'site' as const } }, { status: error.code === 'not_pro' ? 403 : 404 });
+    return json(
+      { termChoice: { choice: null, failed: 'site' as const }, sent: sentValues(formData) },
+      { status: error.code === 'not_pro' ? 403 : 404 },
+    );
   }
 }
 
@@ -92,9 +113,10 @@ export async function publishResult({
   timeZone: string;
 }) {
   const submission = parseWithZod(formData, { schema: publishFormSchema(t, resultId, timeZone), disableAutoCoercion: true });
-  if (submission.status !== 'success') return json({ result: submission.reply() }, { status: 400 });
+  if (submission.status !== 'success') return json({ result: submission.reply(), sent: sentValues(formData) }, { status: 400 });
   const input = submission.value;
-  const refuse = (message: string, status: number) => json({ result: submission.reply({ formErrors: [message] }) }, { status });
+  const refuse = (message: string, status: number) =>
+    json({ result: submission.reply({ formErrors: [message] }), sent: sentValues(formData) }, { status });
   let done;
   try {
     // Publish now waits for the site (bounded); a slower site finishes in the background.

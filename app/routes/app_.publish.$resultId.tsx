@@ -29,7 +29,7 @@ import { listSites, refreshSiteTimeZone, siteCategories } from '~/services/wordp
 import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { readFormData } from '~/http/json-api.server';
-import { chooseResultTerms, publishResult } from '~/http/wordpress-publish.server';
+import { chooseResultTerms, publishResult, type PublishFormSent } from '~/http/wordpress-publish.server';
 import { rootT } from '~/utils/meta';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
@@ -112,6 +112,16 @@ export default function PublishResult() {
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation('wordpress');
   const termChoice = (actionData && 'termChoice' in actionData ? actionData.termChoice : null) as TermChoiceView | null;
+  // What the form carried when it came back (terms chosen, or refused): shown again, not the stored result.
+  const sent: Partial<PublishFormSent> = (actionData && 'sent' in actionData ? actionData.sent : null) ?? {};
+  const seo = result.seo
+    ? {
+        seoTitle: sent.seoTitle ?? result.seo.seoTitle,
+        metaDescription: sent.metaDescription ?? result.seo.metaDescription,
+        slug: sent.slug ?? result.seo.slug,
+        focusKeyword: sent.focusKeyword ?? result.seo.focusKeyword,
+      }
+    : null;
   // An image result: a post with the image, or the media library only (then the post's own fields
   // are hidden with JavaScript; without it they are shown and ignored, as the choice says).
   const [target, setTarget] = useState<'post' | 'media'>('post');
@@ -166,23 +176,33 @@ export default function PublishResult() {
               <input type="hidden" name="tz" value={timeZone} />
               {existing ? <PublishExisting existing={existing} timeZone={timeZone} /> : null}
               {result.isImage ? <PublishTarget onChange={setTarget} /> : null}
-              <Field label={t('publish.postTitle')} inputProps={{ name: 'title', defaultValue: result.title, required: true }} />
+              <Field
+                label={t('publish.postTitle')}
+                inputProps={{ name: 'title', defaultValue: sent.title ?? result.title, required: true }}
+              />
               <PostFields wrap={result.isImage} hidden={target === 'media'}>
                 <RichTextEditor
                   id="publish-content"
                   name="content"
                   label={t('publish.content')}
-                  defaultValue={result.content}
+                  defaultValue={sent.content ?? result.content}
                   minHeight={400}
                 />
                 <div className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
                   <label htmlFor="publish-excerpt">{t('publish.excerpt')}</label>
-                  <textarea id="publish-excerpt" name="excerpt" rows={3} className={inputClass} aria-describedby="publish-excerpt-help" />
+                  <textarea
+                    id="publish-excerpt"
+                    name="excerpt"
+                    rows={3}
+                    defaultValue={sent.excerpt}
+                    className={inputClass}
+                    aria-describedby="publish-excerpt-help"
+                  />
                   <span id="publish-excerpt-help" className="text-xs font-normal text-slate-600">
                     {t('seo.excerptHelp')}
                   </span>
                 </div>
-                {result.seo ? <SeoFieldset seo={result.seo} idPrefix="publish" /> : null}
+                {seo ? <SeoFieldset seo={seo} idPrefix="publish" /> : null}
                 <TaxonomyFields
                   key={termChoice ? 'chosen' : 'shared'}
                   categories={categories}
@@ -206,11 +226,18 @@ export default function PublishResult() {
                 <div className="flex flex-wrap gap-4">
                   <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
                     {t('publish.date')}
-                    <input type="date" name="date" min={now.date} defaultValue={now.date} required className={`${inputClass} w-44`} />
+                    <input
+                      type="date"
+                      name="date"
+                      min={now.date}
+                      defaultValue={sent.date ?? now.date}
+                      required
+                      className={`${inputClass} w-44`}
+                    />
                   </label>
                   <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
                     {t('publish.time')}
-                    <input type="time" name="time" defaultValue={now.time} required className={`${inputClass} w-32`} />
+                    <input type="time" name="time" defaultValue={sent.time ?? now.time} required className={`${inputClass} w-32`} />
                   </label>
                   <ZoneNote timeZone={timeZone} site={site} now={nowIso} />
                 </div>

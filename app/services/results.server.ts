@@ -186,8 +186,8 @@ export async function listResults(userId: string, query: Partial<ResultsQuery> =
     const offset = (page - 1) * limit;
     const cap = Math.max(search ? SEARCH_COUNT_CAP : RESULTS_COUNT_CAP, offset + limit) + 1;
     const { ids, total } = search
-      ? await searchPage(userId, type, search, offset, limit, cap, db, review)
-      : await listPage(userId, type, offset, limit, cap, db, review);
+      ? await searchPage(userId, type, search, offset, limit, cap, review, db)
+      : await listPage(userId, type, offset, limit, cap, review, db);
     return { ids, total: Math.min(total, cap) };
   };
   let page = requested;
@@ -203,10 +203,6 @@ export async function listResults(userId: string, query: Partial<ResultsQuery> =
 
 type PageIds = { ids: string[]; total: number };
 
-/**
- * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
- * index only (migration 015; a deep offset skips index entries, not rows), and the count stopped at `cap`.
- */
 /** The review list's filter (none: every result). */
 function reviewFilter(review: ResultsQuery['review'], db: Db) {
   if (review === 'needs') return db`AND ${NEEDS_REVIEW(db)}`;
@@ -214,14 +210,19 @@ function reviewFilter(review: ResultsQuery['review'], db: Db) {
   return db``;
 }
 
+/**
+ * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
+ * index only (migration 015; a deep offset skips index entries, not rows), and the count stopped at `cap`.
+ */
+
 async function listPage(
   userId: string,
   type: string | null,
   offset: number,
   limit: number,
   cap: number,
+  review: ReturnType<typeof reviewFilter>,
   db: Db,
-  review: ReturnType<typeof reviewFilter> = db``,
 ): Promise<PageIds> {
   const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} ${review}`;
   const rows = await db<{ id: string | null; total: number }[]>`
@@ -246,8 +247,8 @@ async function searchPage(
   offset: number,
   limit: number,
   cap: number,
+  review: ReturnType<typeof reviewFilter>,
   db: Db,
-  review: ReturnType<typeof reviewFilter> = db``,
 ): Promise<PageIds> {
   const pattern = likePattern(search);
   const rows = await db<{ id: string | null; total: number }[]>`

@@ -15,12 +15,12 @@ export type { ReceivedEmail };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 type Catalogue = { [key: string]: string | Catalogue };
-function catalogue(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email'): Catalogue {
+function catalogue(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email' | 'workspace'): Catalogue {
   return JSON.parse(fs.readFileSync(path.join(ROOT, 'app/locales', language, `${ns}.json`), 'utf8')) as Catalogue;
 }
 
 /** A translated text from the app's catalogues, e.g. text('zh-HK', 'common', 'plan.free'). */
-export function text(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email', key: string): string {
+export function text(language: 'en' | 'zh-HK', ns: 'common' | 'auth' | 'email' | 'workspace', key: string): string {
   let node: string | Catalogue | undefined = catalogue(language, ns);
   for (const part of key.split('.')) node = typeof node === 'object' ? node[part] : undefined;
   if (typeof node !== 'string') throw new Error(`No text ${language}/${ns}:${key} in the catalogues`);

@@ -53,6 +53,38 @@ for (const width of widths) {
         await shot(page, testInfo, `landing-${width}-${language}`, false);
       });
 
+      test('the workspace: no page scrolls sideways, and without scripts the cost is confirmed before Start', async ({
+        page,
+        baseURL,
+        jsEnabled,
+        signedIn,
+      }) => {
+        await signedIn(`layout-ws-${width}-${language}`, { language });
+        await useLanguage(page, baseURL!, language);
+        const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        for (const path of [
+          '/app?settings=1',
+          '/app?tab=results',
+          '/app?type=image',
+          '/app/templates',
+          '/settings/webhooks',
+          '/settings/api-tokens',
+        ]) {
+          await page.goto(path);
+          expect(await sideways(), path).toBeLessThanOrEqual(0);
+        }
+        await page.goto('/app');
+        await page.locator('textarea[name="prompts"]').fill('First topic\nSecond topic');
+        if (jsEnabled) {
+          await expect(page.getByRole('button', { name: text(language, 'workspace', 'form.start') })).toBeVisible();
+        } else {
+          await page.getByRole('button', { name: text(language, 'workspace', 'form.start') }).click();
+          await expect(page.getByTestId('confirm-start')).toBeVisible();
+          await expect(page.getByRole('button', { name: text(language, 'workspace', 'form.confirmStart') })).toBeVisible();
+        }
+        expect(await sideways()).toBeLessThanOrEqual(0);
+      });
+
       test('signed in: balance in the header, nothing twice in the menu, readable chart, whole table', async ({
         page,
         baseURL,
