@@ -301,14 +301,14 @@ test.describe('look and accessibility', () => {
   });
 });
 
-test('plan first at 390 px: the plan reviewed, a section renamed and moved, then written from it', async ({ page }) => {
+test('plan first at 390 px: the plan reviewed, a section renamed and moved, then written from it', async ({ page, jsEnabled }) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, 'gen-plan');
   const topic = `Plan ${tag()}`;
   await page.getByLabel('Blog topics or keywords').fill(topic);
   await page.getByLabel('Plan first, review, then write').check();
-  await page.getByRole('button', { name: 'Start generation' }).click();
+  await clickStart(page, jsEnabled);
   // Both ways land on the run's page once the plan is made (without JavaScript it refreshes itself there).
   const plan = page.getByTestId('plan').first();
   await expect(plan.getByLabel('Title')).toHaveValue(`${topic}: the plan`, { timeout: 30_000 });
