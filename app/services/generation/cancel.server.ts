@@ -11,18 +11,19 @@ import { getRunProgress, type RunProgress } from './progress.server';
 /**
  * Items of the given results that have not reached their provider end canceled and their holds
  * are voided (one transaction): those no worker holds and those a worker keeps next in line (it
- * is told to drop them). Items at their provider finish normally unless `includeRunning`.
+ * is told to drop them), and planned ones (`plannedOnly`: those alone). Items at their provider
+ * finish normally unless `includeRunning`.
  */
 export async function cancelItems(
   userId: string,
-  where: { runId?: string; resultId?: string; all?: boolean },
+  where: { runId?: string; resultId?: string; all?: boolean; plannedOnly?: boolean },
   includeRunning = false,
   db: Db = sql,
 ): Promise<number> {
   return transaction(db, async (tx) => {
     const rows = await tx<{ id: string; attempt: number }[]>`
       UPDATE generation_results SET status = 'canceled', error = NULL, error_code = NULL, error_params = NULL, lease_until = NULL, updated_at = now()
-      WHERE user_id = ${userId} AND status IN ('processing', 'planned')
+      WHERE user_id = ${userId} AND status IN ${where.plannedOnly ? tx`('planned')` : tx`('processing', 'planned')`}
         ${where.runId ? tx`AND run_id = ${where.runId}` : tx``}
         ${where.resultId ? tx`AND id = ${where.resultId}` : tx``}
         ${includeRunning ? tx`` : tx`AND (lease_until IS NULL OR lease_until < now() OR started_at IS NULL)`}

@@ -2,9 +2,10 @@ import { sql, transaction, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
 import type { Plan } from '~/utils/plan-schema';
 import type { GenerationFailure } from '~/utils/generation-errors';
-import { extendHolds, holdKey, settleHolds } from '../ledger.server';
-import { CANCELED_SIGNAL, GENERATE_QUEUE, WAKE_CHANNEL, errors, isUuid } from './rules.server';
+import { extendHolds, holdKey } from '../ledger.server';
+import { GENERATE_QUEUE, WAKE_CHANNEL, errors, isUuid } from './rules.server';
 import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
+import { cancelItems } from './cancel.server';
 
 // Plan first: the items of a plan-first run are planned, then wait `planned` for their owner, who
 // edits, drops, re-plans or writes them. This module owns generation_plans (what an item's next job
@@ -116,31 +117,11 @@ export async function savePlan(userId: string, resultId: string, plan: Plan, db:
   });
 }
 
-/** Drops planned posts: they end canceled and their holds are released (voided), in one transaction. */
-export async function dropPlans(userId: string, resultIds: string[], db: Db = sql): Promise<number> {
-  const ids = resultIds.filter(isUuid);
-  if (ids.length === 0) return 0;
-  return transaction(db, async (tx) => {
-    const rows = await tx<{ id: string; attempt: number }[]>`
-      UPDATE generation_results SET status = 'canceled', lease_until = NULL, updated_at = now()
-      WHERE id = ANY(${ids}::uuid[]) AND user_id = ${userId} AND status = 'planned'
-      RETURNING id, attempt`;
-    if (rows.length > 0) {
-      await settleHolds(
-        rows.map((r) => holdKey(r.id, r.attempt)),
-        'void',
-        tx,
-      );
-      await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
-    }
-    return rows.length;
-  });
-}
-
 /** Drops one planned post (404 when not the owner's, 409 when not planned). */
 export async function dropPlan(userId: string, resultId: string, db: Db = sql): Promise<void> {
   if (!isUuid(resultId)) throw errors.notFound();
-  if ((await dropPlans(userId, [resultId], db)) === 0) await refusal(userId, resultId, db);
+  // It ends canceled with its hold voided, as a cancel ends an item not yet started.
+  if ((await cancelItems(userId, { resultId, plannedOnly: true }, false, db)) === 0) await refusal(userId, resultId, db);
 }
 
 /**
