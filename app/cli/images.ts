@@ -1,11 +1,17 @@
 // `npm run images -- <command>`: moves the generated images between Postgres and S3-compatible
-// object storage (the S3_* settings), and checks that every image row has its object (USAGE below).
+// object storage (the S3_* settings), checks that every image row has its object, and deletes
+// objects no row points at (USAGE below).
 import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate';
 import { EmbeddedStartError } from '../../db/embedded';
 import { openDatabase } from '../../db/open';
 import type { Sql } from '../../db/client';
-import { moveImagesToDatabase, moveImagesToStorage, verifyImageStorage } from '../services/image-migration.server';
+import {
+  moveImagesToDatabase,
+  moveImagesToStorage,
+  pruneUnreferencedObjects,
+  verifyImageStorage,
+} from '../services/image-migration.server';
 import { ConfigError, loadEnv } from '../runtime/env.server';
 import { StorageUnavailable } from '../runtime/object-storage.server';
 
@@ -16,8 +22,10 @@ Commands (each needs the S3_* settings; each can be stopped and run again, and g
   to-db     moves every image in the bucket back into Postgres, deleting its object
   verify    checks that every image row pointing at the bucket has its object (exit 1 when one is
             missing) and counts objects no row points at
+  prune     deletes the objects no row points at that are older than --older-than-hours (default 24)
 
   --batch N   images per batch (default 50)
+  --older-than-hours N   prune only objects at least this old (default 24)
   --help, -h  this text`;
 
 class UsageError extends Error {}
@@ -25,7 +33,7 @@ class UsageError extends Error {}
 export async function run(argv: string[], sql: Sql, out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { batch: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { batch: { type: 'string' }, 'older-than-hours': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
     strict: true,
   });
@@ -60,6 +68,13 @@ export async function run(argv: string[], sql: Sql, out: (line: string) => void 
       out(r.ok ? 'OK' : 'PROBLEMS FOUND');
       return r.ok ? 0 : 1;
     }
+    case 'prune': {
+      const hours = values['older-than-hours'] === undefined ? 24 : Number(values['older-than-hours']);
+      if (!Number.isFinite(hours) || hours < 0) throw new UsageError('--older-than-hours must be a number of hours, 0 or more');
+      const deleted = await pruneUnreferencedObjects(hours * 3600_000, sql);
+      out(`Done: ${deleted} objects no row points at deleted.`);
+      return 0;
+    }
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }
@@ -68,6 +83,18 @@ export async function run(argv: string[], sql: Sql, out: (line: string) => void 
 /** The command: opens and migrates the database as the app does, runs, sets the exit code. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  // The usage, and a missing bucket, are answered without opening a database.
+  if (argv.length === 0 || argv.some((a) => a === '--help' || a === '-h' || a === 'help')) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  try {
+    if (!loadEnv().S3_BUCKET) throw new UsageError('S3_BUCKET (and the other S3_* settings) must be set');
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   let db: Awaited<ReturnType<typeof openDatabase>>;
   try {
     db = await openDatabase({ shareRunning: true });

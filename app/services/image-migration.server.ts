@@ -1,5 +1,5 @@
 import { sql, type Db } from '../../db/client';
-import { deleteObjects, listObjects, ObjectMissing, putObject, readObject } from '~/runtime/object-storage.server';
+import { deleteObjects, listObjects, ObjectMissing, putObject, readObject, type ListedObject } from '~/runtime/object-storage.server';
 import { objectKeyOf, OBJECT_PREFIX } from './images.server';
 
 // Moving the images that exist between Postgres and object storage (`npm run images`), a batch at
@@ -113,19 +113,35 @@ async function* rowKeys(db: Db): AsyncGenerator<string[]> {
   }
 }
 
-/** One key at a time out of pages. */
-async function* flat(pages: AsyncGenerator<string[]>): AsyncGenerator<string> {
+/** One item at a time out of pages. */
+async function* flat<T>(pages: AsyncGenerator<T[]>): AsyncGenerator<T> {
   for await (const page of pages) yield* page;
 }
 
-async function* objectKeys(): AsyncGenerator<string[]> {
-  for await (const page of listObjects(OBJECT_PREFIX)) yield page.map((o) => o.key);
+/**
+ * The rows and the bucket's listing walked side by side in key order (no object is read): each row
+ * whose object is missing, and each object no row points at.
+ */
+async function* mismatches(db: Db): AsyncGenerator<{ missing: string } | { unreferenced: ListedObject }> {
+  const rows = flat(rowKeys(db));
+  const objects = flat(listObjects(OBJECT_PREFIX));
+  let row = await rows.next();
+  let object = await objects.next();
+  while (!row.done || !object.done) {
+    if (!row.done && (object.done || row.value < object.value.key)) {
+      yield { missing: row.value };
+      row = await rows.next();
+    } else if (!object.done && (row.done || object.value.key < row.value)) {
+      yield { unreferenced: object.value };
+      object = await objects.next();
+    } else {
+      row = await rows.next();
+      object = await objects.next();
+    }
+  }
 }
 
-/**
- * Checks that every row that points at an object has it, walking the rows and the bucket's listing
- * side by side in key order (no object is read); also counts objects no row points at.
- */
+/** Checks that every row that points at an object has it; also counts objects no row points at. */
 export async function verifyImageStorage(db: Db = sql): Promise<StorageReport> {
   const [counts] = await db<{ inDatabase: number; inStorage: number; waiting: number }[]>`
     SELECT count(*) FILTER (WHERE storage_key IS NULL)::int AS "inDatabase",
@@ -142,24 +158,32 @@ export async function verifyImageStorage(db: Db = sql): Promise<StorageReport> {
     waitingDeletion: counts!.waiting,
     ok: true,
   };
-  const rows = flat(rowKeys(db));
-  const objects = flat(objectKeys());
-  let row = await rows.next();
-  let object = await objects.next();
-  while (!row.done || !object.done) {
-    if (!row.done && (object.done || row.value < object.value)) {
+  for await (const m of mismatches(db)) {
+    if ('missing' in m) {
       report.missingCount++;
-      if (report.missing.length < 100) report.missing.push(row.value);
-      row = await rows.next();
-    } else if (!object.done && (row.done || object.value < row.value)) {
-      report.unreferencedCount++;
-      if (report.unreferenced.length < 100) report.unreferenced.push(object.value);
-      object = await objects.next();
+      if (report.missing.length < 100) report.missing.push(m.missing);
     } else {
-      row = await rows.next();
-      object = await objects.next();
+      report.unreferencedCount++;
+      if (report.unreferenced.length < 100) report.unreferenced.push(m.unreferenced.key);
     }
   }
   report.ok = report.missingCount === 0;
   return report;
+}
+
+/**
+ * Deletes the objects no row points at that are older than `olderThanMs` (an object younger may
+ * belong to an item being booked right now). Such objects are left by a worker killed between
+ * writing an item's objects and booking it. Returns how many were deleted.
+ */
+export async function pruneUnreferencedObjects(olderThanMs: number, db: Db = sql): Promise<number> {
+  const before = Date.now() - olderThanMs;
+  const stale: string[] = [];
+  for await (const m of mismatches(db)) {
+    if ('unreferenced' in m && (m.unreferenced.lastModified?.getTime() ?? Date.now()) < before) stale.push(m.unreferenced.key);
+  }
+  await deleteObjects(stale);
+  // Whatever waited for deletion among them is done.
+  if (stale.length) await db`DELETE FROM image_object_deletions WHERE storage_key = ANY(${stale}::text[])`;
+  return stale.length;
 }
