@@ -108,18 +108,6 @@ export async function readObject(key: string): Promise<Buffer> {
   }
 }
 
-/** True when the object exists. */
-export async function objectExists(key: string): Promise<boolean> {
-  const { sdk, client, bucket } = await storage();
-  try {
-    await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw new StorageUnavailable('look up an image', err);
-  }
-}
-
 /** Deletes these objects (at most 1000 a request); one already gone counts as deleted. */
 export async function deleteObjects(keys: string[]): Promise<void> {
   const { sdk, client, bucket } = await storage();

@@ -253,9 +253,13 @@ describe('images in object storage', () => {
     }
     const [none] = await getSql()<{ n: number }[]>`SELECT count(*)::int AS n FROM generation_images WHERE storage_key IS NULL`;
     expect(none!.n).toBe(0);
-    // Served from storage now, the same bytes.
+    // Served from storage now, the same bytes; while storage is away, a 503 to try again (never cached).
     const res = await a.c.get(`/images/${moved[0]!.id}`);
     expect(Buffer.from(await res.arrayBuffer())).toEqual(inDb[0]!.bytes);
+    await s3.stop();
+    const away = await a.c.get(`/images/${moved[0]!.id}`);
+    expect([away.status, away.headers.get('retry-after'), away.headers.get('cache-control')]).toEqual([503, '5', 'no-store']);
+    await s3.start();
 
     lines.length = 0;
     expect(await s.cli.run(['verify'], getSql(), out)).toBe(0);
