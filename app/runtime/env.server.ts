@@ -90,6 +90,9 @@ const schema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).optional(),
+  // Where NEW images go: `s3` (the default with S3_BUCKET) or `postgres`. With `postgres` and the
+  // bucket still set, images already in the bucket are served while `npm run images -- to-db` runs.
+  IMAGE_STORAGE: z.enum(['postgres', 's3']).optional(),
   ALLOW_PRIVATE_HOSTS: boolish,
   // Publish-now: how long POST /api/wordpress/publish and the publish page wait for the
   // site before answering "it will finish in the background" (0: never wait).
@@ -170,6 +173,8 @@ function parseEnv(source: NodeJS.ProcessEnv): Env {
     const given = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'] as const).filter((n) => env[n]);
     if (given.length) throw new ConfigError(`Missing configuration: S3_BUCKET is required when ${given.join(', ')} is set`);
   }
+  if (env.IMAGE_STORAGE === 's3' && !env.S3_BUCKET)
+    throw new ConfigError('Missing configuration: S3_BUCKET is required when IMAGE_STORAGE=s3');
   if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {
     const missing = env.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
     throw new ConfigError(`Missing configuration: ${missing} is required with the other S3 key`);

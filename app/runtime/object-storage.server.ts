@@ -33,9 +33,14 @@ function describe(err: unknown): string {
   return [e?.name ?? e?.code, status ? `HTTP ${status}` : null, e?.message].filter(Boolean).join(': ').slice(0, 300);
 }
 
-/** True when S3_BUCKET is set: new images go to object storage. */
+/** True when S3_BUCKET is set: images with a key can be read, moved and deleted. */
 export function storageConfigured(): boolean {
   return Boolean(env.S3_BUCKET);
+}
+
+/** True when new images go to object storage (S3_BUCKET set, IMAGE_STORAGE not `postgres`). */
+export function newImagesToStorage(): boolean {
+  return storageConfigured() && env.IMAGE_STORAGE !== 'postgres';
 }
 
 /** The bucket's name (only with storage configured). */
@@ -48,6 +53,8 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 
 /** The SDK and one client per process, made on first use (the SDK is loaded only then). */
 function storage(): Promise<{ sdk: Sdk; client: S3Client; bucket: string }> {
+  // An image row with a key while the bucket's settings are gone: storage is away for it (never cached).
+  if (!env.S3_BUCKET) return Promise.reject(new StorageUnavailable('reach object storage', new Error('S3_BUCKET is not set')));
   return singleton('object-storage', async () => {
     const sdk = await import('@aws-sdk/client-s3');
     const pathStyle = env.S3_FORCE_PATH_STYLE ? ['true', '1'].includes(env.S3_FORCE_PATH_STYLE) : Boolean(env.S3_ENDPOINT);

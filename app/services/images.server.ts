@@ -1,11 +1,12 @@
 import { sql, transaction, type Db } from '../../db/client';
 import { enqueue } from '~/queue/boss';
 import { getLogger } from '~/runtime/logger.server';
-import { deleteObjects, openObject, putObject, readObject, storageConfigured } from '~/runtime/object-storage.server';
+import { deleteObjects, newImagesToStorage, openObject, putObject, readObject, storageConfigured } from '~/runtime/object-storage.server';
 import { errors, isUuid } from './generation/rules.server';
 
 // Where a generated image's bytes are (generation_images): in Postgres (`bytes`), or, with
-// S3_BUCKET set, in object storage under `storage_key` (the row then has no bytes). Objects are
+// S3_BUCKET set (and IMAGE_STORAGE not `postgres`), in object storage under `storage_key` (the row
+// then has no bytes). Objects are
 // written before any row points at them and deleted only after their rows are gone
 // (image_object_deletions, drained by the image-objects-delete job), so a row never points at a
 // missing object. A row that has both is being moved back to Postgres: its bytes are read first.
@@ -28,7 +29,7 @@ export type NewImage = { id: string; idx: number; contentType: string; bytes: Bu
  * stay in the row). Throws StorageUnavailable when storage fails: nothing is booked yet.
  */
 export async function storeImageObjects(images: NewImage[]): Promise<(string | null)[]> {
-  if (!storageConfigured()) return images.map(() => null);
+  if (!newImagesToStorage()) return images.map(() => null);
   return Promise.all(
     images.map(async (img) => {
       const key = objectKeyOf(img.id);
@@ -76,6 +77,8 @@ export async function discardImageObjects(keys: (string | null)[], db: Db = sql)
  * the job that deletes them is enqueued with it. Images kept in Postgres leave none: no job.
  */
 export async function queueObjectDeletions(tx: Db): Promise<void> {
+  // Without storage no row has an object; any waiting from an earlier setup, the 15-minute run takes.
+  if (!storageConfigured()) return;
   const [waiting] = await tx<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM image_object_deletions) AS any`;
   if (waiting?.any) await enqueue('image-objects-delete', {}, {}, tx);
 }

@@ -30,12 +30,12 @@ type Services = {
 let s: Services;
 
 const MODEL = 'black-forest-labs/flux-schnell';
-const S3_VARS = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+const S3_VARS = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'IMAGE_STORAGE'];
 
-/** Turns object storage on (or off) for this process: the settings are read afresh. */
-function useStorage(on: boolean) {
-  if (on) Object.assign(process.env, s3.env);
-  else for (const name of S3_VARS) delete process.env[name];
+/** Turns object storage on (or off) for this process: the settings are read afresh. `postgres`: the bucket is set, new images go to Postgres. */
+function useStorage(on: boolean | 'postgres') {
+  for (const name of S3_VARS) delete process.env[name];
+  if (on) Object.assign(process.env, s3.env, on === 'postgres' ? { IMAGE_STORAGE: 'postgres' } : {});
   s.env.resetEnv();
 }
 
@@ -224,7 +224,8 @@ describe('images in object storage', () => {
   }, 40_000);
 
   it('npm run images: to-s3 (resumed after a stop), verify (a missing object found), to-db (objects deleted)', async () => {
-    useStorage(false);
+    // The bucket set, IMAGE_STORAGE=postgres: new images go to Postgres.
+    useStorage('postgres');
     const a = await signedIn();
     const run = await imageRun(a.id, ['moved picture 1', 'moved picture 2', 'moved picture 3']);
     await waitForRun(getSql(), run.runId);
@@ -287,6 +288,9 @@ describe('images in object storage', () => {
     expect(s3.keys()).not.toContain('images/00000000-0000-4000-8000-000000000000');
     expect(s3.keys()).toEqual(expect.arrayContaining(moved.map((r) => r.storageKey)));
 
+    // The way back: new images to Postgres again, those in the bucket still served while to-db runs.
+    useStorage('postgres');
+    expect(Buffer.from(await (await a.c.get(`/images/${moved[2]!.id}`)).arrayBuffer())).toEqual(inDb[2]!.bytes);
     expect(await s.cli.run(['to-db', '--batch', '2'], getSql(), out)).toBe(0);
     const back = await imagesOf(run.runId);
     for (const [i, row] of back.entries()) expect(row).toEqual({ ...inDb[i], storageKey: null });

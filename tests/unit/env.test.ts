@@ -179,6 +179,8 @@ describe('configuration', () => {
     expect(configError({ DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toMatch(/S3_BUCKET is required when S3_ENDPOINT/);
     expect(configError({ DATA_DIR: dataDir, S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'id' })).toMatch(/S3_SECRET_ACCESS_KEY is required/);
     expect(configError({ DATA_DIR: dataDir, S3_BUCKET: 'images', S3_ENDPOINT: 'not a url' })).toMatch(/S3_ENDPOINT/);
+    expect(configError({ DATA_DIR: dataDir, IMAGE_STORAGE: 's3' })).toMatch(/S3_BUCKET is required when IMAGE_STORAGE=s3/);
+    expect(loadEnv({ DATA_DIR: dataDir, S3_BUCKET: 'images', IMAGE_STORAGE: 'postgres' }).IMAGE_STORAGE).toBe('postgres');
   });
 
   it('opening the database goes through the contract: a bad EMBEDDED_PG_PORT stops it naming the variable', async () => {

@@ -5,8 +5,8 @@ import { StorageUnavailable } from '~/runtime/object-storage.server';
 import type { ClaimedItem } from './item.server';
 
 // While the database (or the object storage of its images) is away an item is neither failed nor
-// lost: its booking tries again for a while, then the item is handed back (its lease ended, its hold kept) for a worker to take it up
-// once the database answers.
+// lost: its booking tries again for a while, then the item is handed back (its lease ended, its
+// hold kept) for a worker to take it up once they answer.
 
 /**
  * The database failed the item's work (lost connection, restart, timeout): the item was handed
