@@ -131,8 +131,11 @@ describe('a worker killed mid-run', () => {
       ((await sql`SELECT lease_until > now() AS on FROM generation_results WHERE id = ${id}`) as unknown as [{ on: boolean }])[0].on;
     while (await leased()) await new Promise((r) => setTimeout(r, 100));
     const second = await startGenerationLoop({ concurrency: 10, perUser: 10 });
-    await waitForRun(getSql(), run.runId, 30_000);
-    await second.stop();
+    try {
+      await waitForRun(getSql(), run.runId, 30_000);
+    } finally {
+      await second.stop();
+    }
     expect(await statusCounts(getSql(), run.runId)).toEqual({ completed: 1 });
     const asks = new Map<string, number>();
     for (const r of sections()) asks.set(headingOf(r)!, (asks.get(headingOf(r)!) ?? 0) + 1);
