@@ -144,6 +144,20 @@ const planView = z
       .enum(['plan', 'write'])
       .openapi({ description: "What the item's next or current job does: make the plan, or write the post." }),
     plan: planBody.nullable().openapi({ description: 'Null until the first plan is made.' }),
+    research: z
+      .object({
+        status: z.enum(['found', 'empty', 'failed']).openapi({
+          description:
+            '`found`: the sources below; `empty`: the search found nothing usable; `failed`: the search API could not be used, so the plan was made without research.',
+        }),
+        sources: z.array(z.object({ url: z.string().url(), title: z.string() })).openapi({
+          description: 'The search results the plan was made from; the written post lists them under "Sources" at its end.',
+        }),
+      })
+      .nullable()
+      .openapi({
+        description: 'What research for the plan found; null when the operator configured no search API (or before the first plan).',
+      }),
     credits: z.number().int().openapi({ description: 'The credits held for this post: charged once when written, released when dropped.' }),
     errorCode: z
       .enum(GENERATION_FAILURES)

@@ -122,6 +122,12 @@ const schema = z.object({
   REQUEST_QUEUE_WAIT_SECONDS: int(1, 600).default(10),
   // Internal links: how many of a site's published posts are read as link targets.
   LINK_SOURCE_MAX_POSTS: int(1, 10_000).default(500),
+  // Research for plans (optional): a SearXNG instance's base URL, or a Brave Search API key (with its
+  // base URL, for tests); SearXNG wins when both are set. How many top results a plan reads.
+  SEARXNG_URL: z.string().url().optional(),
+  BRAVE_SEARCH_API_KEY: z.string().optional(),
+  BRAVE_SEARCH_BASE_URL: z.string().url().default('https://api.search.brave.com/res/v1'),
+  RESEARCH_RESULTS: int(1, 10).default(3),
 });
 
 export type Env = z.infer<typeof schema> & {

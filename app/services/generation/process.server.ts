@@ -113,7 +113,7 @@ async function generateOutput(
 
 /** A plan made: the item waits `planned` (a hold the sweeper took meanwhile ends it failed, uncharged). */
 async function bookPlan(item: ClaimedItem, output: PlanOutput, db: Db): Promise<ItemOutcome> {
-  const booked = await bookPlanned(item, output.plan, db);
+  const booked = await bookPlanned(item, output.plan, output.research, db);
   if (booked !== 'hold_gone') return booked;
   return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 }
