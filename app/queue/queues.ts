@@ -154,6 +154,21 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 2, pollingIntervalSeconds: 1 },
   },
+  // Deletes the objects of images whose rows are gone (image_object_deletions): enqueued with a
+  // deletion of results, and every 15 minutes for rows that went another way (an account deleted).
+  // A storage failure fails the job: retried from 30 s, doubling, for about a day; the rows wait.
+  'image-objects-delete': {
+    payload: z.object({}).passthrough(),
+    options: {
+      retryLimit: 12,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: 10 * 60,
+      retentionDays: 2,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 1, pollingIntervalSeconds: 1 },
+    cron: '*/15 * * * *',
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

@@ -17,6 +17,7 @@ import type { FailureParams } from '~/utils/generation-errors';
 import type { QualityReport } from '~/utils/quality/report';
 import { recheckResult } from './quality/report.server';
 import { NEEDS_REVIEW } from './quality/review.server';
+import { getImage, queueObjectDeletions } from './images.server';
 
 // The results of generation, listed, read, edited, deleted and downloaded: every read and write is scoped to
 // the owner; another user's id is "not found".
@@ -363,6 +364,8 @@ async function deleteRows(userId: string, resultId: string | null, tx: Db): Prom
     );
     await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
   }
+  // Their images' objects (with object storage) are deleted by a job, committed with the rows.
+  if (rows.length > 0) await queueObjectDeletions(tx);
   return { deleted: rows.length, canceled: held.length };
 }
 
@@ -392,16 +395,8 @@ export async function clearResults(userId: string, db: Db = sql): Promise<{ dele
 // ---------------------------------------------------------------------------------------------
 // Images and downloads
 
-export type StoredImage = { id: string; contentType: string; bytes: Buffer };
-
-/** One of the owner's images (bytes kept in Postgres). */
-export async function getImage(userId: string, imageId: string, db: Db = sql): Promise<StoredImage> {
-  if (!isUuid(imageId)) throw errors.notFound('image');
-  const [row] = await db<{ id: string; contentType: string; bytes: Buffer }[]>`
-    SELECT id, content_type AS "contentType", bytes FROM generation_images WHERE id = ${imageId} AND user_id = ${userId}`;
-  if (!row) throw errors.notFound('image');
-  return row;
-}
+// An image's bytes, wherever they are kept (images.server.ts owns that).
+export { getImage, type StoredImage } from './images.server';
 
 export type Download = { filename: string; contentType: string; body: Buffer };
 

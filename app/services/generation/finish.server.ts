@@ -7,6 +7,7 @@ import { holdKey, LedgerError, settleHolds, type HoldOutcome } from '../ledger.s
 import { resultFinished, wantsResultEvents } from '../webhooks.server';
 import { linkWhenRunEnds } from '../internal-links.server';
 import { indexCompletedShingles, reportWithDuplicates } from '../quality/report.server';
+import { discardImageObjects, insertImages, storeImageObjects } from '../images.server';
 import { WAKE_CHANNEL } from './rules.server';
 import { getRunProgress } from './progress.server';
 import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
@@ -167,17 +168,18 @@ export async function finishCompleted(item: ClaimedItem, out: Output, db: Db): P
 
 async function finishWithImages(item: ClaimedItem, out: Output, set: SetFragment, db: Db): Promise<ItemOutcome> {
   if (out.images.length === 0) return finish(item, set, 'post', db);
+  // With object storage, the objects are written before any row points at them: a storage failure
+  // here (StorageUnavailable) books nothing, and the booking is tried again like a database failure.
+  const keys = await storeImageObjects(out.images);
   try {
     return await transaction(db, async (tx) => {
-      for (const img of out.images) {
-        await tx`
-          INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
-          VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
-      }
+      await insertImages(item, out.images, keys, tx);
       if ((await finishInTransaction(item, set, 'post', 'completed', tx)) === 'skipped') throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {
+    const unbooked = err instanceof Gone || isHoldGone(err);
+    if (unbooked) await discardImageObjects(keys, db);
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
     if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', db);
