@@ -10,6 +10,7 @@ import { handleBillingDuplicate, handleBillingShortfall, handleStripeEvent } fro
 import { handleWordPressPublish } from './handlers/wordpress-publish';
 import { handleWebhookDeliver } from './handlers/webhook-deliver';
 import { handleLinkRun } from './handlers/link-run';
+import { handleResultFix } from './handlers/result-fix';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -25,6 +26,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'wordpress-publish': handleWordPressPublish,
   'webhook-deliver': handleWebhookDeliver,
   'link-run': handleLinkRun,
+  'result-fix': handleResultFix,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */
