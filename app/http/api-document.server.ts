@@ -10,7 +10,8 @@ import {
 } from '~/utils/generation-schema';
 import { titleRequestSchema } from '~/utils/title-request';
 import { planSchema, writePlansSchema } from '~/utils/plan-schema';
-import { ADDABLE_SECTIONS, resultFixSchema } from '~/utils/quality/fixes';
+import { ADDABLE_SECTIONS } from '~/utils/quality/fixes';
+import { resultFixSchema } from '~/utils/result-fix-schema';
 import { ADD_SECTION_CREDITS, fixKinds } from '~/catalogue';
 import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
 import { WEBHOOK_TEST_EVENT, webhookEventTypes } from '~/utils/webhook-events';
@@ -552,7 +553,7 @@ export const operations: ApiOperation[] = [
     description: `Queued, and charged through the ledger like a generation: the credits are held now and spent only when the fix succeeds; a fix that fails costs nothing and leaves the post as it was. \`regenerate\` (any completed text post) writes the topic again with its run's settings and costs one post of its model (the post's image is kept); \`expand\` (offered when the length check is short) continues the existing text with new sections before its closing ones and costs the same; \`add_section\` (offered for each requested section the sections check finds missing: \`intro\`, \`keyTakeaways\`, \`faq\`, \`conclusion\`) writes only that section and puts it in its place, for ${ADD_SECTION_CREDITS} credit. The quality report is computed again when it completes; follow it on the result's \`fix\` (GET /api/results/{id}). Refusals: 409 \`not_fixable\` (not offered by the post's report), \`fix_running\` (one fix at a time per post), \`result_changed\` (\`basis\` is not the post's \`updatedAt\`), \`cost_changed\` (\`cost\` is not the price); 402 too few credits.`,
     body: {
       schema: resultFixSchema(keys),
-      source: { module: 'quality/fixes', name: 'resultFixSchema' },
+      source: { module: 'result-fix-schema', name: 'resultFixSchema' },
       example: { kind: 'add_section', section: 'faq' },
     },
     response: { status: 202, schema: fixStarted, description: 'Queued: the fix, its credits (held) and the result.' },

@@ -5,7 +5,7 @@ import { withApi } from '~/http/api-context.server';
 import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
 import { resultForApi } from '~/utils/generation-errors';
-import { resultFixSchema } from '~/utils/quality/fixes';
+import { resultFixSchema } from '~/utils/result-fix-schema';
 
 // POST /api/results/{id}/fix {kind, section?, basis?, cost?}: a one-click fix of a completed text
 // post, queued with its credit hold (charged when it succeeds) → 202 { fixId, credits, result }.

@@ -1,7 +1,5 @@
-import { z } from 'zod';
-import { fixKinds, type FixKind } from '~/catalogue';
+import type { FixKind } from '~/catalogue';
 import type { FailureParams } from '~/utils/generation-errors';
-import type { Translate } from '~/utils/generation-schema';
 import { textOf } from './article';
 import type { QualityCheck } from './check';
 import { LENGTH_PASS_RATIO } from './length-check';
@@ -153,25 +151,3 @@ export type ResultFixView = {
   createdAt: string;
   finishedAt: string | null;
 };
-
-/**
- * The body of `POST /api/results/{id}/fix` (and the Results tab's fix form): which fix, the section
- * for `add_section`, and optionally what the asker saw (the post's `updatedAt`, the price).
- */
-export function resultFixSchema(t: Translate) {
-  return z
-    .object({
-      kind: z.enum(fixKinds, { message: t('fixes.validation.kind') }),
-      section: z.enum(ADDABLE_SECTIONS, { message: t('fixes.validation.section') }).optional(),
-      basis: z
-        .string()
-        .datetime({ offset: true, message: t('fixes.validation.basis') })
-        .optional(),
-      cost: z.number().int().positive().optional(),
-    })
-    .strict()
-    .refine((v) => (v.kind === 'add_section') === (v.section !== undefined), {
-      message: t('fixes.validation.section'),
-      path: ['section'],
-    });
-}
