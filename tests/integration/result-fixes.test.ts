@@ -51,6 +51,12 @@ beforeAll(async () => {
         return { kind: 'ok', content: madeUpArticle('herbal tea', { seed: 5, sections: { faq: false } }) + seoBlock('herbal tea') };
       if (r.topic === 'short tea') return { kind: 'ok', content: SHORT('short tea', 3) };
       if (r.topic === 'failing tea') return { kind: 'ok', content: SHORT('failing tea', 4) };
+      // Written short first; written again (the regenerate fix), at its full length.
+      if (r.topic === 'regen tea')
+        return {
+          kind: 'ok',
+          content: r.attempt === 1 ? SHORT('regen tea', 6) : madeUpArticle('regen tea', { seed: 7 }) + seoBlock('regen tea'),
+        };
       return undefined;
     },
   });
@@ -173,7 +179,7 @@ describe('one-click fixes', () => {
   it('adds a missing FAQ (API), charges nothing when the provider fails, and refuses what is not offered or not yours', async () => {
     const a = await signedIn();
     const b = await signedIn();
-    const by = await posts(a, ['herbal tea', 'failing tea']);
+    const by = await posts(a, ['herbal tea', 'failing tea', 'regen tea']);
     const faq = by.get('herbal tea')!;
     const failing = by.get('failing tea')!;
     expect(check(faq.quality, 'sections')?.params.missing).toEqual(['faq']);
@@ -195,7 +201,21 @@ describe('one-click fixes', () => {
     const replay = await a.c.postJson(`/api/results/${failing.id}/fix`, { kind: 'expand' }, { 'Idempotency-Key': 'fix-failing-1' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
 
-    await Promise.all([settled(faq.id), settled(failing.id)]);
+    const regen = by.get('regen tea')!;
+    expect((await a.c.postJson(`/api/results/${regen.id}/fix`, { kind: 'regenerate', basis: regen.updatedAt.toISOString() })).status).toBe(
+      202,
+    );
+
+    await Promise.all([settled(faq.id), settled(failing.id), settled(regen.id)]);
+    // Regenerated: a fresh post of the topic replaced the short one, charged as one post of its model.
+    const [fresh] = await sql<Row[]>`SELECT content, quality FROM generation_results WHERE id = ${regen.id}`;
+    expect(fresh!.content).not.toBe(regen.content);
+    expect(check(regen.quality, 'length')?.status).toBe('fail');
+    expect(check(fresh!.quality, 'length')?.status).toBe('pass');
+    expect(await fixEntries(a.id, regen.id)).toEqual([
+      { kind: 'reserve', amount: 1 },
+      { kind: 'post', amount: 1 },
+    ]);
     const [withFaq] = await sql<Row[]>`SELECT content, quality FROM generation_results WHERE id = ${faq.id}`;
     expect(check(withFaq!.quality, 'sections')?.status).toBe('pass');
     // The FAQ goes before the conclusion.
@@ -215,7 +235,7 @@ describe('one-click fixes', () => {
     const [unchanged] = await sql<Row[]>`SELECT content, updated_at AS "updatedAt" FROM generation_results WHERE id = ${failing.id}`;
     expect(unchanged!.content).toBe(failing.content);
     expect(unchanged!.updatedAt.getTime()).toBe(failing.updatedAt.getTime());
-    expect(await available(getSql(), a.id)).toBe(before - 1);
+    expect(await available(getSql(), a.id)).toBe(before - 2);
     const shown = (await (await a.c.get(`/api/results/${failing.id}`)).json()) as { fix: { error: string } };
     expect(shown.fix.error).toContain('refused the request');
 
