@@ -243,5 +243,13 @@ describe('one-click fixes', () => {
     a.c.cookies.set('language', 'zh-HK');
     const zh = await (await a.c.get('/app?tab=results')).text();
     expect(zh).toContain('沒有收取任何點數');
+
+    // A post deleted while its fix waits: the fix goes with it, and its job gives the hold back.
+    expect((await a.c.postJson(`/api/results/${failing.id}/fix`, { kind: 'regenerate' })).status).toBe(202);
+    expect((await a.c.request(`/api/results/${failing.id}`, { method: 'DELETE' })).status).toBe(200);
+    await expect
+      .poll(async () => (await fixEntries(a.id, failing.id)).map((e) => e.kind), { timeout: 10_000 })
+      .toEqual(['reserve', 'void', 'reserve', 'void']);
+    expect(await available(getSql(), a.id)).toBe(before - 2);
   });
 });

@@ -59,13 +59,7 @@ export async function runFix(job: { fixId: string; resultId: string; userId: str
       r.content, r.title, r.prompt, r.model, r.metadata, g.settings, r.quality
     FROM result_fixes f JOIN generation_results r ON r.id = f.result_id JOIN generation_runs g ON g.id = r.run_id
     WHERE f.id = ${fixId} AND f.user_id = ${userId} AND f.result_id = ${resultId}`;
-  if (!fix) {
-    // The post was deleted (its fixes with it): its hold is given back.
-    await settleHolds([fixHoldKey(resultId, fixId)], 'void', db).catch((err) => {
-      if (!(err instanceof LedgerError)) throw err;
-    });
-    return 'skipped';
-  }
+  if (!fix) return releaseIfGone(job, db);
   if (fix.status !== 'processing') return 'skipped';
   if (!fix.current) return fail(job, { code: 'result_changed' }, db);
   let fixed: Fixed;
@@ -79,7 +73,8 @@ export async function runFix(job: { fixId: string; resultId: string; userId: str
     return fail(job, { code: 'internal' }, db);
   }
   try {
-    return await book(job, fixed, db);
+    const booked = await book(job, fixed, db);
+    return booked === 'skipped' ? releaseIfGone(job, db) : booked;
   } catch (err) {
     if (err instanceof Changed) return fail(job, { code: 'result_changed' }, db);
     // The sweeper released the hold (the fix waited far too long): it is not charged, nor applied.
@@ -192,8 +187,28 @@ async function book(job: { fixId: string; resultId: string; userId: string }, fi
   });
 }
 
+/**
+ * A fix whose row is gone (its post was deleted, and its fixes with it, before or while it ran):
+ * its hold is given back, as a deleted generation item's is. Nothing to do when the row is there
+ * (another delivery booked it).
+ */
+async function releaseIfGone(job: { fixId: string; resultId: string }, db: Db): Promise<'skipped'> {
+  const [still] = await db`SELECT 1 FROM result_fixes WHERE id = ${job.fixId}`;
+  if (still) return 'skipped';
+  await settleHolds([fixHoldKey(job.resultId, job.fixId)], 'void', db).catch((err) => {
+    // Released already (or never held): nothing more to give back.
+    if (!(err instanceof LedgerError)) throw err;
+  });
+  return 'skipped';
+}
+
 /** The fix's end on failure: failed with its code, its hold voided, the post untouched. */
 async function fail(job: { fixId: string; resultId: string; userId: string }, failure: Failure, db: Db): Promise<FixOutcome> {
+  const ended = await failInTransaction(job, failure, db);
+  return ended === 'skipped' ? releaseIfGone(job, db) : ended;
+}
+
+async function failInTransaction(job: { fixId: string; resultId: string; userId: string }, failure: Failure, db: Db): Promise<FixOutcome> {
   return transaction(db, async (tx) => {
     const [ended] = await tx<{ id: string }[]>`
       UPDATE result_fixes SET status = 'failed', error_code = ${failure.code},
