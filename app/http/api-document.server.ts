@@ -1021,7 +1021,7 @@ export const operationId = (op: Pick<ApiOperation, 'method' | 'path'>) =>
 /** What each tag groups, for the document's tag list. */
 const TAGS: Record<string, string> = {
   Generation: 'Start runs of posts or images, follow and cancel them.',
-  Results: 'Read, edit, retry, download and delete results.',
+  Results: 'Read, edit, retry, fix, download and delete results.',
   Plans: 'Plan-first runs: read and edit the plans, drop or re-plan a post, then write the posts from their plans.',
   'Internal links': 'Links between the posts of a run and to the posts of a site.',
   Account: 'The current user, credits and their history.',
