@@ -11,6 +11,7 @@ import { handleWordPressPublish } from './handlers/wordpress-publish';
 import { handleWebhookDeliver } from './handlers/webhook-deliver';
 import { handleLinkRun } from './handlers/link-run';
 import { handleImageObjectsDelete } from './handlers/image-objects';
+import { handleResultFix } from './handlers/result-fix';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -27,6 +28,7 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'webhook-deliver': handleWebhookDeliver,
   'link-run': handleLinkRun,
   'image-objects-delete': handleImageObjectsDelete,
+  'result-fix': handleResultFix,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

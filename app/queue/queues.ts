@@ -169,6 +169,22 @@ export const queues = {
     work: { batchSize: 1, pollingIntervalSeconds: 1 },
     cron: '*/15 * * * *',
   },
+  // One-click fixes of a completed text post (regenerate, expand, add a section): one job per fix,
+  // enqueued with its row and its credit hold (services/fixes). The job books its end once (a
+  // second delivery finds the fix no longer processing); a failed attempt of ours is retried.
+  'result-fix': {
+    payload: z.object({ fixId: z.string().uuid(), resultId: z.string().uuid(), userId: z.string().uuid() }),
+    options: {
+      retryLimit: 3,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: 30 * 60,
+      retentionDays: 3,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    // A work() loop waits for its whole batch: three loops of one, so a slow provider answer holds
+    // back no other fix.
+    work: { batchSize: 1, pollingIntervalSeconds: 1, workers: 3 },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;
