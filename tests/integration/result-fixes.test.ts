@@ -202,14 +202,19 @@ describe('one-click fixes', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
 
     const regen = by.get('regen tea')!;
+    // Approved as it was: the regenerated text is not what the owner approved.
+    await sql`UPDATE generation_results SET approved_at = now() WHERE id = ${regen.id}`;
     expect((await a.c.postJson(`/api/results/${regen.id}/fix`, { kind: 'regenerate', basis: regen.updatedAt.toISOString() })).status).toBe(
       202,
     );
 
     await Promise.all([settled(faq.id), settled(failing.id), settled(regen.id)]);
     // Regenerated: a fresh post of the topic replaced the short one, charged as one post of its model.
-    const [fresh] = await sql<Row[]>`SELECT content, quality FROM generation_results WHERE id = ${regen.id}`;
+    const [fresh] = await sql<
+      (Row & { approvedAt: Date | null })[]
+    >`SELECT content, quality, approved_at AS "approvedAt" FROM generation_results WHERE id = ${regen.id}`;
     expect(fresh!.content).not.toBe(regen.content);
+    expect(fresh!.approvedAt).toBeNull();
     expect(check(regen.quality, 'length')?.status).toBe('fail');
     expect(check(fresh!.quality, 'length')?.status).toBe('pass');
     expect(await fixEntries(a.id, regen.id)).toEqual([

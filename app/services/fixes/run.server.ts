@@ -18,6 +18,7 @@ import { fixHoldKey, LedgerError, settleHolds } from '../ledger.server';
 import { providerKey } from '../api-keys.server';
 import { markdownToArticle, ProviderError, requestChat } from '../providers.server';
 import { updateResultContent } from '../results.server';
+import { withdrawApproval } from '../quality/review.server';
 import { isInfrastructureError } from '../generation/outage.server';
 import { runText } from '../generation/output.server';
 import { continuationPrompt, SECTION_WORDS, sectionFixPrompt, type FixSettings } from './prompts.server';
@@ -183,6 +184,7 @@ async function book(job: { fixId: string; resultId: string; userId: string }, fi
     await settleHolds([fixHoldKey(job.resultId, job.fixId)], 'post', tx);
     // The edit path: sanitized again, counts and search text, and the quality report computed again.
     await updateResultContent(job.userId, job.resultId, fixed.html, fixed.edit, tx);
+    await withdrawApproval(job.userId, job.resultId, tx);
     return 'completed' as const;
   });
 }
