@@ -6,7 +6,7 @@ import { axeViolations, expect, makeAccount, signIn, test, withDb, WCAG22_AA, ty
 // user reach, with and without JavaScript, in both languages. An axe run costs several times a page
 // load, so each run goes where it can find what no other check finds:
 // - every page in English, with scripts, in the browser;
-// - every page as a browser without scripts gets it: its HTML (fetched with that browser's cookies)
+// - every English page as a browser without scripts gets it: its HTML (fetched with its cookies)
 //   is compared, in the page, with the DOM the scripts left. Where they differ (forms that confirm a
 //   step without scripts, controls the scripts swap in, <noscript> content), axe reads a script-free
 //   copy; where they are the same, axe's answer would be the same;
