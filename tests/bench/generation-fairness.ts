@@ -75,6 +75,15 @@ function claimsOf(workers: AppProcess[], from: number): Claim[] {
   return out.sort((a, b) => a.at - b.at);
 }
 
+type ClaimStats = { calls: number; ms: number };
+
+/** generation_claim's calls and time inside Postgres (track_functions), to tell it from waits. */
+async function claimStats(db: Sql): Promise<ClaimStats> {
+  const [row] = await db<{ calls: string; ms: number }[]>`
+    SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_time), 0) AS ms FROM pg_stat_user_functions WHERE funcname = 'generation_claim'`;
+  return { calls: Number(row!.calls), ms: Number(row!.ms) };
+}
+
 function printClaims(claims: Claim[]) {
   const ms = claims.map((c) => c.ms);
   const windows = new Map<number, number[]>();
@@ -106,6 +115,7 @@ async function runUsers(
   const n = users.reduce((a, u) => a + u.items, 0);
   const ideal = Math.ceil(n / TOTAL) * (LATENCY / 1000);
   const before = await health(db);
+  const inDb0 = await claimStats(db);
   const firstRequest = openai.requests.length;
   const t0 = Date.now();
   const starts: number[] = [];
@@ -145,6 +155,8 @@ async function runUsers(
   }
   const waits = users.map((_, k) => (first.get(k) ?? Infinity) - starts[k]!);
   const late = waits.filter((w) => w > 2000).length;
+  // The same from the POST's answer (the run and its items written): the queue's share of the wait.
+  const queued = waits.map((w, k) => w - answered[k]!);
   console.log(
     `\n   ${label}: ${users.length} users, ${n} items (${users.map((u) => u.items).join('/') === users.map(() => users[0]!.items).join('/') ? `${users[0]!.items} each` : 'uneven'}), ` +
       `starts spread over ${(Math.max(...users.map((u) => u.offset)) / 1000).toFixed(0)} s`,
@@ -156,7 +168,12 @@ async function runUsers(
   console.log(
     `   first item at the provider after the user's POST: p50 ${pct(waits, 50)} ms, p99 ${pct(waits, 99)} ms, max ${pct(waits, 100)} ms; ${late} of ${users.length} users over 2 s`,
   );
+  console.log(`   … after the POST's answer: p50 ${pct(queued, 50)} ms, p99 ${pct(queued, 99)} ms, max ${pct(queued, 100)} ms`);
   printClaims(claimsOf(workers, t0));
+  const inDb = await claimStats(db);
+  console.log(
+    `   inside Postgres: ${inDb.calls - inDb0.calls} calls of generation_claim, ${((inDb.ms - inDb0.ms) / Math.max(1, inDb.calls - inDb0.calls)).toFixed(2)} ms each on average`,
+  );
   printHealth('before', before);
   printHealth('after', await health(db));
 }
@@ -168,6 +185,8 @@ export async function benchQueue(cluster: TestCluster): Promise<void> {
   );
   const url = await freshDatabase(cluster.url, 'pf_bench_queue');
   const db = connect(url, 4);
+  // The claim function's own time (pg_stat_user_functions), apart from the pool and lock waits.
+  await db.unsafe(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET track_functions = 'pl'`);
   const openai = await startOpenAiServer({ latencyMs: LATENCY });
   const roles: Role[] = ['web', ...Array.from({ length: WORKERS }, () => 'worker' as const)];
   const procs = await startDeployment(roles, {
