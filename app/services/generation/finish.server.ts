@@ -92,7 +92,9 @@ type SetFragment = (d: Db) => Fragment;
 /**
  * The final state, its hold's outcome and the webhook events it causes, in one transaction
  * (`set` is built on that transaction). An owner with no endpoint for these events (most) keeps
- * the single statement: no transaction holds the item's and the ledger's locks across round trips.
+ * the single statement when there is no hold to settle: no transaction holds the item's lock
+ * across round trips. With a hold, the transaction is there anyway: whether the owner wants the
+ * events is asked beside the row's update, sent together (one round trip less per item).
  * Skipped when the item was no longer ours.
  */
 async function finishInTransaction(
@@ -103,14 +105,18 @@ async function finishInTransaction(
   db: Db,
 ): Promise<ItemOutcome> {
   const inTransaction = 'savepoint' in db;
-  if (!inTransaction && !(await wantsResultEvents(item.userId, status, db))) {
+  if (!inTransaction && !outcome && !(await wantsResultEvents(item.userId, status, db))) {
     return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
   }
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(db, async (tx) => {
-        const done = await finishRow(item, set, outcome, tx);
+        const [wants, done] = await Promise.all([
+          inTransaction || !outcome || wantsResultEvents(item.userId, status, tx),
+          finishRow(item, set, outcome, tx),
+        ]);
         if (!done) return 'skipped';
+        if (!wants) return status;
         const failure = { errorCode: done.errorCode, error: done.error };
         await resultFinished({ ...item, runId: done.runId, status, ...failure }, () => getRunProgress(item.userId, done.runId, tx), tx);
         return status;

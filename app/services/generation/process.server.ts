@@ -26,7 +26,10 @@ import {
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
 export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, db: Db = sql): Promise<ItemOutcome> {
   const outcome = await generateItem(item, opts, db);
-  if (outcome !== 'skipped' && outcome !== 'planned') await itemEnded(item, db);
+  if (outcome !== 'skipped' && outcome !== 'planned') {
+    if (opts.ended) opts.ended(item);
+    else await itemEnded(item, db);
+  }
   return outcome;
 }
 
