@@ -30,8 +30,7 @@ import { getLogger } from '~/runtime/logger.server';
 import { countCompleted, listResults } from '~/services/results.server';
 import { requireUser } from '~/services/sessions.server';
 import { integrationOverview } from '~/services/wordpress/overview.server';
-import { publicationsForResults, publicationView } from '~/services/wordpress/publications.server';
-import { heldResults } from '~/services/wordpress/review-gate.server';
+import { publicationsAndHolds, publicationView } from '~/services/wordpress/publications.server';
 import { listSites } from '~/services/wordpress/sites.server';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { getAccountSummary, privatePageHeaders, requirePageShell } from '~/http/account.server';
@@ -75,7 +74,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     ]);
     // WordPress: each result's latest publication, publish links and bulk selection.
     const ids = page.results.map((r) => r.id);
-    const [publications, held] = await Promise.all([publicationsForResults(userId, ids), heldResults(userId, ids)]);
+    const { publications, held } = await publicationsAndHolds(userId, ids);
     return json(
       {
         user,

@@ -195,23 +195,27 @@ export async function listResults(userId: string, query: Partial<ResultsQuery> =
   const search = (query.search ?? '').trim().slice(0, 200);
   const review = reviewFilter(query.review, db);
   const requested = Math.max(1, Math.floor(query.page ?? 1));
-  const at = async (page: number) => {
+  const at = async (page: number): Promise<{ rows: Row[]; total: number } | { ids: string[]; total: number }> => {
     const offset = (page - 1) * limit;
     const cap = Math.max(search ? SEARCH_COUNT_CAP : RESULTS_COUNT_CAP, offset + limit) + 1;
-    const { ids, total } = search
-      ? await searchPage(userId, type, search, offset, limit, cap, review, db)
-      : await listPage(userId, type, offset, limit, cap, review, db);
+    if (!search) {
+      const { rows, total } = await listPage(userId, type, offset, limit, cap, review, db);
+      return { rows, total: Math.min(total, cap) };
+    }
+    const { ids, total } = await searchPage(userId, type, search, offset, limit, cap, review, db);
+    // A search's rows are read once its page is known to exist.
     return { ids, total: Math.min(total, cap) };
   };
   let page = requested;
-  let { ids, total } = await at(page);
-  let totalPages = Math.max(1, Math.ceil(total / limit));
+  let found = await at(page);
+  let totalPages = Math.max(1, Math.ceil(found.total / limit));
   if (page > totalPages) {
     page = totalPages;
-    ({ ids, total } = await at(page));
-    totalPages = Math.max(1, Math.ceil(total / limit));
+    found = await at(page);
+    totalPages = Math.max(1, Math.ceil(found.total / limit));
   }
-  return { results: await rowsOf(userId, ids, db), pagination: { page, limit, total, totalPages } };
+  const results = 'rows' in found ? found.rows.map(toResult) : await rowsOf(userId, found.ids, db);
+  return { results, pagination: { page, limit, total: found.total, totalPages } };
 }
 
 type PageIds = { ids: string[]; total: number };
@@ -224,10 +228,11 @@ function reviewFilter(review: ResultsQuery['review'], db: Db) {
 }
 
 /**
- * A page of the list: ids from the covering (user_id, [type,] created_at, position) INCLUDE (id)
- * index only (migration 015; a deep offset skips index entries, not rows), and the count stopped at `cap`.
+ * A page of the list with its rows, in one round trip: the page's ids from the covering
+ * (user_id, [type,] created_at, position) INCLUDE (id) index only (migration 015; a deep offset
+ * skips index entries, not rows), their rows joined to them, and the count stopped at `cap` (one row
+ * with a null id when the page is empty).
  */
-
 async function listPage(
   userId: string,
   type: string | null,
@@ -236,15 +241,20 @@ async function listPage(
   cap: number,
   review: ReturnType<typeof reviewFilter>,
   db: Db,
-): Promise<PageIds> {
+): Promise<{ rows: Row[]; total: number }> {
   const where = db`r.user_id = ${userId} ${type ? db`AND r.type = ${type}` : db``} ${review}`;
-  const rows = await db<{ id: string | null; total: number }[]>`
-    SELECT (SELECT count(*)::int FROM (SELECT 1 FROM generation_results r WHERE ${where} LIMIT ${cap}) c) AS total, p.id
-    FROM (SELECT 1) one LEFT JOIN (
-      SELECT r.id FROM generation_results r WHERE ${where}
-      ORDER BY r.created_at DESC, r.position ASC LIMIT ${limit} OFFSET ${offset}
-    ) p ON true`;
-  return { ids: rows.flatMap((r) => (r.id ? [r.id] : [])), total: rows[0]?.total ?? 0 };
+  const rows = await db<(Row & { pageTotal: number })[]>`
+    SELECT c.total AS "pageTotal", x.* FROM (
+      SELECT count(*)::int AS total FROM (SELECT 1 FROM generation_results r WHERE ${where} LIMIT ${cap}) n
+    ) c LEFT JOIN (
+      SELECT ${columns(db)} FROM (
+        SELECT r.id FROM generation_results r WHERE ${where}
+        ORDER BY r.created_at DESC, r.position ASC LIMIT ${limit} OFFSET ${offset}
+      ) p JOIN generation_results r ON r.id = p.id JOIN generation_runs g ON g.id = r.run_id
+      WHERE r.user_id = ${userId}
+    ) x ON true
+    ORDER BY x."createdAt" DESC, x.position ASC`;
+  return { rows: rows.filter((r) => r.id !== null), total: rows[0]?.pageTotal ?? 0 };
 }
 
 /**

@@ -153,7 +153,14 @@ async function main() {
       logLevel: 'warning',
     });
     compare = fork(compareScript, [], {
-      execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=16 --heap-growing-percent=100').split(' ').filter(Boolean),
+      // BENCH_COMPARE_NODE_ARGS: the comparison server's own flags (the same build under other flags).
+      execArgv: (
+        process.env.BENCH_COMPARE_NODE_ARGS ??
+        process.env.BENCH_SERVER_NODE_ARGS ??
+        '--max-semi-space-size=16 --heap-growing-percent=100'
+      )
+        .split(' ')
+        .filter(Boolean),
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
   }

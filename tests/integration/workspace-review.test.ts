@@ -119,6 +119,10 @@ describe('item 1: results in topic order within a run, newest run first', () => 
     expect((await listResults(u.id, { limit: 20, search: 'topic' })).results.map((r) => r.prompt)).toEqual(expected);
     // Pages cut the same order.
     expect((await listResults(u.id, { limit: 3, page: 2 })).results.map((r) => r.prompt)).toEqual(older.slice(0, 3));
+    // A page past the end is the last page (its rows and count come from one query), an empty list page 1.
+    const past = await listResults(u.id, { limit: 3, page: 9 });
+    expect([past.results.map((r) => r.prompt), past.pagination]).toEqual([older.slice(3), { page: 3, limit: 3, total: 8, totalPages: 3 }]);
+    expect((await listResults(u.id, { limit: 3, type: 'image' })).pagination).toEqual({ page: 1, limit: 3, total: 0, totalPages: 1 });
     const api = (await (await u.c.get('/api/results?limit=20')).json()) as { results: { prompt: string }[] };
     expect(api.results.map((r) => r.prompt)).toEqual(expected);
     // The page shows them in that order too.

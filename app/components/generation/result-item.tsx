@@ -4,6 +4,7 @@ import { Icon } from '~/components/icons';
 import { ResultTopic } from '~/components/result-topic';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
+import { useFollowLink } from '~/components/ui/follow-link';
 import { imageFileName, textFileName } from '~/utils/download-names';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
 import type { Translate } from '~/utils/generation-schema';
@@ -49,6 +50,7 @@ export function ResultItem({
   const { t, i18n } = useTranslation('workspace');
   const hydrated = useHydrated();
   const navigation = useNavigation();
+  const follow = useFollowLink();
   const busy = (intent: string) =>
     navigation.state !== 'idle' && navigation.formData?.get('id') === result.id && navigation.formData?.get('intent') === intent;
   const failed = result.status === 'failed';
@@ -270,21 +272,22 @@ export function ResultItem({
               {t('results.actions.download')}
             </a>
             {/* WordPress: the Publish dialog, a page of its own (works without JavaScript); without a
-                connected site the result links to /wordpress. */}
+                connected site the result links to /wordpress. Plain links that the client router
+                follows (useFollowLink): a row's links cost a <Link> each on every render. */}
             {result.content && wordpress?.hasSites !== false ? (
-              <Link to={`/app/publish/${result.id}`} className={smallButton}>
+              <a className={smallButton} data-discover="true" href={`/app/publish/${result.id}`} onClick={follow}>
                 {t('wordpress:publish.open')}
-              </Link>
+              </a>
             ) : result.content ? (
-              <Link to="/wordpress" className={smallButton}>
+              <a className={smallButton} data-discover="true" href="/wordpress" onClick={follow}>
                 {t('wordpress:row.connectSite')}
-              </Link>
+              </a>
             ) : null}
             {result.type === 'text' && result.content ? (
               // Its proposed internal links are reviewed with the rest of its run.
-              <Link to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
+              <a className={smallButton} data-discover="true" href={`${runUrl(result.runId)}#post-${result.id}`} onClick={follow}>
                 {t('links.open')}
-              </Link>
+              </a>
             ) : null}
             {result.type === 'text' ? <ResultEditor result={result} returnTo={returnTo} saving={busy('save')} /> : null}
           </>

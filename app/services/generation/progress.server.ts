@@ -1,3 +1,4 @@
+import type { PendingQuery, Row } from 'postgres';
 import { sql, type Db } from '../../../db/client';
 import { errors, isUuid } from './rules.server';
 
@@ -30,6 +31,13 @@ export type RunProgress = {
 /** The owner's run's counts (the API's job); another user's id → not_found. */
 export async function getRunProgress(userId: string, runId: string, db: Db = sql): Promise<RunProgress> {
   if (!isUuid(runId)) throw errors.notFound('job');
+  const progress = await readProgress(userId, db`${runId}`, db);
+  if (!progress) throw errors.notFound('job');
+  return progress;
+}
+
+/** The counts of the owner's run picked by `run` (an id, or a subquery giving one); null when none. */
+async function readProgress(userId: string, run: PendingQuery<Row[]>, db: Db): Promise<RunProgress | null> {
   const [row] = await db<
     {
       id: string;
@@ -55,9 +63,9 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
       count(x.id) FILTER (WHERE x.status = 'planned')::int AS planned,
       coalesce(sum(x.credits) FILTER (WHERE x.status IN ('failed', 'canceled')), 0)::int AS refunded
     FROM generation_runs r LEFT JOIN generation_results x ON x.run_id = r.id
-    WHERE r.id = ${runId} AND r.user_id = ${userId}
+    WHERE r.id = ${run} AND r.user_id = ${userId}
     GROUP BY r.id`;
-  if (!row) throw errors.notFound('job');
+  if (!row) return null;
   return {
     id: row.id,
     type: row.type,
@@ -76,7 +84,6 @@ export async function getRunProgress(userId: string, runId: string, db: Db = sql
 
 /** The owner's most recent run (the workspace shows its progress), or null. */
 export async function getLatestRun(userId: string, db: Db = sql): Promise<RunProgress | null> {
-  const [row] = await db<{ id: string }[]>`
-    SELECT id FROM generation_runs WHERE user_id = ${userId} ORDER BY created_at DESC LIMIT 1`;
-  return row ? getRunProgress(userId, row.id, db) : null;
+  // One round trip: the latest run's id as a subquery of the counts' query.
+  return readProgress(userId, db`(SELECT id FROM generation_runs WHERE user_id = ${userId} ORDER BY created_at DESC LIMIT 1)`, db);
 }

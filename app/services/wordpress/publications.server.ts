@@ -16,6 +16,7 @@ import { imageResultHtml, prepareContent } from './content.server';
 import { resultImage } from './media.server';
 import { PLACE_AHEAD_MS, placeable } from './placed-posts.server';
 import { queueScheduleMirror } from './publish-queue.server';
+import { heldResultIds } from './review-gate.server';
 
 // Publications (wordpress_publications): what is published to a site, now or later. Each is a row
 // plus a `wordpress-publish` job (now or startAfter publish_at) enqueued in the same transaction;
@@ -256,6 +257,28 @@ export async function publicationsForResults(userId: string, resultIds: string[]
     SELECT DISTINCT ON (result_id) ${publicationColumns(db)} FROM wordpress_publications
     WHERE user_id = ${userId} AND result_id = ANY(${resultIds}) ORDER BY result_id, created_at DESC`;
   return new Map(rows.map((r) => [r.result_id!, toPublication(r)]));
+}
+
+/**
+ * For the results list, in one round trip: each result's latest publication (as
+ * publicationsForResults) and which of them are held for review (review-gate's heldResultIds).
+ */
+export async function publicationsAndHolds(
+  userId: string,
+  resultIds: string[],
+  db: Db = sql,
+): Promise<{ publications: Map<string, Publication>; held: Set<string> }> {
+  if (!resultIds.length) return { publications: new Map(), held: new Set() };
+  // A held result has a queued publication, so it has a latest one: its row carries the flag.
+  const rows = await db<(PublicationRow & { held: boolean })[]>`
+    SELECT DISTINCT ON (result_id) ${publicationColumns(db)},
+      result_id IN (${heldResultIds(userId, resultIds, db)}) AS held
+    FROM wordpress_publications
+    WHERE user_id = ${userId} AND result_id = ANY(${resultIds}) ORDER BY result_id, created_at DESC`;
+  return {
+    publications: new Map(rows.map((r) => [r.result_id!, toPublication(r)])),
+    held: new Set(rows.flatMap((r) => (r.held ? [r.result_id!] : []))),
+  };
 }
 
 /** What a result's row shows of its latest publication. */

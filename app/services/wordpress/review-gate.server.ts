@@ -43,15 +43,13 @@ export async function releaseApproved(userId: string, resultIds: string[], db: D
   return waiting.length;
 }
 
-/** The results among these whose waiting publications are held for review now (for the results list). */
-export async function heldResults(userId: string, resultIds: string[], db: Db = sql): Promise<Set<string>> {
-  if (resultIds.length === 0) return new Set();
-  const rows = await db<{ result_id: string }[]>`
+/** The results among these whose waiting publications are held for review now (the results list reads it with their publications). */
+export function heldResultIds(userId: string, resultIds: string[], db: Db) {
+  return db`
     SELECT DISTINCT p.result_id FROM wordpress_publications p
     JOIN generation_results r ON r.id::text = p.result_id AND r.user_id = p.user_id
     JOIN generation_runs g ON g.id = r.run_id
     WHERE p.user_id = ${userId} AND p.result_id = ANY(${resultIds}::text[]) AND p.status = 'queued' AND p.kind = 'post'
       AND (p.quality_gate OR g.quality_gate)
       AND r.approved_at IS NULL AND coalesce(r.quality_status, 'fail') = 'fail'`;
-  return new Set(rows.map((r) => r.result_id));
 }
