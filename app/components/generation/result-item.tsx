@@ -4,7 +4,6 @@ import { Icon } from '~/components/icons';
 import { ResultTopic } from '~/components/result-topic';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
-import { useFollowLink } from '~/components/ui/follow-link';
 import { imageFileName, textFileName } from '~/utils/download-names';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
 import type { Translate } from '~/utils/generation-schema';
@@ -50,7 +49,6 @@ export function ResultItem({
   const { t, i18n } = useTranslation('workspace');
   const hydrated = useHydrated();
   const navigation = useNavigation();
-  const follow = useFollowLink();
   const busy = (intent: string) =>
     navigation.state !== 'idle' && navigation.formData?.get('id') === result.id && navigation.formData?.get('intent') === intent;
   const failed = result.status === 'failed';
@@ -272,22 +270,21 @@ export function ResultItem({
               {t('results.actions.download')}
             </a>
             {/* WordPress: the Publish dialog, a page of its own (works without JavaScript); without a
-                connected site the result links to /wordpress. Plain links that the client router
-                follows (useFollowLink): a row's links cost a <Link> each on every render. */}
+                connected site the result links to /wordpress. */}
             {result.content && wordpress?.hasSites !== false ? (
-              <a className={smallButton} data-discover="true" href={`/app/publish/${result.id}`} onClick={follow}>
+              <Link to={`/app/publish/${result.id}`} className={smallButton}>
                 {t('wordpress:publish.open')}
-              </a>
+              </Link>
             ) : result.content ? (
-              <a className={smallButton} data-discover="true" href="/wordpress" onClick={follow}>
+              <Link to="/wordpress" className={smallButton}>
                 {t('wordpress:row.connectSite')}
-              </a>
+              </Link>
             ) : null}
             {result.type === 'text' && result.content ? (
               // Its proposed internal links are reviewed with the rest of its run.
-              <a className={smallButton} data-discover="true" href={`${runUrl(result.runId)}#post-${result.id}`} onClick={follow}>
+              <Link to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
                 {t('links.open')}
-              </a>
+              </Link>
             ) : null}
             {result.type === 'text' ? <ResultEditor result={result} returnTo={returnTo} saving={busy('save')} /> : null}
           </>
