@@ -35,7 +35,10 @@ export function onDemand<M>(importer: () => Promise<M>): OnDemand<M> {
   return part;
 }
 
-/** The part's module once it is there: the component renders again when a load started elsewhere arrives. */
+/**
+ * The part's module once the browser has it (`start`: load it now), else null; never on the server,
+ * which renders the page as it is before the part arrives.
+ */
 export function useOnDemand<M>(part: OnDemand<M>, start = false): M | null {
   const [module, setModule] = useState(part.module);
   useEffect(() => {
@@ -49,7 +52,7 @@ export function useOnDemand<M>(part: OnDemand<M>, start = false): M | null {
       live = false;
     };
   }, [part, module, start]);
-  return module ?? part.module;
+  return onServer ? null : (module ?? part.module);
 }
 
 /**
@@ -67,7 +70,7 @@ export function whenLoaded<M>(part: OnDemand<M>, then: (module: M) => void, othe
  * first appeared in the browser (no HTML of the server) reloads the page instead, which the server renders.
  */
 class KeepServerHtml extends Component<{ id: string; children: ReactNode }, { failed: boolean }> {
-  html = onServer ? null : (document.getElementById(this.props.id)?.innerHTML ?? null);
+  html = onServer ? null : (document.querySelector(`[data-part="${this.props.id}"]`)?.innerHTML ?? null);
   state = { failed: false };
 
   static getDerivedStateFromError() {
@@ -81,11 +84,13 @@ class KeepServerHtml extends Component<{ id: string; children: ReactNode }, { fa
   render() {
     if (!this.state.failed)
       return (
-        <div id={this.props.id} className="contents">
+        <div data-part={this.props.id} className="contents">
           {this.props.children}
         </div>
       );
-    return this.html === null ? null : <div id={this.props.id} className="contents" dangerouslySetInnerHTML={{ __html: this.html }} />;
+    return this.html === null ? null : (
+      <div data-part={this.props.id} className="contents" dangerouslySetInnerHTML={{ __html: this.html }} />
+    );
   }
 }
 
@@ -100,7 +105,7 @@ export function serverRendered<M, P extends object>(part: OnDemand<M>, pick: (mo
     const id = useId();
     const Loaded = (onServer && part.module ? pick(part.module) : Lazy) as ComponentType<P>;
     return (
-      <KeepServerHtml id={`part${id}`}>
+      <KeepServerHtml id={id.replaceAll(':', '')}>
         <Suspense fallback={null}>
           <Loaded {...props} />
         </Suspense>
@@ -108,4 +113,27 @@ export function serverRendered<M, P extends object>(part: OnDemand<M>, pick: (mo
     );
   }
   return memo(Part) as unknown as ComponentType<P>;
+}
+
+/**
+ * Submits the button's form as the browser does without JavaScript (a document navigation, with the
+ * button's own action, method and name=value): the way on when what the button opens cannot be loaded.
+ */
+export function submitWithoutScript(button: HTMLButtonElement): void {
+  const form = button.form;
+  if (!form) return;
+  const attributes = ['action', 'method', 'enctype', 'novalidate'] as const;
+  const kept = attributes.map((name) => form.getAttribute(name));
+  const carried = button.name
+    ? Object.assign(document.createElement('input'), { type: 'hidden', name: button.name, value: button.value })
+    : null;
+  if (carried) form.append(carried);
+  form.action = button.formAction;
+  form.method = button.formMethod || form.method;
+  form.enctype = button.formEnctype || form.enctype;
+  form.noValidate = form.noValidate || button.formNoValidate;
+  form.submit();
+  // The browser has taken the form's data and target: the page's form is left as it was.
+  carried?.remove();
+  attributes.forEach((name, i) => (kept[i] === null ? form.removeAttribute(name) : form.setAttribute(name, kept[i]!)));
 }
