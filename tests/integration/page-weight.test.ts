@@ -39,3 +39,16 @@ it('the signed-in workspace loads at most 150 KB of compressed JavaScript', asyn
   expect(js.files.some((f) => /\/routes\/app-[\w-]+\.js$/.test(f.file))).toBe(true);
   expect(js.total / 1024).toBeLessThanOrEqual(150);
 });
+
+it("the Input tab's catalogue leaves out the WordPress texts, which the other tabs load", async () => {
+  const namespaces = async (path: string) => {
+    const html = await (await fetch(app.url + path, { headers: { 'accept-language': 'en', cookie } })).text();
+    return /src="\/locales\/en\?ns=([^"&]+)&amp;/.exec(html)?.[1]?.split(',');
+  };
+  const input = await namespaces('/app');
+  expect(input).toContain('workspace');
+  expect(input).not.toContain('wordpress');
+  expect(input).not.toContain('ledger');
+  expect(await namespaces('/app?tab=results')).toContain('wordpress');
+  expect(await namespaces('/app?tab=wordpress')).toContain('wordpress');
+});
