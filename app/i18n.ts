@@ -20,16 +20,21 @@ const optInNamespaces: readonly ClientNamespace[] = ['developer'];
 /** What a page whose routes name no namespaces gets. */
 export const defaultNamespaces: readonly ClientNamespace[] = namespaces.filter((ns) => !optInNamespaces.includes(ns));
 
+/** What a route's `handle.i18n` holds: its namespaces, or a function of its loader's data giving them. */
+export type RouteNamespaces = readonly ClientNamespace[] | ((data: unknown) => readonly ClientNamespace[]);
+
 /**
  * The browser gets the catalogue of a page's namespaces only: each route names the namespaces it
  * (and the components it renders) uses in `handle.i18n`, and routes reached by client navigation
  * also export `clientLoader = withNamespaces(handle.i18n)` (utils/i18n-client.ts) so they arrive
- * before the render. A route that names none gets every namespace (safe, only heavier).
+ * before the render. A route that names none gets every namespace (safe, only heavier). A route whose
+ * views need different ones names them with a function of its data.
  */
-export function pageNamespaces(matches: readonly { handle?: unknown }[]): ClientNamespace[] {
+export function pageNamespaces(matches: readonly { handle?: unknown; data?: unknown }[]): ClientNamespace[] {
   const wanted = new Set<ClientNamespace>(['common']);
   for (const match of matches) {
-    const declared = (match.handle as { i18n?: readonly ClientNamespace[] } | undefined)?.i18n;
+    const named = (match.handle as { i18n?: RouteNamespaces } | undefined)?.i18n;
+    const declared = typeof named === 'function' ? named(match.data) : named;
     if (!declared) {
       if (match !== matches[0]) return [...defaultNamespaces];
       continue; // the root declares nothing of its own

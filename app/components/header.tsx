@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { Icon, Logo, OutlineIcon } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { CreditBalance, PlanBadge, type SubscriptionStatus } from '~/components/plan-badge';
-import { SettingsDialog, useSettingsLinks } from '~/components/settings-dialog';
+import { onDemand, serverRendered } from '~/components/on-demand';
+import { useSettingsLinks } from '~/components/settings-param';
 import { DetailsMenu, menuItemClass } from '~/components/ui/menu';
 import { useRootData } from '~/root';
 
@@ -99,6 +100,9 @@ function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
     <Link
       to={openHref}
       preventScrollReset
+      onMouseEnter={preloadSettings}
+      onFocus={preloadSettings}
+      onClick={preloadSettings}
       className={
         withLabel
           ? menuItemClass
@@ -111,12 +115,18 @@ function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
   );
 }
 
+/** The settings dialog, loaded when it first opens (on the way there from its link). */
+const settingsDialog = onDemand(() => import('~/components/settings-dialog'));
+const SettingsDialog = serverRendered(settingsDialog, (m) => m.SettingsDialog);
+const preloadSettings = () => void settingsDialog.load().catch(() => {});
+
 /**
  * Workspace header: navigation, plan badge and credit balance, language switch, account
  * menu and settings. Desktop from 768 px up; below it everything folds into one <details> menu.
  */
 export function Header({ user, credits }: { user: HeaderUser | null; credits: number | null }) {
   const { t } = useTranslation();
+  const settingsOpen = useSettingsLinks().isOpen;
   return (
     <>
       <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur supports-[backdrop-filter]:bg-white/80">
@@ -196,7 +206,7 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
           </div>
         </div>
       </header>
-      <SettingsDialog />
+      {settingsOpen ? <SettingsDialog /> : null}
     </>
   );
 }

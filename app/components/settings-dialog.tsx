@@ -1,5 +1,5 @@
-import { Form, Link, useLocation, useNavigation, useRouteLoaderData } from '@remix-run/react';
-import { SETTINGS_PARAM } from '~/components/settings-param';
+import { Form, Link, useNavigation, useRouteLoaderData } from '@remix-run/react';
+import { SETTINGS_PARAM, useSettingsLinks } from '~/components/settings-param';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { GUIDANCE, OUTPUTS, aspectRatios, canUseModel, modelsOfKind, stylePresets, type SubscriptionStatus } from '~/catalogue';
@@ -9,20 +9,7 @@ import { inputClass } from '~/components/ui/input';
 import type { loader as rootLoader } from '~/root';
 import { useDomId } from '~/components/ui/use-dom-id';
 
-export { SETTINGS_PARAM };
-
-/** The current URL with the settings dialog opened or closed (the dialog's state lives in the URL). */
-export function useSettingsLinks() {
-  const location = useLocation();
-  const params = new URLSearchParams(location.search);
-  const isOpen = params.get(SETTINGS_PARAM) === '1';
-  const open = new URLSearchParams(params);
-  open.set(SETTINGS_PARAM, '1');
-  const closed = new URLSearchParams(params);
-  closed.delete(SETTINGS_PARAM);
-  const withSearch = (p: URLSearchParams) => (p.toString() ? `${location.pathname}?${p}` : location.pathname);
-  return { isOpen, openHref: withSearch(open), closeHref: withSearch(closed) };
-}
+export { SETTINGS_PARAM, useSettingsLinks };
 
 const selectClass = `${inputClass} pr-8`;
 

@@ -1,17 +1,16 @@
-import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
-import { Link, useActionData, useLoaderData, useNavigate, useSearchParams } from '@remix-run/react';
+import { Link, useActionData, useLoaderData, useNavigate, useSearchParams, type ClientLoaderFunctionArgs } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
 import { defaultGenerationValues } from '~/components/generation/defaults';
 import { CONFIRMED_FIELD, confirmedValue, GenerationForm } from '~/components/generation/generation-form';
-import { ResultsPanel, resultsHref, type ResultsFilter, type ResultsView } from '~/components/generation/results-panel';
+import { resultsHref, type ResultsFilter, type ResultsView } from '~/components/generation/urls';
+import { onDemand, serverRendered } from '~/components/on-demand';
 import { runEndedToast } from '~/components/generation/progress-bar';
 import { Badge } from '~/components/ui/badge';
-import { WordPressIntegrationTab, WordPressUpgrade } from '~/components/wordpress/integration-tab';
 import { showToast } from '~/components/ui/toast';
 import { isPro } from '~/catalogue';
 import { getT } from '~/i18n.server';
@@ -24,7 +23,6 @@ import { useRevalidateWhile } from '~/components/generation/use-revalidate-while
 import { saveLastUsed } from '~/services/user-settings.server';
 import { loadTopicDraft, TOPIC_DRAFT_PARAM } from '~/services/topic-drafts.server';
 import { briefsByTopic } from '~/utils/csv-file';
-import { lastUsedFromForm } from '~/utils/input-settings';
 import { inputInitialValues, loadInputTools } from '~/http/input-tools.server';
 import { getLogger } from '~/runtime/logger.server';
 import { countCompleted, listResults } from '~/services/results.server';
@@ -34,13 +32,37 @@ import { publicationsAndHolds, publicationView } from '~/services/wordpress/publ
 import { listSites } from '~/services/wordpress/sites.server';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { getAccountSummary, privatePageHeaders, requirePageShell } from '~/http/account.server';
-import { generationFormSchema, resultsQuerySchema, type Translate } from '~/utils/generation-schema';
+import type { Translate } from '~/utils/generation-schema';
+import { generationFormSchema, lastUsedFromForm, parseWithZod, resultsQuerySchema } from '~/http/workspace-form.server';
 import { readFormData } from '~/http/json-api.server';
 import { explainError } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
+import { defaultNamespaces, type ClientNamespace } from '~/i18n';
+import { withNamespaces } from '~/utils/i18n-client';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
 type Tab = (typeof tabs)[number];
+
+// The Results and WordPress tabs come with their page from the server; the browser loads their
+// script when one is first shown (on the way there from the tab's link), so the Input tab's first
+// load does not carry them.
+const tabParts = {
+  results: onDemand(() => import('~/components/generation/results-panel')),
+  wordpress: onDemand(() => import('~/components/wordpress/integration-tab')),
+};
+const ResultsPanel = serverRendered(tabParts.results, (m) => m.ResultsPanel);
+const WordPressIntegrationTab = serverRendered(tabParts.wordpress, (m) => m.WordPressIntegrationTab);
+const WordPressUpgrade = serverRendered(tabParts.wordpress, (m) => m.WordPressUpgrade);
+/**
+ * The catalogue a tab's page loads: no tab uses the ledger's texts, and the Input tab none of
+ * WordPress's (the largest namespace); a later navigation brings the rest (root.tsx).
+ */
+const tabNamespaces = (tab: Tab): ClientNamespace[] =>
+  defaultNamespaces.filter((ns) => ns !== 'ledger' && (tab !== 'input' || ns !== 'wordpress'));
+export const handle = { i18n: (data: unknown) => tabNamespaces((data as { tab?: Tab } | null | undefined)?.tab ?? 'input') };
+export const clientLoader = (args: ClientLoaderFunctionArgs) => withNamespaces(tabNamespaces(tabOf(new URL(args.request.url))))(args);
+
+const preload = (name: Tab) => (name === 'input' ? undefined : () => void tabParts[name].load().catch(() => {}));
 
 const tabOf = (url: URL): Tab => {
   const requested = url.searchParams.get('tab');
@@ -285,6 +307,9 @@ export default function Workspace() {
                   to={hrefOf(name)}
                   aria-current={active ? 'page' : undefined}
                   preventScrollReset
+                  onMouseEnter={preload(name)}
+                  onFocus={preload(name)}
+                  onClick={preload(name)}
                   className={`inline-flex items-center gap-2 whitespace-nowrap border-b-2 px-3 py-3 text-sm font-medium sm:px-4 focus-visible:outline-2 focus-visible:outline-indigo-600 ${
                     active
                       ? 'border-indigo-600 text-indigo-700'

@@ -25,6 +25,7 @@ import {
 import { BRIEF_MAX } from '~/utils/csv-file';
 import { META_DESCRIPTION_MAX, SEO_TITLE_MAX, seoFieldsSchema } from '~/utils/seo-fields';
 import { TITLE_MAX } from '~/utils/title-heading';
+import { splitTopics } from '~/utils/text-lines';
 
 // The generation payloads, shared by the workspace form (Conform's parseWithZod, in the
 // browser and in the action) and the JSON API (POST /api/generate/text|image). No server imports.
@@ -44,13 +45,7 @@ export type GenerationSchemaOptions = {
   mode?: 'form' | 'json';
 };
 
-/** Topics from the text area: one per line, trimmed, empty lines dropped. */
-export function splitTopics(text: string): string[] {
-  return text
-    .split(/\r\n|\r|\n/)
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0);
-}
+export { splitTopics };
 
 /** The credits a run would cost (for the usage line): topics × model credits (+1 per post with an image). */
 export function estimateCredits(modelId: string, topics: number, embedImage = false): number {

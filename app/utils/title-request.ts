@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { MAX_TITLE_KEYWORDS, seedValue } from '~/catalogue';
 import type { Translate } from '~/utils/auth-schemas';
+import { keywordLines } from '~/utils/text-lines';
 
 // POST /api/generate-blog-title body, shared by the JSON route and the no-JavaScript form.
 
-/** The keyword lines: split by line, trimmed, empty ones dropped. */
-export function keywordLines(value: string): string[] {
-  return value
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter(Boolean);
-}
+export { keywordLines };
 
 const optionalText = z.string().max(200).optional().catch(undefined);
 

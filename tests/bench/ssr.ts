@@ -16,7 +16,7 @@
  * entry.server through @remix-run/express, on a third port of the same process; and that floor with
  * the app's whole route tree (empty route modules) at /app, on a fourth. 50 connections, a
  * warm-up, then a measured run per target. Also: the gzip size of the JavaScript the landing page
- * loads (the language catalogue script included).
+ * and the signed-in /app load (the language catalogue script included).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Ports } from './ssr-server';
@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import zlib from 'node:zlib';
+import { pageJavaScript } from '../support/page-javascript';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -63,22 +63,6 @@ function vm(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-async function landingJavaScript(base: string): Promise<{ files: { file: string; raw: number; gzip: number }[]; total: number }> {
-  const html = await (await fetch(base + '/', { headers: { 'accept-language': 'en' } })).text();
-  const refs = new Set<string>();
-  for (const m of html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) refs.add(m[1]!.replaceAll('&amp;', '&'));
-  for (const m of html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g)) refs.add(m[1]!);
-  // Remix's inline module script imports the manifest, the entry and the route modules.
-  for (const m of html.matchAll(/import\s*(?:\*\s*as\s*\w+\s*from\s*)?\(?\s*"(\/build\/[^"]+\.js)"/g)) refs.add(m[1]!);
-  const files = [];
-  // Every same-origin script counts: the build's modules and the language catalogue script.
-  for (const ref of [...refs].filter((r) => r.startsWith('/') && !r.endsWith('.css'))) {
-    const body = Buffer.from(await (await fetch(base + ref)).arrayBuffer());
-    files.push({ file: ref, raw: body.length, gzip: zlib.gzipSync(body).length });
-  }
-  return { files, total: files.reduce((s, f) => s + f.gzip, 0) };
 }
 
 /** The server's memory by part, to stderr (BENCH_MEMORY=1): what its RSS is made of after a target. */
@@ -340,7 +324,8 @@ async function main() {
       });
     }
     if (rows.length) {
-      const js = await landingJavaScript(appBase);
+      const js = await pageJavaScript(appBase + '/', { 'accept-language': 'en' });
+      const appJs = await pageJavaScript(appBase + '/app', { 'accept-language': 'en', cookie: `${sessionCookie}; theme=light` });
 
       // The bare handler first: every row is shown against it.
       rows.unshift(
@@ -375,6 +360,7 @@ async function main() {
       );
       console.log(`landing page JavaScript: ${(js.total / 1024).toFixed(1)} KB gzip in ${js.files.length} files`);
       for (const f of js.files) console.log(`  ${pad(f.file, 48)}${num(f.raw / 1024, 8, 1)} KB raw${num(f.gzip / 1024, 8, 1)} KB gzip`);
+      console.log(`/app (signed in) JavaScript: ${(appJs.total / 1024).toFixed(1)} KB gzip in ${appJs.files.length} files`);
 
       const row = (name: string) => rows.find((r) => r.name === name);
       const floorRow = row('Remix floor route')!;
@@ -426,6 +412,7 @@ async function main() {
         { goal: '/ p99', value: landing.length ? Math.max(...landing.map((r) => r.p99)) : null, limit: 200, unit: 'ms', atMost: true },
         { goal: 'peak RSS', value: hwm, limit: 250, unit: 'MB', atMost: true },
         { goal: 'landing JS gzip', value: js.total / 1024, limit: 110, unit: 'KB', atMost: true },
+        { goal: '/app JS gzip', value: appJs.total / 1024, limit: 150, unit: 'KB', atMost: true },
       ];
       console.log('\ngoals (measured / limit: a ceiling is met at ≤ 1.00, a floor at ≥ 1.00):');
       for (const g of goals) {

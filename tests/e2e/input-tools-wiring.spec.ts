@@ -142,6 +142,34 @@ test.describe('with JavaScript', () => {
     });
   });
 
+  test('parts loaded on first use that cannot be downloaded: the page works as without JavaScript', async ({ page }) => {
+    // The scripts the workspace loads when first used (the Input tab's first load has none of them).
+    await page.route(
+      /\/build\/_shared\/(templates|csv-import|form-validation|results-panel|integration-tab|settings-dialog|slate-editor)-\w+\.js$/,
+      (route) => route.abort(),
+    );
+    await signIn(page, 'lazy-down');
+    const t = tag();
+
+    await test.step('Templates and Import CSV follow their links to the pages the server renders', async () => {
+      await page.getByRole('link', { name: 'Templates' }).click();
+      await expect(page).toHaveURL(/\/app\/templates\?type=text$/);
+      await page.goto('/app');
+      await page.getByRole('link', { name: 'Import CSV' }).click();
+      await expect(page).toHaveURL(/\/app\?input=csv$/);
+      // The server's CSV form stays, as plain HTML, when its script cannot come.
+      await expect(page.getByLabel('CSV file')).toBeVisible();
+    });
+
+    await test.step('Start posts the form (the server validates it) and the results tab shows the run', async () => {
+      await page.goto('/app');
+      await topicsArea(page).fill(`Lazy ${t}`);
+      await page.getByRole('button', { name: 'Start generation' }).click();
+      await expect(page).toHaveURL(/tab=results/);
+      await expect(page.getByTestId('result')).toHaveCount(1);
+    });
+  });
+
   test('Templates dialog: open, save current, load sets the type, model and settings, delete with confirmation', async ({ page }) => {
     await signIn(page, 'templates-js', { plan: 'pro' });
     const model = page.getByLabel('AI model');

@@ -1,7 +1,6 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react';
-import { parseWithZod } from '@conform-to/zod';
 import { Form, Link, useNavigation } from '@remix-run/react';
-import { useMemo, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FormAlert } from '~/components/auth-shell';
 import { Icon } from '~/components/icons';
@@ -29,7 +28,9 @@ import {
   writingStyles,
   type ModelKind,
 } from '~/catalogue';
-import { generationFormSchema, splitTopics, type Translate } from '~/utils/generation-schema';
+import type { Translate } from '~/utils/generation-schema';
+import { splitTopics } from '~/utils/text-lines';
+import { onDemand, useOnDemand } from '~/components/on-demand';
 import type { ImageSettingValues, TextSettingValues } from '~/utils/input-settings';
 import { CheckboxField, SelectField, type Option } from './fields';
 import { TopicsField } from './topics-field';
@@ -75,6 +76,8 @@ export type GenerationFormProps = {
 export type RunQuote = { count: number; cost: number; credits: number };
 
 export const GENERATION_FORM_ID = 'generation';
+
+const formValidation = onDemand(() => import('./form-validation'));
 /** The confirm step's field: the figures the reader agreed to (the run starts only at those). */
 export const CONFIRMED_FIELD = 'confirmed';
 export const confirmedValue = ({ count, cost }: { count: number; cost: number }) => `${count}:${cost}`;
@@ -168,21 +171,22 @@ export function GenerationForm({
   const hydrated = useHydrated();
   const navigation = useNavigation();
   const submitting = navigation.state !== 'idle' && navigation.formMethod === 'POST' && navigation.formData?.get('intent') === 'generate';
-  // Built on the first validation in the browser, not on every render: the server render never
-  // validates, and building the schema (zod, a translated message per rule) was a large part of it.
-  const schema = useMemo(() => {
-    let built: ReturnType<typeof generationFormSchema> | null = null;
-    return () => (built ??= generationFormSchema(tg as Translate, { maxTopics }));
-  }, [tg, maxTopics]);
+  // The validation's script comes when the reader first touches the form (or the server has
+  // answered with errors); the server render never validates.
+  const [touched, setTouched] = useState(false);
+  const validation = useOnDemand(formValidation, touched || Boolean(lastResult));
+  const validate = useMemo(() => validation?.generationFormValidator(tg as Translate, maxTopics), [validation, tg, maxTopics]);
 
   type FormShape = GenerationFormValues & { replicateApiKey?: string };
   const [form, fields] = useForm<FormShape, unknown>({
     id: GENERATION_FORM_ID,
     lastResult: lastResult ?? undefined,
     defaultValue: initialValues,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: schema() }),
+    // Without the validation (not there yet, or not downloadable) Start posts the form unchecked and
+    // the server checks it; the fields are then checked again on the next Start, not on each input.
+    onValidate: validate ? ({ formData }) => validate(formData) : undefined,
     shouldValidate: 'onSubmit',
-    shouldRevalidate: 'onInput',
+    shouldRevalidate: validate ? 'onInput' : 'onSubmit',
   });
 
   // The model resets with the generation type: an initial value of the other kind is ignored.
@@ -235,6 +239,8 @@ export function GenerationForm({
         method="post"
         action={type === 'image' ? '/app?type=image' : '/app'}
         {...getFormProps(form)}
+        onFocus={touched ? undefined : () => setTouched(true)}
+        onPointerDown={touched ? undefined : () => setTouched(true)}
         aria-label={t('form.label')}
         className="flex flex-col gap-6"
       >

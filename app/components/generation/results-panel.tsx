@@ -11,15 +11,11 @@ import { RunProgressBar, type RunProgressView } from './progress-bar';
 import { BulkPublishBar } from '~/components/wordpress/bulk-select';
 import { ResultItem } from './result-item';
 import type { ResultView, WordPressView } from './result-view';
-import { downloadAllUrl, RESULTS_ACTION, runUrl } from './urls';
-import { ImageGrid } from './image-grid';
+import { downloadAllUrl, RESULTS_ACTION, resultsHref, runUrl, type ResultsFilter, type ResultsView, type ReviewFilter } from './urls';
 import { useRevalidateWhile } from './use-revalidate-while';
 
-export type ResultsFilter = 'all' | 'text' | 'image';
-/** The review list: posts whose quality report failed and are not approved, or those approved. */
-export type ReviewFilter = 'needs' | 'approved' | null;
-/** How image results are laid out: the list of rows, or a grid of thumbnails (Images filter only). */
-export type ResultsView = 'list' | 'grid';
+export { resultsHref, type ResultsFilter, type ResultsView, type ReviewFilter };
+import { ImageGrid } from './image-grid';
 
 export type ResultsPanelProps = {
   results: ResultView[];
@@ -35,29 +31,6 @@ export type ResultsPanelProps = {
   /** WordPress publishing (feat/wp): publish links, selection for bulk publishing, publication states. */
   wordpress?: WordPressView;
 };
-
-/** The /app URL of the results tab for a filter, search, view and page (defaults are left out). */
-export function resultsHref({
-  filter,
-  search,
-  page,
-  view,
-  review,
-}: {
-  filter: ResultsFilter;
-  search: string;
-  page?: number;
-  view?: ResultsView;
-  review?: ReviewFilter;
-}) {
-  const params = new URLSearchParams({ tab: 'results' });
-  if (filter !== 'all') params.set('type', filter);
-  if (review) params.set('review', review);
-  if (search) params.set('search', search);
-  if (filter === 'image' && view === 'grid') params.set('view', 'grid');
-  if (page && page > 1) params.set('page', String(page));
-  return `/app?${params}`;
-}
 
 export function ResultsPanel({ results, pagination, filter, search, view, review = null, run, completed, wordpress }: ResultsPanelProps) {
   const { t } = useTranslation('workspace');

@@ -11,3 +11,32 @@ export const downloadAllUrl = ({ filter, search }: { filter: 'all' | 'text' | 'i
 /** Where every result mutation posts (app/routes/app_.results.tsx). */
 export const RESULTS_ACTION = '/app/results';
 export const runUrl = (id: string) => `/app/runs/${id}`;
+
+export type ResultsFilter = 'all' | 'text' | 'image';
+/** The review list: posts whose quality report failed and are not approved, or those approved. */
+export type ReviewFilter = 'needs' | 'approved' | null;
+/** How image results are laid out: the list of rows, or a grid of thumbnails (Images filter only). */
+export type ResultsView = 'list' | 'grid';
+
+/** The /app URL of the results tab for a filter, search, view and page (defaults are left out). */
+export function resultsHref({
+  filter,
+  search,
+  page,
+  view,
+  review,
+}: {
+  filter: ResultsFilter;
+  search: string;
+  page?: number;
+  view?: ResultsView;
+  review?: ReviewFilter;
+}) {
+  const params = new URLSearchParams({ tab: 'results' });
+  if (filter !== 'all') params.set('type', filter);
+  if (review) params.set('review', review);
+  if (search) params.set('search', search);
+  if (filter === 'image' && view === 'grid') params.set('view', 'grid');
+  if (page && page > 1) params.set('page', String(page));
+  return `/app?${params}`;
+}

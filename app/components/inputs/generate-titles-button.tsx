@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { Button } from '~/components/ui/button';
 import type { TitleOptions } from '~/services/titles.server';
-import { keywordLines } from '~/utils/title-request';
+import { keywordLines } from '~/utils/text-lines';
 import { showToast } from '~/components/ui/toast';
 import { errorOf } from './response-error';
 

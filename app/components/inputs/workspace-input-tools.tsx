@@ -4,12 +4,13 @@ import { useTranslation } from 'react-i18next';
 import { structureFlags } from '~/catalogue';
 import { buttonClass } from '~/components/ui/button';
 import { topicKey } from '~/utils/csv-file';
-import { splitTopics } from '~/utils/generation-schema';
+import { splitTopics } from '~/utils/text-lines';
 import type { TemplateType } from '~/utils/input-settings';
-import { CsvImport, type CsvLoaded } from './csv-import';
+import type { CsvLoaded } from './csv-import';
 import { GenerateTitlesButton } from './generate-titles-button';
 import { GENERATION_FORM_ID } from '~/components/generation/generation-form';
-import { ActiveTemplateBanner, SaveCurrentButton, TemplatesButton, TemplatesDialog, TEMPLATE_PARAM } from './templates';
+import { onDemand, serverRendered, submitWithoutScript, useOnDemand, whenLoaded } from '~/components/on-demand';
+import { ActiveTemplateBanner, SaveCurrentButton, TemplatesButton, TEMPLATE_PARAM, TEMPLATES_PAGE } from './template-buttons';
 
 // The input tools in the workspace's Input tab, through the generation form's slots (banner,
 // topicsToolbar, topicsReplacement). The form is Conform's: its text area is set the way a user
@@ -44,6 +45,12 @@ function currentFormValues(): Record<string, unknown> {
   return out;
 }
 
+/** The Templates dialog, loaded when it first opens. */
+const templatesDialog = onDemand(() => import('./templates'));
+/** The CSV import, loaded when it is first shown (the server renders it for ?input=csv). */
+const csvImport = onDemand(() => import('./csv-import'));
+const CsvImport = serverRendered(csvImport, (m) => m.CsvImport);
+
 export type WorkspaceInputToolsProps = {
   type: TemplateType;
   inputMethod: 'manual' | 'csv';
@@ -66,6 +73,7 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
   const [brief, setBrief] = useState(loadedBrief);
   // The last file loaded: the CSV view shows its count and numbered list again (with Replace file).
   const [lastCsv, setLastCsv] = useState<CsvLoaded | null>(null);
+  const dialogs = useOnDemand(templatesDialog);
 
   useEffect(() => setMethod(inputMethod), [inputMethod]);
   // A draft brought by the URL (the CSV upload without JavaScript) replaces the one held.
@@ -118,8 +126,27 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
       <div className="flex flex-col gap-3">
         {template ? <ActiveTemplateBanner name={template.name} clearHref={base} onClear={() => goWithPrompts(base)} /> : null}
         <div className="flex flex-wrap gap-2">
-          <TemplatesButton type={type} onOpen={() => setDialog('list')} />
-          <SaveCurrentButton formId={GENERATION_FORM_ID} onOpen={() => setDialog('save')} />
+          {/* The dialog's script comes on the first click; if it cannot, the buttons do what they do without JavaScript. */}
+          <TemplatesButton
+            type={type}
+            onOpen={() =>
+              whenLoaded(
+                templatesDialog,
+                () => setDialog('list'),
+                () => window.location.assign(`${TEMPLATES_PAGE}?type=${type}`),
+              )
+            }
+          />
+          <SaveCurrentButton
+            formId={GENERATION_FORM_ID}
+            onOpen={(button) =>
+              whenLoaded(
+                templatesDialog,
+                () => setDialog('save'),
+                () => submitWithoutScript(button),
+              )
+            }
+          />
         </div>
       </div>
     ),
@@ -136,9 +163,16 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
             href={csvHref}
             onClick={(event) => {
               event.preventDefault();
-              // The text area leaves the page in the CSV view: its topics come back with manual input.
-              pending.current = promptsArea()?.value ?? null;
-              setMethod('csv');
+              // The import's script first; if it cannot come, the link's page (the server's CSV view).
+              whenLoaded(
+                csvImport,
+                () => {
+                  // The text area leaves the page in the CSV view: its topics come back with manual input.
+                  pending.current = promptsArea()?.value ?? null;
+                  setMethod('csv');
+                },
+                () => window.location.assign(csvHref),
+              );
             }}
             className={buttonClass('ghost', 'sm')}
           >
@@ -176,19 +210,20 @@ export function useWorkspaceInputTools({ type, inputMethod, template, brief: loa
       ) : undefined,
   };
 
-  const dialogElement = dialog ? (
-    <TemplatesDialog
-      type={type}
-      startSaving={dialog === 'save'}
-      onClose={() => setDialog(null)}
-      currentSettings={currentFormValues}
-      onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
-      // Deleting the active template clears it, as Clear does (its banner stayed).
-      onDeleted={(deleted) => {
-        if (deleted.id === template?.id) goWithPrompts(base);
-      }}
-    />
-  ) : null;
+  const dialogElement =
+    dialog && dialogs ? (
+      <dialogs.TemplatesDialog
+        type={type}
+        startSaving={dialog === 'save'}
+        onClose={() => setDialog(null)}
+        currentSettings={currentFormValues}
+        onLoad={(chosen) => goWithPrompts(`/app?${chosen.type === 'image' ? 'type=image&' : ''}${TEMPLATE_PARAM}=${chosen.id}`)}
+        // Deleting the active template clears it, as Clear does (its banner stayed).
+        onDeleted={(deleted) => {
+          if (deleted.id === template?.id) goWithPrompts(base);
+        }}
+      />
+    ) : null;
 
   return { slots, dialog: dialogElement };
 }

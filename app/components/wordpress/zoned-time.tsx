@@ -1,6 +1,6 @@
 import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
-import { useSettingsLinks } from '~/components/settings-dialog';
+import { useSettingsLinks } from '~/components/settings-param';
 import { formatDateTimeInZone } from '~/utils/time-zone';
 import { instantToZoned } from '~/utils/zoned-time';
 
