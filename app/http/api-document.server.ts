@@ -771,7 +771,7 @@ export const operations: ApiOperation[] = [
     },
     response: { schema: anyObject('Published'), description: '`success`, `postId` (once published), the publication.' },
     alsoAnswers: {
-      202: 'The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}).',
+      202: "The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}). Or, with `qualityGate`, the post's quality report fails: `held: true`, `heldFor` (the failed checks) and `message`; it waits, queued, until the post is approved.",
       502: 'The site failed within the wait (refused the connection, did not resolve, answered an error): `success: false`, `error`, `errorCode`; the publication ended failed.',
     },
     idempotent: true,
