@@ -32,6 +32,10 @@ let s: Services;
 let loop: Awaited<ReturnType<Services['loop']['startGenerationLoop']>>;
 
 const GOOD = madeUpArticle('green tea', { seed: 1 });
+const HARD =
+  'Notwithstanding institutional considerations, organisational responsibilities necessitate comprehensive administrative documentation.';
+const hardArticle = (topic: string) =>
+  [`# ${topic}`, ...Array.from({ length: 8 }, (_, i) => `## Part ${i + 1} of ${topic}\n\n${`${HARD} `.repeat(4).trim()}`)].join('\n\n');
 
 beforeAll(async () => {
   openai = await startOpenAiServer({
@@ -43,6 +47,18 @@ beforeAll(async () => {
       ],
       'loop tea': [{ kind: 'ok', content: repeatedArticle('loop tea') + seoBlock('loop tea') }],
       'german tea': [{ kind: 'ok', content: germanArticle('german tea') + seoBlock('german tea') }],
+      // No conclusion, FAQ or key takeaways, though the run asks for them.
+      'bare tea': [
+        {
+          kind: 'ok',
+          content:
+            madeUpArticle('bare tea', { seed: 3, sections: { conclusion: false, faq: false, takeaways: false } }) + seoBlock('bare tea'),
+        },
+      ],
+      // Written far above the requested reading level.
+      'hard tea': [{ kind: 'ok', content: hardArticle('hard tea') + seoBlock('hard tea') }],
+      // Its focus keyword is only in the meta description and slug.
+      'odd tea': [{ kind: 'ok', content: madeUpArticle('green tea', { seed: 4 }) + seoBlock('oolong') }],
       // Answers later than the original, so it is the one that finds the other already indexed.
       'copy tea': [{ kind: 'ok', content: nearCopy(GOOD, 10) + seoBlock('green tea'), latencyMs: 1500 }],
     },
@@ -104,7 +120,7 @@ describe('quality reports', () => {
     const user = await createGenUser(getSql(), { credits: 100 });
     await s.keys.saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text' });
     const input = s.schema.textGenerationSchema().parse({
-      prompts: 'green tea\nshort tea\nloop tea\ngerman tea\ncopy tea',
+      prompts: 'green tea\nshort tea\nloop tea\ngerman tea\ncopy tea\nbare tea\nhard tea\nodd tea',
       model: 'openai/gpt-4o-mini-search-preview',
       qualityGate: true,
     });
@@ -134,14 +150,31 @@ describe('quality reports', () => {
     const copy = by.get('copy tea')!.quality?.checks.find((c) => c.id === 'duplicates');
     expect(copy).toMatchObject({ status: 'fail', params: { closest: good.title, closestSource: 'run', closestId: good.id } });
     expect(by.get('copy tea')!.quality?.status).toBe('fail');
+    expect(by.get('bare tea')!.quality?.checks.find((c) => c.id === 'sections')).toMatchObject({
+      status: 'fail',
+      params: { missing: ['conclusion', 'faq', 'keyTakeaways'] },
+    });
+    expect(statusOf(by.get('hard tea')!.quality, 'reading_level')).toBe('fail');
+    expect(by.get('odd tea')!.quality?.checks.find((c) => c.id === 'keyword')).toMatchObject({
+      status: 'fail',
+      params: { keyword: 'oolong', found: ['metaDescription', 'slug'] },
+    });
 
     // The review list: the failing posts, not the good one; approving one moves it to Approved.
     const needs = await s.results.listResults(user.id, { review: 'needs' });
-    expect(needs.results.map((r) => r.prompt).sort()).toEqual(['copy tea', 'german tea', 'loop tea', 'short tea']);
+    expect(needs.results.map((r) => r.prompt).sort()).toEqual([
+      'bare tea',
+      'copy tea',
+      'german tea',
+      'hard tea',
+      'loop tea',
+      'odd tea',
+      'short tea',
+    ]);
     const { approved } = await s.review.approveResults(user.id, [by.get('loop tea')!.id]);
     expect(approved).toEqual([by.get('loop tea')!.id]);
     expect((await s.results.listResults(user.id, { review: 'approved' })).results.map((r) => r.prompt)).toEqual(['loop tea']);
-    expect((await s.results.listResults(user.id, { review: 'needs' })).pagination.total).toBe(3);
+    expect((await s.results.listResults(user.id, { review: 'needs' })).pagination.total).toBe(6);
     // Another owner's approval touches nothing of this one.
     const other = await createGenUser(getSql());
     expect((await s.review.approveResults(other.id, [by.get('short tea')!.id])).approved).toEqual([]);
