@@ -184,6 +184,22 @@ export function runCost(model: Model, topics: number, embedImage = false): numbe
   return topics * perItem;
 }
 
+/** The one-click fixes of a completed text result (its quality report says what each would fix). */
+export const fixKinds = ['regenerate', 'expand', 'add_section'] as const;
+export type FixKind = (typeof fixKinds)[number];
+
+/** Credits of adding one missing section (an FAQ, a conclusion...): a short part of a post. */
+export const ADD_SECTION_CREDITS = 1;
+
+/**
+ * Credits of a fix: regenerating or expanding a post costs what one post of its model costs (the
+ * post's embedded image is kept, not made again, so no image credit); adding one missing section
+ * costs ADD_SECTION_CREDITS. Charged only when the fix succeeds.
+ */
+export function fixCost(kind: FixKind, model: Model): number {
+  return kind === 'add_section' ? ADD_SECTION_CREDITS : model.credits;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Generation options (values are stored as given; the locales translate them by key)
 

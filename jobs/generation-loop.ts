@@ -11,6 +11,7 @@ import {
   withdrawnItems,
 } from '~/services/generation/claim.server';
 import { processItem } from '~/services/generation/process.server';
+import { linkWhenRunsEnd } from '~/services/internal-links.server';
 import { HandedBack, isInfrastructureError } from '~/services/generation/outage.server';
 import { SlotWithdrawn, WORKER_ID, type ClaimedItem, type KeyLookup } from '~/services/generation/item.server';
 import { env } from '~/runtime/env.server';
@@ -48,6 +49,11 @@ const GATE_MAX_MS = 1000;
 const COALESCE_MS = 10;
 /** How long a stopping loop lets the items in flight finish before leaving them to their lease. */
 const STOP_GRACE_MS = 5000;
+/**
+ * How long ended items gather before their jobs are marked done and their runs' linking checked:
+ * one statement each for the batch instead of one per item (items end many a second).
+ */
+const BATCH_MS = 200;
 
 export type GenerationLoop = {
   /** Items this process holds now (at the provider, next in line, being booked). */
@@ -62,7 +68,14 @@ const holder = singleton<{ loop?: GenerationLoop }>('generation-loop', () => ({}
 type LoopOptions = { concurrency?: number; perUser?: number; leaseSeconds?: number };
 
 /** A claimed item kept next in line until a slot is granted (or it is withdrawn). */
-type Waiting = { resultId: string; attempt: number; grant: () => void; withdraw: (err: Error) => void; task: Promise<void> };
+type Waiting = {
+  resultId: string;
+  attempt: number;
+  priority: number;
+  grant: () => void;
+  withdraw: (err: Error) => void;
+  task: Promise<void>;
+};
 
 // A slot is taken while the provider works on an item. Each claim also takes up to `concurrency`
 // items more, kept `waiting` next in line (leased, their keys looked up): a slot that frees when
@@ -86,6 +99,9 @@ class Loop {
   /** Jobs done, to be marked so in pg-boss (in batches). */
   private readonly done: string[] = [];
   private flushing: Promise<void> | null = null;
+  /** Items whose end was committed, for their runs' linking check (in batches). */
+  private readonly ended: { userId: string; resultId: string }[] = [];
+  private linking: Promise<void> | null = null;
   private checkWithdrawn = false;
   private answeredSeq = 0;
   private refillWaiters: { seq: number; resolve: () => void }[] = [];
@@ -179,10 +195,14 @@ class Loop {
     const answered = [...this.booking.values()].map((b) => b.resultId);
     const report = this.started;
     this.started = [];
+    const t0 = performance.now();
     const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report).catch((err) => {
       this.started.push(...report);
       throw err;
     });
+    // Each claim's time as the worker sees it (lock wait, query, hold renewal, commit): what
+    // `bench:generation`'s queue part reads for the claim's percentiles (LOG_LEVEL=debug).
+    this.logger.debug({ claimMs: Math.round((performance.now() - t0) * 100) / 100, want, got: items.length }, 'generation: claim');
     const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
     for (const item of items) this.run(item, keyOf);
     this.grantSlots();
@@ -205,10 +225,17 @@ class Loop {
   // ---------------------------------------------------------------------------------------------
   // Slots: an item waits next in line, goes to its provider, is booked.
 
-  /** Free slots go to waiting items, in claim order. Returns how many went. */
+  /**
+   * Free slots go to waiting items by their job's priority, then in claim order: a user who starts
+   * while the line is full of other runs' later items has their first item sent next, not after
+   * the line (which takes a provider's whole latency to drain). Returns how many went.
+   */
   private grantSlots(): number {
+    if (this.stopping || this.slots.size >= this.concurrency || this.waiting.size === 0) return 0;
     let granted = 0;
-    for (const [jobId, w] of this.waiting) {
+    // A stable sort: equal priorities keep their claim order.
+    const next = [...this.waiting].sort((a, b) => b[1].priority - a[1].priority);
+    for (const [jobId, w] of next) {
       if (this.stopping || this.slots.size >= this.concurrency) break;
       this.waiting.delete(jobId);
       this.slots.set(jobId, w.task);
@@ -230,7 +257,8 @@ class Loop {
     };
     const task: Promise<void> = this.work(item, { keyOf, onAnswered, slot: () => slot, calls: this.calls });
     // Next in line until a slot is granted (processItem waits for it past its first await).
-    if (item.leased) this.waiting.set(item.jobId, { resultId: item.resultId, attempt: item.attempt, grant, withdraw, task });
+    if (item.leased)
+      this.waiting.set(item.jobId, { resultId: item.resultId, attempt: item.attempt, priority: item.priority ?? 0, grant, withdraw, task });
   }
 
   /**
@@ -260,7 +288,7 @@ class Loop {
   /** The item's processing, then its job marked done (unless given back) and its slot freed. */
   private async work(item: ClaimedItem, opts: Parameters<typeof processItem>[1]): Promise<void> {
     try {
-      await processItem(item, opts, jobSql);
+      await processItem(item, { ...opts, ended: (i) => this.itemEnded(i) }, jobSql);
       if (!this.released.has(item.jobId)) this.done.push(item.jobId);
     } catch (err) {
       // The job stays active: the item's lease (ended by a hand-back, or running out) brings it
@@ -278,9 +306,28 @@ class Loop {
     }
   }
 
-  /** Marks the done jobs so in pg-boss; while it fails they are kept and tried again. */
+  /** An item's end was committed: its run's linking is checked with the batch. */
+  private itemEnded(item: ClaimedItem): void {
+    this.ended.push({ userId: item.userId, resultId: item.resultId });
+    this.linking ??= this.linkEnded().finally(() => (this.linking = null));
+  }
+
+  /** The runs of the items that ended get their linking job when they are over (one check a batch). */
+  private async linkEnded(): Promise<void> {
+    while (this.ended.length) {
+      if (!this.stopping) await sleep(BATCH_MS);
+      const batch = this.ended.splice(0, this.ended.length);
+      // The items are booked whatever happens here; a failure only leaves the run for the user to link.
+      await linkWhenRunsEnd(batch, jobSql).catch((err) =>
+        this.logger.warn({ err: String(err), items: batch.length }, 'generation: runs could not be queued for linking'),
+      );
+    }
+  }
+
+  /** Marks the done jobs so in pg-boss (in batches); while it fails they are kept and tried again. */
   private async flush(): Promise<void> {
     while (this.done.length) {
+      if (!this.stopping) await sleep(BATCH_MS);
       const ids = this.done.splice(0, this.done.length);
       const failed = await completeJobs(ids).then(
         () => false,
@@ -310,6 +357,8 @@ class Loop {
     await this.letInFlightFinish();
     await (this.flushing ?? Promise.resolve());
     await this.flush();
+    await (this.linking ?? Promise.resolve());
+    await this.linkEnded();
     await this.unlisten().catch(() => {});
     if (holder.loop === this.handle) holder.loop = undefined;
   }

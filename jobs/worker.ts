@@ -10,6 +10,8 @@ import { handleBillingDuplicate, handleBillingShortfall, handleStripeEvent } fro
 import { handleWordPressPublish } from './handlers/wordpress-publish';
 import { handleWebhookDeliver } from './handlers/webhook-deliver';
 import { handleLinkRun } from './handlers/link-run';
+import { handleImageObjectsDelete } from './handlers/image-objects';
+import { handleResultFix } from './handlers/result-fix';
 
 // `generate-item` runs in its own fetch/complete loop (jobs/generation-loop.ts), not work().
 type WorkQueue = Exclude<QueueName, 'generate-item'>;
@@ -25,6 +27,8 @@ const handlers: Record<WorkQueue, (jobs: PgBoss.Job<unknown>[]) => Promise<void>
   'wordpress-publish': handleWordPressPublish,
   'webhook-deliver': handleWebhookDeliver,
   'link-run': handleLinkRun,
+  'image-objects-delete': handleImageObjectsDelete,
+  'result-fix': handleResultFix,
 };
 
 /** Starts pg-boss in worker mode and subscribes every queue's handler. */

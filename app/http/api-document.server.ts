@@ -10,6 +10,9 @@ import {
 } from '~/utils/generation-schema';
 import { titleRequestSchema } from '~/utils/title-request';
 import { planSchema, writePlansSchema } from '~/utils/plan-schema';
+import { ADDABLE_SECTIONS } from '~/utils/quality/fixes';
+import { resultFixSchema } from '~/utils/result-fix-schema';
+import { ADD_SECTION_CREDITS, fixKinds } from '~/catalogue';
 import { runLinkSettingsApiSchema } from '~/utils/link-schemas';
 import { WEBHOOK_TEST_EVENT, webhookEventTypes } from '~/utils/webhook-events';
 import { GENERATION_FAILURES } from '~/utils/generation-errors';
@@ -144,6 +147,20 @@ const planView = z
       .enum(['plan', 'write'])
       .openapi({ description: "What the item's next or current job does: make the plan, or write the post." }),
     plan: planBody.nullable().openapi({ description: 'Null until the first plan is made.' }),
+    research: z
+      .object({
+        status: z.enum(['found', 'empty', 'failed']).openapi({
+          description:
+            '`found`: the sources below; `empty`: the search found nothing usable; `failed`: the search API could not be used, so the plan was made without research.',
+        }),
+        sources: z.array(z.object({ url: z.string().url(), title: z.string() })).openapi({
+          description: 'The search results the plan was made from; the written post lists them under "Sources" at its end.',
+        }),
+      })
+      .nullable()
+      .openapi({
+        description: 'What research for the plan found; null when the operator configured no search API (or before the first plan).',
+      }),
     credits: z.number().int().openapi({ description: 'The credits held for this post: charged once when written, released when dropped.' }),
     errorCode: z
       .enum(GENERATION_FAILURES)
@@ -170,6 +187,35 @@ const qualityReport = z
     checkedAt: z.string(),
   })
   .openapi('QualityReport', { description: "A completed text result's quality report, computed when it completed and after each edit." });
+
+const resultFix = z
+  .object({
+    id: z.string().uuid(),
+    kind: z.enum(fixKinds),
+    section: z
+      .enum(ADDABLE_SECTIONS)
+      .nullable()
+      .openapi({ enum: [...ADDABLE_SECTIONS, null], description: 'The section an `add_section` fix adds; null for the others.' }),
+    status: z.enum(['processing', 'completed', 'failed']),
+    credits: z.number().int().openapi({ description: 'Held while it runs, spent when it completes; a failed fix costs nothing.' }),
+    errorCode: z.string().nullable().openapi({
+      description:
+        'Why it failed: a generation failure code (`provider_timeout`, ...) or `result_changed` (the post was edited meanwhile).',
+    }),
+    error: z.string().nullable().openapi({ description: "Why it failed, in the request's language; null unless failed." }),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .openapi('ResultFix', { description: "A one-click fix of a completed text post: its post's latest." });
+
+const fixStarted = z
+  .object({
+    success: z.literal(true),
+    fixId: z.string().uuid(),
+    credits: z.number().int(),
+    result: z.object({}).passthrough().openapi({ description: 'The result, its `fix` the one just queued.' }),
+  })
+  .openapi('FixStarted');
 
 const result = z
   .object({
@@ -198,6 +244,10 @@ const result = z
     approvedAt: z.string().nullable().openapi({
       description: 'When the owner approved it: a publish that holds posts that do not pass lets it through. Null: not approved.',
     }),
+    fix: resultFix
+      .nullable()
+      .optional()
+      .openapi({ description: 'Its latest one-click fix (running, done or failed); null when none was asked for.' }),
     createdAt: z.string(),
   })
   .passthrough()
@@ -558,6 +608,22 @@ export const operations: ApiOperation[] = [
     tag: 'Results',
     summary: 'Generate a failed result again (holds its credits again)',
     response: { schema: anyObject('Retried'), description: 'Retry started.' },
+  },
+  {
+    route: 'api.results.$id.fix',
+    method: 'post',
+    refuses: [402, 403, 409],
+    path: '/api/results/{id}/fix',
+    tag: 'Results',
+    summary: 'Fix a completed text post: regenerate it, expand it to its length, or add a missing section',
+    description: `Queued, and charged through the ledger like a generation: the credits are held now and spent only when the fix succeeds; a fix that fails costs nothing and leaves the post as it was. \`regenerate\` (any completed text post) writes the topic again with its run's settings and costs one post of its model (the post's image is kept); \`expand\` (offered when the length check is short) continues the existing text with new sections before its closing ones and costs the same; \`add_section\` (offered for each requested section the sections check finds missing: \`intro\`, \`keyTakeaways\`, \`faq\`, \`conclusion\`) writes only that section and puts it in its place, for ${ADD_SECTION_CREDITS} credit. The quality report is computed again when it completes; follow it on the result's \`fix\` (GET /api/results/{id}). Refusals: 409 \`not_fixable\` (not offered by the post's report), \`fix_running\` (one fix at a time per post), \`result_changed\` (\`basis\` is not the post's \`updatedAt\`), \`cost_changed\` (\`cost\` is not the price); 402 too few credits.`,
+    body: {
+      schema: resultFixSchema(keys),
+      source: { module: 'result-fix-schema', name: 'resultFixSchema' },
+      example: { kind: 'add_section', section: 'faq' },
+    },
+    response: { status: 202, schema: fixStarted, description: 'Queued: the fix, its credits (held) and the result.' },
+    idempotent: true,
   },
   {
     route: 'api.results.$id.download',
@@ -1021,7 +1087,7 @@ export const operationId = (op: Pick<ApiOperation, 'method' | 'path'>) =>
 /** What each tag groups, for the document's tag list. */
 const TAGS: Record<string, string> = {
   Generation: 'Start runs of posts or images, follow and cancel them.',
-  Results: 'Read, edit, retry, download and delete results.',
+  Results: 'Read, edit, retry, fix, download and delete results.',
   Plans: 'Plan-first runs: read and edit the plans, drop or re-plan a post, then write the posts from their plans.',
   'Internal links': 'Links between the posts of a run and to the posts of a site.',
   Account: 'The current user, credits and their history.',

@@ -36,6 +36,11 @@ export const ERROR_STATUS: {
     not_editable: 409,
     no_content: 404,
     not_planned: 409,
+    // One-click fixes: not offered for the post, one already running, the post edited, the price moved.
+    not_fixable: 409,
+    fix_running: 409,
+    result_changed: 409,
+    cost_changed: 409,
   },
   billing: {
     not_configured: 503,

@@ -154,6 +154,37 @@ export const queues = {
     } satisfies Omit<PgBoss.Queue, 'name'>,
     work: { batchSize: 2, pollingIntervalSeconds: 1 },
   },
+  // Deletes the objects of images whose rows are gone (image_object_deletions): enqueued with a
+  // deletion of results, and every 15 minutes for rows that went another way (an account deleted).
+  // A storage failure fails the job: retried from 30 s, doubling, for about a day; the rows wait.
+  'image-objects-delete': {
+    payload: z.object({}).passthrough(),
+    options: {
+      retryLimit: 12,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: 10 * 60,
+      retentionDays: 2,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    work: { batchSize: 1, pollingIntervalSeconds: 1 },
+    cron: '*/15 * * * *',
+  },
+  // One-click fixes of a completed text post (regenerate, expand, add a section): one job per fix,
+  // enqueued with its row and its credit hold (services/fixes). The job books its end once (a
+  // second delivery finds the fix no longer processing); a failed attempt of ours is retried.
+  'result-fix': {
+    payload: z.object({ fixId: z.string().uuid(), resultId: z.string().uuid(), userId: z.string().uuid() }),
+    options: {
+      retryLimit: 3,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: 30 * 60,
+      retentionDays: 3,
+    } satisfies Omit<PgBoss.Queue, 'name'>,
+    // A work() loop waits for its whole batch: three loops of one, so a slow provider answer holds
+    // back no other fix.
+    work: { batchSize: 1, pollingIntervalSeconds: 1, workers: 3 },
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

@@ -7,6 +7,9 @@ import { GenerationError } from '~/services/generation/rules.server';
 import { clearResults, deleteResult, updateResultContent } from '~/services/results.server';
 import { retryResult } from '~/services/generation/retry.server';
 import { approveResults } from '~/services/quality/review.server';
+import { startFix } from '~/services/fixes/start.server';
+import { fixKinds } from '~/catalogue';
+import { ADDABLE_SECTIONS } from '~/utils/quality/fixes';
 import { requireUser } from '~/services/sessions.server';
 import { resultContentSchema, type Translate } from '~/utils/generation-schema';
 import { explainError } from '~/http/errors.server';
@@ -15,7 +18,7 @@ import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/http/toast.server';
 
 // The Results tab's mutations as plain form posts (the actions each state allows): retry, remove, save an
-// edit, clear all. Each answers with a redirect back to the tab and a toast, so they work
+// edit, approve, a one-click fix, clear all. Each answers with a redirect back to the tab and a toast, so they work
 // without JavaScript; the services own the rules (owner only, refunds, sanitizing).
 
 const RESULTS = '/app?tab=results';
@@ -36,6 +39,15 @@ const intentSchema = z.discriminatedUnion('intent', [
   z.object({ intent: z.literal('clear') }),
   z.object({ intent: z.literal('approve'), id: z.string().min(1).max(100) }),
   z.object({ intent: z.literal('approveAll') }),
+  // A one-click fix, sent from its confirm step with the price shown and the post as seen.
+  z.object({
+    intent: z.literal('fix'),
+    id: z.string().min(1).max(100),
+    kind: z.enum(fixKinds),
+    section: z.enum(ADDABLE_SECTIONS).optional(),
+    basis: z.string().max(40).optional(),
+    cost: z.string().regex(/^\d{1,6}$/),
+  }),
 ]);
 
 export async function loader() {
@@ -60,6 +72,7 @@ export async function action({ request }: ActionFunctionArgs) {
     clear: 'toasts.clearFailed',
     approve: 'quality.toasts.approveFailed',
     approveAll: 'quality.toasts.approveFailed',
+    fix: 'fixes.toasts.failed',
   }[input.intent];
 
   try {
@@ -90,6 +103,15 @@ export async function action({ request }: ActionFunctionArgs) {
           type: 'success',
           title: tw('quality.toasts.approved', { count: approved.length }),
           description: tw('quality.toasts.approvedBody', { released }),
+        });
+      }
+      case 'fix': {
+        const { credits } = await startFix(user.id, input.id, { ...input, cost: Number(input.cost) });
+        const what = tw(`fixes.what.${input.kind}`, { section: input.section ? tw(`quality.sections.${input.section}`) : '' });
+        return redirectWithToast(back, {
+          type: 'success',
+          title: tw('fixes.toasts.started'),
+          description: tw('fixes.toasts.startedBody', { what, cost: tw('fixes.credits', { count: credits }) }),
         });
       }
       case 'clear':

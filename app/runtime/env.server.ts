@@ -81,6 +81,18 @@ const schema = z.object({
   STRIPE_PRICE_TOPUP_100: z.string().optional(),
   STRIPE_PRICE_TOPUP_360: z.string().optional(),
   STRIPE_PRICE_TOPUP_1170: z.string().optional(),
+  // Images in S3-compatible object storage (any of these set: S3_BUCKET too); unset: in Postgres.
+  // No keys: the SDK's own chain (instance role, AWS_* variables). Path-style addressing
+  // (endpoint/bucket/key) is what most non-AWS servers want: the default when S3_ENDPOINT is set.
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).optional(),
+  // Where NEW images go: `s3` (the default with S3_BUCKET) or `postgres`. With `postgres` and the
+  // bucket still set, images already in the bucket are served while `npm run images -- to-db` runs.
+  IMAGE_STORAGE: z.enum(['postgres', 's3']).optional(),
   ALLOW_PRIVATE_HOSTS: boolish,
   // Publish-now: how long POST /api/wordpress/publish and the publish page wait for the
   // site before answering "it will finish in the background" (0: never wait).
@@ -112,6 +124,12 @@ const schema = z.object({
   REQUEST_QUEUE_WAIT_SECONDS: int(1, 600).default(10),
   // Internal links: how many of a site's published posts are read as link targets.
   LINK_SOURCE_MAX_POSTS: int(1, 10_000).default(500),
+  // Research for plans (optional): a SearXNG instance's base URL, or a Brave Search API key (with its
+  // base URL, for tests); SearXNG wins when both are set. How many top results a plan reads.
+  SEARXNG_URL: z.string().url().optional(),
+  BRAVE_SEARCH_API_KEY: z.string().optional(),
+  BRAVE_SEARCH_BASE_URL: z.string().url().default('https://api.search.brave.com/res/v1'),
+  RESEARCH_RESULTS: int(1, 10).default(3),
 });
 
 export type Env = z.infer<typeof schema> & {
@@ -158,6 +176,16 @@ function parseEnv(source: NodeJS.ProcessEnv): Env {
     if (!env[name] && production) {
       throw new ConfigError(`Missing configuration: ${name} is required in production`);
     }
+  }
+  if (!env.S3_BUCKET) {
+    const given = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'] as const).filter((n) => env[n]);
+    if (given.length) throw new ConfigError(`Missing configuration: S3_BUCKET is required when ${given.join(', ')} is set`);
+  }
+  if (env.IMAGE_STORAGE === 's3' && !env.S3_BUCKET)
+    throw new ConfigError('Missing configuration: S3_BUCKET is required when IMAGE_STORAGE=s3');
+  if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {
+    const missing = env.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
+    throw new ConfigError(`Missing configuration: ${missing} is required with the other S3 key`);
   }
   const full: Env = {
     ...env,

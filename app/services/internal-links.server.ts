@@ -475,6 +475,25 @@ export async function linkWhenRunEnds(userId: string, of: { resultId: string } |
   return true;
 }
 
+/**
+ * linkWhenRunEnds for the items a worker saw end since its last check, in one statement: the runs
+ * among theirs that ended, are text runs with linking on and have a completed post get their
+ * linking job. Each item's check starts after its end was committed, as with linkWhenRunEnds.
+ */
+export async function linkWhenRunsEnd(items: { userId: string; resultId: string }[], db: Db = sql): Promise<number> {
+  if (items.length === 0) return 0;
+  const runs = await db<{ id: string; userId: string }[]>`
+    SELECT DISTINCT g.id, g.user_id AS "userId"
+    FROM unnest(${items.map((i) => i.resultId)}::uuid[], ${items.map((i) => i.userId)}::uuid[]) AS e(result_id, user_id)
+    JOIN generation_results r ON r.id = e.result_id
+    JOIN generation_runs g ON g.id = r.run_id AND g.user_id = e.user_id
+    WHERE g.type = 'text' AND g.link_enabled
+      AND NOT EXISTS (SELECT 1 FROM generation_results x WHERE x.run_id = g.id AND x.status = 'processing')
+      AND EXISTS (SELECT 1 FROM generation_results x WHERE x.run_id = g.id AND x.status = 'completed' AND x.type = 'text')`;
+  for (const run of runs) await enqueue('link-run', { userId: run.userId, runId: run.id }, { singletonKey: run.id }, db);
+  return runs.length;
+}
+
 export type FinishedRunLinking = { linked: boolean; links: number; siteId: number | null; siteRead: 'cached' | 'read' | 'failed' | null };
 
 /**

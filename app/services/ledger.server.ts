@@ -431,6 +431,14 @@ export function holdKey(resultId: string, attempt: number): string {
   return `result:${resultId}:attempt:${attempt}`;
 }
 
+/**
+ * The key of the hold of one fix of a completed result (`result:{id}:fix:{fixId}`): a fix is its
+ * own business object, charged apart from the generation that made the post.
+ */
+export function fixHoldKey(resultId: string, fixId: string): string {
+  return `result:${resultId}:fix:${fixId}`;
+}
+
 export type HoldOutcome = 'post' | 'void';
 
 /**

@@ -12,8 +12,9 @@ import { OUTBOUND_FAILURES } from '~/utils/outbound-failures';
 // hand; IP literals and localhost names are checked before connecting. Loopback, private,
 // link-local, CGNAT, cloud metadata, unspecified, multicast, reserved and IPv4-mapped/NAT64 forms of
 // those are refused, and so are `localhost` and the names under it (whatever they resolve to),
-// unless ALLOW_PRIVATE_HOSTS=true (development and tests). Every call has a deadline and a cap on
-// the response size.
+// unless ALLOW_PRIVATE_HOSTS=true (development and tests). A service the operator configured (a
+// self-hosted search engine) may be named as trusted: its own host is exempt, not where it redirects.
+// Every call has a deadline and a cap on the response size.
 
 // The codes live in utils, so pages can explain a stored one.
 export const OUTBOUND_ERROR_CODES = OUTBOUND_FAILURES;
@@ -111,10 +112,21 @@ export type LookupFn = (
 
 const systemLookup: LookupFn = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
-type AddressRule = { allowPrivate: boolean; allowAddress?: (ip: string) => boolean };
+type AddressRule = { allowPrivate: boolean; allowAddress?: (ip: string) => boolean; trustedHost?: string };
 
 function refused(ip: string, rule: AddressRule): boolean {
   return !rule.allowPrivate && isBlockedAddress(ip) && !rule.allowAddress?.(ip);
+}
+
+const hostName = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '');
+
+/** The host the operator configured as trusted (their own service, often on a private network). */
+function isTrusted(hostname: string, rule: AddressRule): boolean {
+  return rule.trustedHost !== undefined && hostName(hostname) === hostName(rule.trustedHost);
 }
 
 /** A `lookup` for sockets that refuses names resolving to any blocked address. */
@@ -124,7 +136,7 @@ function guardedLookup(rule: AddressRule, resolve: LookupFn): net.LookupFunction
       if (err) return callback(err);
       const list = addresses ?? [];
       if (list.length === 0) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }));
-      const bad = list.find((a) => refused(a.address, rule));
+      const bad = isTrusted(hostname, rule) ? undefined : list.find((a) => refused(a.address, rule));
       if (bad)
         return callback(new OutboundError('blocked_address', `${hostname} resolves to a private or reserved address (${bad.address})`));
       if (options.all) return callback(null, list);
@@ -155,6 +167,7 @@ export function checkUrl(raw: string | URL, rule: AddressRule = { allowPrivate: 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('bad_scheme', 'Only http and https URLs are allowed');
   if (url.username || url.password) throw new OutboundError('bad_url', 'URLs with credentials are not allowed');
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isTrusted(host, rule)) return url;
   if (net.isIP(host) && refused(host, rule)) {
     throw new OutboundError('blocked_address', `${host} is a private or reserved address`);
   }
@@ -209,6 +222,11 @@ export type OutboundOptions = {
   lookup?: LookupFn;
   /** Exceptions to the address rule (tests: a loopback peer standing in for a public site). */
   allowAddress?: (ip: string) => boolean;
+  /**
+   * The host of a service the operator configured (never one a user gave): exempt from the address
+   * rule, as it is often self-hosted on a private network. A redirect to another host is judged.
+   */
+  trustedHost?: string;
 };
 
 export type OutboundResponse = {
@@ -242,7 +260,7 @@ function oneHop(
   url: URL,
   opts: Required<Pick<OutboundOptions, 'timeoutMs' | 'maxBytes' | 'allowPrivate'>> & OutboundOptions,
 ): Promise<OutboundResponse> {
-  const rule: AddressRule = { allowPrivate: opts.allowPrivate, allowAddress: opts.allowAddress };
+  const rule: AddressRule = { allowPrivate: opts.allowPrivate, allowAddress: opts.allowAddress, trustedHost: opts.trustedHost };
   const lib = url.protocol === 'https:' ? https : http;
   const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
   return new Promise<OutboundResponse>((resolve, reject) => {
@@ -307,7 +325,7 @@ function oneHop(
 export async function outboundRequest(target: string | URL, options: OutboundOptions = {}): Promise<OutboundResponse> {
   const allowPrivate = options.allowPrivate ?? env.ALLOW_PRIVATE_HOSTS;
   const opts = { timeoutMs: DEFAULT_TIMEOUT_MS, maxBytes: DEFAULT_MAX_BYTES, maxRedirects: 3, ...options, allowPrivate };
-  const rule: AddressRule = { allowPrivate, allowAddress: options.allowAddress };
+  const rule: AddressRule = { allowPrivate, allowAddress: options.allowAddress, trustedHost: options.trustedHost };
   let url = checkUrl(target, rule);
   let method = (opts.method ?? 'GET').toUpperCase();
   let body = opts.body;

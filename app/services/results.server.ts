@@ -17,6 +17,9 @@ import type { FailureParams } from '~/utils/generation-errors';
 import type { QualityReport } from '~/utils/quality/report';
 import { recheckResult } from './quality/report.server';
 import { NEEDS_REVIEW } from './quality/review.server';
+import { getImage, queueObjectDeletions } from './images.server';
+import { latestFixColumn } from './fixes/latest.server';
+import type { ResultFixView } from '~/utils/quality/fixes';
 
 // The results of generation, listed, read, edited, deleted and downloaded: every read and write is scoped to
 // the owner; another user's id is "not found".
@@ -60,6 +63,8 @@ export type Result = {
   quality: QualityReport | null;
   /** When its owner approved it for a publish that holds posts that do not pass (null: not approved). */
   approvedAt: string | null;
+  /** A completed text result's latest one-click fix (running, done or failed); null when none was asked for. */
+  fix: ResultFixView | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -90,6 +95,7 @@ type Row = {
   seoTitle: string | null;
   quality: QualityReport | null;
   approvedAt: Date | null;
+  fix: ResultFixView | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -99,7 +105,7 @@ const columns = (db: Db) => db`
   r.id, r.run_id AS "runId", r.position, r.type, r.prompt, r.title, r.content, r.status, r.model, r.metadata,
   r.error_code AS "errorCode", r.error_params AS "errorParams",
   g.settings, r.seo_description AS "seoDescription", r.seo_slug AS "seoSlug", r.seo_keyword AS "seoKeyword",
-  r.seo_title AS "seoTitle", r.quality, r.approved_at AS "approvedAt",
+  r.seo_title AS "seoTitle", r.quality, r.approved_at AS "approvedAt", ${latestFixColumn(db)},
   r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.completed_at AS "completedAt"`;
 
 /** Characters and words of a text result's visible text (CJK characters count as words). */
@@ -156,6 +162,13 @@ function toResult(r: Row): Result {
     ...counts,
     quality: r.type === 'text' && r.status === 'completed' ? (r.quality ?? null) : null,
     approvedAt: r.approvedAt?.toISOString() ?? null,
+    fix: r.fix
+      ? {
+          ...r.fix,
+          createdAt: new Date(r.fix.createdAt).toISOString(),
+          finishedAt: r.fix.finishedAt ? new Date(r.fix.finishedAt).toISOString() : null,
+        }
+      : null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
     completedAt: r.completedAt?.toISOString() ?? null,
@@ -363,6 +376,8 @@ async function deleteRows(userId: string, resultId: string | null, tx: Db): Prom
     );
     await tx`SELECT pg_notify(${WAKE_CHANNEL}, ${CANCELED_SIGNAL})`;
   }
+  // Their images' objects (with object storage) are deleted by a job, committed with the rows.
+  if (rows.length > 0) await queueObjectDeletions(tx);
   return { deleted: rows.length, canceled: held.length };
 }
 
@@ -392,16 +407,8 @@ export async function clearResults(userId: string, db: Db = sql): Promise<{ dele
 // ---------------------------------------------------------------------------------------------
 // Images and downloads
 
-export type StoredImage = { id: string; contentType: string; bytes: Buffer };
-
-/** One of the owner's images (bytes kept in Postgres). */
-export async function getImage(userId: string, imageId: string, db: Db = sql): Promise<StoredImage> {
-  if (!isUuid(imageId)) throw errors.notFound('image');
-  const [row] = await db<{ id: string; contentType: string; bytes: Buffer }[]>`
-    SELECT id, content_type AS "contentType", bytes FROM generation_images WHERE id = ${imageId} AND user_id = ${userId}`;
-  if (!row) throw errors.notFound('image');
-  return row;
-}
+// An image's bytes, wherever they are kept (images.server.ts owns that).
+export { getImage, type StoredImage } from './images.server';
 
 export type Download = { filename: string; contentType: string; body: Buffer };
 

@@ -56,11 +56,27 @@ export function resultFailureText(t: Translate, result: Failing): string | null 
   return result.status === 'failed' ? failureText(t, result.errorCode, result.errorParams) : null;
 }
 
+/** A one-click fix of a post, as far as its failure goes. */
+type FixFailing = { status: string; errorCode: string | null; errorParams: FailureParams | null };
+
+/** A failed fix in the reader's language (`result_changed`: the post was edited meanwhile); null unless it failed. */
+export function fixFailureText(t: Translate, fix: FixFailing): string | null {
+  if (fix.status !== 'failed') return null;
+  return fix.errorCode === 'result_changed' ? t('generation:fixFailures.resultChanged') : failureText(t, fix.errorCode, fix.errorParams);
+}
+
 /**
  * A result as the JSON API answers it: `error` its failure in the request's language, `errorCode`
- * as stored (the parameters are part of `error`).
+ * as stored (the parameters are part of `error`); its latest fix the same way.
  */
-export function resultForApi<R extends Failing>(t: Translate, result: R): Omit<R, 'errorParams'> & { error: string | null } {
+export function resultForApi<R extends Failing & { fix?: FixFailing | null }>(
+  t: Translate,
+  result: R,
+): Omit<R, 'errorParams'> & { error: string | null } {
   const { errorParams: _params, ...rest } = result;
+  if (rest.fix) {
+    const { errorParams: _fixParams, ...fix } = rest.fix;
+    return { ...rest, fix: { ...fix, error: fixFailureText(t, rest.fix) } as unknown as R['fix'], error: resultFailureText(t, result) };
+  }
   return { ...rest, error: resultFailureText(t, result) };
 }

@@ -16,11 +16,16 @@
 --   booked): they are not at the provider any more and do not count.
 -- - p_started: the calling process's items sent to their provider since its last claim (started_at:
 --   a cancel no longer ends them); a claimed item starts with none.
+-- - Each job comes with its priority: the worker gives its free slots to the items it holds next in
+--   line in that order, so a newcomer's first item passes the line a worker already holds.
+-- The order it reads the queue in is pgboss.job's job_fetch_order_idx (app/queue/boss.ts).
 DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[]);
 DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[], uuid[]);
+-- The result's columns changed (priority): CREATE OR REPLACE cannot change them.
+DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, uuid[], uuid[]);
 CREATE OR REPLACE FUNCTION generation_claim(p_queue text, p_n int, p_per_user int, p_lease_secs int,
   p_answered uuid[], p_started uuid[])
-RETURNS TABLE (job_id uuid, job_data jsonb, leased boolean, deliveries int, item json)
+RETURNS TABLE (job_id uuid, job_data jsonb, leased boolean, deliveries int, item json, priority int)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
@@ -47,13 +52,13 @@ BEGIN
         row_number() OVER (PARTITION BY c.data->>'userId' ORDER BY c.priority DESC, c.created_on, c.id) AS rn
       FROM cand c LEFT JOIN busy b ON b.user_id::text = c.data->>'userId'
     ), picked AS (
-      SELECT p.id, p.data FROM ranked p WHERE p.rn <= p_per_user - p.busy
+      SELECT p.id, p.data, p.priority FROM ranked p WHERE p.rn <= p_per_user - p.busy
       ORDER BY p.priority DESC, p.created_on, p.id LIMIT p_n
     ), act AS (
       UPDATE pgboss.job j SET state = 'active', started_on = clock_timestamp(), -- after the lock: claims are ordered
         retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
       FROM picked p WHERE j.name = p_queue AND j.id = p.id
-      RETURNING j.id, j.data
+      RETURNING j.id, j.data, j.priority
     ), lease AS (
       UPDATE generation_results r SET lease_until = now() + make_interval(secs => p_lease_secs), deliveries = r.deliveries + 1,
         started_at = NULL
@@ -64,13 +69,14 @@ BEGIN
       RETURNING r.id, r.deliveries, r.type, r.prompt, r.model, r.metadata, r.run_id, r.attempt
     ), claimed AS (
       -- Two jobs of the same item in one batch: only the first one gets the lease.
-      SELECT a.id, a.data, l.id IS NOT NULL AND row_number() OVER (PARTITION BY a.data->>'resultId' ORDER BY a.id) = 1 AS got,
+      SELECT a.id, a.data, a.priority, l.id IS NOT NULL AND row_number() OVER (PARTITION BY a.data->>'resultId' ORDER BY a.id) = 1 AS got,
         l.deliveries AS n, l.id AS result_id, l.type, l.prompt, l.model, l.metadata, l.run_id, l.attempt
       FROM act a LEFT JOIN lease l ON l.id = (a.data->>'resultId')::uuid
     )
     SELECT c.id, c.data, c.got, c.n,
       CASE WHEN c.got THEN json_build_object('id', c.result_id, 'type', c.type, 'prompt', c.prompt, 'model', c.model,
         'settings', g.settings, 'metadata', c.metadata)
-      END
+      END,
+      c.priority
     FROM claimed c LEFT JOIN generation_runs g ON c.got AND g.id = c.run_id;
 END $$;

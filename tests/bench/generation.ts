@@ -8,11 +8,15 @@
 //   2. GET /api/results p50/p99 for a user with 100,000 results: first page, a deep page, a type
 //      filter, a rare and a common search term.
 //   3. The same run with 1 and 2 worker processes side by side (generation-workers.ts).
+//   4. A deep queue shared by 100 users (100,000 items), then 10 users × 1,000 at once, on 2 worker
+//      processes: fairness, total time against the ideal, the claim's percentiles, the database's
+//      size and dead tuples (generation-fairness.ts; the longest part: ~35 min at its defaults).
+// BENCH_STATEMENTS=1 counts part 1's statements (statement-counter.ts): per item, by text.
 // Its own embedded Postgres (or DATABASE_URL's cluster), a fresh database either way.
 // BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes; BENCH_PART=generation,
-// BENCH_PART=results or BENCH_PART=workers runs only that part. BENCH_WORDS=1500 has the provider
-// answer made-up articles of that many words (default: a short one); QUALITY_REPORTS_OFF=true is
-// passed to the app, so runs with and without the quality report can be compared.
+// BENCH_PART=results, BENCH_PART=workers or BENCH_PART=queue runs only that part. BENCH_WORDS=1500 has
+// the provider answer made-up articles of that many words (default: a short one); QUALITY_REPORTS_OFF=true
+// is passed to the app, so runs with and without the quality report can be compared.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +28,8 @@ import { startOpenAiServer } from '../support/openai-server';
 import { createGenUser } from '../support/generation';
 import { madeUpArticle, seoBlock } from '../support/quality-articles';
 import { benchWorkers } from './generation-workers';
+import { benchQueue } from './generation-fairness';
+import { startStatementCounter, type StatementCounter } from './statement-counter';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 2000);
@@ -55,13 +61,15 @@ async function main() {
     latencyMs: LATENCY,
     ...(WORDS > 0 ? { article: (topic: string) => madeUpArticle(topic, { seed: ++seed, words: WORDS }) + seoBlock(topic) } : {}),
   });
+  // BENCH_STATEMENTS=1: the app reaches Postgres through a relay that counts its statements.
+  const counter: StatementCounter | null = process.env.BENCH_STATEMENTS ? await startStatementCounter(url) : null;
   const port = await freePort();
   const env = {
     ...process.env,
     NODE_ENV: 'production' as const,
     PORT: String(port),
     APP_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: url,
+    DATABASE_URL: counter?.url ?? url,
     SESSION_SECRET: 'bench-session-secret-0123456789',
     ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
     OPENROUTER_BASE_URL: openai.url,
@@ -130,6 +138,7 @@ async function main() {
     const warmRequests = openai.requests.length;
 
     if (PART !== 'results') {
+      counter?.reset();
       const cpu0 = cpuSeconds(app.pid!);
       const t0 = performance.now();
       const t0Wall = Date.now();
@@ -186,6 +195,12 @@ async function main() {
       console.log(
         `   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item; app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB`,
       );
+      if (counter) {
+        // Statements the app ran during the run (web and jobs pools, pg-boss's own), per item.
+        console.log(`   statements: ${(counter.total() / ITEMS).toFixed(2)} per item; the most frequent, per item:`);
+        for (const [text, n] of [...counter.counts()].sort((a, b) => b[1] - a[1]).slice(0, 25))
+          console.log(`   ${(n / ITEMS).toFixed(3).padStart(8)}  ${text}`);
+      }
     }
     if (PART === 'generation') return;
 
@@ -240,6 +255,7 @@ async function main() {
     app.kill('SIGTERM');
     await new Promise((r) => app.once('exit', r));
     await openai.close();
+    await counter?.close();
     await db.end();
     const { closeSql } = await import('../../db/client');
     await closeSql();
@@ -250,13 +266,21 @@ async function main() {
 // Part 1 points DATABASE_URL at its own (stopped) cluster; part 3 starts a new one unless an
 // operator gave DATABASE_URL, so the value from before part 1 is put back first.
 const givenDatabaseUrl = process.env.DATABASE_URL;
-if (PART !== 'workers') await main();
+if (PART !== 'workers' && PART !== 'queue') await main();
 if (givenDatabaseUrl === undefined) delete process.env.DATABASE_URL;
 else process.env.DATABASE_URL = givenDatabaseUrl;
 if (PART === 'all' || PART === 'workers') {
   const cluster = await startTestCluster();
   try {
     await benchWorkers(cluster);
+  } finally {
+    await cluster.stop();
+  }
+}
+if (PART === 'all' || PART === 'queue') {
+  const cluster = await startTestCluster();
+  try {
+    await benchQueue(cluster);
   } finally {
     await cluster.stop();
   }

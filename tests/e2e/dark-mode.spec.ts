@@ -91,6 +91,23 @@ async function setDarkMode(page: Page, on: boolean) {
   expect(res.status()).toBe(200);
 }
 
+// In the light theme these pages, in the state this spec shows them, are read by every axe rule of
+// accessibility.spec.ts, contrast included: axe's contrast rule runs here in the light theme only on
+// the others (a prepared state, another page), and in the dark theme on all.
+const LIGHT_CONTRAST_READ_ELSEWHERE = new Set([
+  '/app',
+  '/app?type=image',
+  '/app?input=csv',
+  '/app?tab=wordpress',
+  '/app?settings=1',
+  '/subscription',
+  '/wordpress',
+  '/terms',
+  '/privacy',
+  '/contact',
+  '/no-such-page',
+]);
+
 async function check(page: Page, path: string, dark: boolean, prepare?: () => Promise<void>) {
   const response = await page.goto(path);
   expect(response?.status(), path).toBe(path === '/no-such-page' ? 404 : 200);
@@ -103,6 +120,7 @@ async function check(page: Page, path: string, dark: boolean, prepare?: () => Pr
   else expect.soft(report.bodyLuminance, `${where}: the page background is light`).toBeGreaterThan(0.8);
   expect.soft(report.lightSurfaces, `${where}: surfaces left light in dark mode`).toEqual([]);
   expect.soft(report.unreadable, `${where}: texts under 3:1 on their background`).toEqual([]);
+  if (!dark && !prepare && LIGHT_CONTRAST_READ_ELSEWHERE.has(path)) return;
   const axe = await new AxeBuilder({ page }).withRules(['color-contrast']).analyze();
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect

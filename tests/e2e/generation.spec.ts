@@ -130,6 +130,18 @@ test('text run: progress, results, expand, edit, download, retry, remove, clear 
     expect(await row.getByTestId('result-content').innerHTML()).not.toContain('<script');
   });
 
+  await test.step('regenerate a completed post in one click: its price said before it runs', async () => {
+    const row = resultNamed(page, alpha);
+    await row.getByText('Regenerate the post (1 credit)', { exact: true }).click();
+    await row.getByRole('button', { name: 'Confirm: spend 1 credit' }).click();
+    await expectToast(page, 'Fix started');
+    // With the script the list refreshes itself until the fix ends; without it, the page is reloaded.
+    await expect(async () => {
+      if (!jsEnabled) await page.reload();
+      await expect(resultNamed(page, alpha).getByTestId('fix-done')).toBeVisible({ timeout: 1000 });
+    }).toPass({ timeout: 30_000 });
+  });
+
   await test.step('download one', async () => {
     const [download] = await Promise.all([
       page.waitForEvent('download'),

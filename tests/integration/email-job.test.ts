@@ -16,6 +16,9 @@ let refuseNext = false;
 // When set, the next message's DATA is answered only once `release` is called (a slow mail server).
 let hold: { reached: () => void; release: Promise<void> } | undefined;
 const smtp = new SMTPServer({
+  // Closing waits this long for the mail transport's idle pooled connection (30 s by default) before
+  // ending it; nothing is in flight by then.
+  closeTimeout: 200,
   authOptional: true,
   disabledCommands: ['STARTTLS', 'AUTH'],
   logger: false,

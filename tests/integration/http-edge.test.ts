@@ -37,6 +37,10 @@ function everyServiceError(): AppError[] {
     generationErrors.notRetryable(),
     generationErrors.notEditable(),
     generationErrors.notPlanned(),
+    generationErrors.notFixable(),
+    generationErrors.fixRunning(),
+    generationErrors.resultChanged(),
+    generationErrors.costChanged(2),
     generationErrors.noContent(),
   ];
   expect(new Set(generation.map((e) => e.code))).toEqual(new Set(GENERATION_ERROR_CODES));

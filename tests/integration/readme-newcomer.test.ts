@@ -58,6 +58,20 @@ describe('README for a newcomer', () => {
     }
   });
 
+  it("CI runs README's test command, and that command runs every check, the build and both test runners", () => {
+    const testCommands = (lines: string[]) => lines.map((l) => l.trim()).filter((l) => /^npm (run )?test(\s|$)/.test(l));
+    const ci = fs.readFileSync(path.join(root, '.ci/run'), 'utf8').split('\n');
+    expect(testCommands(shellLines(readme))).toEqual(['npm test']);
+    expect(testCommands(ci)).toEqual(['npm test']);
+    const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const steps = scripts.test!.split(/\s*&&\s*/);
+    expect(steps).toEqual([
+      'node scripts/run-together.mjs lint format:check typecheck build',
+      'npm run test:unit',
+      'playwright test -c tests/playwright.config.ts',
+    ]);
+  });
+
   it('the quick start says how to change PORT and the embedded database port, with settings the app reads', () => {
     const line = shellLines(quickStart).find((l) => /\bPORT=\d+/.test(l) && /EMBEDDED_PG_PORT=\d+/.test(l));
     expect(line, 'a command with PORT= and EMBEDDED_PG_PORT=').toBeTruthy();

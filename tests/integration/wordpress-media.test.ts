@@ -9,6 +9,9 @@ import { publishAndWait } from '../../app/services/wordpress/publish-now.server'
 import { createSite } from '../../app/services/wordpress/sites.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
 import { startProxy, type Proxy } from '../support/http-peers';
+import { startS3Server } from '../support/s3-server';
+import { resetEnv } from '../../app/runtime/env.server';
+import { putObject } from '../../app/runtime/object-storage.server';
 
 // Our images against the real WordPress: our images (`/images/{id}`, relative or under APP_URL)
 // go to the site's media library once per (site, image), the post points at them, the first is the
@@ -333,5 +336,25 @@ describe('our images on the WordPress site', () => {
     await expect(
       publishAndWait(userId, { ...payload, resultId: '00000000-0000-4000-8000-000000000000', target: 'media' }, 0),
     ).rejects.toMatchObject({ code: 'result_not_found' });
+  });
+  it('an image kept in object storage is uploaded to the site from there', async () => {
+    const s3 = await startS3Server();
+    Object.assign(process.env, s3.env);
+    resetEnv();
+    try {
+      const { imageIds } = await resultWithImages(userId, 'text', 'Stored image', [{ bytes: GIF, contentType: 'image/gif' }]);
+      const [img] = imageIds as [string];
+      // In the bucket, as `npm run images -- to-s3` leaves it: the row keeps the key and no bytes.
+      await putObject(`images/${img}`, GIF, 'image/gif');
+      await sql`UPDATE generation_images SET storage_key = ${`images/${img}`}, bytes = NULL WHERE id = ${img}`;
+      const [pub] = await queuePublications(userId, [request('Image from storage', `<p><img src="/images/${img}" alt="s"></p>`)]);
+      expect(await runPublication(pub!.id)).toBe('published');
+      const [media] = await mediaOf(img);
+      await answers200(media!.source_url, GIF);
+    } finally {
+      for (const name of Object.keys(s3.env)) delete process.env[name];
+      resetEnv();
+      await s3.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { createDatabase, freePort, startEmbeddedPostgres } from '../../db/embedd
 import { connect } from '../../db/client';
 import { migrate } from '../../db/migrate';
 import { queues } from '../../app/queue/queues';
+import { ensureJobOrderIndex } from '../../app/queue/boss';
 
 export type TestCluster = { url: string; stop: () => Promise<void> };
 
@@ -73,6 +74,8 @@ export async function migratedTemplate(clusterUrl: string, prefix = 'pf_template
   await boss.start();
   try {
     for (const [queue, q] of Object.entries(queues)) await boss.createQueue(queue, { name: queue, ...q.options });
+    const db = connect(url, 1);
+    await ensureJobOrderIndex(db).finally(() => db.end());
   } finally {
     await boss.stop({ graceful: false, wait: true });
   }

@@ -157,6 +157,32 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads the S3 settings: none set means Postgres; a partial set names what is missing', () => {
+    const none = loadEnv({ DATA_DIR: dataDir });
+    expect(none.S3_BUCKET).toBeUndefined();
+    expect(none.S3_REGION).toBe('us-east-1');
+    const s3 = loadEnv({
+      DATA_DIR: dataDir,
+      S3_BUCKET: 'images',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_REGION: 'eu-central-1',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: 'false',
+    });
+    expect(s3).toMatchObject({
+      S3_BUCKET: 'images',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_REGION: 'eu-central-1',
+      S3_FORCE_PATH_STYLE: 'false',
+    });
+    expect(configError({ DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toMatch(/S3_BUCKET is required when S3_ENDPOINT/);
+    expect(configError({ DATA_DIR: dataDir, S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'id' })).toMatch(/S3_SECRET_ACCESS_KEY is required/);
+    expect(configError({ DATA_DIR: dataDir, S3_BUCKET: 'images', S3_ENDPOINT: 'not a url' })).toMatch(/S3_ENDPOINT/);
+    expect(configError({ DATA_DIR: dataDir, IMAGE_STORAGE: 's3' })).toMatch(/S3_BUCKET is required when IMAGE_STORAGE=s3/);
+    expect(loadEnv({ DATA_DIR: dataDir, S3_BUCKET: 'images', IMAGE_STORAGE: 'postgres' }).IMAGE_STORAGE).toBe('postgres');
+  });
+
   it('opening the database goes through the contract: a bad EMBEDDED_PG_PORT stops it naming the variable', async () => {
     const saved = { DATABASE_URL: process.env.DATABASE_URL, EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT };
     delete process.env.DATABASE_URL;

@@ -6,8 +6,9 @@ import type { PlanView } from '~/services/generation/plans.server';
 // The plans of a plan-first run, for their owner to review: each plan is one form (title, meta
 // description, the sections with their level, heading and intent, the FAQ questions). Its buttons
 // move, remove or add a section, save, write, re-plan or drop it; every button posts the whole form,
-// so an edit is never lost, and the page comes back to the same plan (JavaScript on or off). The
-// chosen plans, or all of them, are written by the form at the end.
+// so an edit is never lost, and the page comes back to the same plan (JavaScript on or off). Under
+// it, what research found: the sources the post will cite, or why there are none. The chosen plans,
+// or all of them, are written by the form at the end.
 
 const input =
   'block w-full min-w-0 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 focus:border-indigo-600 focus:outline-none focus:ring-2 focus:ring-indigo-600/30';
@@ -163,6 +164,7 @@ function PlanForm({ view, busy }: { view: PlanView; busy: boolean }) {
         </label>
         <textarea id={id('meta')} name="metaDescription" defaultValue={plan.metaDescription} rows={2} maxLength={320} className={input} />
       </div>
+      {view.research ? <ResearchFound research={view.research} /> : null}
       <div className="flex flex-wrap gap-2">
         <button type="submit" name="op" value="write" className={buttonClass('primary', 'sm')} disabled={busy}>
           {t('plans.write')}
@@ -178,5 +180,30 @@ function PlanForm({ view, busy }: { view: PlanView; busy: boolean }) {
         </button>
       </div>
     </Form>
+  );
+}
+
+function ResearchFound({ research }: { research: NonNullable<PlanView['research']> }) {
+  const { t } = useTranslation('workspace');
+  if (research.status !== 'found' || research.sources.length === 0) {
+    return (
+      <p className="text-sm text-slate-700" data-testid="plan-research" data-status={research.status}>
+        {t(research.status === 'failed' ? 'plans.researchFailed' : 'plans.researchEmpty')}
+      </p>
+    );
+  }
+  return (
+    <div className="text-sm" data-testid="plan-research" data-status={research.status}>
+      <p className="text-slate-700">{t('plans.sources', { count: research.sources.length })}</p>
+      <ul className="mt-1 list-disc pl-5">
+        {research.sources.map((s) => (
+          <li key={s.url} className="break-words">
+            <a href={s.url} rel="noopener noreferrer nofollow" className="inline-block py-0.5 text-indigo-700 underline">
+              {s.title}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

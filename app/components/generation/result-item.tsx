@@ -15,6 +15,7 @@ import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
 import { ResultEditor } from './result-editor';
 import { QualityReportView } from './quality-report';
+import { FixActions } from './fix-actions';
 import type { ResultView, WordPressView } from './result-view';
 
 const dots = {
@@ -224,6 +225,12 @@ export function ResultItem({
             returnTo={returnTo}
             approving={busy('approve')}
           />
+        </div>
+      ) : null}
+
+      {completed && result.type === 'text' && result.content && result.updatedAt ? (
+        <div className="px-4 pb-3 pl-9">
+          <FixActions result={result} returnTo={returnTo} busy={busy('fix')} />
         </div>
       ) : null}
 

@@ -21,6 +21,10 @@ export type ResultView = Pick<
   | 'createdAt'
   | 'model'
 > & {
+  /** When the post last changed (a fix's confirm step sends it back: a post changed since is not fixed blind). */
+  updatedAt?: Result['updatedAt'];
+  /** A completed text post's latest one-click fix. */
+  fix?: Result['fix'];
   /** A completed text result's quality report, and when it was approved (Results only). */
   quality?: Result['quality'];
   approvedAt?: Result['approvedAt'];

@@ -13,6 +13,7 @@ import { ResultItem } from './result-item';
 import type { ResultView, WordPressView } from './result-view';
 import { downloadAllUrl, RESULTS_ACTION, runUrl } from './urls';
 import { ImageGrid } from './image-grid';
+import { useRevalidateWhile } from './use-revalidate-while';
 
 export type ResultsFilter = 'all' | 'text' | 'image';
 /** The review list: posts whose quality report failed and are not approved, or those approved. */
@@ -64,6 +65,8 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
   const [viewed, setViewed] = useState<ViewedImage | null>(null);
   const closeViewer = useCallback(() => setViewed(null), []);
   const grid = filter === 'image' && view === 'grid';
+  // With the page's script, a running fix's post updates in place when it is done.
+  useRevalidateWhile(results.some((r) => r.fix?.status === 'processing'));
   const returnTo = resultsHref({ filter, search, view, review, page: pagination.page });
   const clearing = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'clear';
   const canceling = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'cancel';

@@ -33,9 +33,10 @@ export async function claimItems(
         leased: boolean;
         deliveries: number | null;
         item: ItemRow | null;
+        priority: number;
       }[]
     >`
-      SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item
+      SELECT job_id AS "jobId", job_data AS "jobData", leased, deliveries, item, priority
       FROM generation_claim(${GENERATE_QUEUE}, ${Math.max(0, n)}, ${perUser}, ${leaseSeconds}, ${answered}::uuid[], ${started}::uuid[])`;
     const keys = rows.filter((r) => r.item).map((r) => holdKey(r.jobData.resultId, r.jobData.attempt));
     const held = new Set(await extendHolds(keys, leaseHoldExpiry(leaseSeconds), tx));
@@ -47,6 +48,7 @@ export async function claimItems(
       leased: r.leased,
       deliveries: r.deliveries ?? 0,
       leaseSeconds,
+      priority: r.priority,
       row: r.item ? { ...r.item, held: held.has(holdKey(r.jobData.resultId, r.jobData.attempt)) } : undefined,
     }));
   });

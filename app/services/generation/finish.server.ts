@@ -7,6 +7,7 @@ import { holdKey, LedgerError, settleHolds, type HoldOutcome } from '../ledger.s
 import { resultFinished, wantsResultEvents } from '../webhooks.server';
 import { linkWhenRunEnds } from '../internal-links.server';
 import { indexCompletedShingles, reportWithDuplicates } from '../quality/report.server';
+import { discardImageObjects, insertImages, storeImageObjects } from '../images.server';
 import { WAKE_CHANNEL } from './rules.server';
 import { getRunProgress } from './progress.server';
 import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
@@ -92,7 +93,9 @@ type SetFragment = (d: Db) => Fragment;
 /**
  * The final state, its hold's outcome and the webhook events it causes, in one transaction
  * (`set` is built on that transaction). An owner with no endpoint for these events (most) keeps
- * the single statement: no transaction holds the item's and the ledger's locks across round trips.
+ * the single statement when there is no hold to settle: no transaction holds the item's lock
+ * across round trips. With a hold, the transaction is there anyway: whether the owner wants the
+ * events is asked beside the row's update, sent together (one round trip less per item).
  * Skipped when the item was no longer ours.
  */
 async function finishInTransaction(
@@ -105,14 +108,18 @@ async function finishInTransaction(
   db: Db,
 ): Promise<ItemOutcome> {
   const inTransaction = 'savepoint' in db;
-  if (!inTransaction && !(await wantsResultEvents(item.userId, status, db, flagged !== null))) {
+  if (!inTransaction && !outcome && !(await wantsResultEvents(item.userId, status, db, flagged !== null))) {
     return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
   }
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(db, async (tx) => {
-        const done = await finishRow(item, set, outcome, tx);
+        const [wants, done] = await Promise.all([
+          inTransaction || !outcome || wantsResultEvents(item.userId, status, tx, flagged !== null),
+          finishRow(item, set, outcome, tx),
+        ]);
         if (!done) return 'skipped';
+        if (!wants) return status;
         const failure = { errorCode: done.errorCode, error: done.error };
         await resultFinished(
           { ...item, runId: done.runId, status, ...failure, flagged: status === 'completed' ? flagged : null },
@@ -181,17 +188,18 @@ async function finishWithImages(
   db: Db,
 ): Promise<ItemOutcome> {
   if (out.images.length === 0) return finish(item, set, 'post', flagged, db);
+  // With object storage, the objects are written before any row points at them: a storage failure
+  // here (StorageUnavailable) books nothing, and the booking is tried again like a database failure.
+  const keys = await storeImageObjects(out.images);
   try {
     return await transaction(db, async (tx) => {
-      for (const img of out.images) {
-        await tx`
-          INSERT INTO generation_images (id, user_id, result_id, attempt, idx, content_type, bytes)
-          VALUES (${img.id}, ${item.userId}, ${item.resultId}, ${item.attempt}, ${img.idx}, ${img.contentType}, ${img.bytes})`;
-      }
+      await insertImages(item, out.images, keys, tx);
       if ((await finishInTransaction(item, set, 'post', 'completed', flagged, tx)) === 'skipped') throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {
+    const unbooked = err instanceof Gone || isHoldGone(err);
+    if (unbooked) await discardImageObjects(keys, db);
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
     if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', null, db);

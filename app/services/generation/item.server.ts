@@ -16,6 +16,8 @@ export type ClaimedItem = {
   deliveries: number;
   /** The lease taken by the claim (seconds); the heartbeat renews it and the hold with it. */
   leaseSeconds?: number;
+  /** Its job's priority (higher first: a run's earlier items, so runs interleave). */
+  priority?: number;
   /** The item's row as the claim read it, with whether its hold was renewed (still open). */
   row?: ItemRow & { held: boolean };
 };
@@ -37,6 +39,11 @@ export type ProcessOptions = {
   slot?: () => Promise<void>;
   /** The loop's gate for the sections of posts written from a plan (the provider concurrency). */
   calls?: CallGate;
+  /**
+   * Told once the item's end is committed, instead of checking its run's linking at once: the loop
+   * checks the items that ended in a batch (one statement for many). Without it, itemEnded.
+   */
+  ended?: (item: ClaimedItem) => void;
 };
 
 /** The item was taken back before it reached its provider: nothing to book. */

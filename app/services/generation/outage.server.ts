@@ -1,11 +1,12 @@
 import type { Db } from '../../../db/client';
 import { getLogger } from '~/runtime/logger.server';
 import { isDatabaseUnavailable } from '~/runtime/db-unavailable.server';
+import { StorageUnavailable } from '~/runtime/object-storage.server';
 import type { ClaimedItem } from './item.server';
 
-// While the database is away an item is neither failed nor lost: its booking tries again for a
-// while, then the item is handed back (its lease ended, its hold kept) for a worker to take it up
-// once the database answers.
+// While the database (or the object storage of its images) is away an item is neither failed nor
+// lost: its booking tries again for a while, then the item is handed back (its lease ended, its
+// hold kept) for a worker to take it up once they answer.
 
 /**
  * The database failed the item's work (lost connection, restart, timeout): the item was handed
@@ -22,9 +23,12 @@ export class HandedBack extends Error {
 // serialization failure, deadlock, lock not available, statement timeout or cancel.
 const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '57014']);
 
-/** True when err is the database's or the connection's fault, not the item's: worth doing again. */
+/**
+ * True when err is the database's, the connection's or the object storage's fault, not the item's:
+ * worth doing again.
+ */
 export function isInfrastructureError(err: unknown): boolean {
-  if (isDatabaseUnavailable(err)) return true;
+  if (isDatabaseUnavailable(err) || err instanceof StorageUnavailable) return true;
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || code.startsWith('08'));
 }
@@ -46,8 +50,10 @@ export async function whileDatabaseRecovers<T>(item: Pick<ClaimedItem, 'resultId
       return await write();
     } catch (err) {
       if (!isInfrastructureError(err) || Date.now() + delay > deadline) throw err;
-      if (tries === 1)
-        getLogger().warn({ err: String(err), resultId: item.resultId }, 'generation: the database failed a booking; trying again');
+      if (tries === 1) {
+        const what = err instanceof StorageUnavailable ? 'object storage' : 'the database';
+        getLogger().warn({ err: String(err), resultId: item.resultId }, `generation: ${what} failed a booking; trying again`);
+      }
       await new Promise((r) => setTimeout(r, delay));
     }
   }

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/client';
 import { imageDefaults, wordsByLength } from '~/catalogue';
 import type { CallGate } from '~/utils/call-gate';
 import { planFromAnswer, wordsPerPart, type Plan, type PlanSection } from '~/utils/plan-schema';
+import { researchBrief, sourcesMarkdown, type ResearchFinding, type ResearchSource } from '~/utils/research-sources';
 import { seoWithFallbacks } from '~/utils/seo-fields';
 import { countText } from '../results.server';
 import {
@@ -18,9 +19,10 @@ import { storedSections, storeSection } from './sections.server';
 import type { Output } from './output.server';
 import type { ClaimedItem, ItemRow, KeyLookup } from './item.server';
 
-// The provider's work of a plan-first item: the plan (one call), then the post written from the
-// approved plan one section at a time, several sections at once through the loop's call gate,
-// each stored as it is answered, then joined in the plan's order.
+// The provider's work of a plan-first item: the plan (one call, told what research found), then the
+// post written from the approved plan one section at a time, several sections at once through the
+// loop's call gate, each stored as it is answered, then joined in the plan's order (and the plan's
+// sources listed at the end).
 
 type Settings = TextSettings & { embedImage?: boolean };
 
@@ -39,8 +41,8 @@ const voice = (s: Settings) =>
     `Reading level: ${s.readingLevel}.`,
   ].join('\n');
 
-/** The messages that ask for a plan (exported for the tests of its wording). */
-export function planPrompt(topic: string, s: Settings): { system: string; user: string } {
+/** The messages that ask for a plan, with what research found (exported for the tests of its wording). */
+export function planPrompt(topic: string, s: Settings, research: ResearchFinding[] = []): { system: string; user: string } {
   const words = wordsByLength[s.contentLength] ?? 1200;
   const parts = [
     s.includeIntro ? 'an introduction section first' : '',
@@ -60,6 +62,7 @@ export function planPrompt(topic: string, s: Settings): { system: string; user: 
     `The post will be about ${words} words long: plan ${words >= 2000 ? '6 to 10' : '4 to 7'} sections (H2, with H3 under an H2 where it helps).`,
     parts.length ? `Include ${parts.join(', ')}.` : '',
     s.includeQA ? 'List 3 to 5 questions readers ask in "faq".' : 'Leave "faq" empty.',
+    researchBrief(research),
   ]
     .filter(Boolean)
     .join('\n');
@@ -67,10 +70,10 @@ export function planPrompt(topic: string, s: Settings): { system: string; user: 
 }
 
 /** The plan of the item's topic, from the text provider (an unusable answer is retried, then fails). */
-export async function runPlan(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup): Promise<Plan> {
+export async function runPlan(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup, research: ResearchFinding[] = []): Promise<Plan> {
   const key = await textKey(keyOf, item.userId);
   const s = settingsOf(row);
-  const { value } = await requestChat(key, row.model, planPrompt(row.prompt, s), {
+  const { value } = await requestChat(key, row.model, planPrompt(row.prompt, s, research), {
     temperature: s.temperature ?? 0.7,
     maxTokens: 1200,
     check: (text) => {
@@ -125,16 +128,19 @@ function bodyOf(answer: string, heading: string | undefined): string {
 }
 
 const FAQ_HEADING = 'FAQ';
+const SOURCES_HEADING = 'Sources';
 
 /**
  * The post written from its approved plan: each section (and the FAQ's answers) asked for with its
  * share of the requested length, several at once through `gate`, each stored as it comes; those a
- * previous delivery stored are not asked again. `answered` runs once the providers are done.
+ * previous delivery stored are not asked again. The plan's research sources close the post.
+ * `answered` runs once the providers are done.
  */
 export async function writeFromPlan(
   item: ClaimedItem,
   row: ItemRow,
   plan: Plan,
+  sources: ResearchSource[],
   keyOf: KeyLookup,
   answered: () => Promise<void>,
   gate: CallGate | undefined,
@@ -173,7 +179,10 @@ export async function writeFromPlan(
         ? `${'#'.repeat(part.section.level)} ${part.section.heading}\n\n${done.get(idx)}`
         : `## ${FAQ_HEADING}\n\n${done.get(idx)}`,
     ),
-  ].join('\n\n');
+    sourcesMarkdown(sources, SOURCES_HEADING),
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   let images: Output['images'] = [];
   let figure = '';
   if (s.embedImage) {

@@ -2,14 +2,16 @@ import { sql, transaction, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
 import type { Plan } from '~/utils/plan-schema';
 import type { GenerationFailure } from '~/utils/generation-errors';
+import type { ResearchSource, ResearchStatus } from '~/utils/research-sources';
 import { extendHolds, holdKey } from '../ledger.server';
 import { GENERATE_QUEUE, WAKE_CHANNEL, errors, isUuid } from './rules.server';
 import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
 import { cancelItems } from './cancel.server';
+import type { Research } from './research.server';
 
 // Plan first: the items of a plan-first run are planned, then wait `planned` for their owner, who
 // edits, drops, re-plans or writes them. This module owns generation_plans (what an item's next job
-// does, and its plan) and every move in and out of `planned`. The item's credit hold stays open the
+// does, its plan, and what the plan's research found) and every move in and out of `planned`. The item's credit hold stays open the
 // whole time: written → posted by the usual finish, dropped → voided here, once either way.
 
 /** How long a planned post's credits stay held while it waits for review (then the sweeper releases them). */
@@ -33,22 +35,22 @@ export async function createPlanRows(userId: string, resultIds: string[], tx: Db
     SELECT id, ${userId} FROM unnest(${resultIds}::uuid[]) AS id`;
 }
 
-/** What the worker's job does for this item now, and the approved plan when it writes. */
+/** What the worker's job does for this item now, and the approved plan and its sources when it writes. */
 export async function planStateOf(
   item: Pick<ClaimedItem, 'resultId' | 'userId'>,
   db: Db,
-): Promise<{ phase: PlanPhase; plan: Plan | null } | null> {
-  const [row] = await db<{ phase: PlanPhase; plan: Plan | null }[]>`
-    SELECT phase, plan FROM generation_plans WHERE result_id = ${item.resultId} AND user_id = ${item.userId}`;
+): Promise<{ phase: PlanPhase; plan: Plan | null; sources: ResearchSource[] } | null> {
+  const [row] = await db<{ phase: PlanPhase; plan: Plan | null; sources: ResearchSource[] }[]>`
+    SELECT phase, plan, sources FROM generation_plans WHERE result_id = ${item.resultId} AND user_id = ${item.userId}`;
   return row ?? null;
 }
 
 /**
- * The plan made: the item stops `planned`, its plan stored and its hold kept for the review
- * (PLAN_HOLD_DAYS). Skipped when the item was no longer ours; a hold already swept ends it failed
- * (the caller books that).
+ * The plan made: the item stops `planned`, its plan and its research's sources stored and its hold
+ * kept for the review (PLAN_HOLD_DAYS). Skipped when the item was no longer ours; a hold already
+ * swept ends it failed (the caller books that).
  */
-export async function bookPlanned(item: ClaimedItem, plan: Plan, db: Db): Promise<ItemOutcome | 'hold_gone'> {
+export async function bookPlanned(item: ClaimedItem, plan: Plan, research: Research | null, db: Db): Promise<ItemOutcome | 'hold_gone'> {
   return transaction(db, async (tx) => {
     const key = holdKey(item.resultId, item.attempt);
     if (!(await extendHolds([key], planHoldExpiry(), tx)).includes(key)) return 'hold_gone';
@@ -57,7 +59,11 @@ export async function bookPlanned(item: ClaimedItem, plan: Plan, db: Db): Promis
       WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
       RETURNING id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken`;
     if (!done) return 'skipped';
-    await tx`UPDATE generation_plans SET plan = ${tx.json(plan as never)}, updated_at = now() WHERE result_id = ${item.resultId}`;
+    const sources: ResearchSource[] = (research?.findings ?? []).map((f) => ({ url: f.url, title: f.title }));
+    await tx`
+      UPDATE generation_plans SET plan = ${tx.json(plan as never)}, research = ${research?.status ?? null},
+        sources = ${tx.json(sources as never)}, updated_at = now()
+      WHERE result_id = ${item.resultId}`;
     return 'planned';
   });
 }
@@ -70,12 +76,16 @@ export type PlanView = {
   status: 'processing' | 'planned' | 'completed' | 'failed' | 'canceled';
   phase: PlanPhase;
   plan: Plan | null;
+  /** What the plan's research found (null: no search API was configured when it was planned). */
+  research: { status: ResearchStatus; sources: ResearchSource[] } | null;
   credits: number;
   errorCode: GenerationFailure | null;
 };
 
 const viewColumns = (d: Db) => d`
-  r.id, r.run_id AS "runId", r.position, r.prompt, r.status, p.phase, p.plan, r.credits, r.error_code AS "errorCode"`;
+  r.id, r.run_id AS "runId", r.position, r.prompt, r.status, p.phase, p.plan,
+  CASE WHEN p.research IS NULL THEN NULL ELSE jsonb_build_object('status', p.research, 'sources', p.sources) END AS research,
+  r.credits, r.error_code AS "errorCode"`;
 
 /** The plans of the owner's run, in topic order (empty for a run without plans). */
 export async function listRunPlans(userId: string, runId: string, db: Db = sql): Promise<PlanView[]> {

@@ -26,7 +26,10 @@ import {
 /** Generates one claimed item and books its outcome. Never throws for provider failures. */
 export async function processItem(item: ClaimedItem, opts: ProcessOptions = {}, db: Db = sql): Promise<ItemOutcome> {
   const outcome = await generateItem(item, opts, db);
-  if (outcome !== 'skipped' && outcome !== 'planned') await itemEnded(item, db);
+  if (outcome !== 'skipped' && outcome !== 'planned') {
+    if (opts.ended) opts.ended(item);
+    else await itemEnded(item, db);
+  }
   return outcome;
 }
 
@@ -113,7 +116,7 @@ async function generateOutput(
 
 /** A plan made: the item waits `planned` (a hold the sweeper took meanwhile ends it failed, uncharged). */
 async function bookPlan(item: ClaimedItem, output: PlanOutput, db: Db): Promise<ItemOutcome> {
-  const booked = await bookPlanned(item, output.plan, db);
+  const booked = await bookPlanned(item, output.plan, output.research, db);
   if (booked !== 'hold_gone') return booked;
   return (await failItem(item, HOLD_GONE, db)) ? 'failed' : 'skipped';
 }

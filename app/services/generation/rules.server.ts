@@ -25,6 +25,10 @@ export const GENERATION_ERROR_CODES = [
   'not_editable',
   'no_content',
   'not_planned',
+  'not_fixable',
+  'fix_running',
+  'result_changed',
+  'cost_changed',
 ] as const;
 export type GenerationErrorCode = (typeof GENERATION_ERROR_CODES)[number];
 
@@ -67,6 +71,17 @@ export const errors = {
   notEditable: () => new GenerationError('not_editable', 'errors.notEditable', 'Only completed text results can be edited.'),
   notPlanned: () =>
     new GenerationError('not_planned', 'errors.notPlanned', 'Only a planned post can be edited, re-planned, dropped or written.'),
+  notFixable: () =>
+    new GenerationError(
+      'not_fixable',
+      'errors.notFixable',
+      'This fix is not offered for this result: its quality report shows nothing it would fix.',
+    ),
+  fixRunning: () => new GenerationError('fix_running', 'errors.fixRunning', 'A fix of this post is already running.'),
+  resultChanged: () =>
+    new GenerationError('result_changed', 'errors.resultChanged', 'The post changed since this fix was offered: look at it again.'),
+  costChanged: (credits: number) =>
+    new GenerationError('cost_changed', 'errors.costChanged', `This fix now costs ${credits} credits: confirm again.`, { credits }),
   noContent: (key = 'errors.noContent', message = 'No content to download.') => new GenerationError('no_content', key, message),
 };
 

@@ -29,3 +29,11 @@ export async function approveResults(
     return { approved, released: await releaseApproved(userId, approved, tx) };
   });
 }
+
+/**
+ * Withdraws an approval when the post's text was written anew by us (a one-click fix): the owner
+ * approved the words they read, not the ones that replaced them, so the gate judges the new text.
+ */
+export async function withdrawApproval(userId: string, id: string, db: Db = sql): Promise<void> {
+  await db`UPDATE generation_results SET approved_at = NULL WHERE id = ${id} AND user_id = ${userId}`;
+}

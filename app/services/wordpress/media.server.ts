@@ -1,6 +1,7 @@
 import { sql, type Db } from '../../../db/client';
 import type { SiteCredentials, WpCallOptions } from './client.server';
 import { getLogger } from '~/runtime/logger.server';
+import { imageBytesOf } from '../images.server';
 import { findMediaByMarker, getMedia, setMediaParent, uploadMedia, type WpMedia } from './client-content.server';
 
 // Our images (generation's stored images) on a site's media library: each uploaded at most once per
@@ -80,8 +81,8 @@ export async function siteMediaFor(
         continue;
       }
     }
-    const [stored] = await db<{ bytes: Buffer; content_type: string }[]>`
-      SELECT bytes, content_type FROM generation_images WHERE id = ${image.id} AND user_id = ${userId}`;
+    // From Postgres or object storage; storage failing throws, and the publish job is retried.
+    const stored = await imageBytesOf(userId, image.id, db);
     if (!stored) continue;
     const marker = imageMarker(image.id);
     const found = earlier ? null : await findMediaByMarker(creds, marker, opts);
@@ -91,8 +92,8 @@ export async function siteMediaFor(
         creds,
         {
           data: stored.bytes,
-          mimeType: stored.content_type,
-          filename: mediaFileName(image.title, stored.content_type),
+          mimeType: stored.contentType,
+          filename: mediaFileName(image.title, stored.contentType),
           altText: image.alt || image.title,
           title: image.title,
           description: markerDescription(marker),

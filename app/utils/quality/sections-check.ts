@@ -20,12 +20,13 @@ export const SECTION_OF_FLAG: Record<StructureFlag, Section> = {
   includeKeyTakeaways: 'keyTakeaways',
 };
 
-// Heading words of a conclusion, an FAQ and key takeaways, in the languages users most often pick.
-const CONCLUSION =
+// Heading words of a conclusion, an FAQ and key takeaways, in the languages users most often pick
+// (a fix that adds one of them finds where it goes by the same words).
+export const CONCLUSION =
   /conclusion|final thoughts|wrapping up|in summary|summary|the bottom line|conclusi[oó]n|fazit|schlussfolgerung|conclus[aã]o|conclusione|結論|总结|總結|结论|結語|まとめ|결론/i;
-const FAQ =
+export const FAQ =
   /\bfaqs?\b|frequently asked|common questions|preguntas frecuentes|questions fréquentes|häufig gestellte|perguntas frequentes|domande frequenti|常見問題|常见问题|問與答|问答|よくある質問|자주 묻는 질문/i;
-const TAKEAWAYS =
+export const TAKEAWAYS =
   /key takeaways?|takeaways|key points|main points|puntos clave|points clés|wichtigste punkte|重點|要點|要点|重点|關鍵|关键|ポイント|핵심/i;
 
 function hasIntro(parts: ArticleParts): boolean {

@@ -1,0 +1,247 @@
+// Part 4 of `npm run bench:generation` (BENCH_PART=queue runs only it): a deep queue shared by many
+// users, through the compiled server as one ROLE=web process and BENCH_QUEUE_WORKERS (2) ROLE=worker
+// processes on one Postgres, against the OpenAI test server at a fixed latency.
+//   a. BENCH_QUEUE_USERS (100) users queue BENCH_QUEUE_ITEMS (100,000) items in all, their starts
+//      spread over BENCH_QUEUE_SPREAD_S (a tenth of the ideal time, at most 60 s), so late users
+//      join a queue thousands deep. Each user's first item must reach the provider within 2 s of
+//      that user's POST; the whole within 5 % of ceil(N / total concurrency) × latency.
+//   b. BENCH_QUEUE_BURST_USERS (10) users × BENCH_QUEUE_BURST_ITEMS (1,000) items, all at once:
+//      within 5 % of the same ideal.
+// The claim's time is each claim as a worker sees it (the loop's `generation: claim` debug line):
+// percentiles over the run and the worst p99 of any 10 s window. The database's size and dead
+// tuples are read before and after each run.
+// BENCH_QUEUE_LATENCY_MS (2000) and BENCH_QUEUE_CONCURRENCY (50 per process) set the ideal; the
+// per-user cap is raised above what the processes hold (a lone early user must not be what
+// limits the providers; fairness comes from the queue's order, not the cap).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type Sql } from '../../db/client';
+import { freshDatabase, type TestCluster } from '../support/database';
+import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
+import { createGenUser } from '../support/generation';
+import { signIn, startDeployment, startTextRun, type AppProcess, type Role } from '../support/app-processes';
+
+const USERS = Number(process.env.BENCH_QUEUE_USERS ?? 100);
+const ITEMS = Number(process.env.BENCH_QUEUE_ITEMS ?? 100_000);
+const BURST_USERS = Number(process.env.BENCH_QUEUE_BURST_USERS ?? 10);
+const BURST_ITEMS = Number(process.env.BENCH_QUEUE_BURST_ITEMS ?? 1000);
+const WORKERS = Number(process.env.BENCH_QUEUE_WORKERS ?? 2);
+const LATENCY = Number(process.env.BENCH_QUEUE_LATENCY_MS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_QUEUE_CONCURRENCY ?? 50);
+const PARTS = (process.env.BENCH_QUEUE_PARTS ?? 'deep,burst').split(',');
+const TOTAL = WORKERS * CONCURRENCY;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const pct = (xs: number[], p: number) =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Health = { size: number; tables: { name: string; live: number; dead: number; autovacuums: number }[] };
+
+/** The database's size and its busiest tables' live and dead tuples. */
+async function health(db: Sql): Promise<Health> {
+  // The counters are sent by backends on their own schedule: a moment for the last ones to land.
+  await sleep(1000);
+  const [size] = await db<{ n: string }[]>`SELECT pg_database_size(current_database()) AS n`;
+  const tables = await db<{ name: string; live: string; dead: string; autovacuums: string }[]>`
+    SELECT schemaname || '.' || relname AS name, n_live_tup AS live, n_dead_tup AS dead, autovacuum_count + vacuum_count AS autovacuums
+    FROM pg_stat_user_tables ORDER BY n_live_tup + n_dead_tup DESC LIMIT 8`;
+  return {
+    size: Number(size!.n),
+    tables: tables.map((t) => ({ name: t.name, live: Number(t.live), dead: Number(t.dead), autovacuums: Number(t.autovacuums) })),
+  };
+}
+
+function printHealth(label: string, h: Health) {
+  console.log(`   ${label}: database ${(h.size / 1024 / 1024).toFixed(1)} MB`);
+  for (const t of h.tables)
+    console.log(
+      `      ${t.name.padEnd(40)} live ${String(t.live).padStart(8)}  dead ${String(t.dead).padStart(8)}  vacuums ${t.autovacuums}`,
+    );
+}
+
+type Claim = { at: number; ms: number; got: number };
+
+/** The workers' claim lines since `from` (ms since the epoch). */
+function claimsOf(workers: AppProcess[], from: number): Claim[] {
+  const out: Claim[] = [];
+  for (const w of workers)
+    for (const line of w.output().split('\n')) {
+      if (!line.includes('"generation: claim"')) continue;
+      const j = JSON.parse(line) as { time: number; claimMs: number; got: number };
+      if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, got: j.got });
+    }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+type ClaimStats = { calls: number; ms: number };
+
+/** generation_claim's calls and time inside Postgres (track_functions), to tell it from waits. */
+async function claimStats(db: Sql): Promise<ClaimStats> {
+  const [row] = await db<{ calls: string; ms: number }[]>`
+    SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_time), 0) AS ms FROM pg_stat_user_functions WHERE funcname = 'generation_claim'`;
+  return { calls: Number(row!.calls), ms: Number(row!.ms) };
+}
+
+function printClaims(claims: Claim[]) {
+  const ms = claims.map((c) => c.ms);
+  const windows = new Map<number, number[]>();
+  for (const c of claims) {
+    const w = Math.floor(c.at / 10_000);
+    windows.set(w, [...(windows.get(w) ?? []), c.ms]);
+  }
+  const p99s = [...windows.values()].map((xs) => pct(xs, 99));
+  const worst = Math.max(...p99s);
+  console.log(
+    `   claims: ${claims.length} (${(claims.reduce((a, c) => a + c.got, 0) / Math.max(1, claims.length)).toFixed(1)} items each on average); ` +
+      `p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms; ` +
+      `worst 10 s window p99 ${worst.toFixed(1)} ms (${worst < 50 ? 'under' : 'OVER'} 50 ms)`,
+  );
+}
+
+/**
+ * Starts each user's run at its offset (ms from now) and waits until every item has ended.
+ * Returns the figures against the ideal.
+ */
+async function runUsers(
+  label: string,
+  web: AppProcess,
+  workers: AppProcess[],
+  openai: OpenAiServer,
+  db: Sql,
+  users: { id: string; cookie: string; items: number; offset: number }[],
+) {
+  const n = users.reduce((a, u) => a + u.items, 0);
+  const ideal = Math.ceil(n / TOTAL) * (LATENCY / 1000);
+  const before = await health(db);
+  const inDb0 = await claimStats(db);
+  const firstRequest = openai.requests.length;
+  const t0 = Date.now();
+  const starts: number[] = [];
+  const answered: number[] = [];
+  const runs = await Promise.all(
+    users.map(async (u, k) => {
+      await sleep(u.offset);
+      starts[k] = Date.now();
+      const id = await startTextRun(
+        web,
+        u.cookie,
+        Array.from({ length: u.items }, (_, i) => `${label} u${k} item ${i}`),
+      );
+      answered[k] = Date.now() - starts[k]!;
+      return id;
+    }),
+  );
+  for (;;) {
+    const [row] = await db<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM generation_results WHERE run_id = ANY(${runs}::uuid[]) AND status = 'processing'`;
+    if (row!.n === 0) break;
+    await sleep(1000);
+  }
+  const [end] = await db<{ at: Date; completed: number; failed: number }[]>`
+    SELECT max(coalesce(completed_at, updated_at)) AS at, count(*) FILTER (WHERE status = 'completed')::int AS completed,
+      count(*) FILTER (WHERE status = 'failed')::int AS failed
+    FROM generation_results WHERE run_id = ANY(${runs}::uuid[])`;
+  const wall = (end!.at.getTime() - t0) / 1000;
+  // Each user's first item at the provider, after that user's POST was sent.
+  const first = new Map<number, number>();
+  const re = new RegExp(`^${label} u(\\d+) item`);
+  for (const r of openai.requests.slice(firstRequest)) {
+    const m = r.topic.match(re);
+    if (!m) continue;
+    const k = Number(m[1]);
+    if (!first.has(k) || r.at < first.get(k)!) first.set(k, r.at);
+  }
+  const waits = users.map((_, k) => (first.get(k) ?? Infinity) - starts[k]!);
+  const late = waits.filter((w) => w > 2000).length;
+  // The same from the POST's answer (the run and its items written): the queue's share of the wait.
+  const queued = waits.map((w, k) => w - answered[k]!);
+  console.log(
+    `\n   ${label}: ${users.length} users, ${n} items (${users.map((u) => u.items).join('/') === users.map(() => users[0]!.items).join('/') ? `${users[0]!.items} each` : 'uneven'}), ` +
+      `starts spread over ${(Math.max(...users.map((u) => u.offset)) / 1000).toFixed(0)} s`,
+  );
+  console.log(`   completed ${end!.completed}, failed ${end!.failed}; POST p50 ${pct(answered, 50)} ms, max ${pct(answered, 100)} ms`);
+  console.log(
+    `   wall ${wall.toFixed(1)} s vs ideal ${ideal.toFixed(0)} s = ${(wall / ideal).toFixed(3)} × ideal (${wall / ideal <= 1.05 ? 'within' : 'OVER'} 5 %)`,
+  );
+  console.log(
+    `   first item at the provider after the user's POST: p50 ${pct(waits, 50)} ms, p99 ${pct(waits, 99)} ms, max ${pct(waits, 100)} ms; ${late} of ${users.length} users over 2 s`,
+  );
+  console.log(`   … after the POST's answer: p50 ${pct(queued, 50)} ms, p99 ${pct(queued, 99)} ms, max ${pct(queued, 100)} ms`);
+  printClaims(claimsOf(workers, t0));
+  const inDb = await claimStats(db);
+  console.log(
+    `   inside Postgres: ${inDb.calls - inDb0.calls} calls of generation_claim, ${((inDb.ms - inDb0.ms) / Math.max(1, inDb.calls - inDb0.calls)).toFixed(2)} ms each on average`,
+  );
+  printHealth('before', before);
+  printHealth('after', await health(db));
+}
+
+export async function benchQueue(cluster: TestCluster): Promise<void> {
+  if (!fs.existsSync(path.join(root, 'build/server/index.js'))) throw new Error('run `npm run build` first');
+  console.log(
+    `\n4. A deep shared queue: ${WORKERS} worker processes × GENERATION_CONCURRENCY ${CONCURRENCY} = ${TOTAL} at the provider, latency ${LATENCY} ms`,
+  );
+  const url = await freshDatabase(cluster.url, 'pf_bench_queue');
+  const db = connect(url, 4);
+  // The claim function's own time (pg_stat_user_functions), apart from the pool and lock waits.
+  await db.unsafe(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET track_functions = 'pl'`);
+  const openai = await startOpenAiServer({ latencyMs: LATENCY });
+  const roles: Role[] = ['web', ...Array.from({ length: WORKERS }, () => 'worker' as const)];
+  const procs = await startDeployment(roles, {
+    databaseUrl: url,
+    env: {
+      OPENROUTER_BASE_URL: openai.url,
+      OPENROUTER_API_KEY: 'sk-bench',
+      GENERATION_CONCURRENCY: String(CONCURRENCY),
+      GENERATION_CONCURRENCY_PER_USER: String(Math.min(500, 2 * TOTAL)),
+      MAX_TOPICS_PER_RUN: String(Math.max(1000, Math.ceil(ITEMS / USERS), BURST_ITEMS)),
+      // The workers' claim lines (the web process has none).
+      LOG_LEVEL: 'debug',
+    },
+  });
+  const [web, ...workers] = procs;
+  try {
+    // Warm every worker: a first round of items (the provider client's first use, its connections).
+    const warmUser = await createGenUser(db, { credits: 2 * TOTAL + 10, label: 'bench-queue-warm' });
+    const warmRun = await startTextRun(
+      web!,
+      await signIn(db, warmUser.id),
+      Array.from({ length: 2 * TOTAL }, (_, i) => `warm-up ${i}`),
+    );
+    for (;;) {
+      const [row] = await db<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM generation_results WHERE run_id = ${warmRun} AND status = 'processing'`;
+      if (row!.n === 0) break;
+      await sleep(200);
+    }
+    const makeUsers = async (label: string, count: number, items: (k: number) => number, offset: (k: number) => number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, k) => {
+          const u = await createGenUser(db, { credits: items(k) + 10, label });
+          return { id: u.id, cookie: await signIn(db, u.id), items: items(k), offset: offset(k) };
+        }),
+      );
+    if (PARTS.includes('deep')) {
+      const ideal = Math.ceil(ITEMS / TOTAL) * LATENCY;
+      const spread = Number(process.env.BENCH_QUEUE_SPREAD_S ?? Math.min(60, ideal / 10_000)) * 1000;
+      const per = (k: number) => Math.floor(ITEMS / USERS) + (k < ITEMS % USERS ? 1 : 0);
+      const users = await makeUsers('deep', USERS, per, (k) => Math.round((k * spread) / USERS));
+      await runUsers('deep', web!, workers, openai, db, users);
+    }
+    if (PARTS.includes('burst')) {
+      const users = await makeUsers(
+        'burst',
+        BURST_USERS,
+        () => BURST_ITEMS,
+        () => 0,
+      );
+      await runUsers('burst', web!, workers, openai, db, users);
+    }
+  } finally {
+    await Promise.all(procs.map((p) => p.stop('SIGTERM')));
+    await openai.close();
+    await db.end();
+  }
+}
