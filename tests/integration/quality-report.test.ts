@@ -281,6 +281,14 @@ describe('quality reports', () => {
           .sort(),
       );
       expect(new Set(flagged().map((e) => e.id)).size).toBe(2);
+      // A fix withdraws the approval of the failing post it rewrote: it is held again, so flagged.
+      await s.review.withdrawApproval(user.id, good.id);
+      await settle(3);
+      expect(flagged().map((e) => [e.data.resultId, e.data.cause])).toEqual([
+        [short.id, 'completed'],
+        [good.id, 'edited'],
+        [good.id, 'edited'],
+      ]);
     },
   );
 });
