@@ -354,8 +354,60 @@ export const publicationFailedEvent = z
   })
   .openapi('PublicationFailedEvent');
 
+/** result.flagged: a post a gated publish would hold, with the summary of its quality report. */
+export const resultFlaggedEvent = z
+  .object({
+    type: z.literal('result.flagged'),
+    timestamp: z.string().datetime(),
+    data: z.object({
+      resultId: z.string().uuid(),
+      runId: z.string().uuid(),
+      attempt: z.number().int(),
+      cause: z.enum(['completed', 'edited']).openapi({
+        description:
+          '`completed`: the post completed with a failing report (once per completion). `edited`: an edit turned a report that did not fail into one that does (a post that stays failing is not sent again; an approved post is not flagged).',
+      }),
+      quality: z.object({
+        status: z.literal('fail'),
+        failed: z.array(qualityCheck.shape.id).openapi({ description: 'The checks that failed.' }),
+        warned: z.array(qualityCheck.shape.id).openapi({ description: 'The checks that warned.' }),
+        checks: z.array(qualityCheck).openapi({ description: 'The failed and warned checks with their figures.' }),
+        checkedAt: z.string(),
+      }),
+    }),
+  })
+  .openapi('ResultFlaggedEvent');
+
+/** publication.published: our record's end, with the post's own status on the site (a draft ends here too). */
+export const publicationPublishedEvent = z
+  .object({
+    type: z.literal('publication.published'),
+    timestamp: z.string().datetime(),
+    data: z.object({
+      publicationId: z.string().uuid(),
+      resultId: z.string().uuid().nullable(),
+      status: z.literal('published'),
+      postId: z.number().int().nullable().openapi({ description: "The post's id on the site; null for images sent to the media library." }),
+      link: z.string().nullable().openapi({ description: "The post's address; for a draft or pending post, its wp-admin edit link." }),
+      postStatus: z
+        .enum(['publish', 'private', 'draft', 'pending'])
+        .nullable()
+        .openapi({
+          enum: ['publish', 'private', 'draft', 'pending', null],
+          description:
+            "The post's status on the site as read back: `publish` (live), `private`, or `draft` / `pending` (sent but not live). Null for images sent to the media library.",
+        }),
+    }),
+  })
+  .openapi('PublicationPublishedEvent');
+
 /** The schema of a webhook event's request: its own where its data is described, else the envelope. */
-const eventSchemas: Record<string, ZodTypeAny> = { 'result.failed': resultFailedEvent, 'publication.failed': publicationFailedEvent };
+const eventSchemas: Record<string, ZodTypeAny> = {
+  'result.failed': resultFailedEvent,
+  'result.flagged': resultFlaggedEvent,
+  'publication.published': publicationPublishedEvent,
+  'publication.failed': publicationFailedEvent,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Operations
@@ -785,7 +837,7 @@ export const operations: ApiOperation[] = [
     },
     response: { schema: anyObject('Published'), description: '`success`, `postId` (once published), the publication.' },
     alsoAnswers: {
-      202: 'The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}).',
+      202: "The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}). Or, with `qualityGate`, the post's quality report fails: `held: true`, `heldFor` (the failed checks) and `message`; it waits, queued, until the post is approved.",
       502: 'The site failed within the wait (refused the connection, did not resolve, answered an error): `success: false`, `error`, `errorCode`; the publication ended failed.',
     },
     idempotent: true,
@@ -1067,6 +1119,8 @@ function build() {
   registry.register('WebhookEvent', webhookEnvelope);
   registry.register('ResultFailedEvent', resultFailedEvent);
   registry.register('PublicationFailedEvent', publicationFailedEvent);
+  registry.register('ResultFlaggedEvent', resultFlaggedEvent);
+  registry.register('PublicationPublishedEvent', publicationPublishedEvent);
   for (const op of operations) {
     const params = pathParams(op.path);
     const status = op.response?.status ?? 200;

@@ -6,6 +6,8 @@ import { publishAndWait } from '~/services/wordpress/publish-now.server';
 import { chooseTermsPerPost } from '~/services/wordpress/term-choices.server';
 import type { Translate } from '~/utils/auth-schemas';
 import { publicationErrorText } from '~/utils/wordpress-errors';
+import { checkLine } from '~/utils/quality/check-text';
+import type { QualityReport } from '~/utils/quality/report';
 import { validTimeZone } from '~/utils/time-zone';
 import { publishSchema } from '~/utils/wordpress-schemas';
 import { zonedToInstant } from '~/utils/zoned-time';
@@ -46,6 +48,7 @@ const publishFormSchema = (t: Translate, resultId: string | undefined, timeZone:
         status: schedule ? 'future' : 'publish',
         publishDate: at ? at.toISOString() : null,
         featured: field('featured') ?? '',
+        qualityGate: field('qualityGate') ?? '',
         onExisting: field('onExisting') ?? '',
         target: field('target') ?? '',
       };
@@ -61,7 +64,18 @@ const publishFormSchema = (t: Translate, resultId: string | undefined, timeZone:
  * the page is a new document whose fields would otherwise start again from the stored result.
  */
 export type PublishFormSent = Record<(typeof SENT_FIELDS)[number], string>;
-const SENT_FIELDS = ['title', 'content', 'excerpt', 'seoTitle', 'metaDescription', 'slug', 'focusKeyword', 'date', 'time'] as const;
+const SENT_FIELDS = [
+  'title',
+  'content',
+  'excerpt',
+  'seoTitle',
+  'metaDescription',
+  'slug',
+  'focusKeyword',
+  'date',
+  'time',
+  'qualityGate',
+] as const;
 function sentValues(formData: FormData): Partial<PublishFormSent> {
   const out: Partial<PublishFormSent> = {};
   for (const name of SENT_FIELDS) {
@@ -97,6 +111,17 @@ export async function chooseResultTerms({
   }
 }
 
+/** Why a gated post waits: the checks its report failed, each with its figure (the toast's text). */
+export function heldReason(t: Translate, quality: QualityReport | null): string {
+  const failed = quality?.checks.filter((c) => c.status === 'fail') ?? [];
+  if (failed.length === 0) return t('publish.heldNoReport');
+  // A toast rides in a cookie: a long closest-post title must not overflow it.
+  return failed
+    .map((c) => checkLine(t, c, 'workspace:'))
+    .join(' · ')
+    .slice(0, 600);
+}
+
 /** Publishes (or schedules) the result as the form says; the form comes back with the reason when refused. */
 export async function publishResult({
   userId,
@@ -128,6 +153,13 @@ export async function publishResult({
   }
   if (!done) return refuse(t('publish.noContent'), 400);
   const { publication, outcome } = done;
+  // Held for review: the Needs review list shows it with its report and Approve.
+  if (outcome === 'held')
+    return redirectWithToast('/app?tab=results&review=needs', {
+      type: 'info',
+      title: t('publish.held'),
+      description: heldReason(t, done.quality ?? null),
+    });
   if (outcome === 'failed')
     return refuse(
       publication.lastErrorCode || publication.lastError

@@ -8,6 +8,7 @@ import { withApi, type ApiContext } from '~/http/api-context.server';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { idempotent } from '~/http/idempotency.server';
 import { methodNotAllowed } from '~/http/json-api.server';
+import { heldReason } from '~/http/wordpress-publish.server';
 
 // POST the publish payload; Pro and Pro (Ending) only. The post is made by the
 // `wordpress-publish` job (the one idempotent path). Publish now (status publish/draft/pending)
@@ -21,7 +22,9 @@ import { methodNotAllowed } from '~/http/json-api.server';
 // already published to the site (or waiting to be) is a 409 with `existing` unless the payload says
 // `onExisting`: 'update' (that post) or 'new' (another post). Once per Idempotency-Key, so a retried
 // request never publishes twice: the same key and payload answer about the publication queued the first time, never a second,
-// with `Idempotent-Replayed: true` as the generation routes' replays.
+// with `Idempotent-Replayed: true` as the generation routes' replays. `qualityGate: true` publishes
+// only if the post's quality report passes or it was approved: a post that fails is 202 { held,
+// heldFor } and waits (queued) until approved.
 export async function loader({ request }: LoaderFunctionArgs) {
   return methodNotAllowed(request);
 }
@@ -59,6 +62,14 @@ async function answerPublish(ctx: ApiContext, input: PublishPayload, publication
   const common = { publicationId: pub.id, status, postStatus: pub.postStatus, kind: pub.kind, publishAt: pub.publishAt };
   if (outcome === 'published') return ctx.ok({ success: true, postId: pub.postId, link: pub.link, ...common });
   if (outcome === 'scheduled') return ctx.ok({ success: true, postId: null, ...common });
+  if (outcome === 'held') {
+    // Gated and its report fails: it waits until the post is approved; `heldFor` names the failed checks.
+    const heldFor = done.quality?.checks.filter((c) => c.status === 'fail').map((c) => c.id) ?? [];
+    return ctx.ok(
+      { success: true, queued: true, held: true, heldFor, postId: null, message: heldReason(ctx.t, done.quality ?? null), ...common },
+      202,
+    );
+  }
   if (outcome === 'background') {
     return ctx.ok({ success: true, queued: true, postId: null, message: ctx.t('publish.background'), ...common }, 202);
   }

@@ -322,7 +322,7 @@ export default function PublishBulk() {
                 {t('bulk.featured')}
               </label>
               <label className="flex items-center gap-2 text-sm text-slate-800">
-                <input type="checkbox" name="qualityGate" className="size-4" />
+                <input type="checkbox" name="qualityGate" defaultChecked={posted('qualityGate') === 'on'} className="size-4" />
                 {t('bulk.qualityGate')}
               </label>
               <div className="order-last flex justify-end gap-3">

@@ -40,6 +40,7 @@ import { instantToZoned } from '~/utils/zoned-time';
 // featured image, publish now or schedule (date from today, time defaulting to now, user's zone,
 // and the site's when it differs). A result already published to the chosen site (or waiting to
 // be) is shown with a link to its post, and the user chooses: update that post or make a new one.
+// "Publish only if its quality report passes, or I approved it" holds a failing post for review.
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { userId, user, account } = await requirePageShell(request);
@@ -222,6 +223,23 @@ export default function PublishResult() {
                   {t('publish.featured')}
                 </label>
               ) : null}
+              {result.isImage ? null : (
+                <div className="flex flex-col gap-1 text-sm text-slate-800">
+                  <label className="flex items-center gap-2">
+                    <input
+                      type="checkbox"
+                      name="qualityGate"
+                      defaultChecked={sent.qualityGate === 'on'}
+                      aria-describedby="publish-gate-help"
+                      className="size-4"
+                    />
+                    {t('publish.qualityGate')}
+                  </label>
+                  <span id="publish-gate-help" className="text-xs text-slate-600">
+                    {t('publish.qualityGateHelp')}
+                  </span>
+                </div>
+              )}
               {mode === 'schedule' ? (
                 <div className="flex flex-wrap gap-4">
                   <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">

@@ -109,6 +109,8 @@ const schema = z.object({
   GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   GENERATION_CONCURRENCY_PER_USER: z.coerce.number().int().min(1).max(500).default(10),
   MAX_TOPICS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(1000),
+  // Benchmarks only: completed posts get no quality report, so a run can be timed with and without it.
+  QUALITY_REPORTS_OFF: boolish,
   GENERATION_PROVIDER_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).default(120),
   GENERATION_PROVIDER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   GENERATION_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),

@@ -6,6 +6,7 @@ import { env } from '~/runtime/env.server';
 import { AppError, type ErrorParams } from '~/utils/app-error';
 import { getLogger } from '~/runtime/logger.server';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_TEST_EVENT, type WebhookDeliveryFailure, type WebhookEventType } from '~/utils/webhook-events';
+import type { QualityReport } from '~/utils/quality/report';
 import { sql, transaction, type Db, type TransactionSql } from '../../db/client';
 import { getCreditSummary } from './ledger.server';
 import { queueEmail } from './mail.server';
@@ -289,10 +290,13 @@ async function wanted(userId: string, types: WebhookEventType[], tx: Transaction
   return rows.length > 0;
 }
 
-/** Whether the owner has an enabled endpoint for a result's final state or its run's end. */
-export async function wantsResultEvents(userId: string, status: 'completed' | 'failed', db: Db): Promise<boolean> {
-  const rows = await db`
-    SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${[`result.${status}`, 'run.completed']}::text[] LIMIT 1`;
+/**
+ * Whether the owner has an enabled endpoint for a result's final state or its run's end (or, for a
+ * post completed with a failing report, result.flagged).
+ */
+export async function wantsResultEvents(userId: string, status: 'completed' | 'failed', db: Db, flagged = false): Promise<boolean> {
+  const types = [`result.${status}`, 'run.completed', ...(flagged ? ['result.flagged'] : [])];
+  const rows = await db`SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${types}::text[] LIMIT 1`;
   return rows.length > 0;
 }
 
@@ -318,11 +322,14 @@ export async function resultFinished(
     /** A failure's code (generation-errors.ts) and English text, which result.failed carries. */
     errorCode?: string | null;
     error?: string | null;
+    /** A completed post's report when it failed: result.flagged follows result.completed. */
+    flagged?: QualityReport | null;
   },
   runProgress: RunProgressRead,
   tx: TransactionSql,
 ): Promise<void> {
-  if (!(await wantsResultEvents(item.userId, item.status, tx))) return;
+  const flagged = item.status === 'completed' && item.flagged?.status === 'fail' ? item.flagged : null;
+  if (!(await wantsResultEvents(item.userId, item.status, tx, flagged !== null))) return;
   // A failure says why as a code a receiver can branch on, beside an English text for its logs.
   const why = item.status === 'failed' ? { errorCode: item.errorCode ?? 'unknown', error: item.error ?? null } : {};
   await emitEvent(
@@ -332,7 +339,45 @@ export async function resultFinished(
     `result.${item.status}:${item.resultId}:${item.attempt}`,
     tx,
   );
+  if (flagged) await resultFlagged({ ...item, cause: 'completed', report: flagged }, tx);
   await runMayHaveEnded(item.userId, item.runId, runProgress, tx);
+}
+
+/**
+ * result.flagged: a post became one a gated publish would hold (its report fails and it is not
+ * approved). Sent once per completion whose report fails (a retried or regenerated item is a new
+ * post), and after an edit only when the edit turned a report that did not fail into one that
+ * does: a post that stays flagged through edits is not sent again. Runs in the transaction that
+ * stored the report.
+ */
+export async function resultFlagged(
+  item: { userId: string; resultId: string; runId: string; attempt: number; cause: 'completed' | 'edited'; report: QualityReport },
+  tx: TransactionSql,
+): Promise<void> {
+  const { report } = item;
+  const ids = (status: string) => report.checks.filter((c) => c.status === status).map((c) => c.id);
+  await emitEvent(
+    item.userId,
+    'result.flagged',
+    {
+      resultId: item.resultId,
+      runId: item.runId,
+      attempt: item.attempt,
+      cause: item.cause,
+      // The summary: which checks failed or warned, each with its figures (the whole report is GET /api/results/{id}).
+      quality: {
+        status: report.status,
+        failed: ids('fail'),
+        warned: ids('warn'),
+        checks: report.checks.filter((c) => c.status === 'fail' || c.status === 'warn'),
+        checkedAt: report.checkedAt,
+      },
+    },
+    item.cause === 'completed'
+      ? `result.flagged:${item.resultId}:${item.attempt}`
+      : `result.flagged:${item.resultId}:edited:${report.checkedAt}`,
+    tx,
+  );
 }
 
 /**
@@ -363,7 +408,11 @@ export async function runMayHaveEnded(userId: string, runId: string, runProgress
   );
 }
 
-/** A publication reached its final state (WordPress): publication.published or publication.failed. */
+/**
+ * A publication reached its final state (WordPress): publication.published or publication.failed.
+ * "Published" is our record's end, which a post sent as a draft or pending review reaches too:
+ * publication.published says the post's WordPress status (`postStatus`) so a receiver can tell.
+ */
 export async function publicationFinished(
   p: {
     userId: string;
@@ -372,6 +421,8 @@ export async function publicationFinished(
     status: 'published' | 'failed';
     postId?: number | null;
     link?: string | null;
+    /** The post's status on the site as read back (publish, private, draft, pending); none for a media upload. */
+    postStatus?: string | null;
     /** A failure's stored code (wordpress-errors.ts) and English text, which publication.failed carries. */
     errorCode?: string | null;
     error?: string | null;
@@ -387,7 +438,7 @@ export async function publicationFinished(
       publicationId: p.publicationId,
       resultId: p.resultId,
       status: p.status,
-      ...(p.status === 'published' ? { postId: p.postId ?? null, link: p.link ?? null } : why),
+      ...(p.status === 'published' ? { postId: p.postId ?? null, link: p.link ?? null, postStatus: p.postStatus ?? null } : why),
     },
     `publication.${p.status}:${p.publicationId}`,
     tx,

@@ -10,6 +10,7 @@ export const webhookEventTypes = [
   'run.completed',
   'result.completed',
   'result.failed',
+  'result.flagged',
   'publication.published',
   'publication.failed',
   'credits.low',

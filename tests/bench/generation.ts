@@ -14,7 +14,9 @@
 // BENCH_STATEMENTS=1 counts part 1's statements (statement-counter.ts): per item, by text.
 // Its own embedded Postgres (or DATABASE_URL's cluster), a fresh database either way.
 // BENCH_ITEMS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_RESULTS change the sizes; BENCH_PART=generation,
-// BENCH_PART=results, BENCH_PART=workers or BENCH_PART=queue runs only that part.
+// BENCH_PART=results, BENCH_PART=workers or BENCH_PART=queue runs only that part. BENCH_WORDS=1500 has
+// the provider answer made-up articles of that many words (default: a short one); QUALITY_REPORTS_OFF=true
+// is passed to the app, so runs with and without the quality report can be compared.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +26,7 @@ import { freePort } from '../../db/embedded';
 import { freshDatabase, startTestCluster } from '../support/database';
 import { startOpenAiServer } from '../support/openai-server';
 import { createGenUser } from '../support/generation';
+import { madeUpArticle, seoBlock } from '../support/quality-articles';
 import { benchWorkers } from './generation-workers';
 import { benchQueue } from './generation-fairness';
 import { startStatementCounter, type StatementCounter } from './statement-counter';
@@ -33,6 +36,7 @@ const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const RESULTS = Number(process.env.BENCH_RESULTS ?? 100_000);
 const PART = process.env.BENCH_PART ?? 'all';
+const WORDS = Number(process.env.BENCH_WORDS ?? 0);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const ticks = 100; // USER_HZ
@@ -52,7 +56,11 @@ async function main() {
   const url = await freshDatabase(cluster.url, 'pf_bench_gen');
   process.env.DATABASE_URL = url;
   const db = connect(url, 4);
-  const openai = await startOpenAiServer({ latencyMs: LATENCY });
+  let seed = 0;
+  const openai = await startOpenAiServer({
+    latencyMs: LATENCY,
+    ...(WORDS > 0 ? { article: (topic: string) => madeUpArticle(topic, { seed: ++seed, words: WORDS }) + seoBlock(topic) } : {}),
+  });
   // BENCH_STATEMENTS=1: the app reaches Postgres through a relay that counts its statements.
   const counter: StatementCounter | null = process.env.BENCH_STATEMENTS ? await startStatementCounter(url) : null;
   const port = await freePort();
@@ -159,7 +167,8 @@ async function main() {
       const tEnd = Date.now();
       const cpu = cpuSeconds(app.pid!) - cpu0;
       const ideal = Math.ceil(ITEMS / CONCURRENCY) * (LATENCY / 1000);
-      console.log(`\n1. ${ITEMS} text items, latency ${LATENCY} ms, concurrency ${CONCURRENCY}`);
+      const shape = `${WORDS > 0 ? `${WORDS}-word articles` : 'short articles'}, quality reports ${process.env.QUALITY_REPORTS_OFF === 'true' ? 'off' : 'on'}`;
+      console.log(`\n1. ${ITEMS} text items, latency ${LATENCY} ms, concurrency ${CONCURRENCY} (${shape})`);
       console.log(
         `   completed ${job.completedPrompts}, failed ${job.failedPrompts}; POST /api/generate/text answered in ${startMs.toFixed(0)} ms`,
       );

@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { createGenUser, waitForRun } from '../support/generation';
 import { germanArticle, madeUpArticle, nearCopy, repeatedArticle, seoBlock } from '../support/quality-articles';
 import type { QualityReport } from '../../app/utils/quality/report';
+import { startPeer, type Peer } from '../support/http-peers';
 
 // The quality report on the generation finish path (the OpenAI test server answers good, short,
 // repeated, off-language and near-copy articles on cue), again after an edit, against a site's
 // indexed posts, and the review list with approval.
 
 let openai: OpenAiServer;
+let receiver: Peer;
+let secret = '';
+const received: { id: string; type: string; data: Record<string, unknown>; verified: boolean }[] = [];
 type Services = {
   start: typeof import('../../app/services/generation/start.server');
   results: typeof import('../../app/services/results.server');
@@ -21,11 +26,16 @@ type Services = {
   shingles: typeof import('../../app/utils/quality/shingles');
   article: typeof import('../../app/utils/quality/article');
   providers: typeof import('../../app/services/providers.server');
+  hooks: typeof import('../../app/services/webhooks.server');
 };
 let s: Services;
 let loop: Awaited<ReturnType<Services['loop']['startGenerationLoop']>>;
 
 const GOOD = madeUpArticle('green tea', { seed: 1 });
+const HARD =
+  'Notwithstanding institutional considerations, organisational responsibilities necessitate comprehensive administrative documentation.';
+const hardArticle = (topic: string) =>
+  [`# ${topic}`, ...Array.from({ length: 8 }, (_, i) => `## Part ${i + 1} of ${topic}\n\n${`${HARD} `.repeat(4).trim()}`)].join('\n\n');
 
 beforeAll(async () => {
   openai = await startOpenAiServer({
@@ -37,11 +47,45 @@ beforeAll(async () => {
       ],
       'loop tea': [{ kind: 'ok', content: repeatedArticle('loop tea') + seoBlock('loop tea') }],
       'german tea': [{ kind: 'ok', content: germanArticle('german tea') + seoBlock('german tea') }],
+      // No conclusion, FAQ or key takeaways, though the run asks for them.
+      'bare tea': [
+        {
+          kind: 'ok',
+          content:
+            madeUpArticle('bare tea', { seed: 3, sections: { conclusion: false, faq: false, takeaways: false } }) + seoBlock('bare tea'),
+        },
+      ],
+      // Written far above the requested reading level.
+      'hard tea': [{ kind: 'ok', content: hardArticle('hard tea') + seoBlock('hard tea') }],
+      // Its focus keyword is only in the meta description and slug.
+      'odd tea': [{ kind: 'ok', content: madeUpArticle('green tea', { seed: 4 }) + seoBlock('oolong') }],
       // Answers later than the original, so it is the one that finds the other already indexed.
       'copy tea': [{ kind: 'ok', content: nearCopy(GOOD, 10) + seoBlock('green tea'), latencyMs: 1500 }],
     },
   });
-  Object.assign(process.env, { OPENROUTER_BASE_URL: openai.url, GENERATION_CONCURRENCY: '10', GENERATION_CONCURRENCY_PER_USER: '10' });
+  // A receiver that checks each delivery's Standard Webhooks signature.
+  receiver = await startPeer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let verified = true;
+      try {
+        new Webhook(secret).verify(body, req.headers as Record<string, string>);
+      } catch {
+        verified = false;
+      }
+      const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
+      received.push({ id: String(req.headers['webhook-id']), type: parsed.type, data: parsed.data, verified });
+      res.writeHead(204).end();
+    });
+  });
+  Object.assign(process.env, {
+    OPENROUTER_BASE_URL: openai.url,
+    GENERATION_CONCURRENCY: '10',
+    GENERATION_CONCURRENCY_PER_USER: '10',
+    ALLOW_PRIVATE_HOSTS: 'true',
+  });
   delete process.env.OPENROUTER_API_KEY;
   s = {
     start: await import('../../app/services/generation/start.server'),
@@ -54,13 +98,19 @@ beforeAll(async () => {
     shingles: await import('../../app/utils/quality/shingles'),
     article: await import('../../app/utils/quality/article'),
     providers: await import('../../app/services/providers.server'),
+    hooks: await import('../../app/services/webhooks.server'),
   };
+  const { startBoss } = await import('../../app/queue/boss');
+  const { queues } = await import('../../app/queue/queues');
+  const { handleWebhookDeliver } = await import('../../jobs/handlers/webhook-deliver');
+  await (await startBoss('worker')).work('webhook-deliver', queues['webhook-deliver'].work, handleWebhookDeliver);
   loop = await s.loop.startGenerationLoop();
 });
 
 afterAll(async () => {
   await loop?.stop();
   await openai?.close();
+  await receiver?.close();
 });
 
 const statusOf = (report: QualityReport | null, id: string) => report?.checks.find((c) => c.id === id)?.status;
@@ -70,7 +120,7 @@ describe('quality reports', () => {
     const user = await createGenUser(getSql(), { credits: 100 });
     await s.keys.saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text' });
     const input = s.schema.textGenerationSchema().parse({
-      prompts: 'green tea\nshort tea\nloop tea\ngerman tea\ncopy tea',
+      prompts: 'green tea\nshort tea\nloop tea\ngerman tea\ncopy tea\nbare tea\nhard tea\nodd tea',
       model: 'openai/gpt-4o-mini-search-preview',
       qualityGate: true,
     });
@@ -100,14 +150,31 @@ describe('quality reports', () => {
     const copy = by.get('copy tea')!.quality?.checks.find((c) => c.id === 'duplicates');
     expect(copy).toMatchObject({ status: 'fail', params: { closest: good.title, closestSource: 'run', closestId: good.id } });
     expect(by.get('copy tea')!.quality?.status).toBe('fail');
+    expect(by.get('bare tea')!.quality?.checks.find((c) => c.id === 'sections')).toMatchObject({
+      status: 'fail',
+      params: { missing: ['conclusion', 'faq', 'keyTakeaways'] },
+    });
+    expect(statusOf(by.get('hard tea')!.quality, 'reading_level')).toBe('fail');
+    expect(by.get('odd tea')!.quality?.checks.find((c) => c.id === 'keyword')).toMatchObject({
+      status: 'fail',
+      params: { keyword: 'oolong', found: ['metaDescription', 'slug'] },
+    });
 
     // The review list: the failing posts, not the good one; approving one moves it to Approved.
     const needs = await s.results.listResults(user.id, { review: 'needs' });
-    expect(needs.results.map((r) => r.prompt).sort()).toEqual(['copy tea', 'german tea', 'loop tea', 'short tea']);
+    expect(needs.results.map((r) => r.prompt).sort()).toEqual([
+      'bare tea',
+      'copy tea',
+      'german tea',
+      'hard tea',
+      'loop tea',
+      'odd tea',
+      'short tea',
+    ]);
     const { approved } = await s.review.approveResults(user.id, [by.get('loop tea')!.id]);
     expect(approved).toEqual([by.get('loop tea')!.id]);
     expect((await s.results.listResults(user.id, { review: 'approved' })).results.map((r) => r.prompt)).toEqual(['loop tea']);
-    expect((await s.results.listResults(user.id, { review: 'needs' })).pagination.total).toBe(3);
+    expect((await s.results.listResults(user.id, { review: 'needs' })).pagination.total).toBe(6);
     // Another owner's approval touches nothing of this one.
     const other = await createGenUser(getSql());
     expect((await s.review.approveResults(other.id, [by.get('short tea')!.id])).approved).toEqual([]);
@@ -151,4 +218,77 @@ describe('quality reports', () => {
     const distinct = await s.quality.closestPost(user.id, nobody, s.shingles.shingleHashes(text(GOOD)));
     expect(distinct?.similarity ?? 0).toBeLessThan(s.shingles.DUPLICATE_WARN);
   });
+
+  it(
+    'result.flagged: once for a post completing with a failing report (signed, with its summary); after an edit only when it turns to failing',
+    { timeout: 60_000 },
+    async () => {
+      const user = await createGenUser(getSql(), { credits: 100 });
+      await s.keys.saveApiKeys(user.id, { openRouterApiKey: 'sk-test-text' });
+      // Only result.flagged is chosen: the finish path must still write it.
+      secret = (await s.hooks.createEndpoint(user.id, { url: `${receiver.url}/hooks`, events: ['result.flagged'] })).secret;
+      const flagged = () => received.filter((r) => r.type === 'result.flagged' && r.data.runId === run.runId);
+      const settle = async (count: number) => {
+        const until = Date.now() + 15_000;
+        while (flagged().length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      };
+      const run = await s.start.startRun(
+        user.id,
+        s.schema.textGenerationSchema().parse({ prompts: 'green tea\nshort tea', model: 'openai/gpt-4o-mini-search-preview' }),
+      );
+      await waitForRun(sql, run.runId);
+      const { results } = await s.results.listResults(user.id, { limit: 10 });
+      const by = new Map(results.map((r) => [r.prompt, r]));
+      const [good, short] = [by.get('green tea')!, by.get('short tea')!];
+      expect([good.quality?.status, short.quality?.status]).toEqual(['pass', 'fail']);
+      await settle(1);
+      expect(flagged()).toHaveLength(1);
+      const [first] = flagged();
+      expect(first!.verified).toBe(true);
+      expect(first!.data).toMatchObject({ resultId: short.id, runId: run.runId, attempt: 1, cause: 'completed' });
+      const summary = first!.data.quality as {
+        status: string;
+        failed: string[];
+        checks: { id: string; params: Record<string, unknown> }[];
+      };
+      expect(summary.status).toBe('fail');
+      expect(summary.failed).toContain('length');
+      expect(summary.checks.find((c) => c.id === 'length')?.params).toMatchObject({ unit: 'words', target: 1200 });
+      // The body is the one the API document describes.
+      const { resultFlaggedEvent } = await import('../../app/http/api-document.server');
+      resultFlaggedEvent.parse({ type: first!.type, timestamp: new Date().toISOString(), data: first!.data });
+
+      // An edit that turns the passing post short: one event; editing it again while it stays failing: none.
+      const shortHtml = short.content!;
+      await s.results.updateResultContent(user.id, good.id, shortHtml);
+      await settle(2);
+      expect(flagged().map((e) => [e.data.resultId, e.data.cause])).toEqual([
+        [short.id, 'completed'],
+        [good.id, 'edited'],
+      ]);
+      await s.results.updateResultContent(user.id, good.id, `${shortHtml}<p>One more short line.</p>`);
+      // The failing post edited and still failing: none either.
+      await s.results.updateResultContent(user.id, short.id, `${shortHtml}<p>Another line.</p>`);
+      // An approved post is not held: edited to pass and back to failing, it is not flagged.
+      await s.review.approveResults(user.id, [good.id]);
+      expect((await s.results.updateResultContent(user.id, good.id, good.content!)).quality?.status).toBe('pass');
+      expect((await s.results.updateResultContent(user.id, good.id, shortHtml)).quality?.status).toBe('fail');
+      // Events are written with the report (the outbox): none more than the two delivered.
+      const written = await sql`SELECT id FROM webhook_events WHERE user_id = ${user.id} AND type = 'result.flagged'`;
+      expect(written.map((e) => e.id).sort()).toEqual(
+        flagged()
+          .map((e) => e.id)
+          .sort(),
+      );
+      expect(new Set(flagged().map((e) => e.id)).size).toBe(2);
+      // A fix withdraws the approval of the failing post it rewrote: it is held again, so flagged.
+      await s.review.withdrawApproval(user.id, good.id);
+      await settle(3);
+      expect(flagged().map((e) => [e.data.resultId, e.data.cause])).toEqual([
+        [short.id, 'completed'],
+        [good.id, 'edited'],
+        [good.id, 'edited'],
+      ]);
+    },
+  );
 });

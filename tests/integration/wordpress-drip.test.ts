@@ -8,6 +8,8 @@ import { timeOf, weekdayOf, type DripRules } from '../../app/utils/drip-plan';
 import { instantToZoned } from '../../app/utils/zoned-time';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
+import { createGenUser } from '../support/generation';
+import { saveApiKeys } from '../../app/services/api-keys.server';
 
 // Drip schedules against the real WordPress of the test harness: a 200-post plan
 // published on a fast clock through the one publisher (runPublication, the job's due check), each
@@ -523,5 +525,103 @@ describe('the quality gate', () => {
         await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM generation_results WHERE user_id = ${pro.id} AND approved_at IS NOT NULL`
       )[0]!.n,
     ).toBe(2);
+  });
+
+  it('the single publish page (plain form posts) and every publish route take the gate: a held post says why, in both languages', async () => {
+    const pro = await account('gate-routes');
+    const [single, api, bulk, dripped] = await results(pro.id, 'Gated route', 4);
+    await sql`UPDATE generation_results SET quality_status = 'fail', quality = ${sql.json(report('fail'))} WHERE user_id = ${pro.id}`;
+    const gateOf = async (resultId: string) =>
+      (
+        await sql<{ quality_gate: boolean; status: string }[]>`
+        SELECT quality_gate, status FROM wordpress_publications WHERE result_id = ${resultId} AND status <> 'canceled'`
+      )[0];
+
+    // The publish page offers the checkbox (both languages); posted without JavaScript, a failing
+    // post is held: Needs review, with its reason, and not on the site.
+    const page = `/app/publish/${single}`;
+    expect(await (await pro.client.get(page)).text()).toContain('Publish only if its quality report passes, or I approved it');
+    expect(await (await pro.client.get(page, { 'accept-language': 'zh-HK' })).text()).toContain('只在質素報告合格或我已批准時發佈');
+    const form: [string, string][] = [
+      ['siteId', String(pro.siteId)],
+      ['mode', 'now'],
+      ['title', 'Gated route 1'],
+      ['content', '<p>Body of Gated route 1</p>'],
+      ['qualityGate', 'on'],
+    ];
+    const held = await pro.client.request(page, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'zh-HK' },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect(held.status).toBe(302);
+    expect(held.headers.get('location')).toBe('/app?tab=results&review=needs');
+    const told = await (await pro.client.get('/app?tab=results&review=needs', { 'accept-language': 'zh-HK' })).text();
+    expect(told).toContain('暫緩發佈，等待審閱：質素報告不合格。');
+    expect(told).toContain('長度：150 字，目標約 1200 字');
+    expect(await gateOf(single!)).toEqual({ quality_gate: true, status: 'queued' });
+    const [pub] = await sql<Row[]>`SELECT id, job_id FROM wordpress_publications WHERE result_id = ${single!}`;
+    expect(await runPublication(pub!.id, { jobId: pub!.job_id })).toBe('skipped');
+
+    // The JSON API: held at once with the failed checks named (English here).
+    const apiAnswer = await pro.client.postJson('/api/wordpress/publish', {
+      siteId: pro.siteId,
+      resultId: api,
+      title: 'Gated route 2',
+      content: '<p>Body of Gated route 2</p>',
+      status: 'publish',
+      qualityGate: true,
+    });
+    expect(apiAnswer.status).toBe(202);
+    expect(await apiAnswer.json()).toMatchObject({
+      success: true,
+      held: true,
+      heldFor: ['length'],
+      message: 'Length: 150 of about 1200 words',
+    });
+    expect(await gateOf(api!)).toEqual({ quality_gate: true, status: 'queued' });
+    const bulkAnswer = await pro.client.postJson('/api/wordpress/publish-bulk', {
+      siteId: pro.siteId,
+      resultIds: [bulk],
+      mode: 'now',
+      qualityGate: true,
+    });
+    expect(bulkAnswer.status).toBe(202);
+    expect(await gateOf(bulk!)).toEqual({ quality_gate: true, status: 'queued' });
+
+    // A drip plan through the bulk page's form: preview, then confirm, the gate carried along.
+    const bulkPage = `/app/publish-bulk?ids=${dripped}`;
+    const previewed = await post(pro.client, bulkPage, [
+      ['siteId', String(pro.siteId)],
+      ['resultIds', dripped!],
+      ['mode', 'drip'],
+      ['dripStartDate', '2027-06-01'],
+      ['perDay', '1'],
+      ['windowStart', '09:00'],
+      ['windowEnd', '17:00'],
+      ['weekdays', '2'],
+      ['spread', 'even'],
+      ['dripTimeZone', 'UTC'],
+      ['qualityGate', 'on'],
+    ]);
+    const confirm = hiddenFields(await previewed.text(), 'data-testid="drip-preview"');
+    expect(confirm).toContainEqual(['qualityGate', 'on']);
+    expect((await post(pro.client, bulkPage, [...confirm, ['intent', 'confirm']])).status).toBe(302);
+    expect(await gateOf(dripped!)).toEqual({ quality_gate: true, status: 'queued' });
+
+    // A run started by the API with the gate keeps it for all its posts.
+    const starter = await createGenUser(sql, { credits: 5, label: 'gate-run' });
+    await saveApiKeys(starter.id, { openRouterApiKey: 'sk-test-text' });
+    const client = new TestClient(app.url);
+    const pair = (await createSession(starter.id)).setCookie.split(';')[0]!;
+    client.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+    const started = await client.postJson('/api/generate/text', {
+      prompts: 'gated topic',
+      model: 'openai/gpt-4o-mini-search-preview',
+      qualityGate: true,
+    });
+    expect(started.status).toBe(200);
+    const { jobId } = (await started.json()) as { jobId: string };
+    expect((await sql`SELECT quality_gate FROM generation_runs WHERE id = ${jobId}`)[0]).toEqual({ quality_gate: true });
   });
 });

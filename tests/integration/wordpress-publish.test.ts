@@ -146,7 +146,7 @@ describe('publishing to a real WordPress through the queue', () => {
     expect(await eventsOf(pub!.id)).toEqual([
       {
         type: 'publication.published',
-        data: { publicationId: pub!.id, resultId: null, status: 'published', postId: done.postId, link: done.link },
+        data: { publicationId: pub!.id, resultId: null, status: 'published', postId: done.postId, link: done.link, postStatus: 'publish' },
       },
     ]);
   });

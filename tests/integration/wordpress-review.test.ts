@@ -14,6 +14,7 @@ import {
   reschedulePublication,
 } from '../../app/services/wordpress/schedules.server';
 import { createSite } from '../../app/services/wordpress/sites.server';
+import { createEndpoint } from '../../app/services/webhooks.server';
 import { shownStatus } from '../../app/utils/publication-state';
 import { bulkPublishSchema, publishSchema } from '../../app/utils/wordpress-schemas';
 import { dripSchema } from '../../app/utils/drip-schemas';
@@ -598,11 +599,16 @@ describe('statuses, updates and schedules as WordPress has them', () => {
   });
 
   describe('statuses reported truly', () => {
-    it('a draft is reported as a draft with its wp-admin link, and listed as Draft', async () => {
+    it('a draft is reported as a draft with its wp-admin link, and listed as Draft (its webhook event says draft)', async () => {
+      await createEndpoint(userId, { url: 'http://127.0.0.1:9/hooks', events: ['publication.published'] });
       const pub = await queuePublish(userId, payload({ title: 'Draft asked for', status: 'draft' }));
       expect(await runPublication(pub!.id)).toBe('published');
       const done = await getPublication(userId, pub!.id);
       expect(done).toMatchObject({ status: 'published', postStatus: 'draft' });
+      // The event marks our record's end; the post's own status on the site says it is not live.
+      const [event] = await sql<{ data: Record<string, unknown> }[]>`
+        SELECT payload->'data' AS data FROM webhook_events WHERE user_id = ${userId} AND payload->'data'->>'publicationId' = ${pub!.id}`;
+      expect(event?.data).toMatchObject({ status: 'published', postStatus: 'draft', link: done.link });
       expect(shownStatus(done)).toBe('draft');
       expect(done.link).toBe(`${wp.url}/wp-admin/post.php?post=${done.postId}&action=edit`);
       expect((await wpPost(done.postId!)).status).toBe('draft');

@@ -158,6 +158,7 @@ describe('the OpenAPI document', () => {
         'publication.published',
         'result.completed',
         'result.failed',
+        'result.flagged',
         'run.completed',
         'webhook.test',
       ].sort(),
@@ -203,6 +204,11 @@ describe('the OpenAPI document', () => {
     // result.failed says why as a code (beside an English text for logs).
     const failedData = schemas.ResultFailedEvent!.properties!.data as { properties: Record<string, unknown>; required: string[] };
     expect(failedData.required).toEqual(expect.arrayContaining(['errorCode', 'error']));
+    // result.flagged carries its report's summary; publication.published the post's WordPress status.
+    const flaggedData = schemas.ResultFlaggedEvent!.properties!.data as { required: string[] };
+    expect(flaggedData.required).toEqual(expect.arrayContaining(['resultId', 'cause', 'quality']));
+    const publishedData = schemas.PublicationPublishedEvent!.properties!.data as { required: string[] };
+    expect(publishedData.required).toContain('postStatus');
   });
 
   it('a choice the server also takes as null (the default) lists null in its enum, and the list itself is untouched', async () => {

@@ -40,6 +40,15 @@ describe('quality checks', () => {
       params: { unit: 'characters', target: 1800, measured: 1400 },
     });
     expect(lengthCheck('綠茶'.repeat(200), { ...settings, language: 'Chinese (Traditional)' }).status).toBe('fail');
+    // Japanese is counted in characters too (kanji and kana alike).
+    expect(lengthCheck('緑茶をのむ'.repeat(300), { ...settings, language: 'Japanese' })).toMatchObject({
+      status: 'pass',
+      params: { unit: 'characters', target: 1800, measured: 1500 },
+    });
+    expect(lengthCheck('緑茶をのむ'.repeat(100), { ...settings, language: 'Japanese' })).toMatchObject({
+      status: 'fail',
+      params: { unit: 'characters', measured: 500 },
+    });
   });
 
   it('sections: requested ones missing fail, unwanted ones present warn', () => {
@@ -99,6 +108,32 @@ describe('quality checks', () => {
     const filler = repetitionCheck(padded, 'English (US)');
     expect(filler.status).toBe('fail');
     expect(filler.params.fillerPerThousand).toBeGreaterThan(100);
+    // Repeated sentences in paragraphs that differ: a few warn, many fail.
+    const distinct = (i: number) => `Paragraph ${i} talks about the garden and the green tea leaves in spring number ${i}.`;
+    const again = 'Water the plants early in the morning before the sun is high.';
+    const withRepeats = (repeats: number) =>
+      articleParts(
+        Array.from({ length: 40 }, (_, i) => `<p>${distinct(i)} ${i < repeats ? again : `A fresh line ${i} follows here today.`}</p>`).join(
+          '',
+        ),
+      );
+    expect(repetitionCheck(withRepeats(3), 'English (US)')).toMatchObject({
+      status: 'warn',
+      params: { repeatedParagraphs: 0, repeatedSentences: 2 },
+    });
+    expect(repetitionCheck(withRepeats(20), 'English (US)')).toMatchObject({
+      status: 'fail',
+      params: { repeatedParagraphs: 0, repeatedSentences: 19 },
+    });
+    expect(repetitionCheck(withRepeats(0), 'English (US)').status).toBe('pass');
+    // The Chinese list, per 1,000 characters: stock openers fail, plain text passes.
+    const zhPlain = Array.from({ length: 20 }, (_, i) => `綠茶含有豐富的抗氧化物質，第${i}杯適量飲用對身體有益。`).join('');
+    expect(repetitionCheck(articleParts(`<p>${zhPlain}</p>`), 'Chinese (Traditional)')).toMatchObject({
+      status: 'pass',
+      params: { fillerPerThousand: 0, fillerUnit: 'characters' },
+    });
+    const zhPadded = Array.from({ length: 20 }, (_, i) => `在當今快節奏的社會，眾所周知，第${i}杯綠茶很好。`).join('');
+    expect(repetitionCheck(articleParts(`<p>${zhPadded}</p>`), 'Chinese (Traditional)').status).toBe('fail');
   });
 
   it('near-duplicates: a near-copy is over the threshold, a distinct article on the same topic is under it', () => {

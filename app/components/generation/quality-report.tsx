@@ -1,7 +1,7 @@
 import { Form } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { buttonClass } from '~/components/ui/button';
-import type { QualityCheck } from '~/utils/quality/check';
+import { checkLine } from '~/utils/quality/check-text';
 import type { QualityReport } from '~/utils/quality/report';
 import { RESULTS_ACTION } from './urls';
 
@@ -9,63 +9,11 @@ import { RESULTS_ACTION } from './urls';
 // with the figure), the whole report in a <details> (no script needed), and Approve while it
 // needs review.
 
-type Translate = (key: string, options?: Record<string, unknown>) => string;
-
 const badgeClass = {
   pass: 'bg-emerald-50 text-emerald-800 ring-emerald-600/20',
   warn: 'bg-amber-50 text-amber-900 ring-amber-600/20',
   fail: 'bg-red-50 text-red-800 ring-red-600/20',
 } as const;
-
-const list = (t: Translate, group: string, items: unknown) =>
-  (Array.isArray(items) ? items : []).map((i) => t(`quality.${group}.${String(i)}`)).join(', ');
-
-/** One check as a sentence with its figure, in the reader's language. */
-export function checkLine(t: Translate, check: QualityCheck): string {
-  const p = check.params;
-  switch (check.id) {
-    case 'length':
-      return t(p.unit === 'characters' ? 'quality.checks.lengthCharacters' : 'quality.checks.length', {
-        measured: p.measured,
-        target: p.target,
-      });
-    case 'sections':
-      if (Array.isArray(p.missing) && p.missing.length)
-        return t('quality.checks.sectionsMissing', { list: list(t, 'sections', p.missing) });
-      if (Array.isArray(p.unwanted) && p.unwanted.length)
-        return t('quality.checks.sectionsUnwanted', { list: list(t, 'sections', p.unwanted) });
-      return t('quality.checks.sections');
-    case 'keyword':
-      if (!p.keyword) return t('quality.checks.keywordNone');
-      if (Array.isArray(p.missing) && p.missing.length)
-        return t('quality.checks.keywordMissing', { keyword: p.keyword, list: list(t, 'places', p.missing) });
-      return t('quality.checks.keyword', { keyword: p.keyword, found: list(t, 'places', p.found) });
-    case 'reading_level':
-      return p.grade === null
-        ? t('quality.checks.readingLevelNone')
-        : t('quality.checks.readingLevel', { grade: p.grade, requested: p.requested });
-    case 'language':
-      return check.status === 'not_measured'
-        ? t('quality.checks.languageNone')
-        : t('quality.checks.language', { detected: p.detected, requested: p.requested });
-    case 'duplicates': {
-      if (p.similarity === null) return t('quality.checks.duplicatesNone');
-      const percent = Math.round(Number(p.similarity) * 100);
-      return p.closest && percent > 0
-        ? t('quality.checks.duplicatesClosest', { closest: p.closest, percent })
-        : t('quality.checks.duplicates', { percent });
-    }
-    case 'repetition':
-      return p.fillerPerThousand === null
-        ? t('quality.checks.repetition', { sentences: p.repeatedSentences, paragraphs: p.repeatedParagraphs })
-        : t('quality.checks.repetitionFiller', {
-            sentences: p.repeatedSentences,
-            paragraphs: p.repeatedParagraphs,
-            filler: p.fillerPerThousand,
-            unit: t(`quality.units.${String(p.fillerUnit)}`),
-          });
-  }
-}
 
 export function QualityReportView({
   resultId,

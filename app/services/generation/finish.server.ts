@@ -12,6 +12,7 @@ import { WAKE_CHANNEL } from './rules.server';
 import { getRunProgress } from './progress.server';
 import { WORKER_ID, type ClaimedItem, type ItemOutcome } from './item.server';
 import type { Output } from './output.server';
+import type { QualityReport } from '~/utils/quality/report';
 
 // An item's end, booked exactly once: every write is conditional on the item still being
 // `processing` in the same attempt, and the hold is posted or voided (through the ledger service)
@@ -102,23 +103,29 @@ async function finishInTransaction(
   set: SetFragment,
   outcome: HoldOutcome | null,
   status: 'completed' | 'failed',
+  /** A completed post's failing report (result.flagged), else null. */
+  flagged: QualityReport | null,
   db: Db,
 ): Promise<ItemOutcome> {
   const inTransaction = 'savepoint' in db;
-  if (!inTransaction && !outcome && !(await wantsResultEvents(item.userId, status, db))) {
+  if (!inTransaction && !outcome && !(await wantsResultEvents(item.userId, status, db, flagged !== null))) {
     return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
   }
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(db, async (tx) => {
         const [wants, done] = await Promise.all([
-          inTransaction || !outcome || wantsResultEvents(item.userId, status, tx),
+          inTransaction || !outcome || wantsResultEvents(item.userId, status, tx, flagged !== null),
           finishRow(item, set, outcome, tx),
         ]);
         if (!done) return 'skipped';
         if (!wants) return status;
         const failure = { errorCode: done.errorCode, error: done.error };
-        await resultFinished({ ...item, runId: done.runId, status, ...failure }, () => getRunProgress(item.userId, done.runId, tx), tx);
+        await resultFinished(
+          { ...item, runId: done.runId, status, ...failure, flagged: status === 'completed' ? flagged : null },
+          () => getRunProgress(item.userId, done.runId, tx),
+          tx,
+        );
         return status;
       });
     } catch (err) {
@@ -136,15 +143,16 @@ async function finish(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
   set: SetFragment,
   outcome: HoldOutcome,
+  flagged: QualityReport | null,
   db: Db,
 ): Promise<ItemOutcome> {
   try {
-    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', db);
+    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', flagged, db);
   } catch (err) {
     if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
     const final: SetFragment = outcome === 'post' ? failedAs(HOLD_GONE) : set;
-    return finishInTransaction(item, final, null, 'failed', db);
+    return finishInTransaction(item, final, null, 'failed', null, db);
   }
 }
 
@@ -167,20 +175,26 @@ export async function finishCompleted(item: ClaimedItem, out: Output, db: Db): P
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
     seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null},
     seo_title = ${out.seo?.seoTitle || null}`;
-  const booked = await finishWithImages(item, out, set, db);
+  const booked = await finishWithImages(item, out, set, report?.status === 'fail' ? report : null, db);
   if (booked === 'completed' && out.quality) await indexCompletedShingles(item.userId, item.resultId, out.quality.shingles, db);
   return booked;
 }
 
-async function finishWithImages(item: ClaimedItem, out: Output, set: SetFragment, db: Db): Promise<ItemOutcome> {
-  if (out.images.length === 0) return finish(item, set, 'post', db);
+async function finishWithImages(
+  item: ClaimedItem,
+  out: Output,
+  set: SetFragment,
+  flagged: QualityReport | null,
+  db: Db,
+): Promise<ItemOutcome> {
+  if (out.images.length === 0) return finish(item, set, 'post', flagged, db);
   // With object storage, the objects are written before any row points at them: a storage failure
   // here (StorageUnavailable) books nothing, and the booking is tried again like a database failure.
   const keys = await storeImageObjects(out.images);
   try {
     return await transaction(db, async (tx) => {
       await insertImages(item, out.images, keys, tx);
-      if ((await finishInTransaction(item, set, 'post', 'completed', tx)) === 'skipped') throw new Gone();
+      if ((await finishInTransaction(item, set, 'post', 'completed', flagged, tx)) === 'skipped') throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {
@@ -188,7 +202,7 @@ async function finishWithImages(item: ClaimedItem, out: Output, set: SetFragment
     if (unbooked) await discardImageObjects(keys, db);
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
-    if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', db);
+    if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', null, db);
     throw err;
   }
 }
@@ -200,5 +214,5 @@ function failedAs(failure: ItemFailure): SetFragment {
 }
 
 export async function failItem(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, failure: ItemFailure, db: Db): Promise<boolean> {
-  return (await finish(item, failedAs(failure), 'void', db)) !== 'skipped';
+  return (await finish(item, failedAs(failure), 'void', null, db)) !== 'skipped';
 }

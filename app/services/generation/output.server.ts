@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { imageDefaults } from '~/catalogue';
 import { getLogger } from '~/runtime/logger.server';
+import { env } from '~/runtime/env.server';
 import { briefOf, type TopicBrief } from '~/utils/csv-file';
 import { cleanSeo, seoWithFallbacks, splitSeoBlock, type SeoFields } from '~/utils/seo-fields';
 import { contentChecks } from '~/utils/quality/report';
@@ -108,7 +109,9 @@ export async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup,
       // Only the model's own: left out, it is derived when read, so it follows an edited title.
       seoTitle: cleanSeo(seoGiven).seoTitle,
     },
-    quality: contentChecks({ title: article.title, html, topic: row.prompt, settings: row.settings, seo, keywords: brief?.keywords }),
+    quality: env.QUALITY_REPORTS_OFF
+      ? undefined
+      : contentChecks({ title: article.title, html, topic: row.prompt, settings: row.settings, seo, keywords: brief?.keywords }),
     metadata: { originalPrompt: row.prompt, images: images.map((i) => i.id), usage: answer.usage ?? null, ...countText(text) },
     images,
     keywords: brief?.keywords,

@@ -1,5 +1,6 @@
-import { sql, type Db } from '../../../db/client';
+import { sql, transaction, type Db } from '../../../db/client';
 import { getLogger } from '~/runtime/logger.server';
+import { resultFlagged } from '../webhooks.server';
 import { completeReport, contentChecks, type QualityInput, type QualityReport } from '~/utils/quality/report';
 import { MIN_SHINGLES, type ClosestPost } from '~/utils/quality/shingles';
 import type { QualityCheck } from '~/utils/quality/check';
@@ -98,9 +99,18 @@ export async function recheckResult(
     keywords: brief?.keywords ?? null,
   });
   const report = await reportWithDuplicates(userId, resultId, content, db);
-  await db`
-    UPDATE generation_results SET quality = ${db.json(report as never)}, quality_status = ${report.status}
-    WHERE id = ${resultId} AND user_id = ${userId}`;
+  await transaction(db, async (tx) => {
+    // The status it had (read under the row's lock, so of two edits at once each sees the other's).
+    const [row] = await tx<{ runId: string; attempt: number; was: string | null; approved: boolean }[]>`
+      UPDATE generation_results r SET quality = ${tx.json(report as never)}, quality_status = ${report.status}
+      FROM (SELECT id, quality_status FROM generation_results WHERE id = ${resultId} AND user_id = ${userId} FOR UPDATE) old
+      WHERE r.id = old.id
+      RETURNING r.run_id AS "runId", r.attempt, old.quality_status AS was, r.approved_at IS NOT NULL AS approved`;
+    // Flagged now and not before: an approved post is not held, and one already failing was sent.
+    if (row && report.status === 'fail' && row.was !== 'fail' && !row.approved) {
+      await resultFlagged({ userId, resultId, runId: row.runId, attempt: row.attempt, cause: 'edited', report }, tx);
+    }
+  });
   await indexResultShingles(userId, resultId, content.shingles, db);
   return report;
 }

@@ -1,5 +1,7 @@
 import { sql, transaction, type Db } from '../../../db/client';
 import { releaseApproved } from '../wordpress/review-gate.server';
+import { resultFlagged } from '../webhooks.server';
+import type { QualityReport } from '~/utils/quality/report';
 
 // Approving results for gated publishing: the owner's word that a post whose report failed may go
 // out. Approving releases its held publications in the same transaction.
@@ -35,5 +37,15 @@ export async function approveResults(
  * approved the words they read, not the ones that replaced them, so the gate judges the new text.
  */
 export async function withdrawApproval(userId: string, id: string, db: Db = sql): Promise<void> {
-  await db`UPDATE generation_results SET approved_at = NULL WHERE id = ${id} AND user_id = ${userId}`;
+  await transaction(db, async (tx) => {
+    const [row] = await tx<{ wasApproved: boolean; quality: QualityReport | null; runId: string; attempt: number }[]>`
+      UPDATE generation_results r SET approved_at = NULL
+      FROM (SELECT id, approved_at FROM generation_results WHERE id = ${id} AND user_id = ${userId} FOR UPDATE) old
+      WHERE r.id = old.id
+      RETURNING old.approved_at IS NOT NULL AS "wasApproved", r.quality, r.run_id AS "runId", r.attempt`;
+    // A failing post that was approved is held again from now: flagged (result.flagged).
+    if (row?.wasApproved && row.quality?.status === 'fail') {
+      await resultFlagged({ userId, resultId: id, runId: row.runId, attempt: row.attempt, cause: 'edited', report: row.quality }, tx);
+    }
+  });
 }

@@ -48,7 +48,15 @@ export async function followPublished(row: Watched, post: PostSchedule, db: Db) 
     if (!done) return;
     if (row.site_id !== null) await queueLinkFixups(Number(row.site_id), tx);
     await publicationFinished(
-      { ...done, userId: row.user_id, publicationId: row.id, status: 'published', postId: post.id, link: post.link },
+      {
+        ...done,
+        userId: row.user_id,
+        publicationId: row.id,
+        status: 'published',
+        postId: post.id,
+        link: post.link,
+        postStatus: post.status,
+      },
       tx,
     );
   });

@@ -152,7 +152,10 @@ export async function runPublication(
             published_at = now(), attempts = attempts + 1, last_error = NULL, last_error_code = NULL, updated_at = now()
           WHERE id = ${row.id} AND status = 'queued' RETURNING result_id AS "resultId"`;
         if (done)
-          await publicationFinished({ ...done, userId: row.user_id, publicationId: row.id, status: 'published', link: first.url }, tx);
+          await publicationFinished(
+            { ...done, userId: row.user_id, publicationId: row.id, status: 'published', link: first.url, postStatus: null },
+            tx,
+          );
       });
       return 'published';
     }
@@ -286,6 +289,7 @@ export async function runPublication(
             status: 'published',
             postId,
             link,
+            postStatus: post.status,
           },
           tx,
         );

@@ -4,6 +4,8 @@ import { publicationFinished } from '../webhooks.server';
 import { getPublication, queuePublish, type PublishInput } from './publications.server';
 import type { Publication } from './publication-record.server';
 import { cancelPublishJobs } from './publish-queue.server';
+import { reviewHold } from './review-gate.server';
+import type { QualityReport } from '~/utils/quality/report';
 
 // Publish now: the publication is queued like any other, and the request waits a while for the
 // job (whichever process runs it) to say how it went.
@@ -58,8 +60,13 @@ async function endFailed(userId: string, seen: Publication, db: Db = sql): Promi
 
 export type PublishOutcome = {
   publication: Publication;
-  /** published / failed: the site answered in time; background: still running; scheduled: for later. */
-  outcome: 'published' | 'failed' | 'background' | 'scheduled';
+  /**
+   * published / failed: the site answered in time; background: still running; scheduled: for
+   * later; held: gated and its post's report fails (it waits, queued, until the post is approved).
+   */
+  outcome: 'published' | 'failed' | 'background' | 'scheduled' | 'held';
+  /** A held post's report (why it waits). */
+  quality?: QualityReport | null;
 };
 
 /**
@@ -77,6 +84,9 @@ export async function publishAndWait(
 ): Promise<PublishOutcome | undefined> {
   const queued = await queue();
   if (!queued) return undefined;
+  // Held for review: nothing to wait for (its job stands down until the post is approved).
+  const hold = queued.status === 'queued' ? await reviewHold(queued.id) : { held: false, quality: null };
+  if (hold.held) return { publication: queued, outcome: 'held', quality: hold.quality };
   if (Date.parse(queued.publishAt) > Date.now() + 1000) return { publication: queued, outcome: 'scheduled' };
   let publication = await waitForPublication(userId, queued.id, waitMs, queued.attempts);
   if (failedBySite(publication, queued.attempts)) publication = await endFailed(userId, publication);

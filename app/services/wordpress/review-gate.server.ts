@@ -1,22 +1,31 @@
 import crypto from 'node:crypto';
 import { sql, type Db } from '../../../db/client';
 import { enqueueMany } from '~/queue/boss';
+import type { QualityReport } from '~/utils/quality/report';
 
 // The quality gate at publish time. A publication is gated when it was queued with the gate on (a
 // publish, a bulk publish or a drip plan), or when its post's run was started with it. A gated post goes out only if its quality report has no failed check
 // (warnings pass) or its owner approved it; until then it stays queued and its job does nothing.
 // Approving it gives it a new job at its own time (its drip slot), or at once when that has passed.
 
-/** Whether the publication must wait for its post's approval. */
-export async function heldForReview(publicationId: string, db: Db = sql): Promise<boolean> {
-  const [row] = await db<{ held: boolean }[]>`
+/**
+ * Whether the publication must wait for its post's approval, and the post's report (its reason:
+ * the checks that failed; null for a post completed before reports, which waits too).
+ */
+export async function reviewHold(publicationId: string, db: Db = sql): Promise<{ held: boolean; quality: QualityReport | null }> {
+  const [row] = await db<{ held: boolean; quality: QualityReport | null }[]>`
     SELECT (p.quality_gate OR g.quality_gate)
-           AND r.approved_at IS NULL AND coalesce(r.quality_status, 'fail') = 'fail' AS held
+           AND r.approved_at IS NULL AND coalesce(r.quality_status, 'fail') = 'fail' AS held, r.quality
     FROM wordpress_publications p
     JOIN generation_results r ON r.id::text = p.result_id AND r.user_id = p.user_id AND r.type = 'text'
     JOIN generation_runs g ON g.id = r.run_id
     WHERE p.id = ${publicationId} AND p.kind = 'post'`;
-  return row?.held ?? false;
+  return { held: row?.held ?? false, quality: row?.held ? row.quality : null };
+}
+
+/** Whether the publication must wait for its post's approval. */
+export async function heldForReview(publicationId: string, db: Db = sql): Promise<boolean> {
+  return (await reviewHold(publicationId, db)).held;
 }
 
 /**
