@@ -280,6 +280,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/results/{id}/fix': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fix a completed text post: regenerate it, expand it to its length, or add a missing section
+     * @description Queued, and charged through the ledger like a generation: the credits are held now and spent only when the fix succeeds; a fix that fails costs nothing and leaves the post as it was. `regenerate` (any completed text post) writes the topic again with its run's settings and costs one post of its model (the post's image is kept); `expand` (offered when the length check is short) continues the existing text with new sections before its closing ones and costs the same; `add_section` (offered for each requested section the sections check finds missing: `intro`, `keyTakeaways`, `faq`, `conclusion`) writes only that section and puts it in its place, for 1 credit. The quality report is computed again when it completes; follow it on the result's `fix` (GET /api/results/{id}). Refusals: 409 `not_fixable` (not offered by the post's report), `fix_running` (one fix at a time per post), `result_changed` (`basis` is not the post's `updatedAt`), `cost_changed` (`cost` is not the price); 402 too few credits.
+     */
+    post: operations['postResultsIdFix'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/results/{id}/download': {
     parameters: {
       query?: never;
@@ -754,6 +774,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'result.flagged': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * result.flagged
+     * @description Sent to your endpoints that chose result.flagged, signed per Standard Webhooks; answer 2xx, anything else is retried for about 24 hours.
+     */
+    post: operations['webhookResultFlagged'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'publication.published': {
     parameters: {
       query?: never;
@@ -843,6 +883,7 @@ export interface components {
         | 'run.completed'
         | 'result.completed'
         | 'result.failed'
+        | 'result.flagged'
         | 'publication.published'
         | 'publication.failed'
         | 'credits.low'
@@ -953,6 +994,68 @@ export interface components {
         error: string | null;
       };
     };
+    QualityCheck: {
+      /** @enum {string} */
+      id: 'length' | 'sections' | 'keyword' | 'reading_level' | 'language' | 'duplicates' | 'repetition';
+      /** @enum {string} */
+      status: 'pass' | 'warn' | 'fail' | 'not_measured';
+      /** @description The measured figures and what they were held against: e.g. `measured`, `target` and `unit` (`words`, or `characters` for Chinese and Japanese) for length; `missing` and `unwanted` sections; `found` and `missing` keyword places; `grade` and `ease` (Flesch-Kincaid, English only); `detected` (ISO 639-3); `similarity` and `closest` for near-duplicates; `repeatedSentences`, `repeatedParagraphs` and `fillerPerThousand` for repetition. */
+      params: {
+        [key: string]: unknown;
+      };
+    };
+    ResultFlaggedEvent: {
+      /** @enum {string} */
+      type: 'result.flagged';
+      /** Format: date-time */
+      timestamp: string;
+      data: {
+        /** Format: uuid */
+        resultId: string;
+        /** Format: uuid */
+        runId: string;
+        attempt: number;
+        /**
+         * @description `completed`: the post completed with a failing report (once per completion). `edited`: an edit turned a report that did not fail into one that does (a post that stays failing is not sent again; an approved post is not flagged).
+         * @enum {string}
+         */
+        cause: 'completed' | 'edited';
+        quality: {
+          /** @enum {string} */
+          status: 'fail';
+          /** @description The checks that failed. */
+          failed: ('length' | 'sections' | 'keyword' | 'reading_level' | 'language' | 'duplicates' | 'repetition')[];
+          /** @description The checks that warned. */
+          warned: ('length' | 'sections' | 'keyword' | 'reading_level' | 'language' | 'duplicates' | 'repetition')[];
+          /** @description The failed and warned checks with their figures. */
+          checks: components['schemas']['QualityCheck'][];
+          checkedAt: string;
+        };
+      };
+    };
+    PublicationPublishedEvent: {
+      /** @enum {string} */
+      type: 'publication.published';
+      /** Format: date-time */
+      timestamp: string;
+      data: {
+        /** Format: uuid */
+        publicationId: string;
+        /** Format: uuid */
+        resultId: string | null;
+        /** @enum {string} */
+        status: 'published';
+        /** @description The post's id on the site; null for images sent to the media library. */
+        postId: number | null;
+        /** @description The post's address; for a draft or pending post, its wp-admin edit link. */
+        link: string | null;
+        /**
+         * @description The post's status on the site as read back: `publish` (live), `private`, or `draft` / `pending` (sent but not live). Null for images sent to the media library.
+         * @enum {string|null}
+         */
+        postStatus: 'publish' | 'private' | 'draft' | 'pending' | null;
+      };
+    };
     StartedRun: {
       /** Format: uuid */
       jobId: string;
@@ -1041,6 +1144,20 @@ export interface components {
        */
       phase: 'plan' | 'write';
       plan: components['schemas']['Plan'];
+      /** @description What research for the plan found; null when the operator configured no search API (or before the first plan). */
+      research: {
+        /**
+         * @description `found`: the sources below; `empty`: the search found nothing usable; `failed`: the search API could not be used, so the plan was made without research.
+         * @enum {string}
+         */
+        status: 'found' | 'empty' | 'failed';
+        /** @description The search results the plan was made from; the written post lists them under "Sources" at its end. */
+        sources: {
+          /** Format: uri */
+          url: string;
+          title: string;
+        }[];
+      } | null;
       /** @description The credits held for this post: charged once when written, released when dropped. */
       credits: number;
       /** @enum {string|null} */
@@ -1072,16 +1189,6 @@ export interface components {
       queued: number;
       job: components['schemas']['Job'];
     };
-    QualityCheck: {
-      /** @enum {string} */
-      id: 'length' | 'sections' | 'keyword' | 'reading_level' | 'language' | 'duplicates' | 'repetition';
-      /** @enum {string} */
-      status: 'pass' | 'warn' | 'fail' | 'not_measured';
-      /** @description The measured figures and what they were held against: e.g. `measured`, `target` and `unit` (`words`, or `characters` for Chinese and Japanese) for length; `missing` and `unwanted` sections; `found` and `missing` keyword places; `grade` and `ease` (Flesch-Kincaid, English only); `detected` (ISO 639-3); `similarity` and `closest` for near-duplicates; `repeatedSentences`, `repeatedParagraphs` and `fillerPerThousand` for repetition. */
-      params: {
-        [key: string]: unknown;
-      };
-    };
     /** @description Null for images, results not completed, and results completed before reports. */
     QualityReport: {
       /**
@@ -1091,6 +1198,28 @@ export interface components {
       status: 'pass' | 'warn' | 'fail';
       checks: components['schemas']['QualityCheck'][];
       checkedAt: string;
+    } | null;
+    /** @description Its latest one-click fix (running, done or failed); null when none was asked for. */
+    ResultFix: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      kind: 'regenerate' | 'expand' | 'add_section';
+      /**
+       * @description The section an `add_section` fix adds; null for the others.
+       * @enum {string|null}
+       */
+      section: 'intro' | 'keyTakeaways' | 'faq' | 'conclusion' | null;
+      /** @enum {string} */
+      status: 'processing' | 'completed' | 'failed';
+      /** @description Held while it runs, spent when it completes; a failed fix costs nothing. */
+      credits: number;
+      /** @description Why it failed: a generation failure code (`provider_timeout`, ...) or `result_changed` (the post was edited meanwhile). */
+      errorCode: string | null;
+      /** @description Why it failed, in the request's language; null unless failed. */
+      error: string | null;
+      createdAt: string;
+      finishedAt: string | null;
     } | null;
     Result: {
       /** Format: uuid */
@@ -1132,6 +1261,7 @@ export interface components {
       quality: components['schemas']['QualityReport'];
       /** @description When the owner approved it: a publish that holds posts that do not pass lets it through. Null: not approved. */
       approvedAt: string | null;
+      fix?: components['schemas']['ResultFix'];
       createdAt: string;
     };
     ResultPage: {
@@ -1145,6 +1275,15 @@ export interface components {
     };
     SavedContent: Record<string, never>;
     Retried: Record<string, never>;
+    FixStarted: {
+      /** @enum {boolean} */
+      success: true;
+      /** Format: uuid */
+      fixId: string;
+      credits: number;
+      /** @description The result, its `fix` the one just queued. */
+      result: Record<string, never>;
+    };
     RunLinkSettings: {
       enabled: boolean;
       count: number;
@@ -2942,6 +3081,131 @@ export interface operations {
       };
     };
   };
+  postResultsIdFix: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any 1 to 255 visible ASCII characters (a UUID is usual), kept 24 hours: the same key with the same body answers the first answer (never a second run or post); with another body, 422. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "kind": "add_section",
+         *       "section": "faq"
+         *     }
+         */
+        'application/json': {
+          /** @enum {string} */
+          kind: 'regenerate' | 'expand' | 'add_section';
+          /** @enum {string} */
+          section?: 'intro' | 'keyTakeaways' | 'faq' | 'conclusion';
+          /** Format: date-time */
+          basis?: string;
+          cost?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Queued: the fix, its credits (held) and the result. */
+      202: {
+        headers: {
+          /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FixStarted'];
+        };
+      };
+      /** @description Invalid input: `fields` names each field (an unknown or out-of-range value is refused, never replaced). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No session or token, or a revoked or expired token. */
+      401: {
+        headers: {
+          /** @description `Bearer realm="Postforge"`, with `error="invalid_token"` when the token sent was refused. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not enough credits for the whole run (nothing was held). */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A Pro feature, on a plan without it. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A conflict with the current state (`existing` when the result is already on the site), or the first request with this Idempotency-Key is still running (retry after Retry-After). */
+      409: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Conflict'];
+        };
+      };
+      /** @description Too many requests for this token or account: wait Retry-After seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The service is briefly unavailable (its database or a full queue): try again after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getResultsIdDownload: {
     parameters: {
       query?: {
@@ -4515,7 +4779,7 @@ export interface operations {
           'application/json': components['schemas']['Published'];
         };
       };
-      /** @description The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}). */
+      /** @description The site is slow: `queued`, the publication goes on in the background (GET /api/wordpress/scheduled/{id}). Or, with `qualityGate`, the post's quality report fails: `held: true`, `heldFor` (the failed checks) and `message`; it waits, queued, until the post is approved. */
       202: {
         headers: {
           [name: string]: unknown;
@@ -5317,6 +5581,28 @@ export interface operations {
       };
     };
   };
+  webhookResultFlagged: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ResultFlaggedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   webhookPublicationPublished: {
     parameters: {
       query?: never;
@@ -5326,7 +5612,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': components['schemas']['WebhookEvent'];
+        'application/json': components['schemas']['PublicationPublishedEvent'];
       };
     };
     responses: {

@@ -30,7 +30,7 @@ Commands (each needs the S3_* settings; each can be stopped and run again, and g
 
 class UsageError extends Error {}
 
-export async function run(argv: string[], sql: Sql, out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<number> {
+export async function run(argv: string[], out: (line: string) => void, sql: Sql): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { batch: { type: 'string' }, 'older-than-hours': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -106,7 +106,7 @@ export async function main(): Promise<void> {
   }
   try {
     await migrate(db.sql);
-    process.exitCode = await run(argv, db.sql);
+    process.exitCode = await run(argv, (l) => process.stdout.write(l + '\n'), db.sql);
   } catch (err) {
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     if (usage) process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);

@@ -294,7 +294,7 @@ async function wanted(userId: string, types: WebhookEventType[], tx: Transaction
  * Whether the owner has an enabled endpoint for a result's final state or its run's end (or, for a
  * post completed with a failing report, result.flagged).
  */
-export async function wantsResultEvents(userId: string, status: 'completed' | 'failed', db: Db, flagged = false): Promise<boolean> {
+export async function wantsResultEvents(userId: string, status: 'completed' | 'failed', flagged: boolean, db: Db): Promise<boolean> {
   const types = [`result.${status}`, 'run.completed', ...(flagged ? ['result.flagged'] : [])];
   const rows = await db`SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${types}::text[] LIMIT 1`;
   return rows.length > 0;
@@ -329,7 +329,7 @@ export async function resultFinished(
   tx: TransactionSql,
 ): Promise<void> {
   const flagged = item.status === 'completed' && item.flagged?.status === 'fail' ? item.flagged : null;
-  if (!(await wantsResultEvents(item.userId, item.status, tx, flagged !== null))) return;
+  if (!(await wantsResultEvents(item.userId, item.status, flagged !== null, tx))) return;
   // A failure says why as a code a receiver can branch on, beside an English text for its logs.
   const why = item.status === 'failed' ? { errorCode: item.errorCode ?? 'unknown', error: item.error ?? null } : {};
   await emitEvent(

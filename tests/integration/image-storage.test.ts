@@ -246,7 +246,7 @@ describe('images in object storage', () => {
     ).rejects.toThrow('stopped');
     const [left] = await getSql()<{ n: number }[]>`SELECT count(*)::int AS n FROM generation_images WHERE storage_key IS NULL`;
     expect(left!.n).toBeGreaterThan(0);
-    expect(await s.cli.run(['to-s3', '--batch', '2'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['to-s3', '--batch', '2'], out, getSql())).toBe(0);
     const moved = await imagesOf(run.runId);
     for (const [i, row] of moved.entries()) {
       expect(row).toMatchObject({ storageKey: `images/${row.id}`, bytes: null });
@@ -263,7 +263,7 @@ describe('images in object storage', () => {
     await s3.start();
 
     lines.length = 0;
-    expect(await s.cli.run(['verify'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['verify'], out, getSql())).toBe(0);
     expect(lines).toContain('rows whose object is missing: 0');
     expect(lines.at(-1)).toBe('OK');
     // An object lost behind our back: verify names it and fails.
@@ -271,7 +271,7 @@ describe('images in object storage', () => {
     const lostBytes = await objectBytes(moved[1]!.storageKey!);
     await deleteObjects([moved[1]!.storageKey!]);
     lines.length = 0;
-    expect(await s.cli.run(['verify'], getSql(), out)).toBe(1);
+    expect(await s.cli.run(['verify'], out, getSql())).toBe(1);
     expect(lines).toContain(`rows whose object is missing: 1 (${moved[1]!.storageKey})`);
     const { putObject } = await import('../../app/runtime/object-storage.server');
     await putObject(moved[1]!.storageKey!, lostBytes, 'image/png');
@@ -279,11 +279,11 @@ describe('images in object storage', () => {
     // kept while young, pruned when old enough.
     await putObject('images/00000000-0000-4000-8000-000000000000', lostBytes, 'image/png');
     lines.length = 0;
-    expect(await s.cli.run(['verify'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['verify'], out, getSql())).toBe(0);
     expect(lines).toContain('objects no row points at: 1 (of which queued for deletion: 0)');
-    expect(await s.cli.run(['prune'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['prune'], out, getSql())).toBe(0);
     expect(s3.keys()).toContain('images/00000000-0000-4000-8000-000000000000');
-    expect(await s.cli.run(['prune', '--older-than-hours', '0'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['prune', '--older-than-hours', '0'], out, getSql())).toBe(0);
     expect(lines.at(-1)).toBe('Done: 1 objects no row points at deleted.');
     expect(s3.keys()).not.toContain('images/00000000-0000-4000-8000-000000000000');
     expect(s3.keys()).toEqual(expect.arrayContaining(moved.map((r) => r.storageKey)));
@@ -291,14 +291,14 @@ describe('images in object storage', () => {
     // The way back: new images to Postgres again, those in the bucket still served while to-db runs.
     useStorage('postgres');
     expect(Buffer.from(await (await a.c.get(`/images/${moved[2]!.id}`)).arrayBuffer())).toEqual(inDb[2]!.bytes);
-    expect(await s.cli.run(['to-db', '--batch', '2'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['to-db', '--batch', '2'], out, getSql())).toBe(0);
     const back = await imagesOf(run.runId);
     for (const [i, row] of back.entries()) expect(row).toEqual({ ...inDb[i], storageKey: null });
     const [all] = await getSql()<{ n: number }[]>`SELECT count(*)::int AS n FROM generation_images WHERE storage_key IS NOT NULL`;
     expect(all!.n).toBe(0);
     expect(s3.keys()).toEqual([]);
     lines.length = 0;
-    expect(await s.cli.run(['verify'], getSql(), out)).toBe(0);
+    expect(await s.cli.run(['verify'], out, getSql())).toBe(0);
     expect(lines).toContain('images in object storage: 0');
     useStorage(false);
   });

@@ -108,14 +108,14 @@ async function finishInTransaction(
   db: Db,
 ): Promise<ItemOutcome> {
   const inTransaction = 'savepoint' in db;
-  if (!inTransaction && !outcome && !(await wantsResultEvents(item.userId, status, db, flagged !== null))) {
+  if (!inTransaction && !outcome && !(await wantsResultEvents(item.userId, status, flagged !== null, db))) {
     return (await finishRow(item, set, outcome, db)) ? status : 'skipped';
   }
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(db, async (tx) => {
         const [wants, done] = await Promise.all([
-          inTransaction || !outcome || wantsResultEvents(item.userId, status, tx, flagged !== null),
+          inTransaction || !outcome || wantsResultEvents(item.userId, status, flagged !== null, tx),
           finishRow(item, set, outcome, tx),
         ]);
         if (!done) return 'skipped';
