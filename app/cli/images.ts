@@ -3,8 +3,7 @@
 // objects no row points at (USAGE below).
 import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate';
-import { EmbeddedStartError } from '../../db/embedded';
-import { openDatabase } from '../../db/open';
+import { openCommandDatabase } from './open-database';
 import type { Sql } from '../../db/client';
 import {
   moveImagesToDatabase,
@@ -12,7 +11,7 @@ import {
   pruneUnreferencedObjects,
   verifyImageStorage,
 } from '../services/image-migration.server';
-import { ConfigError, loadEnv } from '../runtime/env.server';
+import { loadEnv } from '../runtime/env.server';
 import { StorageUnavailable } from '../runtime/object-storage.server';
 
 const USAGE = `Usage: npm run images -- <command> [--batch N]
@@ -95,15 +94,8 @@ export async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  let db: Awaited<ReturnType<typeof openDatabase>>;
-  try {
-    db = await openDatabase({ shareRunning: true });
-  } catch (err) {
-    if (!(err instanceof ConfigError) && !(err instanceof EmbeddedStartError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = err instanceof ConfigError ? 2 : 1;
-    return;
-  }
+  const db = await openCommandDatabase();
+  if (!db) return;
   try {
     await migrate(db.sql);
     process.exitCode = await run(argv, (l) => process.stdout.write(l + '\n'), db.sql);

@@ -4,14 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { migrate } from '../../db/migrate';
-import { EmbeddedStartError } from '../../db/embedded';
-import { openDatabase } from '../../db/open';
+import { openCommandDatabase } from './open-database';
 import type { Sql } from '../../db/client';
 import { adjust, LedgerError } from '../services/ledger.server';
 import { exportRows } from '../services/ledger-export.server';
 import { reconcile, reconcileCsv, reconcileSummary } from '../services/ledger-reconcile.server';
 import { formatReport, verifyLedger } from '../services/ledger-verify.server';
-import { ConfigError, loadEnv } from '../runtime/env.server';
+import { loadEnv } from '../runtime/env.server';
 
 const USAGE = `Usage: npm run ledger -- <command> [options]
 
@@ -141,17 +140,8 @@ async function main() {
     process.exitCode = 0;
     return;
   }
-  // Opens the database the way server.ts does (DATABASE_URL or the embedded one; the running app's
-  // embedded cluster when it runs) and migrates it.
-  let db: Awaited<ReturnType<typeof openDatabase>>;
-  try {
-    db = await openDatabase({ shareRunning: true });
-  } catch (err) {
-    if (!(err instanceof ConfigError) && !(err instanceof EmbeddedStartError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = err instanceof ConfigError ? 2 : 1;
-    return;
-  }
+  const db = await openCommandDatabase();
+  if (!db) return;
   try {
     await migrate(db.sql);
     process.exitCode = await run(process.argv.slice(2), db.sql);

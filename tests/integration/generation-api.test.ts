@@ -3,7 +3,7 @@ import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { startReplicateServer, type ReplicateServer } from '../support/replicate-server';
 import { TestClient, type TestApp } from '../support/app-server';
-import { available, createGenUser, openHolds, waitForRun } from '../support/generation';
+import { available, createGenUser, signedInGenUser, openHolds, waitForRun } from '../support/generation';
 
 // The JSON routes of generation and results, downloads and /images/{id}, through the real
 // app (run `npx remix build` first). Owner checks: another user's anything is 404.
@@ -36,14 +36,8 @@ afterAll(async () => {
   await replicate?.close();
 });
 
-async function signedIn(opts: Parameters<typeof createGenUser>[1] = {}) {
-  const u = await createGenUser(getSql(), opts);
-  const { createSession } = await import('../../app/services/sessions.server');
-  const { setCookie } = await createSession(u.id);
-  const c = new TestClient(app.url);
-  const [pair] = setCookie.split(';');
-  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-  return { ...u, c };
+function signedIn(opts: Parameters<typeof createGenUser>[1] = {}) {
+  return signedInGenUser(getSql(), app.url, opts);
 }
 
 const TEXT = 'openai/gpt-4o-mini-search-preview';

@@ -4,8 +4,8 @@ import { getSql } from '../../db/client';
 import { resetEnv } from '../../app/runtime/env.server';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { startPageServer, startSearchServer, type PageServer, type SearchHit, type SearchServer } from '../support/search-server';
-import { TestClient, type TestApp } from '../support/app-server';
-import { available, createGenUser, openHolds, statusCounts } from '../support/generation';
+import type { TestApp } from '../support/app-server';
+import { available, signedInGenUser, openHolds, statusCounts } from '../support/generation';
 
 // Plan first, through the real app and the real worker loop against the OpenAI test server: plans
 // made and held, edited, dropped, re-planned and written section by section (JSON API and the run
@@ -39,14 +39,8 @@ afterAll(async () => {
   await openai?.close();
 });
 
-async function signedIn(credits: number) {
-  const u = await createGenUser(getSql(), { credits });
-  const { createSession } = await import('../../app/services/sessions.server');
-  const { setCookie } = await createSession(u.id);
-  const c = new TestClient(app.url);
-  const [pair] = setCookie.split(';');
-  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-  return { ...u, c };
+function signedIn(credits: number) {
+  return signedInGenUser(getSql(), app.url, { credits });
 }
 
 const TEXT = 'openai/gpt-4o-mini-search-preview';

@@ -3,8 +3,8 @@ import type PgBoss from 'pg-boss';
 import { getSql } from '../../db/client';
 import { startReplicateServer, type ReplicateServer } from '../support/replicate-server';
 import { startS3Server, type S3TestServer } from '../support/s3-server';
-import { TestClient, type TestApp } from '../support/app-server';
-import { available, createGenUser, openHolds, statusCounts, waitForRun } from '../support/generation';
+import type { TestApp } from '../support/app-server';
+import { available, signedInGenUser, openHolds, statusCounts, waitForRun } from '../support/generation';
 
 // Images in S3-compatible object storage (a real S3 server over HTTP, s3rver): written before
 // their rows, served through /images/{id} to their owner only, deleted by a job after their
@@ -74,14 +74,8 @@ afterAll(async () => {
   for (const name of S3_VARS) delete process.env[name];
 });
 
-async function signedIn(credits = 20) {
-  const u = await createGenUser(getSql(), { credits });
-  const { createSession } = await import('../../app/services/sessions.server');
-  const { setCookie } = await createSession(u.id);
-  const c = new TestClient(app.url);
-  const [pair] = setCookie.split(';');
-  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-  return { ...u, c };
+function signedIn(credits = 20) {
+  return signedInGenUser(getSql(), app.url, { credits });
 }
 
 const imageRun = (userId: string, topics: string[], numOutputs = 1) =>

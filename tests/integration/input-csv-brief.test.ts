@@ -3,7 +3,7 @@ import { getSql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { startReplicateServer, type ReplicateServer } from '../support/replicate-server';
 import { TestClient, type TestApp } from '../support/app-server';
-import { createGenUser, waitForRun } from '../support/generation';
+import { signedInGenUser, waitForRun } from '../support/generation';
 import { uploadFile } from '../support/input-tools';
 
 // A CSV's optional per-row columns (title, keywords, instructions; beyond the topic) from the upload
@@ -39,14 +39,8 @@ afterAll(async () => {
   await replicate?.close();
 });
 
-async function signedIn() {
-  const u = await createGenUser(getSql(), { credits: 20 });
-  const { createSession } = await import('../../app/services/sessions.server');
-  const { setCookie } = await createSession(u.id);
-  const c = new TestClient(app.url);
-  const [pair] = setCookie.split(';');
-  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-  return { ...u, c };
+function signedIn() {
+  return signedInGenUser(getSql(), app.url, { credits: 20 });
 }
 
 const TEXT = 'openai/gpt-4o-mini-search-preview';

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Webhook } from 'standardwebhooks';
 import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { createGenUser, waitForRun } from '../support/generation';
 import { germanArticle, madeUpArticle, nearCopy, repeatedArticle, seoBlock } from '../support/quality-articles';
 import type { QualityReport } from '../../app/utils/quality/report';
-import { startPeer, type Peer } from '../support/http-peers';
+import { startWebhookReceiver, type Peer, type ReceivedEvent } from '../support/http-peers';
 
 // The quality report on the generation finish path (the OpenAI test server answers good, short,
 // repeated, off-language and near-copy articles on cue), again after an edit, against a site's
@@ -14,7 +13,7 @@ import { startPeer, type Peer } from '../support/http-peers';
 let openai: OpenAiServer;
 let receiver: Peer;
 let secret = '';
-const received: { id: string; type: string; data: Record<string, unknown>; verified: boolean }[] = [];
+const received: ReceivedEvent[] = [];
 type Services = {
   start: typeof import('../../app/services/generation/start.server');
   results: typeof import('../../app/services/results.server');
@@ -64,22 +63,7 @@ beforeAll(async () => {
     },
   });
   // A receiver that checks each delivery's Standard Webhooks signature.
-  receiver = await startPeer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verified = true;
-      try {
-        new Webhook(secret).verify(body, req.headers as Record<string, string>);
-      } catch {
-        verified = false;
-      }
-      const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
-      received.push({ id: String(req.headers['webhook-id']), type: parsed.type, data: parsed.data, verified });
-      res.writeHead(204).end();
-    });
-  });
+  receiver = await startWebhookReceiver(() => secret, received);
   Object.assign(process.env, {
     OPENROUTER_BASE_URL: openai.url,
     GENERATION_CONCURRENCY: '10',

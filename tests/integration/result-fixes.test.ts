@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type ChatRequest, type OpenAiServer } from '../support/openai-server';
-import { available, createGenUser, waitForRun } from '../support/generation';
+import { available, signedInGenUser, waitForRun } from '../support/generation';
 import { madeUpArticle, seoBlock, sentence } from '../support/quality-articles';
-import { TestClient, type TestApp } from '../support/app-server';
+import type { TestApp, TestClient } from '../support/app-server';
 import { seededRandom } from '../../app/utils/seeded-random';
 import type { QualityReport } from '../../app/utils/quality/report';
 
@@ -79,14 +79,8 @@ afterAll(async () => {
   await openai?.close();
 });
 
-async function signedIn(credits = 20) {
-  const u = await createGenUser(getSql(), { credits });
-  const { createSession } = await import('../../app/services/sessions.server');
-  const { setCookie } = await createSession(u.id);
-  const c = new TestClient(app.url);
-  const [pair] = setCookie.split(';');
-  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-  return { ...u, c };
+function signedIn(credits = 20) {
+  return signedInGenUser(getSql(), app.url, { credits });
 }
 
 type Row = { id: string; content: string; quality: QualityReport; updatedAt: Date };

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Webhook } from 'standardwebhooks';
 import { getSql, sql } from '../../db/client';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 import { available, createGenUser, waitForRun } from '../support/generation';
-import { startPeer, type Peer } from '../support/http-peers';
+import { startWebhookReceiver, type Peer, type ReceivedEvent } from '../support/http-peers';
 
 // The events where things happen: a real generation run (the loop in this process, the OpenAI-
 // compatible test server) with 12 items finishing concurrently, some failing; its holds taking the
@@ -12,7 +11,7 @@ import { startPeer, type Peer } from '../support/http-peers';
 let openai: OpenAiServer;
 let receiver: Peer;
 let secret = '';
-const received: { id: string; type: string; data: Record<string, unknown>; verified: boolean }[] = [];
+const received: ReceivedEvent[] = [];
 
 type Services = {
   gen: typeof import('../../app/services/generation/start.server');
@@ -26,22 +25,7 @@ let loop: Awaited<ReturnType<Services['loop']['startGenerationLoop']>>;
 
 beforeAll(async () => {
   openai = await startOpenAiServer({ latencyMs: 20 });
-  receiver = await startPeer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verified = true;
-      try {
-        new Webhook(secret).verify(body, req.headers as Record<string, string>);
-      } catch {
-        verified = false;
-      }
-      const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
-      received.push({ id: String(req.headers['webhook-id']), type: parsed.type, data: parsed.data, verified });
-      res.writeHead(204).end();
-    });
-  });
+  receiver = await startWebhookReceiver(() => secret, received);
   Object.assign(process.env, {
     OPENROUTER_BASE_URL: openai.url,
     GENERATION_CONCURRENCY: '12',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSql } from '../../db/client';
-import { TestClient, type TestApp } from '../support/app-server';
-import { available, createGenUser } from '../support/generation';
+import type { TestApp } from '../support/app-server';
+import { available, createGenUser, signedInGenUser } from '../support/generation';
 
 // The workspace's HTML forms (what a browser without JavaScript posts): Start on /app, the run's
 // progress page and its Cancel, and the Results tab's mutations on /app/results. No generation
@@ -17,14 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-async function signedIn(opts: Parameters<typeof createGenUser>[1] = {}) {
-  const u = await createGenUser(getSql(), opts);
-  const { createSession } = await import('../../app/services/sessions.server');
-  const { setCookie } = await createSession(u.id);
-  const c = new TestClient(app.url);
-  const [pair] = setCookie.split(';');
-  c.cookies.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
-  return { ...u, c };
+function signedIn(opts: Parameters<typeof createGenUser>[1] = {}) {
+  return signedInGenUser(getSql(), app.url, opts);
 }
 
 const TEXT = 'openai/gpt-4o-mini-search-preview';

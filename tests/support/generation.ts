@@ -49,3 +49,11 @@ export async function statusCounts(db: Sql, runId: string): Promise<Record<strin
     SELECT status, count(*)::int AS n FROM generation_results WHERE run_id = ${runId} GROUP BY status`;
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
+
+/** A fresh generation user with a TestClient of `baseUrl` signed in as them (a session row inserted directly). */
+export async function signedInGenUser(db: Sql, baseUrl: string, opts: Parameters<typeof createGenUser>[1] = {}) {
+  const user = await createGenUser(db, opts);
+  // Loaded when called: the tests set their environment before the app's modules are imported.
+  const { signedInClient } = await import('./input-tools');
+  return { ...user, c: await signedInClient(baseUrl, user.id) };
+}

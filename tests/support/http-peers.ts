@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 // Small HTTP peers for the WordPress tests: a forwarding proxy in front of the test WordPress that
 // can hold back answers (a "timeout" after the site did the work) or strip the Authorization
@@ -87,4 +88,30 @@ export async function startProxy(target: string): Promise<Proxy> {
 /** A server whose answers a test writes. */
 export async function startPeer(handler: http.RequestListener): Promise<Peer> {
   return listen(http.createServer(handler));
+}
+
+export type ReceivedEvent = { id: string; type: string; data: Record<string, unknown>; verified: boolean };
+
+/**
+ * A webhook endpoint that records each delivery into `received`, with whether its Standard
+ * Webhooks signature verifies under the endpoint's secret as it is then (a real verifier, not ours),
+ * and answers 204.
+ */
+export async function startWebhookReceiver(secret: () => string, received: ReceivedEvent[]): Promise<Peer> {
+  return startPeer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let verified = true;
+      try {
+        new Webhook(secret()).verify(body, req.headers as Record<string, string>);
+      } catch {
+        verified = false;
+      }
+      const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
+      received.push({ id: String(req.headers['webhook-id']), type: parsed.type, data: parsed.data, verified });
+      res.writeHead(204).end();
+    });
+  });
 }
