@@ -14,6 +14,7 @@
 // per-user cap is raised above what the processes hold (a lone early user must not be what
 // limits the providers; fairness comes from the queue's order, not the cap).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type Sql } from '../../db/client';
@@ -30,6 +31,9 @@ const WORKERS = Number(process.env.BENCH_QUEUE_WORKERS ?? 2);
 const LATENCY = Number(process.env.BENCH_QUEUE_LATENCY_MS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_QUEUE_CONCURRENCY ?? 50);
 const PARTS = (process.env.BENCH_QUEUE_PARTS ?? 'deep,burst').split(',');
+// Each answer's latency drawn from LATENCY × (1 ± JITTER), evenly: a real provider's answers do not
+// all take the same time (0: every answer takes LATENCY, so slots filled together free together).
+const JITTER = Number(process.env.BENCH_QUEUE_JITTER ?? 0);
 const TOTAL = WORKERS * CONCURRENCY;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -61,7 +65,7 @@ function printHealth(label: string, h: Health) {
     );
 }
 
-type Claim = { at: number; ms: number; got: number };
+type Claim = { at: number; ms: number; queryMs: number; got: number };
 
 /** The workers' claim lines since `from` (ms since the epoch). */
 function claimsOf(workers: AppProcess[], from: number): Claim[] {
@@ -69,8 +73,8 @@ function claimsOf(workers: AppProcess[], from: number): Claim[] {
   for (const w of workers)
     for (const line of w.output().split('\n')) {
       if (!line.includes('"generation: claim"')) continue;
-      const j = JSON.parse(line) as { time: number; claimMs: number; got: number };
-      if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, got: j.got });
+      const j = JSON.parse(line) as { time: number; claimMs: number; queryMs?: number; got: number };
+      if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, queryMs: j.queryMs ?? NaN, got: j.got });
     }
   return out.sort((a, b) => a.at - b.at);
 }
@@ -98,6 +102,47 @@ function printClaims(claims: Claim[]) {
       `p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${pct(ms, 100).toFixed(1)} ms; ` +
       `worst 10 s window p99 ${worst.toFixed(1)} ms (${worst < 50 ? 'under' : 'OVER'} 50 ms)`,
   );
+  // Of it, the statement's round trip from its sending (the pool's wait for a connection, the
+  // lock's, the query, the answer read by a busy event loop); the rest is the loop's own turns.
+  const part = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms`;
+  console.log(
+    `      the statement's round trip ${part(claims.map((c) => c.queryMs))}; the rest ${part(claims.map((c) => c.ms - c.queryMs))}`,
+  );
+}
+
+/**
+ * Where each user's first-item wait went, step by step, from the first item's job: the POST until
+ * its transaction began (job created_on: the request's parsing and checks), that transaction until
+ * the POST's answer (the inserts and commit), the answer until a worker claimed the job (started_on:
+ * the wake-up and the claim's order), the claim until the request reached the provider (a free slot,
+ * the key, the process's event loop and the bench's own).
+ */
+async function printFirstItemSteps(db: Sql, runs: string[], starts: number[], answered: number[], first: Map<number, number>) {
+  const rows = await db<{ runId: string; created: number; claimed: number | null }[]>`
+    SELECT r.run_id AS "runId", extract(epoch FROM j.created_on) * 1000 AS created, extract(epoch FROM j.started_on) * 1000 AS claimed
+    FROM generation_results r JOIN pgboss.job j ON j.name = 'generate-item' AND j.data->>'resultId' = r.id::text
+    WHERE r.run_id = ANY(${runs}::uuid[]) AND r.position = 0`;
+  const byRun = new Map(rows.map((r) => [r.runId, r]));
+  const steps: Record<string, number[]> = {
+    'POST → transaction': [],
+    'transaction → answer': [],
+    'answer → claim': [],
+    'claim → provider': [],
+  };
+  runs.forEach((runId, k) => {
+    const j = byRun.get(runId);
+    const at = first.get(k);
+    if (!j || j.claimed === null || at === undefined) return;
+    const done = starts[k]! + answered[k]!;
+    steps['POST → transaction']!.push(Number(j.created) - starts[k]!);
+    steps['transaction → answer']!.push(done - Number(j.created));
+    steps['answer → claim']!.push(Number(j.claimed) - done);
+    steps['claim → provider']!.push(at - Number(j.claimed));
+  });
+  for (const [name, xs] of Object.entries(steps))
+    console.log(
+      `      ${name.padEnd(22)} p50 ${pct(xs, 50).toFixed(0).padStart(6)} ms, p90 ${pct(xs, 90).toFixed(0).padStart(6)} ms, max ${pct(xs, 100).toFixed(0).padStart(6)} ms`,
+    );
 }
 
 /**
@@ -161,7 +206,10 @@ async function runUsers(
     `\n   ${label}: ${users.length} users, ${n} items (${users.map((u) => u.items).join('/') === users.map(() => users[0]!.items).join('/') ? `${users[0]!.items} each` : 'uneven'}), ` +
       `starts spread over ${(Math.max(...users.map((u) => u.offset)) / 1000).toFixed(0)} s`,
   );
-  console.log(`   completed ${end!.completed}, failed ${end!.failed}; POST p50 ${pct(answered, 50)} ms, max ${pct(answered, 100)} ms`);
+  console.log(
+    `   completed ${end!.completed}, failed ${end!.failed}; POST p50 ${pct(answered, 50)} ms, max ${pct(answered, 100)} ms; ` +
+      `provider max in flight ${openai.maxInFlight()} (slots ${TOTAL}, and a run's first item may go over them)`,
+  );
   console.log(
     `   wall ${wall.toFixed(1)} s vs ideal ${ideal.toFixed(0)} s = ${(wall / ideal).toFixed(3)} × ideal (${wall / ideal <= 1.05 ? 'within' : 'OVER'} 5 %)`,
   );
@@ -169,6 +217,7 @@ async function runUsers(
     `   first item at the provider after the user's POST: p50 ${pct(waits, 50)} ms, p99 ${pct(waits, 99)} ms, max ${pct(waits, 100)} ms; ${late} of ${users.length} users over 2 s`,
   );
   console.log(`   … after the POST's answer: p50 ${pct(queued, 50)} ms, p99 ${pct(queued, 99)} ms, max ${pct(queued, 100)} ms`);
+  await printFirstItemSteps(db, runs, starts, answered, first);
   printClaims(claimsOf(workers, t0));
   const inDb = await claimStats(db);
   console.log(
@@ -176,18 +225,26 @@ async function runUsers(
   );
   printHealth('before', before);
   printHealth('after', await health(db));
+  const load = os.loadavg().map((x) => x.toFixed(1));
+  console.log(`   load average at the end: ${load.join(', ')} (${os.cpus().length} cores)`);
 }
 
 export async function benchQueue(cluster: TestCluster): Promise<void> {
   if (!fs.existsSync(path.join(root, 'build/server/index.js'))) throw new Error('run `npm run build` first');
   console.log(
-    `\n4. A deep shared queue: ${WORKERS} worker processes × GENERATION_CONCURRENCY ${CONCURRENCY} = ${TOTAL} at the provider, latency ${LATENCY} ms`,
+    `\n4. A deep shared queue: ${WORKERS} worker processes × GENERATION_CONCURRENCY ${CONCURRENCY} = ${TOTAL} at the provider, latency ${LATENCY} ms` +
+      (JITTER > 0 ? ` ± ${JITTER * 100} %` : ''),
   );
   const url = await freshDatabase(cluster.url, 'pf_bench_queue');
   const db = connect(url, 4);
   // The claim function's own time (pg_stat_user_functions), apart from the pool and lock waits.
   await db.unsafe(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET track_functions = 'pl'`);
-  const openai = await startOpenAiServer({ latencyMs: LATENCY });
+  const openai = await startOpenAiServer({
+    latencyMs: LATENCY,
+    ...(JITTER > 0
+      ? { script: () => ({ kind: 'ok' as const, latencyMs: Math.round(LATENCY * (1 + JITTER * (2 * Math.random() - 1))) }) }
+      : {}),
+  });
   const roles: Role[] = ['web', ...Array.from({ length: WORKERS }, () => 'worker' as const)];
   const procs = await startDeployment(roles, {
     databaseUrl: url,
