@@ -1,3 +1,4 @@
+import type { PendingQuery, Row } from 'postgres';
 import { sql, type Db } from '../../db/client';
 import { loadEnv } from '../runtime/env.server';
 import { dateTimeFormat } from '../utils/intl-format';
@@ -420,6 +421,23 @@ export async function extendHolds(keys: string[], until: Date, db: Db = sql): Pr
   const at = futureDate(until, 'until');
   const open = await db<{ item: string }[]>`SELECT DISTINCT item FROM ledger_extend_holds(${keys}::text[], ${at}) AS item`;
   return open.map((r) => r.item);
+}
+
+/** A SQL fragment built with the caller's db (postgres.js), to go inside the caller's statement. */
+type Fragment = PendingQuery<Row[]>;
+
+/**
+ * extendHolds inside the caller's statement, for a statement that finds the items itself (a
+ * worker's claim renews the holds of what it takes, in the same round trip): a set-returning call
+ * of the keys (`keys`: a SQL text[]) whose holds are still open.
+ */
+export function extendHoldsWithin(db: Db, keys: Fragment, until: Date): Fragment {
+  return db`ledger_extend_holds(${keys}, ${futureDate(until, 'until')}::timestamptz)`;
+}
+
+/** holdKey in SQL, from the caller's statement's own columns (see extendHoldsWithin). */
+export function holdKeyWithin(db: Db, resultId: Fragment, attempt: Fragment): Fragment {
+  return db`('result:' || (${resultId}) || ':attempt:' || (${attempt}))`;
 }
 
 /**

@@ -10,7 +10,7 @@
 --   no longer processing in that attempt, or is leased by another worker, comes back unleased.
 -- - The item's row comes with the claim (the worker would otherwise read it in one more round trip
 --   per item); the caller renews the claimed items' holds to the lease through the ledger service,
---   in the same transaction (only app/services/ledger.server.ts calls ledger_*).
+--   in the same statement (extendHoldsWithin: only app/services/ledger.server.ts writes ledger_* calls).
 -- - Every leased item counts against its user's limit, whether at its provider or next in line in
 --   its worker; p_answered: the calling process's items whose provider already answered (being
 --   booked): they are not at the provider any more and do not count.

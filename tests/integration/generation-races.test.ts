@@ -142,7 +142,7 @@ async function apply(w: World, op: Op, db: TransactionSql): Promise<string> {
     case 'claim': {
       // In the operation's transaction (so a claim blocked on a row lock is seen as connection B
       // waiting). Earlier sequences' items are in the same queue: this one keeps its own user's.
-      const items = await s.claim.claimItems(50, 50, 600, [], [], db as unknown as Sql);
+      const items = await s.claim.claimItems(50, 50, 600, [], [], {}, db as unknown as Sql);
       w.claimed.push(...items.filter((i) => i.leased && i.userId === w.userId));
       return `claimed ${items.length}`;
     }
