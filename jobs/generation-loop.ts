@@ -4,6 +4,7 @@ import { CANCELED_SIGNAL, WAKE_CHANNEL } from '~/services/generation/rules.serve
 import {
   claimItems,
   claimKeyLookup,
+  type ClaimTiming,
   completeJobs,
   endLeases,
   releaseItems,
@@ -13,7 +14,7 @@ import {
 import { processItem } from '~/services/generation/process.server';
 import { linkWhenRunsEnd } from '~/services/internal-links.server';
 import { HandedBack, isInfrastructureError } from '~/services/generation/outage.server';
-import { SlotWithdrawn, WORKER_ID, type ClaimedItem, type KeyLookup } from '~/services/generation/item.server';
+import { SlotWithdrawn, WORKER_ID, WORKER_PREFIX, type ClaimedItem, type KeyLookup } from '~/services/generation/item.server';
 import { env } from '~/runtime/env.server';
 import { getLogger } from '~/runtime/logger.server';
 import { singleton } from '~/runtime/singleton.server';
@@ -34,6 +35,9 @@ import { callGate, type CallGate } from '~/utils/call-gate';
 // - Cancel: an item next in line has not started (started_at is recorded by the next claim): a
 //   cancel ends it and the worker drops it (NOTIFY CANCELED_SIGNAL).
 // - Woken by NOTIFY (sent in the enqueuing transaction and when an item ends) and by a 1 s poll.
+//   A NOTIFY of new jobs (a start, a retry) is claimed at once even when the line is full: a new
+//   run's first item (the queue's highest priority) then takes the next free slot, instead of
+//   waiting for the line to shrink and then for one more slot.
 // - Fair: jobs are fetched by pg-boss priority (minus the item's position in its run), so runs
 //   interleave and one user's single item is never behind another's thousand.
 // - Crash-safe: a job whose item's lease expired (its worker was killed) is put back in the queue;
@@ -47,6 +51,17 @@ const REAP_MS = 5000;
 const GATE_MAX_MS = 1000;
 /** How long a claim for a few free slots waits for more to free. */
 const COALESCE_MS = 10;
+/**
+ * A run's first item (the queue's highest priority, as is a retried item) may go to its provider
+ * while every slot is taken, up to this share of GENERATION_CONCURRENCY more (at least one): slots
+ * filled together free together, a provider's latency later, and a user who starts just after
+ * must not wait that long for anything to happen.
+ */
+const FIRST_ITEM_LANE = 0.1;
+/** The queue priority of a run's first item (start.server.ts: minus the item's position). */
+const FIRST_PRIORITY = 0;
+/** At most this many items a claim takes past a full line after NOTIFYs of new jobs (one per NOTIFY). */
+const NEWCOMERS_MAX = 10;
 /** How long a stopping loop lets the items in flight finish before leaving them to their lease. */
 const STOP_GRACE_MS = 5000;
 /**
@@ -90,6 +105,9 @@ class Loop {
   private stopping = false;
   /** Items at their provider, by job id. */
   private readonly slots = new Map<string, Promise<void>>();
+  /** Of the slots, the first items sent over GENERATION_CONCURRENCY (FIRST_ITEM_LANE). */
+  private readonly lane = new Set<string>();
+  private readonly laneSize: number;
   private readonly waiting = new Map<string, Waiting>();
   private readonly booking = new Map<string, { resultId: string; task: Promise<void> }>();
   /** Items sent to their provider since the last claim (the claim records it: started_at). */
@@ -103,6 +121,8 @@ class Loop {
   private readonly ended: { userId: string; resultId: string }[] = [];
   private linking: Promise<void> | null = null;
   private checkWithdrawn = false;
+  /** NOTIFYs of new jobs since the last claim: each may bring a run's first item, to be claimed past a full line. */
+  private newJobs = 0;
   private answeredSeq = 0;
   private refillWaiters: { seq: number; resolve: () => void }[] = [];
   private lastReap = 0;
@@ -117,6 +137,7 @@ class Loop {
     private readonly leaseSeconds: number,
   ) {
     this.calls = callGate(concurrency);
+    this.laneSize = Math.max(1, Math.floor(concurrency * FIRST_ITEM_LANE));
   }
 
   /** Listens for wake-ups and starts the rounds. */
@@ -135,6 +156,8 @@ class Loop {
 
   private onNotify(payload: string) {
     if (payload === CANCELED_SIGNAL) this.checkWithdrawn = true;
+    // An item's end names its worker (a slot freed there); anything else but a cancel is new jobs.
+    else if (!payload.startsWith(WORKER_PREFIX)) this.newJobs++;
     if (payload !== WORKER_ID) this.alarm.wake();
   }
 
@@ -185,7 +208,10 @@ class Loop {
     const held = this.slots.size + this.waiting.size;
     const target = 2 * this.concurrency; // at the provider and next in line
     const empty = this.concurrency - held;
-    return Math.min(empty > 0 ? empty : target - held, target + this.concurrency - held - this.booking.size);
+    const room = target + this.concurrency - held - this.booking.size;
+    // New jobs come first in the queue (a run's first items): one item per NOTIFY, past a full line.
+    const newcomers = Math.min(this.newJobs, NEWCOMERS_MAX);
+    return Math.min(Math.max(empty > 0 ? empty : target - held, newcomers), room);
   }
 
   /** Claims what is wanted (and reports the items started since); true when the claim was full. */
@@ -195,14 +221,18 @@ class Loop {
     const answered = [...this.booking.values()].map((b) => b.resultId);
     const report = this.started;
     this.started = [];
+    this.newJobs = 0;
     const t0 = performance.now();
-    const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report).catch((err) => {
+    const timing: ClaimTiming = {};
+    const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing).catch((err) => {
       this.started.push(...report);
       throw err;
     });
-    // Each claim's time as the worker sees it (lock wait, query, hold renewal, commit): what
-    // `bench:generation`'s queue part reads for the claim's percentiles (LOG_LEVEL=debug).
-    this.logger.debug({ claimMs: Math.round((performance.now() - t0) * 100) / 100, want, got: items.length }, 'generation: claim');
+    // Each claim's time as the worker sees it (the pool's wait, the lock's, the query), and of it the
+    // statement's round trip from its sending: what `bench:generation`'s queue part reads for the
+    // claim's percentiles (LOG_LEVEL=debug).
+    const ms = (x: number | undefined) => Math.round((x ?? 0) * 100) / 100;
+    this.logger.debug({ claimMs: ms(performance.now() - t0), queryMs: ms(timing.queryMs), want, got: items.length }, 'generation: claim');
     const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
     for (const item of items) this.run(item, keyOf);
     this.grantSlots();
@@ -228,15 +258,20 @@ class Loop {
   /**
    * Free slots go to waiting items by their job's priority, then in claim order: a user who starts
    * while the line is full of other runs' later items has their first item sent next, not after
-   * the line (which takes a provider's whole latency to drain). Returns how many went.
+   * the line (which takes a provider's whole latency to drain); with every slot taken, a first item
+   * goes over them through the lane. Returns how many went.
    */
   private grantSlots(): number {
-    if (this.stopping || this.slots.size >= this.concurrency || this.waiting.size === 0) return 0;
+    if (this.stopping || this.waiting.size === 0) return 0;
     let granted = 0;
     // A stable sort: equal priorities keep their claim order.
     const next = [...this.waiting].sort((a, b) => b[1].priority - a[1].priority);
     for (const [jobId, w] of next) {
-      if (this.stopping || this.slots.size >= this.concurrency) break;
+      if (this.stopping) break;
+      if (this.slots.size - this.lane.size >= this.concurrency) {
+        if (w.priority < FIRST_PRIORITY || this.lane.size >= this.laneSize) break;
+        this.lane.add(jobId);
+      }
       this.waiting.delete(jobId);
       this.slots.set(jobId, w.task);
       this.started.push(w.resultId);
@@ -269,10 +304,12 @@ class Loop {
   private onAnswered(item: ClaimedItem, task: Promise<void>): Promise<void> | undefined {
     this.booking.set(item.jobId, { resultId: item.resultId, task });
     this.waiting.delete(item.jobId);
+    // A first item sent over the slots frees no slot: nothing waits for its refill.
+    const overSlots = this.lane.delete(item.jobId);
     const hadSlot = this.slots.delete(item.jobId);
     this.alarm.wake();
     if (this.stopping) return;
-    if (hadSlot && this.grantSlots() > 0) return this.cpu.take();
+    if (hadSlot && (this.grantSlots() > 0 || overSlots)) return this.cpu.take();
     const seq = ++this.answeredSeq;
     const gate = new Promise<void>((resolve) => this.refillWaiters.push({ seq, resolve }));
     return Promise.race([gate, sleep(GATE_MAX_MS)]).then(() => this.cpu.take());
@@ -296,6 +333,7 @@ class Loop {
       if (!(err instanceof HandedBack)) this.logger.error({ err, resultId: item.resultId }, 'generation: item could not be booked');
     } finally {
       this.waiting.delete(item.jobId);
+      this.lane.delete(item.jobId);
       if (this.slots.delete(item.jobId)) this.grantSlots();
       this.booking.delete(item.jobId);
       this.released.delete(item.jobId);

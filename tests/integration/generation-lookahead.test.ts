@@ -108,6 +108,30 @@ describe('items next in line', () => {
     expect(await statusCounts(getSql(), run.runId)).toEqual({ completed: 10 });
   });
 
+  it(
+    'a run started while slots and line are full has its first item sent at once, over the slots by one',
+    { timeout: 60_000 },
+    async () => {
+      await loop!.stop();
+      loop = await s.loop.startGenerationLoop({ concurrency: CONCURRENCY, perUser: 100, leaseSeconds: 30 });
+      const early = await startRun('early', 8);
+      await until(async () => {
+        const l = await leases(early.run.runId);
+        return l.started === CONCURRENCY && l.waiting === CONCURRENCY && requestsFor('early') === CONCURRENCY;
+      });
+      // The newcomer's start is claimed past the full line and its first item goes out before any
+      // slot frees (the lane of a first item: one over the three slots), not after the line.
+      const late = await startRun('late', 2);
+      await waitForRun(getSql(), late.run.runId);
+      const at = (topic: string) => openai.requests.find((r) => r.topic === topic)!.at;
+      expect(at('late topic 0')).toBeLessThan(at('early topic 0') + 600);
+      expect(at('late topic 1')).toBeGreaterThanOrEqual(at('early topic 0') + 600);
+      expect(openai.maxInFlight()).toBe(CONCURRENCY + 1);
+      await waitForRun(getSql(), early.run.runId);
+      expect(await statusCounts(getSql(), early.run.runId)).toEqual({ completed: 8 });
+    },
+  );
+
   it('a cancel ends them and they never reach the provider; only the items sent are charged', { timeout: 60_000 }, async () => {
     await loop!.stop();
     loop = await s.loop.startGenerationLoop({ concurrency: CONCURRENCY, perUser: 100, leaseSeconds: 30 });

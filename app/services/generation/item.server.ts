@@ -61,8 +61,10 @@ export type ItemRow = {
   metadata: Record<string, unknown>;
 };
 
+/** What every process's WORKER_ID starts with: such a wake-up is an item's end, not new jobs. */
+export const WORKER_PREFIX = 'worker:';
 /**
  * This process's id in the wake-ups it sends when an item ends (a freed per-user slot may let
  * another process claim): its own loop has already woken itself and ignores the echo.
  */
-export const WORKER_ID = `worker:${crypto.randomUUID()}`;
+export const WORKER_ID = `${WORKER_PREFIX}${crypto.randomUUID()}`;
