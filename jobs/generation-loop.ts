@@ -209,9 +209,10 @@ class Loop {
     const target = 2 * this.concurrency; // at the provider and next in line
     const empty = this.concurrency - held;
     const room = target + this.concurrency - held - this.booking.size;
-    // New jobs come first in the queue (a run's first items): one item per NOTIFY, past a full line.
+    // New jobs come first in the queue (a run's first items): one item per NOTIFY, past a full line
+    // and past bookings piled up behind a busy CPU.
     const newcomers = Math.min(this.newJobs, NEWCOMERS_MAX);
-    return Math.min(Math.max(empty > 0 ? empty : target - held, newcomers), room);
+    return Math.max(Math.min(empty > 0 ? empty : target - held, room), newcomers);
   }
 
   /** Claims what is wanted (and reports the items started since); true when the claim was full. */
