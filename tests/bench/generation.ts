@@ -41,9 +41,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 const ticks = 100; // USER_HZ
 function cpuSeconds(pid: number): number {
+  const [user, system] = cpuSplit(pid);
+  return user + system;
+}
+/** utime and stime (the kernel's share: mostly socket writes, which on loopback include the receiver's work). */
+function cpuSplit(pid: number): [number, number] {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticks; // utime + stime
+  return [Number(fields[11]) / ticks, Number(fields[12]) / ticks];
 }
 function peakRssMb(pid: number): number {
   const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
@@ -84,7 +89,7 @@ async function main() {
   const app = spawn(
     process.execPath,
     [
-      '--max-semi-space-size=4',
+      ...(process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       ...(compiled ? ['build/server/index.js'] : ['--import', 'tsx', 'server.ts']),
     ],
@@ -140,6 +145,7 @@ async function main() {
     if (PART !== 'results') {
       counter?.reset();
       const cpu0 = cpuSeconds(app.pid!);
+      const split0 = cpuSplit(app.pid!);
       const t0 = performance.now();
       const t0Wall = Date.now();
       const res = await fetch(`${base}/api/generate/text`, {
@@ -166,6 +172,7 @@ async function main() {
       const wall = (performance.now() - t0) / 1000;
       const tEnd = Date.now();
       const cpu = cpuSeconds(app.pid!) - cpu0;
+      const split = cpuSplit(app.pid!).map((x, i) => x - split0[i]!);
       const ideal = Math.ceil(ITEMS / CONCURRENCY) * (LATENCY / 1000);
       const shape = `${WORDS > 0 ? `${WORDS}-word articles` : 'short articles'}, quality reports ${process.env.QUALITY_REPORTS_OFF === 'true' ? 'off' : 'on'}`;
       console.log(`\n1. ${ITEMS} text items, latency ${LATENCY} ms, concurrency ${CONCURRENCY} (${shape})`);
@@ -193,7 +200,7 @@ async function main() {
           `   answer → the slot's next request at the provider: p50 ${pct(gaps, 50)} ms, p90 ${pct(gaps, 90)} ms, max ${pct(gaps, 100)} ms`,
         );
       console.log(
-        `   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item; app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB`,
+        `   app CPU ${cpu.toFixed(2)} s = ${((cpu / ITEMS) * 1000).toFixed(2)} ms per item (user ${((split[0]! / ITEMS) * 1000).toFixed(2)}, system ${((split[1]! / ITEMS) * 1000).toFixed(2)}); app peak RSS ${peakRssMb(app.pid!).toFixed(0)} MB; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
       );
       if (counter) {
         // Statements the app ran during the run (web and jobs pools, pg-boss's own), per item.
