@@ -93,11 +93,21 @@ type SetFragment = (d: Db) => Fragment;
 /** A completed post's shingle hashes; `indexed` once its booking indexed them (the one-statement booking). */
 type Shingles = { hashes: number[]; indexed: boolean };
 
+// Owners whose items lately found endpoints for their events: their next items go straight to the
+// transaction, which asks again, so an entry gone stale costs one round trip, never a wrong booking.
+const WANTED_MS = 60_000;
+const wanted = new Map<string, number>();
+const wantedLately = (userId: string) => (wanted.get(userId) ?? 0) > Date.now();
+function rememberWanted(userId: string): void {
+  if (wanted.size >= 10_000) wanted.clear();
+  wanted.set(userId, Date.now() + WANTED_MS);
+}
+
 /**
  * The row's final state, its hold settled and a completed post's shingles indexed, in one
  * statement (one round trip, no transaction holding the item's lock across round trips), unless
  * the owner has an endpoint for these events: then nothing is written and 'wanted' says to book
- * in a transaction that records the events too (an owner with webhooks pays one round trip more).
+ * in a transaction that records the events too (remembered a minute: see wantedLately).
  */
 async function finishInOneStatement(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
@@ -148,9 +158,10 @@ async function finishInTransaction(
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!inTransaction && outcome) {
+      if (!inTransaction && outcome && !wantedLately(item.userId)) {
         const booked = await finishInOneStatement(item, set, outcome, status, flagged !== null, shingles, db);
         if (booked !== 'wanted') return booked;
+        rememberWanted(item.userId);
       }
       return await transaction(db, async (tx) => {
         const [wants, done] = await Promise.all([
