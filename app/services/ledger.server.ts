@@ -1,3 +1,4 @@
+import type { Fragment } from 'postgres';
 import { sql, type Db } from '../../db/client';
 import { loadEnv } from '../runtime/env.server';
 import { dateTimeFormat } from '../utils/intl-format';
@@ -450,6 +451,24 @@ export async function settleHolds(itemKeys: string[], outcome: HoldOutcome, db: 
   if (itemKeys.length === 0) return [];
   return rows(db<RawEntry[]>`
     SELECT e.* FROM unnest(${itemKeys}::text[]) AS k(key) CROSS JOIN LATERAL ledger_resolve(k.key, ${outcome}) AS e`);
+}
+
+/**
+ * One item's settleHolds as a set-returning call inside the caller's own statement, so a booking
+ * writes its row and settles the hold in one round trip (join it only where the row changed). The
+ * statement's errors become LedgerError through withLedgerErrors.
+ */
+export function settleHoldCall(itemKey: string, outcome: HoldOutcome, db: Db): Fragment {
+  return db`ledger_resolve(${itemKey}, ${outcome})`;
+}
+
+/** Awaits a statement that settles holds (settleHoldCall): the ledger's errors as LedgerError. */
+export async function withLedgerErrors<T>(query: Promise<T>): Promise<T> {
+  try {
+    return await query;
+  } catch (err) {
+    translate(err);
+  }
 }
 
 /** The hold of an item becomes a spend, exactly once (a replay returns the same rows). */
