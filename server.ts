@@ -18,6 +18,7 @@ import { ConfigError, configWarnings, loadEnv, type Env } from './app/runtime/en
 import { getLogger } from './app/runtime/logger.server';
 import { exitOnUncaughtErrors } from './app/runtime/process-faults.server';
 import { newRequestScope, requestScope } from './app/runtime/request-scope.server';
+import { BROTLI_QUALITY, GZIP_LEVEL } from './app/runtime/compression.server';
 import { retryReadOnLostConnection } from './app/http/lost-connection-retry.server';
 import { stripeWebhookHandler } from './app/http/stripe-webhook.server';
 import { bearerToken, refuseBearerOnSessionOnly } from './app/http/api-bearer.server';
@@ -330,16 +331,10 @@ export function takeTurns(slots: number, slotMs: number, limits?: LineLimits) {
 const SHUTDOWN_GRACE_MS = 10_000;
 const REQUEST_DRAIN_MS = 5_000;
 
-/**
- * Every browser asks for br or gzip, so a page's compression is part of what each request costs: at
- * the middleware's defaults (brotli quality 4, gzip level 6) zlib was ~8 % of a signed-in page's
- * CPU in a profile. Brotli quality 1 and gzip level 3 take about a sixth of that time for a page
- * ~15 % larger (docs/performance.md): quality 1 compresses a signed-in page in about half the time
- * of quality 2, for ~6 % more bytes (~0.5–0.7 KB), which a page's round trip does not notice.
- */
+/** Everything but a rendered page (which entry.server compresses whole), at the same settings. */
 const COMPRESSION: compression.CompressionOptions = {
-  level: 3,
-  brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
+  level: GZIP_LEVEL,
+  brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
 };
 
 /** Turns into Remix: enough to overlap database round trips, few enough to finish in order. */

@@ -11,6 +11,7 @@ import { noteDatabaseError } from './runtime/db-unavailable.server';
 import { env } from './runtime/env.server';
 import { getLogger } from './runtime/logger.server';
 import { requestIdOf } from './runtime/request-id.server';
+import { compressWhole, MIN_COMPRESSED_BYTES, preferredEncoding } from './runtime/compression.server';
 
 for (const language of languages) registerCatalogue(language, clientResources(language));
 
@@ -89,8 +90,14 @@ export default async function handleRequest(
   if (key && responseStatusCode === 200) storeLanding(key, body, nonce, responseHeaders);
   // After storing: a cached landing page never replays this request's timing.
   finishTiming(responseHeaders);
-  // Its length up front: compression writes the head before the body (dropping the length only when
-  // it compresses), so without it a page would go out chunked.
-  responseHeaders.set('Content-Length', String(body.length));
-  return new Response(body, { headers: responseHeaders, status: responseStatusCode });
+  // The page is compressed here, whole, rather than streamed through the compression middleware
+  // (which leaves an encoded answer alone); its length goes up front either way, so it is never
+  // sent chunked.
+  const encoding =
+    request.method === 'HEAD' || body.length < MIN_COMPRESSED_BYTES ? null : preferredEncoding(request.headers.get('Accept-Encoding'));
+  const sent = encoding ? compressWhole(body, encoding) : body;
+  if (encoding) responseHeaders.set('Content-Encoding', encoding);
+  if (!/accept-encoding/i.test(responseHeaders.get('Vary') ?? '')) responseHeaders.append('Vary', 'Accept-Encoding');
+  responseHeaders.set('Content-Length', String(sent.length));
+  return new Response(sent, { headers: responseHeaders, status: responseStatusCode });
 }

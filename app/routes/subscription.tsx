@@ -26,9 +26,9 @@ import { countScheduledAfter } from '~/services/wordpress/schedules.server';
 import { formatDate, useTimeZone } from '~/utils/time-zone';
 import { formatUsd, numberFormat } from '~/utils/intl-format';
 import { readerTimeZone } from '~/http/time-zone.server';
-import { getUser } from '~/services/sessions.server';
+import { getUser, requireUser } from '~/services/sessions.server';
 import { billingConfigured } from '~/services/stripe.server';
-import { privatePageHeaders, requirePageShell } from '~/http/account.server';
+import { privatePageHeaders } from '~/http/account.server';
 import { translateError } from '~/http/errors.server';
 import { readFormData } from '~/http/json-api.server';
 import { loadEnv } from '~/runtime/env.server';
@@ -94,7 +94,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     }
     throw redirect('/');
   }
-  const { userId, user, account } = await requirePageShell(request);
+  // The header's figures come from the panel's own read below (after the payment return is settled),
+  // so the page does not read the balance twice.
+  const { id: userId, name, email } = await requireUser(request);
   // The return page settles the payment itself (the webhook may come later), before reading balances.
   const payment = await verifyPaymentReturn(request, url, userId);
   const historyPage = Number(url.searchParams.get('historyPage')) || 1;
@@ -104,7 +106,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     recentDuplicateSubscriptions(userId),
     recentShortfalls(userId),
   ]);
-  const shellUser = { ...user, subscriptionStatus: info.subscriptionStatus };
+  const shellUser = { name, email, subscriptionStatus: info.subscriptionStatus };
   // Scheduled posts due after the Pro period ends will not be published: cancelling warns of them.
   const scheduledAfterEnd =
     info.subscriptionStatus === 'pro' || info.subscriptionStatus === 'canceled'
@@ -113,12 +115,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json(
     {
       user: shellUser,
-      // The header's figures come from the same read as the panel's (after the fulfilment above).
-      account: {
-        ...account,
-        plan: info.subscriptionStatus,
-        credits: { ...account.credits, totalCreditsRemaining: info.totalCreditsRemaining },
-      },
       info,
       catalogue: catalogueWithPrices(),
       configured: billingConfigured(),
@@ -314,7 +310,7 @@ export default function Subscription() {
 }
 
 function SubscriptionPanel({ data }: { data: Loaded }) {
-  const { user, account, info, catalogue: prices, configured, payment, duplicates, shortfalls, ledger, scheduledAfterEnd } = data;
+  const { user, info, catalogue: prices, configured, payment, duplicates, shortfalls, ledger, scheduledAfterEnd } = data;
   const location = useLocation();
   const { t, i18n } = useTranslation();
   const { t: b } = useTranslation('billing');
@@ -367,7 +363,7 @@ function SubscriptionPanel({ data }: { data: Loaded }) {
   );
 
   return (
-    <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
+    <AppShell user={user} credits={info.totalCreditsRemaining}>
       <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">{t('subscription.title')}</h1>
       <SettingsButton className="mt-3" />
       <p className="mt-1 text-sm text-slate-700">{t('subscription.subtitle')}</p>

@@ -1,4 +1,4 @@
-import type { PendingQuery, Row } from 'postgres';
+import type { Fragment } from 'postgres';
 import { sql, type Db } from '../../db/client';
 import { loadEnv } from '../runtime/env.server';
 import { dateTimeFormat } from '../utils/intl-format';
@@ -423,9 +423,6 @@ export async function extendHolds(keys: string[], until: Date, db: Db = sql): Pr
   return open.map((r) => r.item);
 }
 
-/** A SQL fragment built with the caller's db (postgres.js), to go inside the caller's statement. */
-type Fragment = PendingQuery<Row[]>;
-
 /**
  * extendHolds inside the caller's statement, for a statement that finds the items itself (a
  * worker's claim renews the holds of what it takes, in the same round trip): a set-returning call
@@ -468,6 +465,24 @@ export async function settleHolds(itemKeys: string[], outcome: HoldOutcome, db: 
   if (itemKeys.length === 0) return [];
   return rows(db<RawEntry[]>`
     SELECT e.* FROM unnest(${itemKeys}::text[]) AS k(key) CROSS JOIN LATERAL ledger_resolve(k.key, ${outcome}) AS e`);
+}
+
+/**
+ * One item's settleHolds as a set-returning call inside the caller's own statement, so a booking
+ * writes its row and settles the hold in one round trip (join it only where the row changed). The
+ * statement's errors become LedgerError through withLedgerErrors.
+ */
+export function settleHoldCall(itemKey: string, outcome: HoldOutcome, db: Db): Fragment {
+  return db`ledger_resolve(${itemKey}, ${outcome})`;
+}
+
+/** Awaits a statement that settles holds (settleHoldCall): the ledger's errors as LedgerError. */
+export async function withLedgerErrors<T>(query: Promise<T>): Promise<T> {
+  try {
+    return await query;
+  } catch (err) {
+    translate(err);
+  }
 }
 
 /** The hold of an item becomes a spend, exactly once (a replay returns the same rows). */

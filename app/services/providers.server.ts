@@ -302,8 +302,22 @@ export function plainText(html: string): string {
 
 /** Plain text of stored HTML (downloads, search), blocks on their own lines. */
 export function htmlToText(html: string): string {
-  const blocks = html.replace(/<\/(p|h[1-6]|li|blockquote|pre|tr|figure|div)>/gi, '$&\n').replace(/<br\s*\/?>/gi, '\n');
-  const text = sanitizeHtml(blocks, { allowedTags: [], allowedAttributes: {} });
+  return textOfMarkup(sanitizeHtml(blockLines(html), { allowedTags: [], allowedAttributes: {} }));
+}
+
+/**
+ * htmlToText of what sanitizeArticle just returned, without parsing it again: its tags are well
+ * formed and its text and attribute values escaped (no `<` or `>` but the tags'), so dropping the
+ * tags leaves what the parse would. A generated post's text (search, counts, quality checks).
+ */
+export function sanitizedHtmlToText(html: string): string {
+  return textOfMarkup(blockLines(html).replace(/<[^>]*>/g, ''));
+}
+
+const blockLines = (html: string) => html.replace(/<\/(p|h[1-6]|li|blockquote|pre|tr|figure|div)>/gi, '$&\n').replace(/<br\s*\/?>/gi, '\n');
+
+/** Text with its tags gone and its characters still escaped: the escapes decoded, blank runs cut. */
+function textOfMarkup(text: string): string {
   return text
     .replace(/&amp;/g, '&')
     .replace(/&lt;/g, '<')

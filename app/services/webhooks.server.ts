@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Fragment } from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { LOW_CREDIT_THRESHOLD } from '~/catalogue';
 import { enqueueMany } from '~/queue/boss';
@@ -295,9 +296,14 @@ async function wanted(userId: string, types: WebhookEventType[], tx: Transaction
  * post completed with a failing report, result.flagged).
  */
 export async function wantsResultEvents(userId: string, status: 'completed' | 'failed', flagged: boolean, db: Db): Promise<boolean> {
+  const [row] = await db<{ wants: boolean }[]>`SELECT ${wantsResultEventsSql(userId, status, flagged, db)} AS wants`;
+  return row!.wants;
+}
+
+/** wantsResultEvents as a boolean expression, for a booking that asks it in its own statement. */
+export function wantsResultEventsSql(userId: string, status: 'completed' | 'failed', flagged: boolean, db: Db): Fragment {
   const types = [`result.${status}`, 'run.completed', ...(flagged ? ['result.flagged'] : [])];
-  const rows = await db`SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${types}::text[] LIMIT 1`;
-  return rows.length > 0;
+  return db`EXISTS (SELECT 1 FROM webhook_endpoints WHERE user_id = ${userId} AND enabled AND events && ${types}::text[])`;
 }
 
 type RunProgressRead = () => Promise<{

@@ -124,11 +124,19 @@ describe('one-click fixes', () => {
     const short = (await posts(a, ['short tea'])).get('short tea')!;
     expect(check(short.quality, 'length')?.status).toBe('fail');
 
-    // The Results tab offers the fix with its price, and its confirm step says it again.
+    // The Results tab offers the fix with its price; its confirm step, opened by the fix's link (the
+    // way without JavaScript), says it again. The list itself builds no confirm step.
     const page = await (await a.c.get('/app?tab=results')).text();
     expect(page).toContain('Expand to the target length (1 credit)');
-    expect(page).toContain('Confirm: spend 1 credit');
     expect(page).toContain('Regenerate the post (1 credit)');
+    expect(page).not.toContain('Confirm: spend 1 credit');
+    // A row's time names its zone once (the reader's: UTC for an account without one).
+    expect(page).toMatch(/<time dateTime="[^"]+">[^<]+, \d+:\d\d [AP]M UTC<\/time>/);
+    const link = page.match(/<a href="([^"]*)"[^>]*data-kind="expand"/)?.[1]?.replaceAll('&amp;', '&');
+    expect(link).toContain(`fix=${short.id}%3Aexpand`);
+    const confirm = await (await a.c.get(link!)).text();
+    expect(confirm.match(/Confirm: spend 1 credit/g)).toHaveLength(1);
+    expect(confirm).toMatch(new RegExp(`<details id="${short.id}-expand" open=""`));
 
     const before = await available(getSql(), a.id);
     const form = {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +172,50 @@ describe('server', () => {
     expect(hit.headers.get('set-cookie')).toBeNull();
     // The same page apart from the nonce.
     expect((await hit.text()).replaceAll(nonceOf(hit), 'N')).toBe((await first.text()).replaceAll(nonceOf(first), 'N'));
+  });
+
+  it('sends a signed-in page compressed whole, with its exact length, and HEAD and identity as they are', async () => {
+    const [user] = await sql<{ id: string }[]>`
+      INSERT INTO users (email, name) VALUES (${`zip-${Date.now()}@example.com`}, 'Zip Tester') RETURNING id`;
+    const { setCookie } = await createSession(user!.id);
+    const cookie = setCookie.split(';')[0]!;
+    const ask = (method: string, encoding?: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const url = new URL('/subscription', app.url);
+        const headers: Record<string, string> = { cookie, 'accept-language': 'en' };
+        if (encoding) headers['accept-encoding'] = encoding;
+        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const plain = await ask('GET');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['content-length']).toBe(String(plain.body.length));
+    const page = plain.body.toString('utf8').replace(/nonce="[^"]*"|nonce-[^']*'/g, 'N');
+    expect(page).toMatch(/^<!DOCTYPE html>.*Zip Tester/s);
+    for (const [encoding, decode] of [
+      ['gzip, deflate, br', zlib.brotliDecompressSync],
+      ['gzip', zlib.gunzipSync],
+    ] as const) {
+      const res = await ask('GET', encoding);
+      expect(res.headers['content-encoding']).toBe(encoding === 'gzip' ? 'gzip' : 'br');
+      expect(res.headers['content-length']).toBe(String(res.body.length));
+      expect(res.headers['transfer-encoding']).toBeUndefined();
+      expect(res.headers.vary).toMatch(/Accept-Encoding/i);
+      expect(res.headers.vary?.match(/accept-encoding/gi)).toHaveLength(1);
+      expect(
+        decode(res.body)
+          .toString('utf8')
+          .replace(/nonce="[^"]*"|nonce-[^']*'/g, 'N'),
+      ).toBe(page);
+    }
+    const head = await ask('HEAD', 'gzip, deflate, br');
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(head.body.length).toBe(0);
   });
 
   it('keeps a page per theme and never shares one with a query or an unknown cookie', async () => {

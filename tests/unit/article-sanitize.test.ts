@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToArticle, plainText, sanitizeArticle } from '../../app/services/providers.server';
+import { htmlToText, markdownToArticle, plainText, sanitizeArticle, sanitizedHtmlToText } from '../../app/services/providers.server';
+import { madeUpArticle, seoBlock } from '../support/quality-articles';
 import { wordPressText } from '../../app/services/wordpress/content.server';
 
 // What a stored article may hold: only our own images, only
@@ -69,5 +70,23 @@ describe('titles and excerpts as plain text', () => {
   it('wordPressText escapes what WordPress would render as markup', () => {
     expect(wordPressText('<b>Bold</b> & <i>1 < 2</i><script>alert(1)</script>')).toBe('Bold &amp; 1 &lt; 2');
     expect(wordPressText('Don\'t "quote"')).toBe('Don\'t "quote"');
+  });
+});
+
+describe('sanitizedHtmlToText', () => {
+  it('reads what sanitizeArticle made as htmlToText does, without parsing it again', () => {
+    const markdowns = [
+      madeUpArticle('green tea', { seed: 3 }) + seoBlock('green tea'),
+      madeUpArticle('Käse & Brot', { seed: 7, words: 300 }),
+      '# A < B & "C"\n\nText with &amp; &lt;b&gt; &nbsp; &#x27;x&#x27; &copy; <b>bold</b> a > b\n\n' +
+        '```html\n<script>alert("x")</script>\n```\n\n| a | b |\n|---|---|\n| 1 < 2 | "q" |\n\n' +
+        'Line one  \nline two<br>three<br/>four\n\n<div title="a > b">in div</div><img src="x" alt="1 > 0">\n\n' +
+        '<p onclick="x()">p</p><style>p{}</style><!-- note --> <a href="https://e.com/?a=1&b=2">link</a>',
+    ];
+    for (const md of markdowns) {
+      const html = markdownToArticle(md, 'fallback').html;
+      const figure = sanitizeArticle(`<figure><img src="${OWN}" alt="a &quot;b&quot; <c>"></figure>`);
+      for (const h of [html, figure + html]) expect(sanitizedHtmlToText(h)).toBe(htmlToText(h));
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { Form } from '@remix-run/react';
+import { Form, useSearchParams } from '@remix-run/react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { findModel, fixCost } from '~/catalogue';
 import { buttonClass } from '~/components/ui/button';
@@ -6,12 +7,31 @@ import { fixFailureText } from '~/utils/generation-errors';
 import type { Translate } from '~/utils/generation-schema';
 import { fixesOffered, type FixOffer } from '~/utils/quality/fixes';
 import type { ResultView } from './result-view';
+import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION } from './urls';
 
 // A completed text post's one-click fixes: what its quality report offers (expand when short, each
 // missing section) and Regenerate, each button saying its price. A button opens its confirm step
-// (a <details>, so no script is needed) with the price again and the Confirm form; a running fix
-// shows instead of the buttons, and the last one's outcome (a failure costs nothing) below them.
+// with the price again and the Confirm form; a running fix shows instead of the buttons, and the
+// last one's outcome (a failure costs nothing) below them.
+//
+// The confirm step is built only for the fix being confirmed, not for every offer of every row (its
+// form was about a quarter of the results page's markup and render time). With the page's script a
+// button is a <details> whose form renders when it opens; without it, a link to the same list with
+// `fix=<id>:<kind>[:<section>]`, which renders that confirm step open.
+
+/** The list URL's parameter naming the fix whose confirm step the page opens (the way in without JavaScript). */
+export const FIX_PARAM = 'fix';
+
+const fixKey = (id: string, offer: FixOffer) => [id, offer.kind, ...(offer.section ? [offer.section] : [])].join(':');
+
+/** The list at `returnTo` with this fix's confirm step open, scrolled to it. */
+export function fixHref(returnTo: string, id: string, offer: FixOffer): string {
+  const [path, query = ''] = returnTo.split('?');
+  const params = new URLSearchParams(query);
+  params.set(FIX_PARAM, fixKey(id, offer));
+  return `${path}?${params}#${fixKey(id, offer).replaceAll(':', '-')}`;
+}
 
 const smallButton = buttonClass('secondary', 'sm');
 
@@ -19,6 +39,7 @@ const CONFIRM = { regenerate: 'fixes.confirmRegenerate', expand: 'fixes.confirmE
 
 export function FixActions({ result, returnTo, busy }: { result: ResultView; returnTo: string; busy: boolean }) {
   const { t } = useTranslation('workspace');
+  const [params] = useSearchParams();
   const model = findModel(result.model);
   if (!model) return null;
   const fix = result.fix ?? null;
@@ -26,6 +47,7 @@ export function FixActions({ result, returnTo, busy }: { result: ResultView; ret
   const sectionName = (section: string | null | undefined) => (section ? t(`quality.sections.${section}`) : '');
   const what = fix ? t(`fixes.what.${fix.kind}`, { section: sectionName(fix.section) }) : '';
   const running = fix?.status === 'processing';
+  const asked = params.get(FIX_PARAM);
   return (
     <div className="flex flex-col gap-1.5 text-sm" data-testid="result-fixes">
       {fix && running ? (
@@ -58,6 +80,7 @@ export function FixActions({ result, returnTo, busy }: { result: ResultView; ret
               section={sectionName(offer.section)}
               returnTo={returnTo}
               busy={busy}
+              asked={asked === fixKey(result.id, offer)}
             />
           ))}
         </div>
@@ -74,6 +97,7 @@ function FixButton({
   section,
   returnTo,
   busy,
+  asked,
 }: {
   result: ResultView;
   offer: FixOffer;
@@ -82,28 +106,52 @@ function FixButton({
   section: string;
   returnTo: string;
   busy: boolean;
+  asked: boolean;
 }) {
   const { t } = useTranslation('workspace');
+  const hydrated = useHydrated();
+  const [open, setOpen] = useState(asked);
   const label = offer.kind === 'add_section' ? t('fixes.addSection', { section, cost }) : t(`fixes.${offer.kind}`, { cost });
+  if (!hydrated && !asked)
+    return (
+      <a
+        href={fixHref(returnTo, result.id, offer)}
+        className={smallButton}
+        data-testid="fix"
+        data-kind={offer.kind}
+        data-section={offer.section}
+      >
+        {label}
+      </a>
+    );
   return (
-    <details data-testid="fix" data-kind={offer.kind} data-section={offer.section}>
+    <details
+      id={fixKey(result.id, offer).replaceAll(':', '-')}
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+      data-testid="fix"
+      data-kind={offer.kind}
+      data-section={offer.section}
+    >
       <summary className={`${smallButton} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>{label}</summary>
-      <div className="mt-2 max-w-md rounded-lg bg-slate-50 p-3 text-slate-700 ring-1 ring-slate-200">
-        <p>{t(CONFIRM[offer.kind], { cost, section })}</p>
-        <Form method="post" action={RESULTS_ACTION} className="mt-2">
-          <input type="hidden" name="intent" value="fix" />
-          <input type="hidden" name="id" value={result.id} />
-          <input type="hidden" name="kind" value={offer.kind} />
-          {offer.section ? <input type="hidden" name="section" value={offer.section} /> : null}
-          {/* The post as seen and the price shown: a post changed since, or a price moved, is refused. */}
-          <input type="hidden" name="basis" value={result.updatedAt} />
-          <input type="hidden" name="cost" value={credits} />
-          <input type="hidden" name="returnTo" value={returnTo} />
-          <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy}>
-            {t('fixes.confirm', { cost })}
-          </button>
-        </Form>
-      </div>
+      {open ? (
+        <div className="mt-2 max-w-md rounded-lg bg-slate-50 p-3 text-slate-700 ring-1 ring-slate-200">
+          <p>{t(CONFIRM[offer.kind], { cost, section })}</p>
+          <Form method="post" action={RESULTS_ACTION} className="mt-2">
+            <input type="hidden" name="intent" value="fix" />
+            <input type="hidden" name="id" value={result.id} />
+            <input type="hidden" name="kind" value={offer.kind} />
+            {offer.section ? <input type="hidden" name="section" value={offer.section} /> : null}
+            {/* The post as seen and the price shown: a post changed since, or a price moved, is refused. */}
+            <input type="hidden" name="basis" value={result.updatedAt} />
+            <input type="hidden" name="cost" value={credits} />
+            <input type="hidden" name="returnTo" value={returnTo} />
+            <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy}>
+              {t('fixes.confirm', { cost })}
+            </button>
+          </Form>
+        </div>
+      ) : null}
     </details>
   );
 }

@@ -115,7 +115,7 @@ export function ResultItem({
                 </>
               ) : null}
               {result.type === 'image' && completed ? <span>{t('results.images', { count: images.length })}</span> : null}
-              <time dateTime={result.createdAt}>{created} UTC</time>
+              <time dateTime={result.createdAt}>{created}</time>
             </span>
           </span>
           <Icon name="chevronDown" className="mt-1 size-4 shrink-0 text-slate-500 transition-transform group-open:rotate-180" />

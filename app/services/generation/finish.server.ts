@@ -3,10 +3,10 @@ import { getLogger } from '~/runtime/logger.server';
 import type { FailureParams, GenerationFailure } from '~/utils/generation-errors';
 import { SEARCH_TEXT_MAX } from '../results.server';
 import { htmlToText } from '../providers.server';
-import { holdKey, LedgerError, settleHolds, type HoldOutcome } from '../ledger.server';
-import { resultFinished, wantsResultEvents } from '../webhooks.server';
+import { holdKey, LedgerError, settleHoldCall, settleHolds, withLedgerErrors, type HoldOutcome } from '../ledger.server';
+import { resultFinished, wantsResultEvents, wantsResultEventsSql } from '../webhooks.server';
 import { linkWhenRunEnds } from '../internal-links.server';
-import { indexCompletedShingles, reportWithDuplicates } from '../quality/report.server';
+import { indexCompletedShingles, indexShinglesWith, reportWithDuplicates } from '../quality/report.server';
 import { discardImageObjects, insertImages, storeImageObjects } from '../images.server';
 import { WAKE_CHANNEL } from './rules.server';
 import { getRunProgress } from './progress.server';
@@ -16,7 +16,7 @@ import type { QualityReport } from '~/utils/quality/report';
 
 // An item's end, booked exactly once: every write is conditional on the item still being
 // `processing` in the same attempt, and the hold is posted or voided (through the ledger service)
-// in the same transaction as the row's final state, so a job delivered twice, a late worker, a
+// in the same statement (or transaction) as the row's final state, so a job delivered twice, a late worker, a
 // cancel or a crash between the two can never change anything twice.
 
 /**
@@ -90,13 +90,57 @@ async function finishRow(
 
 type SetFragment = (d: Db) => Fragment;
 
+/** A completed post's shingle hashes; `indexed` once its booking indexed them (the one-statement booking). */
+type Shingles = { hashes: number[]; indexed: boolean };
+
+// Owners whose items lately found endpoints for their events: their next items go straight to the
+// transaction, which asks again, so an entry gone stale costs one round trip, never a wrong booking.
+const WANTED_MS = 60_000;
+const wanted = new Map<string, number>();
+const wantedLately = (userId: string) => (wanted.get(userId) ?? 0) > Date.now();
+function rememberWanted(userId: string): void {
+  if (wanted.size >= 10_000) wanted.clear();
+  wanted.set(userId, Date.now() + WANTED_MS);
+}
+
+/**
+ * The row's final state, its hold settled and a completed post's shingles indexed, in one
+ * statement (one round trip, no transaction holding the item's lock across round trips), unless
+ * the owner has an endpoint for these events: then nothing is written and 'wanted' says to book
+ * in a transaction that records the events too (remembered a minute: see wantedLately).
+ */
+async function finishInOneStatement(
+  item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
+  set: SetFragment,
+  outcome: HoldOutcome,
+  status: 'completed' | 'failed',
+  flagged: boolean,
+  shingles: Shingles | null,
+  db: Db,
+): Promise<ItemOutcome | 'wanted'> {
+  const changed = db`EXISTS (SELECT 1 FROM done)`;
+  const [row] = await withLedgerErrors(db<{ wants: boolean; done: boolean; settled: number }[]>`
+    WITH wants AS MATERIALIZED (SELECT ${wantsResultEventsSql(item.userId, status, flagged, db)} AS wants),
+    done AS (
+      UPDATE generation_results SET ${set(db)}, lease_until = NULL, updated_at = now()
+      WHERE id = ${item.resultId} AND user_id = ${item.userId} AND attempt = ${item.attempt} AND status = 'processing'
+        AND NOT (SELECT wants FROM wants)
+      RETURNING id, pg_notify(${WAKE_CHANNEL}, ${WORKER_ID}) AS woken),
+    settled AS MATERIALIZED (SELECT count(*)::int AS n FROM done CROSS JOIN LATERAL ${settleHoldCall(holdKey(item.resultId, item.attempt), outcome, db)} AS e)
+    ${shingles ? db`, ${indexShinglesWith(item.userId, item.resultId, shingles.hashes, changed, db)}` : db``}
+    SELECT (SELECT wants FROM wants) AS wants, ${changed} AS done, (SELECT n FROM settled) AS settled`);
+  if (row!.wants) return 'wanted';
+  if (shingles) shingles.indexed = row!.done;
+  return row!.done ? status : 'skipped';
+}
+
 /**
  * The final state, its hold's outcome and the webhook events it causes, in one transaction
- * (`set` is built on that transaction). An owner with no endpoint for these events (most) keeps
- * the single statement when there is no hold to settle: no transaction holds the item's lock
- * across round trips. With a hold, the transaction is there anyway: whether the owner wants the
- * events is asked beside the row's update, sent together (one round trip less per item).
- * Skipped when the item was no longer ours.
+ * (`set` is built on that transaction). An owner with no endpoint for these events (most) books
+ * in one statement (finishInOneStatement, or the row alone when there is no hold to settle).
+ * With endpoints, whether the owner wants the events is asked again beside the row's update in
+ * the transaction, sent together. Skipped when the item was no longer ours. `shingles`: a
+ * completed post's, indexed by a one-statement booking (else by the caller once it is booked).
  */
 async function finishInTransaction(
   item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>,
@@ -105,6 +149,7 @@ async function finishInTransaction(
   status: 'completed' | 'failed',
   /** A completed post's failing report (result.flagged), else null. */
   flagged: QualityReport | null,
+  shingles: Shingles | null,
   db: Db,
 ): Promise<ItemOutcome> {
   const inTransaction = 'savepoint' in db;
@@ -113,6 +158,11 @@ async function finishInTransaction(
   }
   for (let attempt = 1; ; attempt++) {
     try {
+      if (!inTransaction && outcome && !wantedLately(item.userId)) {
+        const booked = await finishInOneStatement(item, set, outcome, status, flagged !== null, shingles, db);
+        if (booked !== 'wanted') return booked;
+        rememberWanted(item.userId);
+      }
       return await transaction(db, async (tx) => {
         const [wants, done] = await Promise.all([
           inTransaction || !outcome || wantsResultEvents(item.userId, status, flagged !== null, tx),
@@ -144,15 +194,16 @@ async function finish(
   set: SetFragment,
   outcome: HoldOutcome,
   flagged: QualityReport | null,
+  shingles: Shingles | null,
   db: Db,
 ): Promise<ItemOutcome> {
   try {
-    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', flagged, db);
+    return await finishInTransaction(item, set, outcome, outcome === 'post' ? 'completed' : 'failed', flagged, shingles, db);
   } catch (err) {
     if (!isHoldGone(err)) throw err;
     getLogger().warn({ key: holdKey(item.resultId, item.attempt), outcome }, 'generation: hold was already resolved');
     const final: SetFragment = outcome === 'post' ? failedAs(HOLD_GONE) : set;
-    return finishInTransaction(item, final, null, 'failed', null, db);
+    return finishInTransaction(item, final, null, 'failed', null, null, db);
   }
 }
 
@@ -175,8 +226,10 @@ export async function finishCompleted(item: ClaimedItem, out: Output, db: Db): P
     metadata = metadata || ${d.json(out.metadata as never)}, search_text = ${search}, completed_at = now(),
     seo_description = ${out.seo?.metaDescription ?? null}, seo_slug = ${out.seo?.slug ?? null}, seo_keyword = ${out.seo?.focusKeyword ?? null},
     seo_title = ${out.seo?.seoTitle || null}`;
-  const booked = await finishWithImages(item, out, set, report?.status === 'fail' ? report : null, db);
-  if (booked === 'completed' && out.quality) await indexCompletedShingles(item.userId, item.resultId, out.quality.shingles, db);
+  const shingles: Shingles | null = out.quality ? { hashes: out.quality.shingles, indexed: false } : null;
+  const booked = await finishWithImages(item, out, set, report?.status === 'fail' ? report : null, shingles, db);
+  if (booked === 'completed' && shingles && !shingles.indexed)
+    await indexCompletedShingles(item.userId, item.resultId, shingles.hashes, db);
   return booked;
 }
 
@@ -185,16 +238,17 @@ async function finishWithImages(
   out: Output,
   set: SetFragment,
   flagged: QualityReport | null,
+  shingles: Shingles | null,
   db: Db,
 ): Promise<ItemOutcome> {
-  if (out.images.length === 0) return finish(item, set, 'post', flagged, db);
+  if (out.images.length === 0) return finish(item, set, 'post', flagged, shingles, db);
   // With object storage, the objects are written before any row points at them: a storage failure
   // here (StorageUnavailable) books nothing, and the booking is tried again like a database failure.
   const keys = await storeImageObjects(out.images);
   try {
     return await transaction(db, async (tx) => {
       await insertImages(item, out.images, keys, tx);
-      if ((await finishInTransaction(item, set, 'post', 'completed', flagged, tx)) === 'skipped') throw new Gone();
+      if ((await finishInTransaction(item, set, 'post', 'completed', flagged, null, tx)) === 'skipped') throw new Gone();
       return 'completed' as const;
     });
   } catch (err) {
@@ -202,7 +256,7 @@ async function finishWithImages(
     if (unbooked) await discardImageObjects(keys, db);
     if (err instanceof Gone) return 'skipped';
     // The hold was swept: the images are rolled back with the transaction, the item ends failed.
-    if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', null, db);
+    if (isHoldGone(err)) return finish(item, failedAs(HOLD_GONE), 'void', null, null, db);
     throw err;
   }
 }
@@ -214,5 +268,5 @@ function failedAs(failure: ItemFailure): SetFragment {
 }
 
 export async function failItem(item: Pick<ClaimedItem, 'resultId' | 'userId' | 'attempt'>, failure: ItemFailure, db: Db): Promise<boolean> {
-  return (await finish(item, failedAs(failure), 'void', null, db)) !== 'skipped';
+  return (await finish(item, failedAs(failure), 'void', null, null, db)) !== 'skipped';
 }

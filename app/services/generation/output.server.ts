@@ -10,7 +10,7 @@ import type { ContentChecks } from '../quality/report.server';
 import {
   buildImagePrompt,
   generateImages,
-  htmlToText,
+  sanitizedHtmlToText,
   looksNonEnglish,
   markdownToArticle,
   ProviderError,
@@ -98,7 +98,7 @@ export async function runText(item: ClaimedItem, row: ItemRow, keyOf: KeyLookup,
     article = convert();
     html = article.html;
   }
-  const text = htmlToText(html);
+  const text = sanitizedHtmlToText(html);
   const seo = seoWithFallbacks(seoGiven, { title: article.title, html: article.html, topic: row.prompt, keywords: brief?.keywords });
   return {
     title: article.title,

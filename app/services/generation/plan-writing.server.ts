@@ -8,7 +8,7 @@ import { seoWithFallbacks } from '~/utils/seo-fields';
 import { countText } from '../results.server';
 import {
   generateImages,
-  htmlToText,
+  sanitizedHtmlToText,
   markdownToArticle,
   ProviderError,
   requestChat,
@@ -203,7 +203,7 @@ export async function writeFromPlan(
   await answered();
   const article = markdownToArticle(markdown, plan.title);
   const html = figure + article.html;
-  const text = htmlToText(html);
+  const text = sanitizedHtmlToText(html);
   return {
     title: plan.title,
     content: html,

@@ -1,3 +1,4 @@
+import type { Fragment } from 'postgres';
 import { sql, transaction, type Db } from '../../../db/client';
 import { getLogger } from '~/runtime/logger.server';
 import { resultFlagged } from '../webhooks.server';
@@ -53,6 +54,20 @@ export async function indexResultShingles(userId: string, resultId: string, shin
     SELECT r.run_id, h, r.id FROM generation_results r, unnest(${shingles}::int[]) h
     WHERE r.id = ${resultId} AND r.user_id = ${userId}
     ON CONFLICT DO NOTHING`;
+}
+
+/**
+ * indexResultShingles as two entries of the caller's WITH list (`shingles_gone`, `shingles_added`),
+ * done only where `when` (a boolean expression of that statement) holds: a booking indexes the
+ * post in the statement that completes it.
+ */
+export function indexShinglesWith(userId: string, resultId: string, shingles: number[], when: Fragment, db: Db): Fragment {
+  return db`shingles_gone AS (DELETE FROM result_shingles WHERE result_id = ${resultId} AND ${when}),
+    shingles_added AS (
+      INSERT INTO result_shingles (run_id, hash, result_id)
+      SELECT r.run_id, h, r.id FROM generation_results r, unnest(${shingles}::int[]) h
+      WHERE r.id = ${resultId} AND r.user_id = ${userId} AND ${when}
+      ON CONFLICT DO NOTHING)`;
 }
 
 /** indexResultShingles after a completion: a failure only leaves the post out of later comparisons. */
