@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
-import { getBoss } from '../../app/queue/boss';
-import { queues } from '../../app/queue/queues';
 import { resetEnv } from '../../app/runtime/env.server';
 import { createSession } from '../../app/services/sessions.server';
-import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
+import { startPublishWorker } from '../support/publish-worker';
 import { startPeer, startProxy, type Proxy } from '../support/http-peers';
 
 // The publish contract of the JSON API through the real app, a worker of the publish queue and
@@ -96,12 +93,7 @@ beforeAll(async () => {
   const slow = await client.postJson('/api/wordpress/sites', { siteUrl: proxy.url, username: wp.username, appPassword: wp.appPassword });
   expect(slow.status).toBe(201);
   slowSiteId = (await slow.json()).site.id;
-  const boss = await getBoss();
-  await boss.work(
-    'wordpress-publish',
-    { ...queues['wordpress-publish'].work, pollingIntervalSeconds: 0.5 },
-    handleWordPressPublish as (jobs: PgBoss.Job<object>[]) => Promise<void>,
-  );
+  await startPublishWorker();
 }, 180_000);
 
 afterAll(async () => {
@@ -235,7 +227,7 @@ describe('POST /api/wordpress/publish', () => {
       const res = await withWaitBound(20, () => client.postJson('/api/wordpress/publish', payload));
       const body = await res.json();
       expect(res.status, `${siteUrl}: ${JSON.stringify(body)}`).toBe(502);
-      // The worker polls every half second and the site fails at once: well under the 20 s bound.
+      // The worker is woken often and the site fails at once: well under the 20 s bound.
       expect(Date.now() - started, siteUrl).toBeLessThan(10_000);
       expect(body).toMatchObject({ success: false, status: 'failed', errorCode });
       expect(body.error).toMatch(/^Publishing failed: /);
