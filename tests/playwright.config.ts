@@ -35,7 +35,10 @@ export default defineConfig({
   use: {
     headless: true,
     locale: 'en-US',
-    trace: 'retain-on-failure',
+    // Every test records a trace (kept only when it fails). Its DOM snapshots show what a failure
+    // saw; its screencast (a JPEG per frame painted) cost each browser's GPU process about twice
+    // the CPU without it, so the trace has no filmstrip.
+    trace: { mode: 'retain-on-failure', screenshots: false },
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [

@@ -104,7 +104,11 @@ export const WCAG22_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'
  */
 export async function axeViolations(page: Page, tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']) {
   // Only violations are read: axe skips collecting the passes and the nodes it could not decide.
+  // Legacy mode runs axe.run() in the page itself; the default runs it in parts and joins them in a
+  // blank page it opens (and loads axe into again) each time, which only matters for cross-origin
+  // frames, and the app has no frames.
   const results = await new AxeBuilder({ page })
+    .setLegacyMode()
     .withTags([...tags, 'best-practice'])
     .options({ resultTypes: ['violations'] })
     .analyze();

@@ -6,7 +6,8 @@ import { startReplicateServer, type PredictionStep, type ReplicateServer } from 
 //   "[fail]"  → the text provider refuses it every time (the row ends failed with the message)
 //   "[flaky]" → refused on the first request only (a retry then succeeds)
 //   "[slow]"  → answers after 1.5 s (progress can be seen)
-//   "[stalled]" → answers after 20 s (a run is still going when a test cancels it)
+//   "[stalled]" → answers after 8 s (a run is still going when a test cancels it: a cancel comes
+//                 1-3 s after Start, and the test waits out the stall of the items already started)
 //   "[html]"   → an article in raw HTML: its own <h1>, a broken <img src=x>, a tracking pixel and
 //                a relative link (what sanitizing must take out)
 // Anything else answers after 200 ms with the server's default article / a PNG.
@@ -37,7 +38,7 @@ function chat(topic: string, attempt: number): ChatStep | undefined {
   if (topic.includes('[fail]')) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[flaky]') && attempt === 1) return { kind: 'status', status: 400, message: PROVIDER_FAILURE };
   if (topic.includes('[slow]')) return { kind: 'ok', latencyMs: 1500 };
-  if (topic.includes('[stalled]')) return { kind: 'ok', latencyMs: 20_000 };
+  if (topic.includes('[stalled]')) return { kind: 'ok', latencyMs: 8_000 };
   if (topic.includes('[html]')) return { kind: 'ok', latencyMs: 200, content: HTML_ARTICLE };
   return { kind: 'ok', latencyMs: 200 };
 }

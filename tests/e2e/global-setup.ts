@@ -19,6 +19,10 @@ const APP_SECRETS = {
   ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
 };
 const READY_TIMEOUT_MS = 60_000;
+// How long publish-now waits for the site before answering "it finishes in the background" (20 s in
+// production). Shorter here so the slow-site test needs a site only a few seconds slower than this
+// (each second is test time, twice); still several times what a publish to the test WordPress takes.
+const PUBLISH_WAIT_SECONDS = '8';
 const STOP_TIMEOUT_MS = 30_000;
 
 // Handed to the test workers through environment variables they inherit (read in fixtures.ts).
@@ -164,6 +168,7 @@ export default async function globalSetup(_config: FullConfig) {
         ...providers.env,
         ...stripeEnv(stripe),
         ALLOW_PRIVATE_HOSTS: 'true',
+        WORDPRESS_PUBLISH_WAIT_SECONDS: PUBLISH_WAIT_SECONDS,
       },
     });
     fs.closeSync(log);
@@ -177,6 +182,8 @@ export default async function globalSetup(_config: FullConfig) {
     process.env[E2E_ENV.wordpressUser] = wordpress.username;
     process.env[E2E_ENV.wordpressAppPassword] = wordpress.appPassword;
     Object.assign(process.env, APP_SECRETS);
+    // The app's own variable, so a spec knows the wait it has to outlast.
+    process.env.WORDPRESS_PUBLISH_WAIT_SECONDS = PUBLISH_WAIT_SECONDS;
   } catch (err) {
     await cleanup();
     throw err;

@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
-import { getBoss } from '../../app/queue/boss';
-import { queues } from '../../app/queue/queues';
-import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { createSession } from '../../app/services/sessions.server';
 import { queueBulkPublications, zonedSchedule } from '../../app/services/wordpress/bulk.server';
 import { queuePublications } from '../../app/services/wordpress/publications.server';
@@ -11,6 +7,7 @@ import { runPublication } from '../../app/services/wordpress/publish-job.server'
 import { createSite } from '../../app/services/wordpress/sites.server';
 import { startTestApp, TestClient, type TestApp } from '../support/app-server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
+import { startPublishWorker } from '../support/publish-worker';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server';
 
 // Bulk publishing and what a result's row shows of its publication, against the real
@@ -106,12 +103,7 @@ let working = false;
 async function startWorker() {
   if (working) return;
   working = true;
-  const boss = await getBoss();
-  await boss.work(
-    'wordpress-publish',
-    { ...queues['wordpress-publish'].work, batchSize: 20, pollingIntervalSeconds: 0.5 },
-    handleWordPressPublish as (jobs: PgBoss.Job<object>[]) => Promise<void>,
-  );
+  await startPublishWorker({ batchSize: 20 });
 }
 
 beforeAll(async () => {

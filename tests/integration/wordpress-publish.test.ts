@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type PgBoss from 'pg-boss';
 import { sql } from '../../db/client';
-import { getBoss } from '../../app/queue/boss';
 import { queues } from '../../app/queue/queues';
-import { handleWordPressPublish } from '../../jobs/handlers/wordpress-publish';
 import { spreadSchedule } from '../../app/services/wordpress/bulk.server';
 import { WordPressServiceError } from '../../app/services/wordpress/errors.server';
 import { getPublication, queuePublications, type PublishRequest } from '../../app/services/wordpress/publications.server';
@@ -12,6 +9,7 @@ import { listScheduled, cancelPublication, reschedulePublication } from '../../a
 import { createSite } from '../../app/services/wordpress/sites.server';
 import { createEndpoint } from '../../app/services/webhooks.server';
 import { startWordPress, type WordPressSite } from '../support/wordpress';
+import { startPublishWorker } from '../support/publish-worker';
 import { startProxy, type Proxy } from '../support/http-peers';
 
 // The test WordPress lives on 127.0.0.1.
@@ -73,12 +71,7 @@ let working = false;
 async function startWorker() {
   if (working) return;
   working = true;
-  const boss = await getBoss();
-  await boss.work(
-    'wordpress-publish',
-    { ...queues['wordpress-publish'].work, pollingIntervalSeconds: 0.5 },
-    handleWordPressPublish as (jobs: PgBoss.Job<object>[]) => Promise<void>,
-  );
+  await startPublishWorker();
 }
 
 beforeAll(async () => {
