@@ -100,8 +100,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // The return page settles the payment itself (the webhook may come later), before reading balances.
   const payment = await verifyPaymentReturn(request, url, userId);
   const historyPage = Number(url.searchParams.get('historyPage')) || 1;
-  const [info, ledger, duplicates, shortfalls] = await Promise.all([
-    getSubscriptionInfo(userId),
+  // The balance first: its read makes the lazy monthly reset, which the history must then list.
+  const info = await getSubscriptionInfo(userId);
+  const [ledger, duplicates, shortfalls] = await Promise.all([
     loadCreditHistory(userId, historyPage, { timeZone: await readerTimeZone(request) }),
     recentDuplicateSubscriptions(userId),
     recentShortfalls(userId),

@@ -428,12 +428,12 @@ export async function extendHolds(keys: string[], until: Date, db: Db = sql): Pr
  * worker's claim renews the holds of what it takes, in the same round trip): a set-returning call
  * of the keys (`keys`: a SQL text[]) whose holds are still open.
  */
-export function extendHoldsWithin(db: Db, keys: Fragment, until: Date): Fragment {
+export function extendHoldsWithin(keys: Fragment, until: Date, db: Db): Fragment {
   return db`ledger_extend_holds(${keys}, ${futureDate(until, 'until')}::timestamptz)`;
 }
 
 /** holdKey in SQL, from the caller's statement's own columns (see extendHoldsWithin). */
-export function holdKeyWithin(db: Db, resultId: Fragment, attempt: Fragment): Fragment {
+export function holdKeyWithin(resultId: Fragment, attempt: Fragment, db: Db): Fragment {
   return db`('result:' || (${resultId}) || ':attempt:' || (${attempt}))`;
 }
 

@@ -33,8 +33,8 @@ export async function claimItems(
   db: Db = jobSql,
 ): Promise<ClaimedItem[]> {
   if (n <= 0 && started.length === 0) return [];
-  const key = () => holdKeyWithin(db, db`c.job_data->>'resultId'`, db`c.job_data->>'attempt'`);
-  const renewed = extendHoldsWithin(db, db`ARRAY(SELECT ${key()} FROM c WHERE c.item IS NOT NULL)`, leaseHoldExpiry(leaseSeconds));
+  const key = () => holdKeyWithin(db`c.job_data->>'resultId'`, db`c.job_data->>'attempt'`, db);
+  const renewed = extendHoldsWithin(db`ARRAY(SELECT ${key()} FROM c WHERE c.item IS NOT NULL)`, leaseHoldExpiry(leaseSeconds), db);
   const t0 = performance.now();
   // The holds are renewed from what the claim took (held reads the claim's rows, so it runs after).
   const rows = await db<
