@@ -8,7 +8,7 @@ import type { Translate } from '~/utils/generation-schema';
 import { fixesOffered, type FixOffer } from '~/utils/quality/fixes';
 import type { ResultView } from './result-view';
 import { useHydrated } from './use-hydrated';
-import { RESULTS_ACTION } from './urls';
+import { listHrefWith, RESULTS_ACTION } from './urls';
 
 // A completed text post's one-click fixes: what its quality report offers (expand when short, each
 // missing section) and Regenerate, each button saying its price. A button opens its confirm step
@@ -27,10 +27,8 @@ const fixKey = (id: string, offer: FixOffer) => [id, offer.kind, ...(offer.secti
 
 /** The list at `returnTo` with this fix's confirm step open, scrolled to it. */
 export function fixHref(returnTo: string, id: string, offer: FixOffer): string {
-  const [path, query = ''] = returnTo.split('?');
-  const params = new URLSearchParams(query);
-  params.set(FIX_PARAM, fixKey(id, offer));
-  return `${path}?${params}#${fixKey(id, offer).replaceAll(':', '-')}`;
+  const key = fixKey(id, offer);
+  return listHrefWith(returnTo, FIX_PARAM, key, key.replaceAll(':', '-'));
 }
 
 const smallButton = buttonClass('secondary', 'sm');

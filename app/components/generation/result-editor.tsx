@@ -8,7 +8,7 @@ import { TITLE_MAX } from '~/utils/title-heading';
 import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 import type { ResultView } from './result-view';
 import { useHydrated } from './use-hydrated';
-import { RESULTS_ACTION } from './urls';
+import { listHrefWith, RESULTS_ACTION } from './urls';
 
 /** The list URL's parameter naming the result whose editor the page opens (the way in without JavaScript). */
 export const EDIT_PARAM = 'edit';
@@ -18,10 +18,7 @@ const summaryButton = `${smallButton} cursor-pointer list-none [&::-webkit-detai
 
 /** The list at `returnTo` with this result's editor open, scrolled to it. */
 export function editHref(returnTo: string, id: string): string {
-  const [path, query = ''] = returnTo.split('?');
-  const params = new URLSearchParams(query);
-  params.set(EDIT_PARAM, id);
-  return `${path}?${params}#edit-${id}`;
+  return listHrefWith(returnTo, EDIT_PARAM, id, `edit-${id}`);
 }
 
 /**

@@ -12,6 +12,17 @@ export const downloadAllUrl = ({ filter, search }: { filter: 'all' | 'text' | 'i
 export const RESULTS_ACTION = '/app/results';
 export const runUrl = (id: string) => `/app/runs/${id}`;
 
+/**
+ * The list at `returnTo` with one more parameter, scrolled to `anchor`: how a row's part opens
+ * without JavaScript (the editor's `edit=<id>`, a fix's confirm step).
+ */
+export function listHrefWith(returnTo: string, param: string, value: string, anchor: string): string {
+  const [path, query = ''] = returnTo.split('?');
+  const params = new URLSearchParams(query);
+  params.set(param, value);
+  return `${path}?${params}#${anchor}`;
+}
+
 export type ResultsFilter = 'all' | 'text' | 'image';
 /** The review list: posts whose quality report failed and are not approved, or those approved. */
 export type ReviewFilter = 'needs' | 'approved' | null;
