@@ -21,8 +21,16 @@
 -- The order it reads the queue in is pgboss.job's job_fetch_order_idx (app/queue/boss.ts).
 DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[]);
 DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, timestamptz, uuid[], uuid[]);
--- The result's columns changed (priority): CREATE OR REPLACE cannot change them.
-DROP FUNCTION IF EXISTS generation_claim(text, int, int, int, uuid[], uuid[]);
+-- The result's columns changed (priority): CREATE OR REPLACE cannot change them, so an older
+-- definition is dropped first. Only that one: this file runs at every process's start, and
+-- dropping the current function would fail a claim another running process is making.
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'generation_claim'
+      AND pronamespace = current_schema()::regnamespace AND NOT ('priority' = ANY (proargnames))) THEN
+    DROP FUNCTION generation_claim(text, int, int, int, uuid[], uuid[]);
+  END IF;
+END $$;
 CREATE OR REPLACE FUNCTION generation_claim(p_queue text, p_n int, p_per_user int, p_lease_secs int,
   p_answered uuid[], p_started uuid[])
 RETURNS TABLE (job_id uuid, job_data jsonb, leased boolean, deliveries int, item json, priority int)
