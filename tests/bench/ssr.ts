@@ -115,8 +115,13 @@ async function main() {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   });
 
+  // BENCH_STATEMENTS=1: the server reaches Postgres through a relay that counts its statements,
+  // printed per signed-in page (each page asked once, after the others have warmed up).
+  const { startStatementCounter } = await import('./statement-counter');
+  const counter = process.env.BENCH_STATEMENTS ? await startStatementCounter(databaseUrl) : undefined;
   // The server logs a line per request as in production; its stdout goes to /dev/null.
   const child: ChildProcess = fork(serverScript, [], {
+    env: counter ? { ...process.env, DATABASE_URL: counter.url } : process.env,
     // The flags of `npm start`.
     execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '--max-semi-space-size=16 --heap-growing-percent=100').split(' ').filter(Boolean),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -158,6 +163,7 @@ async function main() {
     }
     const { closeSql } = await import('../../db/client');
     await closeSql();
+    await counter?.close();
     await cluster.stop();
   };
   try {
@@ -223,6 +229,34 @@ async function main() {
         baseline: true,
       },
     ];
+
+    // BENCH_DUMP_DIR=DIR: each signed-in page's HTML, as served, into DIR (to count what a page renders).
+    if (process.env.BENCH_DUMP_DIR) {
+      fs.mkdirSync(process.env.BENCH_DUMP_DIR, { recursive: true });
+      for (const [file, url] of [
+        ['app.html', `${appBase}/app`],
+        ['results.html', `${appBase}/app?tab=results`],
+        ['subscription.html', `${appBase}/subscription`],
+      ] as const) {
+        const html = await (await fetch(url, { headers: { ...signedIn, 'accept-encoding': 'identity' } })).text();
+        fs.writeFileSync(path.join(process.env.BENCH_DUMP_DIR, file), html);
+      }
+    }
+
+    if (counter) {
+      const pages = [
+        ['/app signed in', `${appBase}/app`],
+        ['/app results list', `${appBase}/app?tab=results`],
+        ['/subscription', `${appBase}/subscription`],
+      ] as const;
+      for (const [, url] of pages) await fetch(url, { headers: signedIn }).then((r) => r.arrayBuffer());
+      for (const [name, url] of pages) {
+        counter.reset();
+        await fetch(url, { headers: signedIn }).then((r) => r.arrayBuffer());
+        process.stderr.write(`statements for ${name}: ${counter.total()}\n`);
+        for (const [text, n] of counter.counts()) process.stderr.write(`  ${n} × ${text}\n`);
+      }
+    }
 
     // One request at a time: the signed-in pages, the landing page and the bare handler, in turns.
     let sequential: SequentialRow[] = [];

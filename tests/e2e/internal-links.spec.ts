@@ -63,9 +63,12 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
   await test.step('from the Results tab, a post leads to its links on the run page', async () => {
     await page.goto('/app?tab=results');
     const result = page.getByTestId('result').filter({ has: page.getByTestId('result-title').getByText(TITLES[0]!, { exact: true }) });
+    if (jsEnabled) await mark(page);
     await result.getByRole('link', { name: 'Internal links' }).click();
     await expect(page).toHaveURL(new RegExp(`/app/runs/${runId}#post-${ids[0]}$`));
     await expect(first).toBeVisible();
+    // With the script, the list follows a row's plain link inside the app, as a router link does.
+    if (jsEnabled) expect(await stillMarked(page)).toBe(true);
   });
 
   await test.step('the panel: settings, the no-credits note, not linked yet', async () => {

@@ -1,14 +1,12 @@
-import { Form, useSearchParams } from '@remix-run/react';
+import { Form } from '@remix-run/react';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { findModel, fixCost } from '~/catalogue';
 import { buttonClass } from '~/components/ui/button';
 import { fixFailureText } from '~/utils/generation-errors';
-import type { Translate } from '~/utils/generation-schema';
 import { fixesOffered, type FixOffer } from '~/utils/quality/fixes';
 import type { ResultView } from './result-view';
-import { useHydrated } from './use-hydrated';
-import { listHrefWith, RESULTS_ACTION } from './urls';
+import { useResultRows, type ResultRows } from './result-rows';
+import { FIX_PARAM, listHrefWith, RESULTS_ACTION } from './urls';
 
 // A completed text post's one-click fixes: what its quality report offers (expand when short, each
 // missing section) and Regenerate, each button saying its price. A button opens its confirm step
@@ -19,9 +17,6 @@ import { listHrefWith, RESULTS_ACTION } from './urls';
 // form was about a quarter of the results page's markup and render time). With the page's script a
 // button is a <details> whose form renders when it opens; without it, a link to the same list with
 // `fix=<id>:<kind>[:<section>]`, which renders that confirm step open.
-
-/** The list URL's parameter naming the fix whose confirm step the page opens (the way in without JavaScript). */
-export const FIX_PARAM = 'fix';
 
 const fixKey = (id: string, offer: FixOffer) => [id, offer.kind, ...(offer.section ? [offer.section] : [])].join(':');
 
@@ -35,9 +30,9 @@ const smallButton = buttonClass('secondary', 'sm');
 
 const CONFIRM = { regenerate: 'fixes.confirmRegenerate', expand: 'fixes.confirmExpand', add_section: 'fixes.confirmAddSection' } as const;
 
-export function FixActions({ result, returnTo, busy }: { result: ResultView; returnTo: string; busy: boolean }) {
-  const { t } = useTranslation('workspace');
-  const [params] = useSearchParams();
+export function FixActions({ result }: { result: ResultView }) {
+  const rows = useResultRows();
+  const { t } = rows;
   const model = findModel(result.model);
   if (!model) return null;
   const fix = result.fix ?? null;
@@ -45,20 +40,19 @@ export function FixActions({ result, returnTo, busy }: { result: ResultView; ret
   const sectionName = (section: string | null | undefined) => (section ? t(`quality.sections.${section}`) : '');
   const what = fix ? t(`fixes.what.${fix.kind}`, { section: sectionName(fix.section) }) : '';
   const running = fix?.status === 'processing';
-  const asked = params.get(FIX_PARAM);
   return (
     <div className="flex flex-col gap-1.5 text-sm" data-testid="result-fixes">
       {fix && running ? (
         <p className="text-slate-700" data-testid="fix-running" aria-live="polite">
           {t('fixes.running', { what, cost: credits(fix.credits) })}{' '}
-          <a href={returnTo} className="font-semibold text-indigo-700 underline">
+          <a href={rows.returnTo} className="font-semibold text-indigo-700 underline">
             {t('fixes.refresh')}
           </a>
         </p>
       ) : null}
       {fix?.status === 'failed' ? (
         <p className="text-red-700" data-testid="fix-failed" data-error-code={fix.errorCode ?? undefined}>
-          {t('fixes.failed', { what, reason: fixFailureText(t as Translate, fix) })}
+          {t('fixes.failed', { what, reason: fixFailureText(t, fix) })}
         </p>
       ) : null}
       {fix?.status === 'completed' ? (
@@ -76,9 +70,7 @@ export function FixActions({ result, returnTo, busy }: { result: ResultView; ret
               cost={credits(fixCost(offer.kind, model))}
               credits={fixCost(offer.kind, model)}
               section={sectionName(offer.section)}
-              returnTo={returnTo}
-              busy={busy}
-              asked={asked === fixKey(result.id, offer)}
+              rows={rows}
             />
           ))}
         </div>
@@ -93,21 +85,16 @@ function FixButton({
   cost,
   credits,
   section,
-  returnTo,
-  busy,
-  asked,
+  rows: { t, hydrated, returnTo, askedFix, busy },
 }: {
   result: ResultView;
   offer: FixOffer;
   cost: string;
   credits: number;
   section: string;
-  returnTo: string;
-  busy: boolean;
-  asked: boolean;
+  rows: ResultRows;
 }) {
-  const { t } = useTranslation('workspace');
-  const hydrated = useHydrated();
+  const asked = askedFix === fixKey(result.id, offer);
   const [open, setOpen] = useState(asked);
   const label = offer.kind === 'add_section' ? t('fixes.addSection', { section, cost }) : t(`fixes.${offer.kind}`, { cost });
   if (!hydrated && !asked)
@@ -144,7 +131,7 @@ function FixButton({
             <input type="hidden" name="basis" value={result.updatedAt} />
             <input type="hidden" name="cost" value={credits} />
             <input type="hidden" name="returnTo" value={returnTo} />
-            <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy}>
+            <button type="submit" className={buttonClass('primary', 'sm')} disabled={busy(result.id, 'fix')}>
               {t('fixes.confirm', { cost })}
             </button>
           </Form>

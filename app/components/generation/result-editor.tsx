@@ -1,17 +1,13 @@
-import { Form, useSearchParams } from '@remix-run/react';
+import { Form } from '@remix-run/react';
 import { useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { RichTextEditor } from '~/components/editor/rich-text-editor';
 import { buttonClass } from '~/components/ui/button';
 import { inputClass } from '~/components/ui/input';
 import { TITLE_MAX } from '~/utils/title-heading';
 import { SeoFieldset } from '~/components/wordpress/seo-fieldset';
 import type { ResultView } from './result-view';
-import { useHydrated } from './use-hydrated';
-import { listHrefWith, RESULTS_ACTION } from './urls';
-
-/** The list URL's parameter naming the result whose editor the page opens (the way in without JavaScript). */
-export const EDIT_PARAM = 'edit';
+import { useResultRows } from './result-rows';
+import { EDIT_PARAM, listHrefWith, RESULTS_ACTION } from './urls';
 
 const smallButton = buttonClass('secondary', 'sm');
 const summaryButton = `${smallButton} cursor-pointer list-none [&::-webkit-details-marker]:hidden`;
@@ -28,11 +24,10 @@ export function editHref(returnTo: string, id: string): string {
  * `<details>` whose form renders when it opens; without it, a link to the same list with
  * `edit=<id>`, which renders that result's editor open. Save and Cancel go back to `returnTo`.
  */
-export function ResultEditor({ result, returnTo, saving }: { result: ResultView; returnTo: string; saving: boolean }) {
-  const { t } = useTranslation('workspace');
-  const hydrated = useHydrated();
-  const [params] = useSearchParams();
-  const opened = params.get(EDIT_PARAM) === result.id;
+export function ResultEditor({ result }: { result: ResultView }) {
+  const { t, hydrated, returnTo, editing, busy } = useResultRows();
+  const saving = busy(result.id, 'save');
+  const opened = editing === result.id;
   const [open, setOpen] = useState(opened);
   const ref = useRef<HTMLDetailsElement>(null);
   if (!hydrated && !opened)

@@ -1,22 +1,19 @@
-import { Form, Link, useNavigation } from '@remix-run/react';
-import { useTranslation } from 'react-i18next';
+import { Form } from '@remix-run/react';
 import { Icon } from '~/components/icons';
-import { ResultTopic } from '~/components/result-topic';
+import { TopicLine, topicLine } from '~/components/result-topic';
 import { buttonClass } from '~/components/ui/button';
 import { showToast } from '~/components/ui/toast';
 import { imageFileName, textFileName } from '~/utils/download-names';
-import { formatDateTime, useTimeZone } from '~/utils/time-zone';
-import type { Translate } from '~/utils/generation-schema';
+import { formatDateTime } from '~/utils/time-zone';
 import { resultFailureText } from '~/utils/generation-errors';
 import { BulkCheckbox } from '~/components/wordpress/bulk-select';
 import { PublicationStatus } from '~/components/wordpress/publication-status';
-import type { ViewedImage } from './image-viewer';
-import { useHydrated } from './use-hydrated';
 import { RESULTS_ACTION, resultDownloadUrl, runUrl } from './urls';
 import { ResultEditor } from './result-editor';
 import { QualityReportView } from './quality-report';
 import { FixActions } from './fix-actions';
-import type { ResultView, WordPressView } from './result-view';
+import type { ResultView } from './result-view';
+import { ROW_LINK, useResultRows } from './result-rows';
 
 const dots = {
   processing: 'bg-blue-500 motion-safe:animate-pulse',
@@ -27,6 +24,8 @@ const dots = {
 } as const;
 
 const smallButton = buttonClass('secondary', 'sm');
+/** A row's links to other pages of the app, followed by the list's one click handler (see result-rows). */
+const rowLink = { [ROW_LINK]: '' };
 
 /** Visible text of an article's HTML (for copying). */
 function plainText(html: string): string {
@@ -35,27 +34,14 @@ function plainText(html: string): string {
   return (el.innerText || el.textContent || '').trim();
 }
 
-export function ResultItem({
-  result,
-  returnTo,
-  onView,
-  wordpress,
-}: {
-  result: ResultView;
-  returnTo: string;
-  onView: (image: ViewedImage) => void;
-  wordpress?: WordPressView;
-}) {
-  const { t, i18n } = useTranslation('workspace');
-  const hydrated = useHydrated();
-  const navigation = useNavigation();
-  const busy = (intent: string) =>
-    navigation.state !== 'idle' && navigation.formData?.get('id') === result.id && navigation.formData?.get('intent') === intent;
+/** A row of the results list (inside its ResultRowsProvider). */
+export function ResultItem({ result }: { result: ResultView }) {
+  const { t, language, timeZone, hydrated, returnTo, onView, wordpress, busy: pending } = useResultRows();
+  const busy = (intent: string) => pending(result.id, intent);
   const failed = result.status === 'failed';
   const completed = result.status === 'completed';
   const title = result.title || result.prompt || t('results.untitled');
-  const timeZone = useTimeZone();
-  const created = formatDateTime(result.createdAt, i18n.language, timeZone);
+  const created = formatDateTime(result.createdAt, language, timeZone);
   const images = result.type === 'image' ? (result.metadata.imageUrls ?? []) : [];
   const original = result.metadata.originalPrompt ?? result.prompt;
   const translated = result.metadata.translatedPrompt;
@@ -103,7 +89,7 @@ export function ResultItem({
               {title}
             </span>
             {result.type === 'text' ? (
-              <ResultTopic title={title} topic={result.prompt} keyword={result.seo?.focusKeyword} className="mt-0.5" />
+              <TopicLine line={topicLine(t, title, result.prompt, result.seo?.focusKeyword)} className="mt-0.5" />
             ) : null}
             <span className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-600">
               <span data-testid="result-status">{t(`results.status.${result.status}`)}</span>
@@ -161,11 +147,11 @@ export function ResultItem({
                 t('results.status.canceled')
               ) : result.errorCode ? (
                 <>
-                  <strong>{t('results.error')}</strong>: {resultFailureText(t as Translate, result)}
+                  <strong>{t('results.error')}</strong>: {resultFailureText(t, result)}
                 </>
               ) : (
                 // Stored before failures had codes: whatever it says is not shown.
-                resultFailureText(t as Translate, result)
+                resultFailureText(t, result)
               )}
             </p>
           ) : null}
@@ -173,9 +159,9 @@ export function ResultItem({
           {result.status === 'planned' ? (
             <p className="text-slate-600">
               {t('results.planned')}{' '}
-              <Link to={`${runUrl(result.runId)}#plan-${result.id}`} className="font-semibold text-indigo-700 underline">
+              <a href={`${runUrl(result.runId)}#plan-${result.id}`} className="font-semibold text-indigo-700 underline" {...rowLink}>
                 {t('results.reviewPlan')}
-              </Link>
+              </a>
             </p>
           ) : null}
 
@@ -230,7 +216,7 @@ export function ResultItem({
 
       {completed && result.type === 'text' && result.content && result.updatedAt ? (
         <div className="px-4 pb-3 pl-9">
-          <FixActions result={result} returnTo={returnTo} busy={busy('fix')} />
+          <FixActions result={result} />
         </div>
       ) : null}
 
@@ -272,21 +258,21 @@ export function ResultItem({
             {/* WordPress: the Publish dialog, a page of its own (works without JavaScript); without a
                 connected site the result links to /wordpress. */}
             {result.content && wordpress?.hasSites !== false ? (
-              <Link to={`/app/publish/${result.id}`} className={smallButton}>
+              <a href={`/app/publish/${result.id}`} className={smallButton} {...rowLink}>
                 {t('wordpress:publish.open')}
-              </Link>
+              </a>
             ) : result.content ? (
-              <Link to="/wordpress" className={smallButton}>
+              <a href="/wordpress" className={smallButton} {...rowLink}>
                 {t('wordpress:row.connectSite')}
-              </Link>
+              </a>
             ) : null}
             {result.type === 'text' && result.content ? (
               // Its proposed internal links are reviewed with the rest of its run.
-              <Link to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
+              <a href={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton} {...rowLink}>
                 {t('links.open')}
-              </Link>
+              </a>
             ) : null}
-            {result.type === 'text' ? <ResultEditor result={result} returnTo={returnTo} saving={busy('save')} /> : null}
+            {result.type === 'text' ? <ResultEditor result={result} /> : null}
           </>
         ) : (
           <>

@@ -10,6 +10,7 @@ import { Pagination } from './pagination';
 import { RunProgressBar, type RunProgressView } from './progress-bar';
 import { BulkPublishBar } from '~/components/wordpress/bulk-select';
 import { ResultItem } from './result-item';
+import { ResultRowsProvider } from './result-rows';
 import type { ResultView, WordPressView } from './result-view';
 import { downloadAllUrl, RESULTS_ACTION, resultsHref, runUrl, type ResultsFilter, type ResultsView, type ReviewFilter } from './urls';
 import { useRevalidateWhile } from './use-revalidate-while';
@@ -224,11 +225,17 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
       {results.length && grid ? (
         <ImageGrid results={results} onView={setViewed} />
       ) : results.length ? (
-        <ul className="flex flex-col gap-3" data-testid="results-list">
-          {results.map((r) => (
-            <ResultItem key={r.id} result={r} returnTo={returnTo} onView={setViewed} wordpress={wordpress} />
-          ))}
-        </ul>
+        <ResultRowsProvider returnTo={returnTo} onView={setViewed} wordpress={wordpress}>
+          {(followRowLink) => (
+            // The rows' links are plain: this list follows them (see result-rows).
+            // eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-noninteractive-element-interactions
+            <ul className="flex flex-col gap-3" data-testid="results-list" onClick={followRowLink}>
+              {results.map((r) => (
+                <ResultItem key={r.id} result={r} />
+              ))}
+            </ul>
+          )}
+        </ResultRowsProvider>
       ) : (
         <div className="py-10 text-center">
           <span className="mx-auto flex size-12 items-center justify-center rounded-full bg-slate-100 text-slate-700">

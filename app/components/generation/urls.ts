@@ -12,6 +12,10 @@ export const downloadAllUrl = ({ filter, search }: { filter: 'all' | 'text' | 'i
 export const RESULTS_ACTION = '/app/results';
 export const runUrl = (id: string) => `/app/runs/${id}`;
 
+/** The list URL's parameters that open a row's part without JavaScript: a result's editor, a fix's confirm step. */
+export const EDIT_PARAM = 'edit';
+export const FIX_PARAM = 'fix';
+
 /**
  * The list at `returnTo` with one more parameter, scrolled to `anchor`: how a row's part opens
  * without JavaScript (the editor's `edit=<id>`, a fix's confirm step).
