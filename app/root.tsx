@@ -1,3 +1,4 @@
+import { useAppLinks } from '~/components/ui/app-link';
 import type { LinksFunction, LoaderFunctionArgs } from '@remix-run/node';
 import { json } from '@remix-run/node';
 import {
@@ -177,6 +178,7 @@ function ClientEffects({ language, timeZoneKnown }: { language: Language; timeZo
   useLanguageMirror(language);
   useRestOfCatalogue(language);
   useTimeZoneLearnt(timeZoneKnown);
+  useAppLinks();
   return null;
 }
 

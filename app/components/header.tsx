@@ -1,4 +1,4 @@
-import { Form, Link, NavLink, useLocation } from '@remix-run/react';
+import { Form, useLocation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Icon, Logo, OutlineIcon } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
@@ -7,6 +7,7 @@ import { onDemand, serverRendered } from '~/components/on-demand';
 import { useSettingsLinks } from '~/components/settings-param';
 import { DetailsMenu, menuItemClass } from '~/components/ui/menu';
 import { useRootData } from '~/root';
+import { AppLink } from '~/components/ui/app-link';
 
 export type HeaderUser = { name: string; email: string; subscriptionStatus: SubscriptionStatus };
 
@@ -24,21 +25,19 @@ function initials(name: string) {
 // The bar and the compact menu each hold these links (CSS shows one): each landmark has its own name.
 function NavLinks({ className, inMenu = false }: { className: string; inMenu?: boolean }) {
   const { t } = useTranslation();
-  // "Text" is the workspace in text mode: NavLink ignores the query, so image mode would light it up too.
-  const imageMode = new URLSearchParams(useLocation().search).get('type') === 'image';
+  const { pathname, search } = useLocation();
+  // "Text" is the workspace in text mode (not image mode); Subscription is its page and those under it.
+  const onApp = pathname.replace(/\/$/, '') === '/app';
+  const text = onApp && new URLSearchParams(search).get('type') !== 'image';
+  const subscription = pathname === '/subscription' || pathname.startsWith('/subscription/');
   return (
     <nav aria-label={t(inMenu ? 'header.navMenu' : 'header.nav')} className={className}>
-      <NavLink
-        to="/app"
-        className={({ isActive }) => navLinkClass({ isActive: isActive && !imageMode })}
-        aria-current={imageMode ? false : undefined}
-        end
-      >
+      <AppLink to="/app" className={navLinkClass({ isActive: text })} aria-current={text ? 'page' : onApp ? 'false' : undefined}>
         {t('header.text')}
-      </NavLink>
-      <NavLink to="/subscription" className={navLinkClass}>
+      </AppLink>
+      <AppLink to="/subscription" className={navLinkClass({ isActive: subscription })} aria-current={subscription ? 'page' : undefined}>
         {t('header.subscription')}
-      </NavLink>
+      </AppLink>
     </nav>
   );
 }
@@ -68,21 +67,21 @@ function AccountItems({ user, withSubscription = true }: { user: HeaderUser; wit
       </div>
       <div className="my-1 h-px bg-slate-200" role="presentation" />
       {/* The account's own settings (provider keys, defaults, API tokens, webhooks) live in the settings dialog. */}
-      <Link to={openHref} preventScrollReset className={menuItemClass}>
+      <AppLink to={openHref} preventScrollReset className={menuItemClass}>
         <Icon name="user" className="size-4" />
         {t('header.account.myAccount')}
-      </Link>
+      </AppLink>
       {withSubscription ? (
-        <Link to="/subscription" className={menuItemClass}>
+        <AppLink to="/subscription" className={menuItemClass}>
           <Icon name="coins" className="size-4" />
           {t('header.account.subscription')}
-        </Link>
+        </AppLink>
       ) : null}
       {isAdmin ? (
-        <Link to="/admin/ledger" className={menuItemClass}>
+        <AppLink to="/admin/ledger" className={menuItemClass}>
           <Icon name="coins" className="size-4" />
           {t('header.account.adminLedger')}
-        </Link>
+        </AppLink>
       ) : null}
       <LogoutButton />
     </>
@@ -97,7 +96,7 @@ function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
   const { t } = useTranslation();
   const { openHref } = useSettingsLinks();
   return (
-    <Link
+    <AppLink
       to={openHref}
       preventScrollReset
       onMouseEnter={preloadSettings}
@@ -111,7 +110,7 @@ function SettingsLink({ withLabel = false }: { withLabel?: boolean }) {
     >
       <OutlineIcon d={[GEAR]} className={withLabel ? 'size-4' : 'size-5'} />
       <span className={withLabel ? '' : 'sr-only'}>{t('header.settings')}</span>
-    </Link>
+    </AppLink>
   );
 }
 
@@ -131,13 +130,13 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
     <>
       <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur supports-[backdrop-filter]:bg-white/80">
         <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
-          <Link
+          <AppLink
             to={user ? '/app' : '/'}
             className="flex shrink-0 items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
           >
             <Logo />
             <span className="sr-only text-lg tracking-tight sm:not-sr-only">{t('appName')}</span>
-          </Link>
+          </AppLink>
 
           <NavLinks className="ml-4 hidden items-center gap-1 md:flex" />
 
@@ -168,9 +167,9 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
                 <AccountItems user={user} />
               </DetailsMenu>
             ) : (
-              <Link to="/auth" className={navLinkClass({ isActive: false })}>
+              <AppLink to="/auth" className={navLinkClass({ isActive: false })}>
                 {t('header.login')}
-              </Link>
+              </AppLink>
             )}
           </div>
 
@@ -198,9 +197,9 @@ export function Header({ user, credits }: { user: HeaderUser | null; credits: nu
                 // The navigation above already links to Subscription: not twice in one menu.
                 <AccountItems user={user} withSubscription={false} />
               ) : (
-                <Link to="/auth" className={menuItemClass}>
+                <AppLink to="/auth" className={menuItemClass}>
                   {t('header.login')}
-                </Link>
+                </AppLink>
               )}
             </DetailsMenu>
           </div>

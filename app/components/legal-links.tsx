@@ -1,5 +1,5 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
+import { AppLink } from '~/components/ui/app-link';
 
 /** Terms, Privacy and Contact: in the landing page's and the app shell's footers. */
 export function LegalLinks({ className = '' }: { className?: string }) {
@@ -9,19 +9,19 @@ export function LegalLinks({ className = '' }: { className?: string }) {
     <nav aria-label={t('legalLinks.label')}>
       <ul className={`flex flex-wrap gap-x-6 gap-y-2 text-sm ${className}`}>
         <li>
-          <Link to="/terms" className={link}>
+          <AppLink to="/terms" className={link}>
             {t('legalLinks.terms')}
-          </Link>
+          </AppLink>
         </li>
         <li>
-          <Link to="/privacy" className={link}>
+          <AppLink to="/privacy" className={link}>
             {t('legalLinks.privacy')}
-          </Link>
+          </AppLink>
         </li>
         <li>
-          <Link to="/contact" className={link}>
+          <AppLink to="/contact" className={link}>
             {t('legalLinks.contact')}
-          </Link>
+          </AppLink>
         </li>
       </ul>
     </nav>

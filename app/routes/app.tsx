@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
-import { Link, useActionData, useLoaderData, useNavigate, useSearchParams, type ClientLoaderFunctionArgs } from '@remix-run/react';
+import { useActionData, useLoaderData, useNavigate, useSearchParams, type ClientLoaderFunctionArgs } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
@@ -39,6 +39,7 @@ import { explainError } from '~/http/errors.server';
 import { rootT } from '~/utils/meta';
 import { defaultNamespaces, type ClientNamespace } from '~/i18n';
 import { withNamespaces } from '~/utils/i18n-client';
+import { AppLink } from '~/components/ui/app-link';
 
 const tabs = ['input', 'results', 'wordpress'] as const;
 type Tab = (typeof tabs)[number];
@@ -303,7 +304,7 @@ export default function Workspace() {
             const active = name === tab;
             return (
               <li key={name}>
-                <Link
+                <AppLink
                   to={hrefOf(name)}
                   aria-current={active ? 'page' : undefined}
                   preventScrollReset
@@ -325,7 +326,7 @@ export default function Workspace() {
                     t(`workspace.tabs.${name}`)
                   )}
                   {name === 'wordpress' && !canUseWordPress ? <Badge tone="brand">{t('plan.pro')}</Badge> : null}
-                </Link>
+                </AppLink>
               </li>
             );
           })}

@@ -67,7 +67,7 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
     await result.getByRole('link', { name: 'Internal links' }).click();
     await expect(page).toHaveURL(new RegExp(`/app/runs/${runId}#post-${ids[0]}$`));
     await expect(first).toBeVisible();
-    // With the script, the list follows a row's plain link inside the app, as a router link does.
+    // With the script, the page follows the app's plain links inside the app, as a router link does.
     if (jsEnabled) expect(await stillMarked(page)).toBe(true);
   });
 
@@ -180,6 +180,17 @@ test('a run with no site: link it, review, remove one, re-link the post and the 
     else await submit(page, page.getByRole('button', { name: 'Link posts' }));
     await expect(page.getByText('Links per post must be a whole number from 1 to 10.')).toBeVisible();
     await expect(first.getByTestId('proposed-link')).toHaveCount(2);
+  });
+
+  await test.step("the header's links: inside the app with the script, plain pages without it", async () => {
+    if (jsEnabled) await mark(page);
+    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Subscription' }).click();
+    await expect(page).toHaveURL(/\/subscription$/);
+    await expect(page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Subscription' })).toHaveAttribute(
+      'aria-current',
+      'page',
+    );
+    if (jsEnabled) expect(await stillMarked(page)).toBe(true);
   });
 
   await test.step('in zh-HK', async () => {

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react';
-import { Form, Link, useNavigation } from '@remix-run/react';
+import { Form, useNavigation } from '@remix-run/react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FormAlert } from '~/components/auth-shell';
@@ -35,6 +35,7 @@ import type { ImageSettingValues, TextSettingValues } from '~/utils/input-settin
 import { CheckboxField, SelectField, type Option } from './fields';
 import { TopicsField } from './topics-field';
 import { useHydrated } from './use-hydrated';
+import { AppLink } from '~/components/ui/app-link';
 
 /** The values the form starts from: the catalogue defaults today, last-used values or a template later. */
 export type GenerationFormValues = {
@@ -218,7 +219,7 @@ export function GenerationForm({
         <ul className="inline-flex rounded-lg bg-slate-100 p-1">
           {(['text', 'image'] as const).map((kind) => (
             <li key={kind}>
-              <Link
+              <AppLink
                 to={kind === 'text' ? '/app' : '/app?type=image'}
                 replace
                 preventScrollReset
@@ -229,7 +230,7 @@ export function GenerationForm({
               >
                 <Icon name={kind === 'text' ? 'file' : 'image'} className="size-4" />
                 {t(`form.type.${kind}`)}
-              </Link>
+              </AppLink>
             </li>
           ))}
         </ul>

@@ -1,6 +1,6 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { pageNumbers } from '~/utils/page-numbers';
+import { AppLink } from '~/components/ui/app-link';
 
 const itemClass =
   'inline-flex min-w-9 items-center justify-center rounded-lg px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-600';
@@ -12,13 +12,13 @@ export function Pagination({ page, totalPages, hrefFor }: { page: number; totalP
   return (
     <nav aria-label={t('results.pagination.label')} className="flex flex-wrap items-center justify-center gap-1">
       {page > 1 ? (
-        <Link to={hrefFor(page - 1)} preventScrollReset className={`${itemClass} text-slate-700 hover:bg-slate-100`}>
+        <AppLink to={hrefFor(page - 1)} preventScrollReset className={`${itemClass} text-slate-700 hover:bg-slate-100`}>
           {t('results.pagination.previous')}
-        </Link>
+        </AppLink>
       ) : null}
       {pageNumbers(page, totalPages).map((item) =>
         typeof item === 'number' ? (
-          <Link
+          <AppLink
             key={item}
             to={hrefFor(item)}
             preventScrollReset
@@ -27,7 +27,7 @@ export function Pagination({ page, totalPages, hrefFor }: { page: number; totalP
             className={`${itemClass} ${item === page ? 'bg-indigo-600 text-white' : 'text-slate-700 hover:bg-slate-100'}`}
           >
             {item}
-          </Link>
+          </AppLink>
         ) : (
           <span key={item} aria-hidden="true" className="px-2 text-sm text-slate-500">
             …
@@ -35,9 +35,9 @@ export function Pagination({ page, totalPages, hrefFor }: { page: number; totalP
         ),
       )}
       {page < totalPages ? (
-        <Link to={hrefFor(page + 1)} preventScrollReset className={`${itemClass} text-slate-700 hover:bg-slate-100`}>
+        <AppLink to={hrefFor(page + 1)} preventScrollReset className={`${itemClass} text-slate-700 hover:bg-slate-100`}>
           {t('results.pagination.next')}
-        </Link>
+        </AppLink>
       ) : null}
     </nav>
   );

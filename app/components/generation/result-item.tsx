@@ -13,7 +13,8 @@ import { ResultEditor } from './result-editor';
 import { QualityReportView } from './quality-report';
 import { FixActions } from './fix-actions';
 import type { ResultView } from './result-view';
-import { ROW_LINK, useResultRows } from './result-rows';
+import { useResultRows } from './result-rows';
+import { AppLink } from '~/components/ui/app-link';
 
 const dots = {
   processing: 'bg-blue-500 motion-safe:animate-pulse',
@@ -24,8 +25,6 @@ const dots = {
 } as const;
 
 const smallButton = buttonClass('secondary', 'sm');
-/** A row's links to other pages of the app, followed by the list's one click handler (see result-rows). */
-const rowLink = { [ROW_LINK]: '' };
 
 /** Visible text of an article's HTML (for copying). */
 function plainText(html: string): string {
@@ -159,9 +158,9 @@ export function ResultItem({ result }: { result: ResultView }) {
           {result.status === 'planned' ? (
             <p className="text-slate-600">
               {t('results.planned')}{' '}
-              <a href={`${runUrl(result.runId)}#plan-${result.id}`} className="font-semibold text-indigo-700 underline" {...rowLink}>
+              <AppLink to={`${runUrl(result.runId)}#plan-${result.id}`} className="font-semibold text-indigo-700 underline">
                 {t('results.reviewPlan')}
-              </a>
+              </AppLink>
             </p>
           ) : null}
 
@@ -258,19 +257,19 @@ export function ResultItem({ result }: { result: ResultView }) {
             {/* WordPress: the Publish dialog, a page of its own (works without JavaScript); without a
                 connected site the result links to /wordpress. */}
             {result.content && wordpress?.hasSites !== false ? (
-              <a href={`/app/publish/${result.id}`} className={smallButton} {...rowLink}>
+              <AppLink to={`/app/publish/${result.id}`} className={smallButton}>
                 {t('wordpress:publish.open')}
-              </a>
+              </AppLink>
             ) : result.content ? (
-              <a href="/wordpress" className={smallButton} {...rowLink}>
+              <AppLink to="/wordpress" className={smallButton}>
                 {t('wordpress:row.connectSite')}
-              </a>
+              </AppLink>
             ) : null}
             {result.type === 'text' && result.content ? (
               // Its proposed internal links are reviewed with the rest of its run.
-              <a href={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton} {...rowLink}>
+              <AppLink to={`${runUrl(result.runId)}#post-${result.id}`} className={smallButton}>
                 {t('links.open')}
-              </a>
+              </AppLink>
             ) : null}
             {result.type === 'text' ? <ResultEditor result={result} /> : null}
           </>

@@ -1,5 +1,5 @@
-import { useNavigate, useNavigation, useSearchParams } from '@remix-run/react';
-import { createContext, useCallback, useContext, useMemo, type MouseEvent, type ReactNode } from 'react';
+import { useNavigation, useSearchParams } from '@remix-run/react';
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Translate } from '~/utils/generation-schema';
 import { useTimeZone } from '~/utils/time-zone';
@@ -9,12 +9,9 @@ import { EDIT_PARAM, FIX_PARAM } from './urls';
 import { useHydrated } from './use-hydrated';
 
 // What every row of the results list needs from the page, read once for the list. A page shows
-// twenty rows, each made of five components: with a translation hook, the search parameters, the
-// navigation state and links resolved by the router in every one of them, the rows were most of the
-// page's render time; reading them once and passing them down through a context costs a row one hook.
-
-/** Marks a plain link of a row that the page follows itself with its script, as a router link would. */
-export const ROW_LINK = 'data-row-link';
+// twenty rows, each made of five components: with a translation hook, the search parameters and the
+// navigation state in every one of them, the rows were most of the page's render time; reading them
+// once and passing them down through a context costs a row one hook.
 
 export type ResultRows = {
   /** The workspace namespace's texts (other namespaces as `ns:key`). */
@@ -42,7 +39,7 @@ export function useResultRows(): ResultRows {
   return rows;
 }
 
-/** The results list's shared values for its rows, and the one click handler that follows their links. */
+/** The results list's shared values for its rows. */
 export function ResultRowsProvider({
   returnTo,
   onView,
@@ -52,14 +49,13 @@ export function ResultRowsProvider({
   returnTo: string;
   onView: (image: ViewedImage) => void;
   wordpress?: WordPressView;
-  children: (followRowLink: (event: MouseEvent) => void) => ReactNode;
+  children: ReactNode;
 }) {
   const { t, i18n } = useTranslation('workspace');
   const hydrated = useHydrated();
   const timeZone = useTimeZone();
   const navigation = useNavigation();
   const [params] = useSearchParams();
-  const navigate = useNavigate();
   const editing = params.get(EDIT_PARAM);
   const askedFix = params.get(FIX_PARAM);
   const submitting = navigation.state !== 'idle' ? navigation.formData : undefined;
@@ -78,17 +74,5 @@ export function ResultRowsProvider({
     }),
     [t, i18n.language, timeZone, hydrated, returnTo, editing, askedFix, submitting, onView, wordpress],
   );
-  // A plain click on a row's link navigates inside the app (no full page load); a click with a
-  // modifier, or on a download or a link to another window, is left to the browser.
-  const followRowLink = useCallback(
-    (event: MouseEvent) => {
-      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.altKey || event.ctrlKey || event.shiftKey) return;
-      const link = (event.target as Element).closest?.(`a[${ROW_LINK}]`);
-      if (!link || link.hasAttribute('download') || (link.getAttribute('target') ?? '_self') !== '_self') return;
-      event.preventDefault();
-      navigate(link.getAttribute('href')!);
-    },
-    [navigate],
-  );
-  return <ResultRowsContext.Provider value={value}>{children(followRowLink)}</ResultRowsContext.Provider>;
+  return <ResultRowsContext.Provider value={value}>{children}</ResultRowsContext.Provider>;
 }

@@ -1,4 +1,4 @@
-import { Form, Link, useNavigation } from '@remix-run/react';
+import { Form, useNavigation } from '@remix-run/react';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
@@ -17,6 +17,7 @@ import { useRevalidateWhile } from './use-revalidate-while';
 
 export { resultsHref, type ResultsFilter, type ResultsView, type ReviewFilter };
 import { ImageGrid } from './image-grid';
+import { AppLink } from '~/components/ui/app-link';
 
 export type ResultsPanelProps = {
   results: ResultView[];
@@ -55,7 +56,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
           <ul className="inline-flex rounded-lg bg-slate-100 p-1">
             {(['all', 'text', 'image'] as const).map((f) => (
               <li key={f}>
-                <Link
+                <AppLink
                   to={resultsHref({ filter: f, search })}
                   preventScrollReset
                   aria-current={f === filter ? 'page' : undefined}
@@ -64,7 +65,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
                   }`}
                 >
                   {t(`results.filter.${f}`)}
-                </Link>
+                </AppLink>
               </li>
             ))}
           </ul>
@@ -73,7 +74,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
           <ul className="inline-flex rounded-lg bg-slate-100 p-1">
             {([null, 'needs', 'approved'] as const).map((r) => (
               <li key={r ?? 'all'}>
-                <Link
+                <AppLink
                   to={resultsHref({ filter, search, review: r })}
                   preventScrollReset
                   aria-current={r === review ? 'page' : undefined}
@@ -82,7 +83,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
                   }`}
                 >
                   {t(`quality.filter.${r ?? 'all'}`)}
-                </Link>
+                </AppLink>
               </li>
             ))}
           </ul>
@@ -123,9 +124,9 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
             </p>
             {run.status === 'processing' ? (
               <div className="flex flex-wrap items-center gap-3">
-                <Link to={runUrl(run.id)} className="text-sm font-semibold text-indigo-700 hover:underline">
+                <AppLink to={runUrl(run.id)} className="text-sm font-semibold text-indigo-700 hover:underline">
                   {t('progress.title')}
-                </Link>
+                </AppLink>
                 {/* Cancel where the run's items are shown; the run page answers, then comes back here. */}
                 <Form method="post" action={runUrl(run.id)} preventScrollReset>
                   <input type="hidden" name="intent" value="cancel" />
@@ -151,7 +152,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
               <ul className="inline-flex rounded-lg bg-slate-100 p-0.5">
                 {(['list', 'grid'] as const).map((v) => (
                   <li key={v}>
-                    <Link
+                    <AppLink
                       to={resultsHref({ filter, search, view: v })}
                       preventScrollReset
                       aria-current={(grid ? 'grid' : 'list') === v ? 'page' : undefined}
@@ -161,7 +162,7 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
                     >
                       <Icon name={v} className="size-4" />
                       {t(`results.view.${v}`)}
-                    </Link>
+                    </AppLink>
                   </li>
                 ))}
               </ul>
@@ -226,15 +227,11 @@ export function ResultsPanel({ results, pagination, filter, search, view, review
         <ImageGrid results={results} onView={setViewed} />
       ) : results.length ? (
         <ResultRowsProvider returnTo={returnTo} onView={setViewed} wordpress={wordpress}>
-          {(followRowLink) => (
-            // The rows' links are plain: this list follows them (see result-rows).
-            // eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-noninteractive-element-interactions
-            <ul className="flex flex-col gap-3" data-testid="results-list" onClick={followRowLink}>
-              {results.map((r) => (
-                <ResultItem key={r.id} result={r} />
-              ))}
-            </ul>
-          )}
+          <ul className="flex flex-col gap-3" data-testid="results-list">
+            {results.map((r) => (
+              <ResultItem key={r.id} result={r} />
+            ))}
+          </ul>
         </ResultRowsProvider>
       ) : (
         <div className="py-10 text-center">

@@ -1,8 +1,8 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { buttonClass } from '~/components/ui/button';
 import type { TemplateType } from '~/utils/input-settings';
+import { AppLink } from '~/components/ui/app-link';
 
 // What the workspace shows of its templates with the page: the Templates and Save Current buttons
 // and the active template's banner. The dialog they open (templates.tsx) is loaded on the first click.
@@ -14,7 +14,7 @@ export const TEMPLATE_PARAM = 'template';
 export function TemplatesButton({ type, onOpen }: { type: TemplateType; onOpen?: () => void }) {
   const { t } = useTranslation('inputs');
   return (
-    <Link
+    <AppLink
       to={`${TEMPLATES_PAGE}?type=${type}`}
       onClick={(event) => {
         if (!onOpen) return;
@@ -25,7 +25,7 @@ export function TemplatesButton({ type, onOpen }: { type: TemplateType; onOpen?:
     >
       <Icon name="layers" className="size-4" />
       {t('templates.open')}
-    </Link>
+    </AppLink>
   );
 }
 
@@ -74,7 +74,7 @@ export function ActiveTemplateBanner({ name, onClear, clearHref = '/app' }: { na
         <Icon name="layers" className="size-4" />
         {t('templates.active', { name })}
       </p>
-      <Link
+      <AppLink
         to={clearHref}
         onClick={(event) => {
           if (!onClear) return;
@@ -84,7 +84,7 @@ export function ActiveTemplateBanner({ name, onClear, clearHref = '/app' }: { na
         className={buttonClass('ghost', 'sm')}
       >
         {t('templates.clear')}
-      </Link>
+      </AppLink>
     </div>
   );
 }
