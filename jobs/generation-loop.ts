@@ -1,4 +1,4 @@
-import { getJobSql, jobSql } from '../db/client';
+import { claimSql, getJobSql, jobSql } from '../db/client';
 import { getBoss } from '~/queue/boss';
 import { CANCELED_SIGNAL, WAKE_CHANNEL } from '~/services/generation/rules.server';
 import {
@@ -225,7 +225,7 @@ class Loop {
     this.newJobs = 0;
     const t0 = performance.now();
     const timing: ClaimTiming = {};
-    const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing).catch((err) => {
+    const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing, claimSql).catch((err) => {
       this.started.push(...report);
       throw err;
     });
