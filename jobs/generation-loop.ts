@@ -225,19 +225,26 @@ class Loop {
     this.newJobs = 0;
     const t0 = performance.now();
     const timing: ClaimTiming = {};
-    const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing, claimSql).catch((err) => {
-      this.started.push(...report);
-      throw err;
-    });
-    // Each claim's time as the worker sees it (the pool's wait, the lock's, the query), and of it the
-    // statement's round trip from its sending: what `bench:generation`'s queue part reads for the
-    // claim's percentiles (LOG_LEVEL=debug).
-    const ms = (x: number | undefined) => Math.round((x ?? 0) * 100) / 100;
-    this.logger.debug({ claimMs: ms(performance.now() - t0), queryMs: ms(timing.queryMs), want, got: items.length }, 'generation: claim');
-    const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
-    for (const item of items) this.run(item, keyOf);
-    this.grantSlots();
-    return want > 0 && items.length === want;
+    // The answered items' CPU work waits while the claim is out (CpuTurns.pause), and until its
+    // items have gone to the free slots.
+    const resume = this.cpu.pause();
+    try {
+      const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing, claimSql).catch((err) => {
+        this.started.push(...report);
+        throw err;
+      });
+      // Each claim's time as the worker sees it (the pool's wait, the lock's, the query), and of it the
+      // statement's round trip from its sending: what `bench:generation`'s queue part reads for the
+      // claim's percentiles (LOG_LEVEL=debug).
+      const ms = (x: number | undefined) => Math.round((x ?? 0) * 100) / 100;
+      this.logger.debug({ claimMs: ms(performance.now() - t0), queryMs: ms(timing.queryMs), want, got: items.length }, 'generation: claim');
+      const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
+      for (const item of items) this.run(item, keyOf);
+      this.grantSlots();
+      return want > 0 && items.length === want;
+    } finally {
+      resume();
+    }
   }
 
   /** Waiting items whose run was canceled are dropped (their rows are already canceled and refunded). */
