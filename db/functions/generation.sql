@@ -47,6 +47,8 @@ BEGIN
   END IF;
   IF p_n <= 0 THEN RETURN; END IF;
   PERFORM pg_advisory_xact_lock(7226001);
+  -- When the lock was granted, for the caller's timing of the claim (what it waited for).
+  PERFORM set_config('postforge.claim_locked_at', (extract(epoch FROM clock_timestamp()) * 1000)::text, true);
   RETURN QUERY
     WITH busy AS (
       SELECT r.user_id, count(*)::int AS n FROM generation_results r
