@@ -25,19 +25,23 @@ export async function transaction<T>(db: Db, fn: (tx: TransactionSql) => Promise
   return (await (db as Sql).begin((tx) => fn(tx as unknown as TransactionSql))) as T;
 }
 
-// TWO POOLS PER PROCESS, so slow jobs cannot starve HTTP:
+// THE POOLS OF A PROCESS, so slow jobs cannot starve HTTP, nor the generation items the claim:
 // - `sql` (getSql): the web pool, DATABASE_POOL_MAX connections, application_name postforge-web.
 //   Routes, loaders and actions use it (it is every service's default `db`).
 // - `jobSql` (getJobSql): the job workers' pool, JOBS_POOL_MAX connections, application_name
-//   postforge-jobs. Every job handler (jobs/handlers/) and the generation loop (its claims, its
-//   items' bookings, its LISTEN) pass it as the `db` of the services they call, e.g.
+//   postforge-jobs. Every job handler (jobs/handlers/) and the generation loop (its items'
+//   bookings, its LISTEN) pass it as the `db` of the services they call, e.g.
 //   `resetDueUsers({}, jobSql)`, or `transaction(jobSql, tx => ...)`.
-// pg-boss keeps a third, small pool of its own (app/queue/boss.ts, BOSS_POOL_MAX). A ROLE=web process
-// never opens the jobs pool. Both are created on first use, after server.ts has settled
+// - `claimSql` (getClaimSql): ONE connection, application_name postforge-claim, for the generation
+//   loop's claim (which renews its holds in the same statement) and nothing else. postgres.js
+//   queues a statement behind the others on a busy connection when every one is busy: on the jobs
+//   pool a claim waited behind a wave of bookings, and every item of the worker waited for it.
+// pg-boss keeps a small pool of its own (app/queue/boss.ts, BOSS_POOL_MAX). A ROLE=web process
+// never opens the jobs and claim pools. All are created on first use, after server.ts has settled
 // DATABASE_URL (an embedded Postgres sets it at start), and live in singleton() because server.ts
 // and the Remix build are two module graphs.
 
-type PoolName = 'web' | 'jobs';
+type PoolName = 'web' | 'jobs' | 'claim';
 
 /** A postgres.js pool; `name` becomes its application_name (pg_stat_activity tells them apart). */
 export function connect(url = process.env.DATABASE_URL, max = 10, name = 'postforge'): Sql {
@@ -62,11 +66,12 @@ export function reconnectDelaySeconds(failures: number): number {
   return (0.5 + Math.random() / 2) * Math.min(0.1 * 2 ** failures, 2);
 }
 
-const POOL_KEY = { web: 'db.pool.web', jobs: 'db.pool.jobs' } as const;
+const POOL_KEY = { web: 'db.pool.web', jobs: 'db.pool.jobs', claim: 'db.pool.claim' } as const;
 
 function pool(which: PoolName): Sql {
   return singleton(POOL_KEY[which], () => {
     const env = loadEnv();
+    if (which === 'claim') return connect(process.env.DATABASE_URL, 1, 'postforge-claim');
     return which === 'web'
       ? connect(process.env.DATABASE_URL, env.DATABASE_POOL_MAX, 'postforge-web')
       : connect(process.env.DATABASE_URL, env.JOBS_POOL_MAX, 'postforge-jobs');
@@ -81,6 +86,11 @@ export function getSql(): Sql {
 /** The job workers' pool itself. */
 export function getJobSql(): Sql {
   return pool('jobs');
+}
+
+/** The generation loop's claim connection itself. */
+export function getClaimSql(): Sql {
+  return pool('claim');
 }
 
 /** A tagged template like postgres() itself that opens its pool on first use. */
@@ -105,9 +115,11 @@ function lazy(get: () => Sql): Sql {
 export const sql: Sql = lazy(getSql);
 /** The job workers' pool: job handlers pass it as `db`. */
 export const jobSql: Sql = lazy(getJobSql);
+/** The generation loop's claim connection: its claims only. */
+export const claimSql: Sql = lazy(getClaimSql);
 
-/** Ends both pools (shutdown, end of a test file). */
+/** Ends the pools (shutdown, end of a test file). */
 export async function closeSql(): Promise<void> {
-  const pools = [dropSingleton<Sql>(POOL_KEY.web), dropSingleton<Sql>(POOL_KEY.jobs)];
+  const pools = [dropSingleton<Sql>(POOL_KEY.web), dropSingleton<Sql>(POOL_KEY.jobs), dropSingleton<Sql>(POOL_KEY.claim)];
   await Promise.all(pools.map((p) => p?.end({ timeout: 5 })));
 }

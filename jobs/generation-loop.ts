@@ -1,4 +1,4 @@
-import { getJobSql, jobSql } from '../db/client';
+import { claimSql, getJobSql, jobSql } from '../db/client';
 import { getBoss } from '~/queue/boss';
 import { CANCELED_SIGNAL, WAKE_CHANNEL } from '~/services/generation/rules.server';
 import {
@@ -225,19 +225,28 @@ class Loop {
     this.newJobs = 0;
     const t0 = performance.now();
     const timing: ClaimTiming = {};
-    const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing).catch((err) => {
-      this.started.push(...report);
-      throw err;
-    });
-    // Each claim's time as the worker sees it (the pool's wait, the lock's, the query), and of it the
-    // statement's round trip from its sending: what `bench:generation`'s queue part reads for the
-    // claim's percentiles (LOG_LEVEL=debug).
-    const ms = (x: number | undefined) => Math.round((x ?? 0) * 100) / 100;
-    this.logger.debug({ claimMs: ms(performance.now() - t0), queryMs: ms(timing.queryMs), want, got: items.length }, 'generation: claim');
-    const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
-    for (const item of items) this.run(item, keyOf);
-    this.grantSlots();
-    return want > 0 && items.length === want;
+    // The answered items' CPU work waits while the claim is out (CpuTurns.pause), and until its
+    // items have gone to the free slots.
+    const resume = this.cpu.pause();
+    try {
+      const items = await claimItems(want, this.perUser, this.leaseSeconds, answered, report, timing, claimSql).catch((err) => {
+        this.started.push(...report);
+        throw err;
+      });
+      // Each claim's time as the worker sees it (the lock's wait, the query), and of it the
+      // statement's round trip from its sending, in its parts: what `bench:generation`'s queue part
+      // reads for the claim's percentiles (LOG_LEVEL=debug).
+      const ms = (x: number | undefined) => Math.round((x ?? NaN) * 100) / 100;
+      const { queryMs, waitMs, lockMs, workMs, readMs } = timing;
+      const parts = { queryMs: ms(queryMs), waitMs: ms(waitMs), lockMs: ms(lockMs), workMs: ms(workMs), readMs: ms(readMs) };
+      this.logger.debug({ claimMs: ms(performance.now() - t0), ...parts, want, got: items.length }, 'generation: claim');
+      const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
+      for (const item of items) this.run(item, keyOf);
+      this.grantSlots();
+      return want > 0 && items.length === want;
+    } finally {
+      resume();
+    }
   }
 
   /** Waiting items whose run was canceled are dropped (their rows are already canceled and refunded). */

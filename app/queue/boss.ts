@@ -30,7 +30,7 @@ const BOSS = 'pg-boss';
  * pg-boss's own pool: it fetches, completes and schedules jobs through it (enqueueing inside a
  * transaction goes through the caller's db instead). Handlers do their own work on `jobSql`
  * (JOBS_POOL_MAX); a process holds at most DATABASE_POOL_MAX + JOBS_POOL_MAX + BOSS_POOL_MAX
- * connections.
+ * connections, and on workers the generation loop's claim connection and its LISTEN.
  */
 export const BOSS_POOL_MAX = 4;
 

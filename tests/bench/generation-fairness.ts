@@ -65,7 +65,15 @@ function printHealth(label: string, h: Health) {
     );
 }
 
-type Claim = { at: number; ms: number; queryMs: number; got: number };
+type Claim = { at: number; ms: number; queryMs: number; got: number; parts: Record<string, number> };
+/** The round trip's parts, when the worker's claim line has them (claim.server.ts ClaimTiming). */
+const PARTS_OF_CLAIM = ['waitMs', 'lockMs', 'workMs', 'readMs'] as const;
+const PART_NAMES: Record<(typeof PARTS_OF_CLAIM)[number], string> = {
+  waitMs: 'sent → begun',
+  lockMs: 'begun → locked',
+  workMs: 'locked → ended',
+  readMs: 'ended → read',
+};
 
 /** The workers' claim lines since `from` (ms since the epoch). */
 function claimsOf(workers: AppProcess[], from: number): Claim[] {
@@ -73,8 +81,9 @@ function claimsOf(workers: AppProcess[], from: number): Claim[] {
   for (const w of workers)
     for (const line of w.output().split('\n')) {
       if (!line.includes('"generation: claim"')) continue;
-      const j = JSON.parse(line) as { time: number; claimMs: number; queryMs?: number; got: number };
-      if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, queryMs: j.queryMs ?? NaN, got: j.got });
+      const j = JSON.parse(line) as { time: number; claimMs: number; queryMs?: number; got: number } & Record<string, number>;
+      const parts = Object.fromEntries(PARTS_OF_CLAIM.filter((k) => typeof j[k] === 'number').map((k) => [k, j[k]!]));
+      if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, queryMs: j.queryMs ?? NaN, got: j.got, parts });
     }
   return out.sort((a, b) => a.at - b.at);
 }
@@ -108,6 +117,20 @@ function printClaims(claims: Claim[]) {
   console.log(
     `      the statement's round trip ${part(claims.map((c) => c.queryMs))}; the rest ${part(claims.map((c) => c.ms - c.queryMs))}`,
   );
+  const slow = claims.filter((c) => c.ms >= pct(ms, 99));
+  const gotOf = (xs: Claim[]) => (xs.reduce((a, c) => a + c.got, 0) / Math.max(1, xs.length)).toFixed(1);
+  console.log(
+    `      the slowest 1 % claimed ${gotOf(slow)} items each on average; p99 of each 10 s window: ${p99s.map((x) => x.toFixed(0)).join(' ')}`,
+  );
+  for (const k of PARTS_OF_CLAIM) {
+    const xs = claims.map((c) => c.parts[k]).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    if (xs.length === 0) continue;
+    const ys = slow.map((c) => c.parts[k]).filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const mean = ys.reduce((a, x) => a + x, 0) / Math.max(1, ys.length);
+    console.log(
+      `      ${PART_NAMES[k].padEnd(15)} ${part(xs)}; in the slowest 1 %: mean ${mean.toFixed(1)} ms, max ${pct(ys, 100).toFixed(1)} ms`,
+    );
+  }
 }
 
 /**

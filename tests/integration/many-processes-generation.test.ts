@@ -134,10 +134,10 @@ describe('two web and two worker processes on one Postgres', () => {
     expect(bobShare).toBeGreaterThan(0.3);
 
     // The sizing of docs/operators.md: a web copy holds at most DATABASE_POOL_MAX + 4 (pg-boss) connections, a
-    // worker DATABASE_POOL_MAX + JOBS_POOL_MAX + 4 + 1 (LISTEN); this test's own pool holds 4.
+    // worker DATABASE_POOL_MAX + JOBS_POOL_MAX + 4 + 1 (LISTEN) + 1 (the claims); this test's own pool holds 4.
     const [{ connections }] = await db<{ connections: number }[]>`
       SELECT count(*)::int AS connections FROM pg_stat_activity WHERE datname = current_database()`;
-    expect(connections).toBeLessThanOrEqual(2 * (10 + 4) + 2 * (10 + 5 + 4 + 1) + 4);
+    expect(connections).toBeLessThanOrEqual(2 * (10 + 4) + 2 * (10 + 5 + 4 + 1 + 1) + 4);
 
     const verify = await ledgerVerify(url);
     expect(verify.code, verify.output).toBe(0);

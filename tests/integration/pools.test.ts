@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeSql, getJobSql, getSql, jobSql, sql } from '../../db/client';
+import { claimSql, closeSql, getClaimSql, getJobSql, getSql, jobSql, sql } from '../../db/client';
 import { resetEnv } from '../../app/runtime/env.server';
 
 // The web pool (`sql`) and the job workers' pool (`jobSql`) are separate, each sized by its setting.
@@ -31,6 +31,18 @@ describe('database pools', () => {
     const [jobs] = await jobSql<{ name: string }[]>`SELECT current_setting('application_name') AS name`;
     expect(web!.name).toBe('postforge-web');
     expect(jobs!.name).toBe('postforge-jobs');
+  });
+
+  it("the generation loop's claims have one connection of their own, free while every job connection is busy", async () => {
+    expect(getClaimSql()).not.toBe(getJobSql());
+    expect(getClaimSql().options.max).toBe(1);
+    const busy = await Promise.all([getJobSql().reserve(), getJobSql().reserve()]);
+    try {
+      const [claim] = await claimSql<{ name: string }[]>`SELECT current_setting('application_name') AS name`;
+      expect(claim!.name).toBe('postforge-claim');
+    } finally {
+      for (const conn of busy) conn.release();
+    }
   });
 
   it('a jobs pool with every connection busy leaves the web pool serving', async () => {

@@ -8,10 +8,24 @@ import type { ClaimedItem, ItemRow, KeyLookup } from './item.server';
 // A worker's side of the queue: claiming items under a lease, giving back those it will not work
 // on, marking jobs done, and reviving the jobs of workers that died (their lease ran out). The
 // claim itself is db/functions/generation.sql's generation_claim (one round trip, serialised by an
-// advisory lock, so the per-user count is exact). All of it runs on the jobs pool.
+// advisory lock, so the per-user count is exact). The loop claims on a connection of its own
+// (db/client.ts claimSql); the rest runs on the jobs pool.
 
-/** How long a claim's round trip took as the client saw it (the pool's wait for a connection included). */
-export type ClaimTiming = { queryMs?: number };
+/**
+ * How long a claim's round trip took as the client saw it, and its parts, from the database's clock
+ * (the same machine's, to a millisecond or so elsewhere): what makes a slow claim slow.
+ */
+export type ClaimTiming = {
+  queryMs?: number;
+  /** Sent until PostgreSQL began the statement: a free connection, the statements ahead on it. */
+  waitMs?: number;
+  /** Begun until the claim's lock was granted: another process's claim. */
+  lockMs?: number;
+  /** Locked until the statement ended: the claim's own work. */
+  workMs?: number;
+  /** Ended until the answer was read: the network and this process's busy event loop. */
+  readMs?: number;
+};
 
 /**
  * Claims up to n jobs for this process, at most `perUser` items per user leased in total, and
@@ -37,6 +51,7 @@ export async function claimItems(
   const renewed = extendHoldsWithin(db`ARRAY(SELECT ${key()} FROM c WHERE c.item IS NOT NULL)`, leaseHoldExpiry(leaseSeconds), db);
   const t0 = performance.now();
   // The holds are renewed from what the claim took (held reads the claim's rows, so it runs after).
+  // One row even when nothing was claimed, for the statement's times.
   const rows = await db<
     {
       jobId: string;
@@ -46,6 +61,9 @@ export async function claimItems(
       item: ItemRow | null;
       priority: number;
       held: boolean;
+      begunAt: number;
+      lockedAt: string | null;
+      endedAt: number;
     }[]
   >`
     WITH c AS MATERIALIZED (
@@ -54,20 +72,31 @@ export async function claimItems(
       SELECT item FROM ${renewed} AS item
     )
     SELECT c.job_id AS "jobId", c.job_data AS "jobData", c.leased, c.deliveries, c.item, c.priority,
-      c.item IS NOT NULL AND ${key()} IN (SELECT item FROM held) AS held
-    FROM c`;
-  timing.queryMs = performance.now() - t0;
-  return rows.map((r) => ({
-    jobId: r.jobId,
-    resultId: r.jobData.resultId,
-    userId: r.jobData.userId,
-    attempt: r.jobData.attempt,
-    leased: r.leased,
-    deliveries: r.deliveries ?? 0,
-    leaseSeconds,
-    priority: r.priority,
-    row: r.item ? { ...r.item, held: r.held } : undefined,
-  }));
+      c.item IS NOT NULL AND ${key()} IN (SELECT item FROM held) AS held,
+      extract(epoch FROM statement_timestamp()) * 1000 AS "begunAt",
+      current_setting('postforge.claim_locked_at', true) AS "lockedAt", extract(epoch FROM clock_timestamp()) * 1000 AS "endedAt"
+    FROM (SELECT 1) AS one LEFT JOIN c ON true`;
+  const t1 = performance.now();
+  timing.queryMs = t1 - t0;
+  const at = rows[0]!;
+  const lockedAt = at.lockedAt ? Number(at.lockedAt) : NaN; // none when nothing was wanted (no lock)
+  timing.waitMs = Number(at.begunAt) - (performance.timeOrigin + t0);
+  timing.lockMs = lockedAt - Number(at.begunAt);
+  timing.workMs = Number(at.endedAt) - lockedAt;
+  timing.readMs = performance.timeOrigin + t1 - Number(at.endedAt);
+  return rows
+    .filter((r) => r.jobId !== null)
+    .map((r) => ({
+      jobId: r.jobId,
+      resultId: r.jobData.resultId,
+      userId: r.jobData.userId,
+      attempt: r.jobData.attempt,
+      leased: r.leased,
+      deliveries: r.deliveries ?? 0,
+      leaseSeconds,
+      priority: r.priority,
+      row: r.item ? { ...r.item, held: r.held } : undefined,
+    }));
 }
 
 /** A key lookup that asks the database once per user and provider (the items of one claim). */
