@@ -11,7 +11,7 @@ export async function getSettings(userId: string, db: Db = sql): Promise<AppSett
   // A page read (the root's theme for a browser without the cookie, the workspace's input tools)
   // asks for them more than once: one query and one parse per request. Callers never mutate them.
   if (db === sql)
-    return memoPerRequest(`settings:${userId}`, async () => appSettings.stored.parse((await pageRow(userId))?.settings ?? {}));
+    return memoPerRequest(`settings:${userId}`, async () => appSettings.read((await pageRow(userId))?.settings ?? {}));
   const [row] = await db<{ settings: unknown }[]>`SELECT settings FROM user_settings WHERE user_id = ${userId}`;
   return appSettings.stored.parse(row?.settings ?? {});
 }
@@ -39,7 +39,7 @@ export async function saveSettings(userId: string, values: Partial<AppSettings>,
 }
 
 export async function getLastUsed(userId: string, db: Db = sql): Promise<LastUsed> {
-  if (db === sql) return lastUsed.stored.parse((await pageRow(userId))?.lastUsed ?? {});
+  if (db === sql) return lastUsed.read((await pageRow(userId))?.lastUsed ?? {});
   const [row] = await db<{ lastUsed: unknown }[]>`SELECT last_used AS "lastUsed" FROM user_settings WHERE user_id = ${userId}`;
   return lastUsed.stored.parse(row?.lastUsed ?? {});
 }

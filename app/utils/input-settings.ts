@@ -124,6 +124,27 @@ function storedOf<F extends Fields, D extends { [K in keyof F]: z.infer<F[K]> }>
     )
     .catch(defaults as never);
 }
+/**
+ * A stored-settings parse remembered by the stored JSON: every visit of a page parses the same row,
+ * and the parse (a default and a fallback for each of some twenty fields) was a visible part of the
+ * workspace's render. The values are flat (strings, numbers, booleans), so a shallow copy is a
+ * result of its own that a caller may change.
+ */
+function rememberedParse<T extends Record<string, unknown>>(schema: z.ZodType<T, z.ZodTypeDef, unknown>): (stored: unknown) => T {
+  const seen = new Map<string, T>();
+  return (stored) => {
+    const key = JSON.stringify(stored ?? null);
+    let parsed = seen.get(key);
+    if (parsed === undefined) {
+      // The rows of a process's users: bounded, as a guard.
+      if (seen.size >= 1000) seen.clear();
+      parsed = schema.parse(stored);
+      seen.set(key, parsed);
+    }
+    return { ...parsed };
+  };
+}
+
 function withDefaults<F extends Fields, D extends { [K in keyof F]: z.infer<F[K]> }>(fields: F, defaults: D) {
   return z.object(
     Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, s.default(defaults[k as keyof D])])) as {
@@ -182,7 +203,8 @@ const appFields = {
   guidanceScale: guidance,
   numOutputs: outputs,
 };
-export const appSettings = { strict: strictOf(appFields), stored: storedOf(appFields, settingsDefaults) };
+const storedAppSettings = storedOf(appFields, settingsDefaults);
+export const appSettings = { strict: strictOf(appFields), stored: storedAppSettings, read: rememberedParse(storedAppSettings) };
 export type AppSettings = z.infer<typeof appSettings.stored>;
 
 // ---------------------------------------------------------------------------------------------
@@ -230,9 +252,12 @@ export const lastUsedDefaults = {
   lastImageNumOutputs: imageDefaults.numOutputs,
   defaultImageModel: DEFAULT_IMAGE_MODEL,
 } as const;
+const storedLastUsed = storedOf(lastUsedFields, lastUsedDefaults);
 export const lastUsed = {
   strict: strictOf(lastUsedFields).extend({ replicateApiKey: z.string().max(500).optional() }),
-  stored: storedOf(lastUsedFields, lastUsedDefaults),
+  stored: storedLastUsed,
+  /** stored.parse, remembered (see rememberedParse). */
+  read: rememberedParse(storedLastUsed),
 };
 export type LastUsed = z.infer<typeof lastUsed.stored>;
 
