@@ -139,8 +139,8 @@ export function createTranslator(language: string, catalogue: Catalogue, options
     return text;
   }
 
-  function translate(keys: string | string[], opts: Options = {}): string {
-    if (keys === undefined || keys === null) return '';
+  /** The text of the first key found (or the fallback), before its values are filled in. */
+  function template(keys: string | string[], opts: Options): string {
     const list = Array.isArray(keys) ? keys : [String(keys)];
     let text: unknown;
     for (const key of list) {
@@ -151,7 +151,30 @@ export function createTranslator(language: string, catalogue: Catalogue, options
     const lastKey = extract(list[list.length - 1]!, opts).key;
     if (text !== null && typeof text === 'object') return `key '${lastKey} (${language})' returned an object instead of string.`;
     if (text === undefined) text = opts.defaultValue !== undefined ? opts.defaultValue : lastKey;
-    return interpolate(String(text), opts);
+    return String(text);
+  }
+
+  function translate(keys: string | string[], opts: Options = {}): string {
+    if (keys === undefined || keys === null) return '';
+    return interpolate(template(keys, opts), opts);
+  }
+
+  // A key with values only (no namespace, key prefix or default of its own): its text depends on the
+  // key and, with a count, on the count's plural form; it is kept per both and filled in each time.
+  const templates = new Map<string, string>();
+  function withValues(ns: string | readonly string[] | undefined, keyPrefix: string | undefined, key: string, values: Options): string {
+    const count = values.count;
+    const form = count !== undefined && typeof count !== 'string' ? `${count === 0 ? 'zero,' : ''}${plurals.select(count as number)}` : '';
+    const id = `${String(ns)}\u0000${keyPrefix ?? ''}\u0000${key}\u0000${form}`;
+    let text = templates.get(id);
+    if (text === undefined) {
+      if (templates.size >= 10_000) templates.clear();
+      const lookup: Options = count === undefined ? {} : { count };
+      if (ns !== undefined) lookup.ns = ns;
+      text = template(keyPrefix ? `${keyPrefix}.${key}` : key, lookup);
+      templates.set(id, text);
+    }
+    return interpolate(text, values);
   }
 
   const instance = {
@@ -187,6 +210,9 @@ export function createTranslator(language: string, catalogue: Catalogue, options
           }
           return text;
         }
+        if (typeof key === 'string' && typeof second === 'object' && second !== null && third === undefined) {
+          if (!('ns' in second) && !('keyPrefix' in second) && !('defaultValue' in second)) return withValues(ns, keyPrefix, key, second);
+        }
         const opts: Options = typeof second === 'string' ? { defaultValue: second, ...third } : { ...second };
         opts.ns ??= ns;
         const prefix = opts.keyPrefix === '' ? '' : ((opts.keyPrefix as string | undefined) ?? keyPrefix);
@@ -205,6 +231,7 @@ export function createTranslator(language: string, catalogue: Catalogue, options
       data[ns] = deep ? merge(current, texts, overwrite ?? false) : { ...current, ...texts };
       lookups.clear();
       plainTexts.clear();
+      templates.clear();
       store.emit('added', language, ns);
       return instance;
     },
