@@ -64,17 +64,29 @@ export function formatTime(iso: string | Date, language: string, timeZone: strin
   return dateTimeFormat(language, { timeZone, hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(new Date(iso));
 }
 
+// A list shows a date and time on every row: its formatter is found by language and zone alone,
+// without building and serialising the options for every row.
+const dateTimeInZone = new Map<string, Intl.DateTimeFormat>();
+
 /** "Nov 23, 2026, 8:01 AM GMT+8": a date and time that names its zone. */
 export function formatDateTimeInZone(iso: string | Date, language: string, timeZone: string): string {
-  return dateTimeFormat(language, {
-    timeZone,
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  }).format(new Date(iso));
+  const key = `${language}|${timeZone}`;
+  let format = dateTimeInZone.get(key);
+  if (!format) {
+    format = dateTimeFormat(language, {
+      timeZone,
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
+    // Languages and validated zones: a small set; the bound is a guard.
+    if (dateTimeInZone.size >= 500) dateTimeInZone.clear();
+    dateTimeInZone.set(key, format);
+  }
+  return format.format(new Date(iso));
 }
 
 /** The same as formatDateTimeInZone: every date and time the pages show names its zone. */
