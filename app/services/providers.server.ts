@@ -305,6 +305,9 @@ export function plainText(html: string): string {
 
 /** Plain text of stored HTML (downloads, search), blocks on their own lines. */
 export function htmlToText(html: string): string {
+  // Without a tag or an entity there is nothing to parse: the parser would hand the text back as
+  // it came (titles mostly, several per generated post).
+  if (!/[<&]/.test(html)) return textOfMarkup(html);
   return textOfMarkup(sanitizeHtml(blockLines(html), { allowedTags: [], allowedAttributes: {} }));
 }
 
