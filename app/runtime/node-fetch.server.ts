@@ -40,6 +40,60 @@ function decoded(buffer: Buffer, encoding: string | undefined): Buffer {
   }
 }
 
+const isJson = (type: string | undefined) => /^application\/(?:[\w.+-]+\+)?json\b/i.test(type?.trim() ?? '');
+
+/**
+ * A JSON answer, read whole: text() and json() decode its bytes at once instead of through a web
+ * stream (another copy and a dozen promises per call). The OpenAI client reads JSON answers only
+ * so; a stream (`body`) is made only when something asks for it.
+ */
+class JsonResponse extends Response {
+  readonly #bytes: Buffer;
+  #used = false;
+  #stream: ReadableStream<Uint8Array> | null = null;
+
+  constructor(bytes: Buffer, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  #take(): Buffer {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  override get body(): ReadableStream<Uint8Array> {
+    return (this.#stream ??= new Response(this.#bytes).body!);
+  }
+
+  override async text(): Promise<string> {
+    return new TextDecoder().decode(this.#take());
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  override async blob(): Promise<Blob> {
+    return new Blob([this.#take()], { type: this.headers.get('content-type') ?? '' });
+  }
+
+  override clone(): Response {
+    if (this.#used) throw new TypeError('Response.clone: Body has already been consumed.');
+    return new JsonResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: this.headers });
+  }
+}
+
 function send(
   url: URL,
   method: string,
@@ -92,7 +146,8 @@ function send(
           for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
           const empty = status === 204 || status === 304 || method === 'HEAD';
           const payload = empty ? null : decoded(Buffer.concat(chunks), res.headers['content-encoding']);
-          resolve(new Response(payload, { status, statusText: res.statusMessage, headers: responseHeaders }));
+          const init = { status, statusText: res.statusMessage, headers: responseHeaders };
+          resolve(payload && isJson(res.headers['content-type']) ? new JsonResponse(payload, init) : new Response(payload, init));
         } catch (err) {
           reject(err);
         }

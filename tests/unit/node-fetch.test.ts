@@ -93,6 +93,29 @@ describe('nodeFetch under the OpenAI client', () => {
     openai.setScript(undefined);
   });
 
+  it('hands a JSON answer over as a Response: json, text, clone, its body as a stream, read once', async () => {
+    const call = () =>
+      nodeFetch(`${openai.url}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-node', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'Write about: node response' }] }),
+      });
+    const res = await call();
+    expect(res).toBeInstanceOf(Response);
+    expect([res.status, res.ok, res.headers.get('content-type')]).toEqual([200, true, 'application/json']);
+    const copy = res.clone();
+    const json = (await res.json()) as { choices: { message: { content: string } }[] };
+    expect(json.choices[0]!.message.content).toContain('node response');
+    expect(res.bodyUsed).toBe(true);
+    await expect(res.text()).rejects.toThrow(TypeError);
+    expect(JSON.parse(await copy.text())).toEqual(json);
+    const streamed = await new Response((await call()).body).json();
+    expect(streamed).toMatchObject({ object: 'chat.completion' });
+    // A status answer reads the same way.
+    const refused = await nodeFetch(`${openai.url}/chat/completions`, { method: 'POST', body: '{}' });
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([401, 'invalid_api_key']);
+  });
+
   it('decodes a compressed answer; follows a redirect, the key only within the same origin', async () => {
     expect((await ask(client(otherUrl), 'zip')).choices[0]!.message.content).toBe('zipped for Bearer sk-node');
     expect((await ask(client(`${otherUrl}/same`), 'zip')).choices[0]!.message.content).toBe('zipped for Bearer sk-node');
