@@ -32,7 +32,12 @@ function decoded(buffer: Buffer, encoding: string | undefined): Buffer {
     case 'x-gzip':
       return zlib.gunzipSync(buffer);
     case 'deflate':
-      return zlib.inflateSync(buffer);
+      // Servers send it with or without its zlib wrapper; fetch reads both.
+      try {
+        return zlib.inflateSync(buffer);
+      } catch {
+        return zlib.inflateRawSync(buffer);
+      }
     case 'br':
       return zlib.brotliDecompressSync(buffer);
     default:

@@ -29,7 +29,9 @@ beforeAll(async () => {
         return res.end();
       }
       const content = `zipped for ${req.headers.authorization}`;
-      const body = zlib.gzipSync(
+      const encoding = req.url === '/raw/chat/completions' ? 'deflate' : 'gzip';
+      const zip = encoding === 'gzip' ? zlib.gzipSync : zlib.deflateRawSync;
+      const body = zip(
         JSON.stringify({
           id: 'c',
           object: 'chat.completion',
@@ -38,7 +40,7 @@ beforeAll(async () => {
           choices: [{ index: 0, message: { role: 'assistant', content } }],
         }),
       );
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': body.length });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding, 'content-length': body.length });
       res.end(body);
     });
   });
@@ -119,6 +121,7 @@ describe('nodeFetch under the OpenAI client', () => {
   it('decodes a compressed answer; follows a redirect, the key only within the same origin', async () => {
     expect((await ask(client(otherUrl), 'zip')).choices[0]!.message.content).toBe('zipped for Bearer sk-node');
     expect((await ask(client(`${otherUrl}/same`), 'zip')).choices[0]!.message.content).toBe('zipped for Bearer sk-node');
+    expect((await ask(client(`${otherUrl}/raw`), 'zip')).choices[0]!.message.content).toBe('zipped for Bearer sk-node');
     // Elsewhere the key is not sent: the provider there refuses the call.
     expect(await failureOf(ask(client(`${otherUrl}/away`), 'node moved'))).toMatchObject({ code: 'provider_auth' });
     expect(openai.requests.find((r) => r.topic === 'node moved')).toBeUndefined();
