@@ -232,10 +232,8 @@ class Loop {
     // Each claim's time as the worker sees it (the pool's wait, the lock's, the query), and of it the
     // statement's round trip from its sending: what `bench:generation`'s queue part reads for the
     // claim's percentiles (LOG_LEVEL=debug).
-    // (The line's object is built only when debug lines are written: a claim runs many times a second.)
     const ms = (x: number | undefined) => Math.round((x ?? 0) * 100) / 100;
-    if (this.logger.isLevelEnabled('debug'))
-      this.logger.debug({ claimMs: ms(performance.now() - t0), queryMs: ms(timing.queryMs), want, got: items.length }, 'generation: claim');
+    this.logger.debug({ claimMs: ms(performance.now() - t0), queryMs: ms(timing.queryMs), want, got: items.length }, 'generation: claim');
     const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
     for (const item of items) this.run(item, keyOf);
     this.grantSlots();
