@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { htmlToText, markdownToArticle, plainText, sanitizeArticle, sanitizedHtmlToText } from '../../app/services/providers.server';
 import { madeUpArticle, seoBlock } from '../support/quality-articles';
@@ -65,6 +66,23 @@ describe('markdownToArticle: one h1, the title', () => {
 describe('titles and excerpts as plain text', () => {
   it('plainText drops markup and scripts, decodes entities, keeps one line', () => {
     expect(plainText('Tips &amp; <b>tricks</b>\n<script>alert(1)</script><img src=x onerror=alert(1)> 1 < 2')).toBe('Tips & tricks 1 < 2');
+  });
+
+  it('text without a tag or an entity reads as the parser reads it (htmlToText skips the parse)', () => {
+    // Wrapped in an inline tag, the same text goes through the parser.
+    const same = (text: string) => {
+      expect(htmlToText(text)).toBe(htmlToText(`<span>${text}</span>`));
+    };
+    const unit = fc.constantFrom('a', 'Z', ' ', '\n', '\r', '\t', '\u00a0', '>', '"', "'", '=', '/', ';', '#', '\u0000', 'é', '綠', '😀');
+    fc.assert(fc.property(fc.string({ unit, maxLength: 60 }), same), { numRuns: 400 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme' }).filter((t) => !/[<&]/.test(t)),
+        same,
+      ),
+      { numRuns: 300 },
+    );
+    expect(plainText('Green tea:  a "practical" guide > 2024\n')).toBe('Green tea: a "practical" guide > 2024');
   });
 
   it('wordPressText escapes what WordPress would render as markup', () => {
