@@ -97,4 +97,22 @@ export default tseslint.config(
   // > runtime (with i18n.server) > utils > catalogue and i18n. A module imports only floors below its
   // own; jobs/ is a second door beside routes (it may call services, the queue and db, never the HTTP glue).
   ...floorFences(),
+  // One way to link to the app's own pages: AppLink, followed by the root's one click handler.
+  {
+    files: ['app/**/*.ts', 'app/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@remix-run/react',
+              importNames: ['Link', 'NavLink'],
+              message: "Link to the app's pages with AppLink (app/components/ui/app-link.tsx): a plain anchor the page follows itself.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,4 +1,4 @@
-import { Form, Link, useNavigation } from '@remix-run/react';
+import { Form, useNavigation } from '@remix-run/react';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button, buttonClass } from '~/components/ui/button';
@@ -8,6 +8,7 @@ import type { ApiToken } from '~/services/api-tokens.server';
 import { TOKEN_EXPIRY_DAYS, TOKEN_NAME_MAX } from '~/utils/api-token-form';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
 import { useDomId } from '~/components/ui/use-dom-id';
+import { AppLink } from '~/components/ui/app-link';
 
 export type CreateResult = { ok: true; token: string; name: string } | { ok: false; field: 'name' | 'expiresInDays'; error: string };
 
@@ -16,9 +17,9 @@ export function ApiTokensPanel({ tokens, result }: { tokens: ApiToken[]; result:
   const { t } = useTranslation('tokens');
   return (
     <div className="mx-auto mt-4 flex max-w-3xl flex-col gap-6">
-      <Link to="/app?settings=1" className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
+      <AppLink to="/app?settings=1" className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
         {t('page.backToSettings')}
-      </Link>
+      </AppLink>
       <section aria-labelledby="tokens-heading" className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
         <h1 id="tokens-heading" className="text-xl font-semibold text-slate-900">
           {t('page.title')}

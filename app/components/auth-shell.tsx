@@ -1,9 +1,9 @@
-import { Link } from '@remix-run/react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Icon, Logo } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { ErrorList } from '~/components/ui/field';
+import { AppLink } from '~/components/ui/app-link';
 
 /** The public account pages' frame: a top bar (name linking home, language switch) and a centred card. */
 export function AuthShell({ children, aside }: { children: ReactNode; aside?: ReactNode }) {
@@ -13,14 +13,14 @@ export function AuthShell({ children, aside }: { children: ReactNode; aside?: Re
     <div className="flex min-h-screen flex-col bg-slate-50">
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex h-16 max-w-6xl items-center gap-4 px-4 sm:px-6">
-          <Link
+          <AppLink
             to="/"
             aria-label={t('topBar.home')}
             className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
           >
             <Logo />
             <span className="text-lg tracking-tight">{tc('appName')}</span>
-          </Link>
+          </AppLink>
           <div className="ml-auto">
             <LanguageSwitcher />
           </div>
@@ -53,9 +53,9 @@ export function FormAlert({ id, title, errors }: { id?: string; title: string; e
 /** A back link with an arrow. */
 export function BackLink({ to, children }: { to: string; children: ReactNode }) {
   return (
-    <Link to={to} className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:text-indigo-900 hover:underline">
+    <AppLink to={to} className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:text-indigo-900 hover:underline">
       <span aria-hidden="true">←</span>
       {children}
-    </Link>
+    </AppLink>
   );
 }

@@ -1,7 +1,7 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { DataTable, type Column } from '~/components/ui/data-table';
 import { formatDate, formatTime, useTimeZone } from '~/utils/time-zone';
+import { AppLink } from '~/components/ui/app-link';
 
 // The user's ledger rows on /subscription: newest first, 20 a page, plain links for paging and
 // the CSV download, so it all works without JavaScript.
@@ -121,27 +121,27 @@ export function CreditHistory({
       {history.pageCount > 1 ? (
         <nav aria-label={t('history.pagination')} className="mt-4 flex items-center justify-between gap-3 text-sm">
           {history.page > 1 ? (
-            <Link
+            <AppLink
               to={pageHref(search, history.page - 1)}
               preventScrollReset
               className="font-semibold text-indigo-700 hover:underline"
               rel="prev"
             >
               {t('history.previous')}
-            </Link>
+            </AppLink>
           ) : (
             <span aria-hidden="true" />
           )}
           <span className="text-slate-700">{t('history.page', { page: history.page, pageCount: history.pageCount })}</span>
           {history.page < history.pageCount ? (
-            <Link
+            <AppLink
               to={pageHref(search, history.page + 1)}
               preventScrollReset
               className="font-semibold text-indigo-700 hover:underline"
               rel="next"
             >
               {t('history.next')}
-            </Link>
+            </AppLink>
           ) : (
             <span aria-hidden="true" />
           )}

@@ -1,7 +1,8 @@
-import { isRouteErrorResponse, Link, useRouteError } from '@remix-run/react';
+import { isRouteErrorResponse, useRouteError } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Logo } from '~/components/icons';
 import { linkButtonClass } from '~/components/ui/button-link';
+import { AppLink } from '~/components/ui/app-link';
 
 /**
  * The error page of every route: a translated message for the status, never a stack trace or the
@@ -31,9 +32,9 @@ export function GeneralErrorBoundary() {
       <p className="mt-6 text-sm font-semibold text-indigo-700">{status}</p>
       <h1 className="mt-2 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{title}</h1>
       <p className="mt-4 max-w-md text-base text-slate-700">{message}</p>
-      <Link to="/" reloadDocument className={`mt-8 ${linkButtonClass('primary')}`}>
+      <AppLink to="/" reloadDocument className={`mt-8 ${linkButtonClass('primary')}`}>
         {t('errors.home', 'Back to home')}
-      </Link>
+      </AppLink>
     </main>
   );
 }

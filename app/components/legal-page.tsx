@@ -1,10 +1,11 @@
 import type { MetaFunction, TypedResponse } from '@remix-run/node';
-import { Link, useLoaderData } from '@remix-run/react';
+import { useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Logo } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
 import { LegalLinks } from '~/components/legal-links';
 import type { LegalAnswer, LegalDocument } from '~/utils/legal-document';
+import { AppLink } from '~/components/ui/app-link';
 
 /** The frame and text of /terms, /privacy and /contact (texts come translated from the loader). */
 export function LegalPage({ doc, children }: { doc: LegalDocument; children?: React.ReactNode }) {
@@ -13,13 +14,13 @@ export function LegalPage({ doc, children }: { doc: LegalDocument; children?: Re
     <div className="flex min-h-screen flex-col bg-slate-50">
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex h-16 max-w-4xl items-center gap-4 px-4 sm:px-6">
-          <Link
+          <AppLink
             to="/"
             className="flex items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
           >
             <Logo />
             <span className="text-lg tracking-tight">{t('appName')}</span>
-          </Link>
+          </AppLink>
           <div className="ml-auto">
             <LanguageSwitcher />
           </div>
@@ -45,9 +46,9 @@ export function LegalPage({ doc, children }: { doc: LegalDocument; children?: Re
       </main>
       <footer className="border-t border-slate-200 bg-white">
         <div className="mx-auto flex max-w-4xl flex-wrap items-center justify-between gap-4 px-4 py-6 sm:px-6">
-          <Link to="/" className="text-sm text-slate-700 hover:text-slate-900">
+          <AppLink to="/" className="text-sm text-slate-700 hover:text-slate-900">
             {doc.backHome}
-          </Link>
+          </AppLink>
           <LegalLinks />
         </div>
       </footer>

@@ -1,4 +1,4 @@
-import { Form, Link, useNavigation, useRouteLoaderData } from '@remix-run/react';
+import { Form, useNavigation, useRouteLoaderData } from '@remix-run/react';
 import { SETTINGS_PARAM, useSettingsLinks } from '~/components/settings-param';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +8,7 @@ import { UrlDialog } from '~/components/ui/dialog';
 import { inputClass } from '~/components/ui/input';
 import type { loader as rootLoader } from '~/root';
 import { useDomId } from '~/components/ui/use-dom-id';
+import { AppLink } from '~/components/ui/app-link';
 
 export { SETTINGS_PARAM, useSettingsLinks };
 
@@ -152,9 +153,9 @@ export function SettingsDialog() {
             <KeyField name="replicateApiKey" label={ti('settings.replicateApiKey')} mask={settings.replicateApiKey} />
             <p className="text-sm text-slate-700">
               {tt('page.manageHint')}{' '}
-              <Link to="/settings/api-tokens" className="font-medium text-indigo-700 hover:underline">
+              <AppLink to="/settings/api-tokens" className="font-medium text-indigo-700 hover:underline">
                 {tt('page.manage')}
-              </Link>
+              </AppLink>
             </p>
           </fieldset>
           <fieldset className="flex flex-col gap-4">
@@ -247,12 +248,12 @@ export function SettingsDialog() {
           <div className="flex flex-col gap-1">
             <p className="text-sm font-semibold text-slate-900">{ti('settings.developers')}</p>
             <p className="flex gap-4 text-sm">
-              <Link to="/settings/webhooks" className="font-medium text-indigo-700 hover:underline">
+              <AppLink to="/settings/webhooks" className="font-medium text-indigo-700 hover:underline">
                 {ti('settings.webhooksLink')}
-              </Link>
-              <Link to="/api/docs" reloadDocument className="font-medium text-indigo-700 hover:underline">
+              </AppLink>
+              <AppLink to="/api/docs" reloadDocument className="font-medium text-indigo-700 hover:underline">
                 {ti('settings.apiDocsLink')}
-              </Link>
+              </AppLink>
             </p>
           </div>
           <div className="sticky bottom-0 flex justify-end gap-2 bg-white pt-2">
@@ -271,8 +272,8 @@ export function SettingsButton({ className = '' }: { className?: string }) {
   const { t } = useTranslation();
   const { openHref } = useSettingsLinks();
   return (
-    <Link to={openHref} preventScrollReset className={buttonClass('secondary', 'sm', className)}>
+    <AppLink to={openHref} preventScrollReset className={buttonClass('secondary', 'sm', className)}>
       {t('header.settings')}
-    </Link>
+    </AppLink>
   );
 }

@@ -1,5 +1,5 @@
 import type { HeadersFunction, MetaFunction } from '@remix-run/node';
-import { Link } from '@remix-run/react';
+
 import { useTranslation } from 'react-i18next';
 import { Icon, Logo, type IconName } from '~/components/icons';
 import { LanguageSwitcher } from '~/components/language-switcher';
@@ -10,6 +10,7 @@ import { DEFAULT_TEXT_MODEL, findModel, modelCreditRange, plans, topUpPacks } fr
 import { formatUsd } from '~/utils/intl-format';
 import { rootT } from '~/utils/meta';
 import type { ClientNamespace } from '~/i18n';
+import { AppLink } from '~/components/ui/app-link';
 
 // No loader: the page depends only on the root loader's data (language, signed-in state), so
 // entry.server can cache the anonymous render (see landingKey there).
@@ -38,14 +39,14 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200/70 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
-        <Link
+        <AppLink
           to="/"
           className="flex shrink-0 items-center gap-2 rounded-lg font-bold text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
         >
           <Logo />
           {/* Phones: the logo alone, so the bar keeps its links on one line in both languages. */}
           <span className="sr-only text-lg tracking-tight sm:not-sr-only">{t('appName')}</span>
-        </Link>
+        </AppLink>
         <nav aria-label={t('landing.nav.label')} className="ml-6 hidden items-center gap-1 lg:flex">
           <a href="#features" className={sectionLink}>
             {t('landing.nav.features')}
@@ -65,10 +66,10 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
             </ButtonLink>
           ) : (
             <>
-              <Link to="/auth" className={`whitespace-nowrap ${sectionLink}`}>
+              <AppLink to="/auth" className={`whitespace-nowrap ${sectionLink}`}>
                 <span className="sm:hidden">{t('landing.nav.loginShort')}</span>
                 <span className="hidden sm:inline">{t('landing.nav.login')}</span>
-              </Link>
+              </AppLink>
               <ButtonLink to="/auth?tab=register" size="sm" className="whitespace-nowrap">
                 {t('landing.nav.getStarted')}
               </ButtonLink>
@@ -384,13 +385,13 @@ function Footer({ signedIn }: { signedIn: boolean }) {
             {t('landing.nav.pricing')}
           </a>
           {signedIn ? (
-            <Link to="/app" className="text-slate-700 hover:text-slate-900">
+            <AppLink to="/app" className="text-slate-700 hover:text-slate-900">
               {t('landing.nav.dashboard')}
-            </Link>
+            </AppLink>
           ) : (
-            <Link to="/auth" className="text-slate-700 hover:text-slate-900">
+            <AppLink to="/auth" className="text-slate-700 hover:text-slate-900">
               {t('landing.nav.login')}
-            </Link>
+            </AppLink>
           )}
         </nav>
         <LegalLinks />

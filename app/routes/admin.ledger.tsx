@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { Form, Link, useLoaderData } from '@remix-run/react';
+import { Form, useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
@@ -23,6 +23,7 @@ import { rootT } from '~/utils/meta';
 import { formatDateTime } from '~/utils/time-zone';
 import { redirectWithToast } from '~/http/toast.server';
 import { readFormData } from '~/http/json-api.server';
+import { AppLink } from '~/components/ui/app-link';
 
 // Admin only (404 for anyone else): the finance flags (open ones to acknowledge), the latest
 // payment rows with their money, the finance export as downloads and the verify report. The
@@ -289,7 +290,7 @@ export default function AdminLedger() {
         <p className="mt-1 text-sm text-slate-700">{t('admin.flags.help')}</p>
         <nav aria-label={t('admin.flags.title')} className="mt-4 flex gap-2 text-sm">
           {(['open', 'acknowledged'] as const).map((state) => (
-            <Link
+            <AppLink
               key={state}
               to={`?flags=${state}#finance-flags`}
               aria-current={flagState === state ? 'page' : undefined}
@@ -298,7 +299,7 @@ export default function AdminLedger() {
               }`}
             >
               {t(state === 'open' ? 'admin.flags.openTab' : 'admin.flags.acknowledgedTab', { count: flags.counts[state] })}
-            </Link>
+            </AppLink>
           ))}
         </nav>
         {flags.flags.length === 0 ? (

@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, useLoaderData, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { AppShell } from '~/components/app-shell';
@@ -26,6 +26,7 @@ import { dateTimeFormat } from '~/utils/intl-format';
 import { formatDateTimeInZone, validTimeZone } from '~/utils/time-zone';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
+import { AppLink } from '~/components/ui/app-link';
 
 // The publishing calendar: /app/calendar?month=2026-12&site=3, a month of every
 // scheduled (and published or failed) post per day and site, as a plain table. Each waiting post can
@@ -166,15 +167,15 @@ export default function Calendar() {
       <DripSchedules schedules={schedules} timeZone={timeZone} busy={navigation.state !== 'idle'} />
 
       <nav aria-label={t('calendar.monthNav')} className="mt-6 flex items-center justify-between gap-3">
-        <Link to={query(shiftMonth(month, -1))} className={buttonClass('ghost', 'sm')} rel="prev" preventScrollReset>
+        <AppLink to={query(shiftMonth(month, -1))} className={buttonClass('ghost', 'sm')} rel="prev" preventScrollReset>
           ← {t('calendar.previous')}
-        </Link>
+        </AppLink>
         <h2 className="text-lg font-semibold text-slate-900" data-testid="calendar-month">
           {title}
         </h2>
-        <Link to={query(shiftMonth(month, 1))} className={buttonClass('ghost', 'sm')} rel="next" preventScrollReset>
+        <AppLink to={query(shiftMonth(month, 1))} className={buttonClass('ghost', 'sm')} rel="next" preventScrollReset>
           {t('calendar.next')} →
-        </Link>
+        </AppLink>
       </nav>
       <p className="sr-only" aria-live="polite">
         {t('calendar.count', { count: total })}

@@ -1,7 +1,7 @@
 import type { SubmissionResult } from '@conform-to/react';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isPro } from '~/catalogue';
@@ -33,6 +33,7 @@ import { chooseResultTerms, publishResult, type PublishFormSent } from '~/http/w
 import { rootT } from '~/utils/meta';
 import { readerTimeZone } from '~/http/time-zone.server';
 import { instantToZoned } from '~/utils/zoned-time';
+import { AppLink } from '~/components/ui/app-link';
 
 // The Publish-to-WordPress dialog of a completed result, as a page so it works without
 // JavaScript: site (default preselected; ?site= switches and reloads its categories), title,
@@ -137,9 +138,9 @@ export default function PublishResult() {
       <div className="mx-auto max-w-3xl">
         <h1 className="text-2xl font-bold tracking-tight text-slate-900">{t('publish.title')}</h1>
         <p className="mt-1 text-sm text-slate-700">
-          <Link to="/wordpress" className="font-medium text-indigo-700 hover:underline">
+          <AppLink to="/wordpress" className="font-medium text-indigo-700 hover:underline">
             {t('publish.manageSites')}
-          </Link>
+          </AppLink>
         </p>
         {sites.length === 0 ? (
           <div className="mt-6 rounded-2xl bg-white p-6 text-center shadow-sm ring-1 ring-slate-200">
@@ -152,7 +153,7 @@ export default function PublishResult() {
           <>
             <nav className="mt-6 flex gap-2 border-b border-slate-200" aria-label={t('publish.title')}>
               {(['now', 'schedule'] as const).map((m) => (
-                <Link
+                <AppLink
                   key={m}
                   to={tabLink(m)}
                   replace
@@ -161,7 +162,7 @@ export default function PublishResult() {
                   className={`-mb-px border-b-2 px-4 py-2 text-sm font-medium ${mode === m ? 'border-indigo-600 text-indigo-700' : 'border-transparent text-slate-600'}`}
                 >
                   {m === 'now' ? t('publish.nowTab') : t('publish.scheduleTab')}
-                </Link>
+                </AppLink>
               ))}
             </nav>
             <SitePicker sites={sites} siteId={siteId}>

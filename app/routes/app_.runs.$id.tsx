@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
-import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, useLoaderData, useNavigation } from '@remix-run/react';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppShell } from '~/components/app-shell';
@@ -38,6 +38,7 @@ import { privatePageHeaders, requirePageShell } from '~/http/account.server';
 import { rootT } from '~/utils/meta';
 import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/http/toast.server';
+import { AppLink } from '~/components/ui/app-link';
 
 // A run's progress page (/app/runs/{id}): where the browser lands after Start without JavaScript.
 // While the run goes on it refreshes itself (a meta refresh inside <noscript>, to ?watch=1); when a
@@ -234,9 +235,9 @@ export default function RunProgressPage() {
         </noscript>
       ) : null}
       <div className="mx-auto flex max-w-2xl flex-col gap-6">
-        <Link to="/app" className="text-sm font-semibold text-indigo-700 hover:underline">
+        <AppLink to="/app" className="text-sm font-semibold text-indigo-700 hover:underline">
           ← {t('progress.back')}
-        </Link>
+        </AppLink>
         <section
           aria-labelledby="run-title"
           className="flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8"

@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json, redirect } from '@remix-run/node';
-import { Link, useLoaderData } from '@remix-run/react';
+import { useLoaderData } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { MAX_TEMPLATES_PER_USER } from '~/catalogue';
@@ -21,6 +21,7 @@ import { readFormData } from '~/http/json-api.server';
 import { rootT } from '~/utils/meta';
 import { parseNewTemplate } from '~/utils/template-request';
 import { redirectWithToast } from '~/http/toast.server';
+import { AppLink } from '~/components/ui/app-link';
 
 // Templates dialog as a page: what the dialog is without JavaScript (every button a form or
 // a link). The generation form's "Save Current" posts its fields here, which opens the save form with them (?save=1&model=...).
@@ -114,9 +115,9 @@ export default function TemplatesPage() {
   const { t } = useTranslation('inputs');
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
-      <Link to="/app" className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
+      <AppLink to="/app" className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
         {t('templates.backToWorkspace')}
-      </Link>
+      </AppLink>
       <section
         aria-labelledby="templates-heading"
         className="mx-auto mt-4 max-w-2xl rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
@@ -133,7 +134,7 @@ export default function TemplatesPage() {
           </div>
           <nav aria-label={t('templates.listLabel')} className="flex gap-1">
             {(['text', 'image'] as const).map((kind) => (
-              <Link
+              <AppLink
                 key={kind}
                 to={`${TEMPLATES_PAGE}?type=${kind}`}
                 aria-current={kind === type ? 'page' : undefined}
@@ -141,7 +142,7 @@ export default function TemplatesPage() {
               >
                 <Icon name={kind === 'image' ? 'image' : 'file'} className="size-4" />
                 {kind === 'image' ? t('templates.typeImage') : t('templates.typeText')}
-              </Link>
+              </AppLink>
             ))}
           </nav>
         </div>
@@ -155,9 +156,9 @@ export default function TemplatesPage() {
           </div>
         ) : (
           <div className="mt-4 flex justify-end">
-            <Link to={`${TEMPLATES_PAGE}?type=${type}&save=1`} className={buttonClass('primary', 'sm')}>
+            <AppLink to={`${TEMPLATES_PAGE}?type=${type}&save=1`} className={buttonClass('primary', 'sm')}>
               {t('templates.saveCurrent')}
-            </Link>
+            </AppLink>
           </div>
         )}
         <div className="mt-4">

@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react';
 import { parseWithZod } from '@conform-to/zod';
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { plans } from '~/catalogue';
@@ -23,6 +23,7 @@ import { safeRedirect } from '~/utils/safe-redirect';
 import { redirectWithToast } from '~/http/toast.server';
 import type { ClientNamespace } from '~/i18n';
 import { withNamespaces } from '~/utils/i18n-client';
+import { AppLink } from '~/components/ui/app-link';
 
 type Tab = 'login' | 'register';
 const tabOf = (value: string | null): Tab => (value === 'register' ? 'register' : 'login');
@@ -133,7 +134,7 @@ export default function AuthPage() {
       ) : null}
       <nav aria-label={t('tabs.label')} className="mt-6 grid grid-cols-2 rounded-lg bg-slate-100 p-1">
         {(['login', 'register'] as const).map((name) => (
-          <Link
+          <AppLink
             key={name}
             to={query(name)}
             replace
@@ -144,7 +145,7 @@ export default function AuthPage() {
             }`}
           >
             {t(`tabs.${name}`)}
-          </Link>
+          </AppLink>
         ))}
       </nav>
       <div className="mt-6">
@@ -193,9 +194,9 @@ function LoginForm({ formAction, redirectTo }: { formAction: string; redirectTo:
       <Field
         label={t('login.password')}
         labelAside={
-          <Link to="/forgot-password" className="text-sm font-medium text-indigo-700 hover:text-indigo-900 hover:underline">
+          <AppLink to="/forgot-password" className="text-sm font-medium text-indigo-700 hover:text-indigo-900 hover:underline">
             {t('login.forgotPassword')}
-          </Link>
+          </AppLink>
         }
         inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
         errors={fields.password.errors}
@@ -205,9 +206,9 @@ function LoginForm({ formAction, redirectTo }: { formAction: string; redirectTo:
       </Button>
       <p className="text-center text-sm text-slate-600">
         {t('login.noAccount')}{' '}
-        <Link to="?tab=register" replace className="font-semibold text-indigo-700 hover:underline">
+        <AppLink to="?tab=register" replace className="font-semibold text-indigo-700 hover:underline">
           {t('login.registerLink')}
-        </Link>
+        </AppLink>
       </p>
     </Form>
   );
@@ -250,9 +251,9 @@ function RegisterForm({ formAction }: { formAction: string }) {
       </Button>
       <p className="text-center text-sm text-slate-600">
         {t('register.haveAccount')}{' '}
-        <Link to="?tab=login" replace className="font-semibold text-indigo-700 hover:underline">
+        <AppLink to="?tab=login" replace className="font-semibold text-indigo-700 hover:underline">
           {t('register.loginLink')}
-        </Link>
+        </AppLink>
       </p>
     </Form>
   );

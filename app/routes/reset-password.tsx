@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react';
 import { parseWithZod } from '@conform-to/zod';
 import { json, redirect, type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { AuthShell, FormAlert } from '~/components/auth-shell';
 import { GeneralErrorBoundary } from '~/components/error-boundary';
@@ -18,6 +18,7 @@ import { rootT } from '~/utils/meta';
 import { redirectWithToast } from '~/http/toast.server';
 import type { ClientNamespace } from '~/i18n';
 import { withNamespaces } from '~/utils/i18n-client';
+import { AppLink } from '~/components/ui/app-link';
 
 // The link in the set-password and reset e-mails lands here with ?token=…&email=…. The token is
 // checked (and used up) only when the form is submitted, so opening the link changes nothing.
@@ -148,12 +149,12 @@ function LinkProblem({ link }: { link: 'missing' | 'invalid' | 'expired' }) {
       </span>
       <h1 className="text-2xl font-bold tracking-tight text-slate-900">{title}</h1>
       <p className="text-sm text-slate-700">{text}</p>
-      <Link to="/forgot-password" className={linkButtonClass('primary')}>
+      <AppLink to="/forgot-password" className={linkButtonClass('primary')}>
         {t('reset.requestNew')}
-      </Link>
-      <Link to="/auth?tab=login" className="text-center text-sm font-semibold text-indigo-700 hover:underline">
+      </AppLink>
+      <AppLink to="/auth?tab=login" className="text-center text-sm font-semibold text-indigo-700 hover:underline">
         {t('reset.login')}
-      </Link>
+      </AppLink>
     </div>
   );
 }

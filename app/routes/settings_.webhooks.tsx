@@ -2,7 +2,7 @@ import { getCollectionProps, getFormProps, getInputProps, useForm } from '@confo
 import { parseWithZod } from '@conform-to/zod';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { json } from '@remix-run/node';
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
@@ -27,6 +27,7 @@ import type { Translate } from '~/utils/auth-schemas';
 import { rootT } from '~/utils/meta';
 import { formatDateTime, useTimeZone } from '~/utils/time-zone';
 import { deliveryFailureText, webhookEndpointSchema, webhookEventTypes } from '~/utils/webhook-events';
+import { AppLink } from '~/components/ui/app-link';
 
 // Webhook endpoints: add, delete, rotate the secret, send a test event, turn a disabled
 // one on again, and each one's delivery log. Every button is a form post; a new or rotated secret
@@ -105,12 +106,12 @@ export default function WebhooksPage() {
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <Link to="/app?settings=1" className="text-sm font-medium text-indigo-700 hover:underline">
+        <AppLink to="/app?settings=1" className="text-sm font-medium text-indigo-700 hover:underline">
           {t('webhooks.backToSettings')}
-        </Link>
-        <Link to="/api/docs" reloadDocument className="text-sm font-medium text-indigo-700 hover:underline">
+        </AppLink>
+        <AppLink to="/api/docs" reloadDocument className="text-sm font-medium text-indigo-700 hover:underline">
           {t('webhooks.docsLink')}
-        </Link>
+        </AppLink>
       </div>
       <section
         aria-labelledby="webhooks-heading"

@@ -1,4 +1,3 @@
-import { Link } from '@remix-run/react';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { findModel } from '~/catalogue';
@@ -13,6 +12,7 @@ import { showToast } from '~/components/ui/toast';
 import { errorOf } from './response-error';
 import { useDomId } from '~/components/ui/use-dom-id';
 import { TEMPLATE_PARAM, TEMPLATES_PAGE } from './template-buttons';
+import { AppLink } from '~/components/ui/app-link';
 
 // The buttons and the banner that sit on the workspace are in template-buttons.tsx, loaded with the
 // page; this module (the dialog, its list and its name form) is loaded when the dialog first opens.
@@ -78,7 +78,7 @@ export function TemplateList({
           </span>
           <div className="min-w-0 flex-1">
             {/* The name loads the template too, as Load does (clicking it did nothing). */}
-            <Link
+            <AppLink
               to={templateHref(template.id)}
               onClick={(event) => {
                 if (!onLoad) return;
@@ -89,12 +89,12 @@ export function TemplateList({
               className="block truncate text-sm font-semibold text-slate-900 hover:text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600"
             >
               {template.name}
-            </Link>
+            </AppLink>
             <p className="truncate text-xs text-slate-600">
               {t('templates.created', { date: formatDate(template.createdAt, i18n.language, timeZone) })} · {detailOf(template)}
             </p>
           </div>
-          <Link
+          <AppLink
             to={templateHref(template.id)}
             onClick={(event) => {
               if (!onLoad) return;
@@ -105,7 +105,7 @@ export function TemplateList({
             className={buttonClass('secondary', 'sm')}
           >
             {t('templates.load')}
-          </Link>
+          </AppLink>
           <details className="relative">
             <summary
               aria-label={t('templates.deleteNamed', { name: template.name })}
@@ -207,9 +207,9 @@ export function SaveTemplateForm({
             {t('templates.cancel')}
           </Button>
         ) : (
-          <Link to={cancelHref ?? TEMPLATES_PAGE} className={buttonClass('secondary')}>
+          <AppLink to={cancelHref ?? TEMPLATES_PAGE} className={buttonClass('secondary')}>
             {t('templates.cancel')}
-          </Link>
+          </AppLink>
         )}
         <Button type="submit" pending={pending} disabled={hydrated && !name.trim()}>
           {t('templates.save')}

@@ -1,5 +1,5 @@
-import { Link, type LinkProps } from '@remix-run/react';
 import { buttonClass, type ButtonSize, type ButtonVariant } from '~/components/ui/button';
+import { AppLink, type AppLinkProps } from '~/components/ui/app-link';
 
 // A navigation link that looks like a button (buttons that submit are ui/button). `inverse` is for
 // links on the brand-coloured call-to-action band.
@@ -17,6 +17,6 @@ export function linkButtonClass(variant: Variant = 'primary', size: ButtonSize =
   return variant === 'inverse' ? `${inverse} ${inverseSizes[size]}` : buttonClass(variant, size);
 }
 
-export function ButtonLink({ variant, size, className = '', ...props }: LinkProps & { variant?: Variant; size?: ButtonSize }) {
-  return <Link {...props} className={`${linkButtonClass(variant, size)} ${className}`} />;
+export function ButtonLink({ variant, size, className = '', ...props }: AppLinkProps & { variant?: Variant; size?: ButtonSize }) {
+  return <AppLink {...props} className={`${linkButtonClass(variant, size)} ${className}`} />;
 }

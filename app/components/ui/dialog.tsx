@@ -1,7 +1,8 @@
-import { Link, useNavigate } from '@remix-run/react';
+import { useNavigate } from '@remix-run/react';
 import type { ReactNode } from 'react';
 import { Icon } from '~/components/icons';
 import { DialogFrame, dialogCloseClass } from '~/components/ui/dialog-frame';
+import { AppLink } from '~/components/ui/app-link';
 
 /**
  * A dialog whose open state lives in the URL (e.g. `?settings=1`): rendered by the server, so it
@@ -25,10 +26,10 @@ export function UrlDialog({
       title={title}
       onDismiss={() => navigate(closeTo, { preventScrollReset: true, replace: true })}
       closeControl={
-        <Link to={closeTo} replace preventScrollReset className={dialogCloseClass}>
+        <AppLink to={closeTo} replace preventScrollReset className={dialogCloseClass}>
           <Icon name="x" />
           <span className="sr-only">{closeLabel}</span>
-        </Link>
+        </AppLink>
       }
     >
       {children}

@@ -1,4 +1,3 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '~/components/icons';
 import { ButtonLink } from '~/components/ui/button-link';
@@ -7,6 +6,7 @@ import { BulkCheckbox, BulkPublishBar } from './bulk-select';
 import { PublicationStatus, type PublicationView } from './publication-status';
 import { ScheduledList, type ScheduledItem } from './scheduled-list';
 import { formatDateTime } from '~/utils/time-zone';
+import { AppLink } from '~/components/ui/app-link';
 
 export type IntegrationData = {
   sites: { id: number; siteName: string; isDefault: boolean }[];
@@ -80,9 +80,9 @@ export function WordPressIntegrationTab({ data }: { data: IntegrationData }) {
           {data.more ? (
             <p className="text-sm text-slate-700">
               {t('integration.more', { count: data.results.length })}{' '}
-              <Link to="/app?tab=results&type=text" className="font-medium text-indigo-700 hover:underline">
+              <AppLink to="/app?tab=results&type=text" className="font-medium text-indigo-700 hover:underline">
                 {t('integration.toResults')}
-              </Link>
+              </AppLink>
             </p>
           ) : null}
         </>

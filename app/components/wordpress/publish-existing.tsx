@@ -1,7 +1,7 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTimeInZone } from '~/utils/time-zone';
 import { ExistingChoice } from './existing-choice';
+import { AppLink } from '~/components/ui/app-link';
 
 /** The result's earlier publication on the chosen site, as the publish page shows it. */
 export type ExistingPublication = { status: string; link: string | null; at: string; siteName: string };
@@ -39,9 +39,9 @@ export function PublishExisting({ existing, timeZone }: { existing: ExistingPubl
         {existing.status === 'queued' ? (
           <p className="mt-2">
             {t('publish.existing.queuedHelp')}{' '}
-            <Link to="/wordpress" className="font-medium text-indigo-700 underline">
+            <AppLink to="/wordpress" className="font-medium text-indigo-700 underline">
               {t('publish.manageSites')}
-            </Link>
+            </AppLink>
           </p>
         ) : null}
       </fieldset>

@@ -1,8 +1,8 @@
-import { Link } from '@remix-run/react';
 import { useTranslation } from 'react-i18next';
 import { useSettingsLinks } from '~/components/settings-param';
 import { formatDateTimeInZone } from '~/utils/time-zone';
 import { instantToZoned } from '~/utils/zoned-time';
+import { AppLink } from '~/components/ui/app-link';
 
 /**
  * A publishing time in the reader's zone, named; and, when the WordPress site's own zone shows
@@ -56,9 +56,9 @@ export function ZoneNote({
     <div className="basis-full text-xs text-slate-600" data-testid="zone-note">
       <p>
         {t('time.yourZone', { zone: timeZone })}{' '}
-        <Link to={openHref} preventScrollReset className="font-medium text-indigo-700 hover:underline">
+        <AppLink to={openHref} preventScrollReset className="font-medium text-indigo-700 hover:underline">
           {t('time.change')}
-        </Link>
+        </AppLink>
       </p>
       {differs ? (
         <p data-testid="site-zone">
