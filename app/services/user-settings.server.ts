@@ -10,8 +10,7 @@ import { getUserTimeZone, saveUserTimeZone } from './user-time-zone.server';
 export async function getSettings(userId: string, db: Db = sql): Promise<AppSettings> {
   // A page read (the root's theme for a browser without the cookie, the workspace's input tools)
   // asks for them more than once: one query and one parse per request. Callers never mutate them.
-  if (db === sql)
-    return memoPerRequest(`settings:${userId}`, async () => appSettings.read((await pageRow(userId))?.settings ?? {}));
+  if (db === sql) return memoPerRequest(`settings:${userId}`, async () => appSettings.read((await pageRow(userId))?.settings ?? {}));
   const [row] = await db<{ settings: unknown }[]>`SELECT settings FROM user_settings WHERE user_id = ${userId}`;
   return appSettings.stored.parse(row?.settings ?? {});
 }
