@@ -236,10 +236,13 @@ class Loop {
       // Each claim's time as the worker sees it (the lock's wait, the query), and of it the
       // statement's round trip from its sending, in its parts: what `bench:generation`'s queue part
       // reads for the claim's percentiles (LOG_LEVEL=debug).
-      const ms = (x: number | undefined) => Math.round((x ?? NaN) * 100) / 100;
-      const { queryMs, waitMs, lockMs, workMs, readMs } = timing;
-      const parts = { queryMs: ms(queryMs), waitMs: ms(waitMs), lockMs: ms(lockMs), workMs: ms(workMs), readMs: ms(readMs) };
-      this.logger.debug({ claimMs: ms(performance.now() - t0), ...parts, want, got: items.length }, 'generation: claim');
+      // Built only when written: a claim runs every few items.
+      if (this.logger.isLevelEnabled('debug')) {
+        const ms = (x: number | undefined) => Math.round((x ?? NaN) * 100) / 100;
+        const { queryMs, waitMs, lockMs, workMs, readMs } = timing;
+        const parts = { queryMs: ms(queryMs), waitMs: ms(waitMs), lockMs: ms(lockMs), workMs: ms(workMs), readMs: ms(readMs) };
+        this.logger.debug({ claimMs: ms(performance.now() - t0), ...parts, want, got: items.length }, 'generation: claim');
+      }
       const keyOf = claimKeyLookup(); // one key lookup per user and provider for the batch
       for (const item of items) this.run(item, keyOf);
       this.grantSlots();
