@@ -22,7 +22,7 @@ export type CreditHistoryData = { rows: CreditHistoryRow[]; page: number; pageCo
 function pageHref(search: string, page: number) {
   const params = new URLSearchParams(search);
   params.set('historyPage', String(page));
-  return `?${params.toString()}#credit-history`;
+  return `/subscription?${params.toString()}#credit-history`;
 }
 
 export function CreditHistory({

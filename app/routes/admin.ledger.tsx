@@ -292,7 +292,7 @@ export default function AdminLedger() {
           {(['open', 'acknowledged'] as const).map((state) => (
             <AppLink
               key={state}
-              to={`?flags=${state}#finance-flags`}
+              to={`/admin/ledger?flags=${state}#finance-flags`}
               aria-current={flagState === state ? 'page' : undefined}
               className={`rounded-lg px-3 py-1.5 font-medium ${
                 flagState === state ? 'bg-indigo-50 text-indigo-700' : 'text-slate-700 hover:bg-slate-100'

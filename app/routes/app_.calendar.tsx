@@ -127,7 +127,7 @@ export default function Calendar() {
   const { user, account, month, siteId, timeZone, today, days, sites, schedules } = useLoaderData<typeof loader>();
   const { t, i18n } = useTranslation('wordpress');
   const navigation = useNavigation();
-  const query = (m: string) => `?month=${m}${siteId ? `&site=${siteId}` : ''}`;
+  const query = (m: string) => `/app/calendar?month=${m}${siteId ? `&site=${siteId}` : ''}`;
   const [y, m] = month.split('-').map(Number) as [number, number];
   const title = dateTimeFormat(i18n.language, { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(Date.UTC(y, m - 1, 1)));
   const weekday = dateTimeFormat(i18n.language, { weekday: 'short', timeZone: 'UTC' });

@@ -131,7 +131,8 @@ export default function PublishResult() {
   const navigation = useNavigation();
   const busy = navigation.state === 'submitting';
   const mode = params.get('mode') === 'schedule' ? 'schedule' : 'now';
-  const tabLink = (m: 'now' | 'schedule') => `?${new URLSearchParams({ ...(siteId ? { site: String(siteId) } : {}), mode: m }).toString()}`;
+  const tabLink = (m: 'now' | 'schedule') =>
+    `/app/publish/${result.id}?${new URLSearchParams({ ...(siteId ? { site: String(siteId) } : {}), mode: m }).toString()}`;
 
   return (
     <AppShell user={user} credits={account.credits.totalCreditsRemaining}>

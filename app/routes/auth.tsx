@@ -118,7 +118,7 @@ const features: { key: string; icon: IconName }[] = [
 export default function AuthPage() {
   const { tab, redirectTo, paymentReturn } = useLoaderData<typeof loader>();
   const { t } = useTranslation('auth');
-  const query = (next: Tab) => `?tab=${next}${redirectTo ? `&redirectTo=${encodeURIComponent(redirectTo)}` : ''}`;
+  const query = (next: Tab) => `/auth?tab=${next}${redirectTo ? `&redirectTo=${encodeURIComponent(redirectTo)}` : ''}`;
   return (
     <AuthShell aside={<MarketingPanel />}>
       <BackLink to="/">{t('backToHome')}</BackLink>
@@ -150,9 +150,9 @@ export default function AuthPage() {
       </nav>
       <div className="mt-6">
         {tab === 'register' ? (
-          <RegisterForm formAction={`/auth${query('register')}`} />
+          <RegisterForm formAction={query('register')} />
         ) : (
-          <LoginForm formAction={`/auth${query('login')}`} redirectTo={redirectTo} />
+          <LoginForm formAction={query('login')} redirectTo={redirectTo} />
         )}
       </div>
     </AuthShell>
@@ -206,7 +206,7 @@ function LoginForm({ formAction, redirectTo }: { formAction: string; redirectTo:
       </Button>
       <p className="text-center text-sm text-slate-600">
         {t('login.noAccount')}{' '}
-        <AppLink to="?tab=register" replace className="font-semibold text-indigo-700 hover:underline">
+        <AppLink to="/auth?tab=register" replace className="font-semibold text-indigo-700 hover:underline">
           {t('login.registerLink')}
         </AppLink>
       </p>
@@ -251,7 +251,7 @@ function RegisterForm({ formAction }: { formAction: string }) {
       </Button>
       <p className="text-center text-sm text-slate-600">
         {t('register.haveAccount')}{' '}
-        <AppLink to="?tab=login" replace className="font-semibold text-indigo-700 hover:underline">
+        <AppLink to="/auth?tab=login" replace className="font-semibold text-indigo-700 hover:underline">
           {t('register.loginLink')}
         </AppLink>
       </p>

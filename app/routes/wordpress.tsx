@@ -64,7 +64,7 @@ export default function WordPressSites() {
           <ButtonLink to="/app/calendar" variant="secondary">
             {t('calendar.link')}
           </ButtonLink>
-          <ButtonLink to="?add=1" preventScrollReset>
+          <ButtonLink to="/wordpress?add=1" preventScrollReset>
             {t('sites.add')}
           </ButtonLink>
         </div>

@@ -47,7 +47,7 @@ export function SiteRow({ site, cache, timeZone }: { site: SiteItem; cache?: Sit
           </Form>
         ) : null}
         <ButtonLink
-          to={`?edit=${site.id}`}
+          to={`/wordpress?edit=${site.id}`}
           variant="secondary"
           size="sm"
           preventScrollReset
@@ -56,7 +56,7 @@ export function SiteRow({ site, cache, timeZone }: { site: SiteItem; cache?: Sit
           {t('sites.edit')}
         </ButtonLink>
         <ButtonLink
-          to={`?delete=${site.id}`}
+          to={`/wordpress?delete=${site.id}`}
           variant="ghost"
           size="sm"
           preventScrollReset
