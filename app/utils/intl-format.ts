@@ -24,6 +24,19 @@ export function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptio
   return cached(dateFormats, `${locale}|${JSON.stringify(options)}`, () => new Intl.DateTimeFormat(locale, options));
 }
 
+/**
+ * dateTimeFormat for a hot path: found by a key the caller names (`name`, the locale and the zone),
+ * instead of its serialised options; `options` (without the zone) are the same for a name.
+ */
+export function namedDateTimeFormat(
+  name: string,
+  locale: string,
+  timeZone: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
+  return cached(dateFormats, `#${name}|${locale}|${timeZone}`, () => new Intl.DateTimeFormat(locale, { ...options, timeZone }));
+}
+
 /** `new Intl.NumberFormat(locale, options)`, built once. */
 export function numberFormat(locale: string, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
   return cached(numberFormats, `${locale}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(locale, options));

@@ -1,5 +1,5 @@
 import { useRouteLoaderData } from '@remix-run/react';
-import { dateTimeFormat } from '~/utils/intl-format';
+import { dateTimeFormat, namedDateTimeFormat } from '~/utils/intl-format';
 
 // Times are shown, and the dates and times a user picks are read, in the user's time zone: a
 // setting kept on the account. A small inline script in the document keeps the browser's zone in the
@@ -64,29 +64,18 @@ export function formatTime(iso: string | Date, language: string, timeZone: strin
   return dateTimeFormat(language, { timeZone, hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(new Date(iso));
 }
 
-// A list shows a date and time on every row: its formatter is found by language and zone alone,
-// without building and serialising the options for every row.
-const dateTimeInZone = new Map<string, Intl.DateTimeFormat>();
+const DATE_TIME_IN_ZONE: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+};
 
-/** "Nov 23, 2026, 8:01 AM GMT+8": a date and time that names its zone. */
+/** "Nov 23, 2026, 8:01 AM GMT+8": a date and time that names its zone (a list's every row shows one). */
 export function formatDateTimeInZone(iso: string | Date, language: string, timeZone: string): string {
-  const key = `${language}|${timeZone}`;
-  let format = dateTimeInZone.get(key);
-  if (!format) {
-    format = dateTimeFormat(language, {
-      timeZone,
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      timeZoneName: 'short',
-    });
-    // Languages and validated zones: a small set; the bound is a guard.
-    if (dateTimeInZone.size >= 500) dateTimeInZone.clear();
-    dateTimeInZone.set(key, format);
-  }
-  return format.format(new Date(iso));
+  return namedDateTimeFormat('date-time-in-zone', language, timeZone, DATE_TIME_IN_ZONE).format(new Date(iso));
 }
 
 /** The same as formatDateTimeInZone: every date and time the pages show names its zone. */
