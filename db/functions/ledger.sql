@@ -245,11 +245,30 @@ DECLARE
   v_avail_m bigint;
   v_avail_t bigint;
   v_take bigint;
+  v_part bigint;
   v_consumed bigint := ledger_system_account('consumed');
   v_balance bigint;
   v_prev bytea;
-  e ledger_entries;
+  v_seq bigint;
+  v_id uuid;
+  v_at timestamptz;
+  v_key text;
+  v_from bigint;
+  -- The new rows, column by column: computed in order (each row's hash chains the one before), then
+  -- written by one INSERT per table. A row at a time, the inserts were most of a large start.
+  r_seq bigint[] := '{}';
+  r_id uuid[] := '{}';
+  r_at timestamptz[] := '{}';
+  r_from bigint[] := '{}';
+  r_amount bigint[] := '{}';
+  r_balance bigint[] := '{}';
+  r_ref text[] := '{}';
+  r_key text[] := '{}';
+  r_prev bytea[] := '{}';
+  r_hash bytea[] := '{}';
+  r_expires timestamptz[] := '{}';
   i int;
+  k int;
 BEGIN
   IF coalesce(array_length(p_items, 1), 0) = 0 OR array_length(p_items, 1) <> array_length(p_amounts, 1) THEN
     RAISE EXCEPTION 'Nothing to reserve' USING ERRCODE = 'LG005';
@@ -290,26 +309,51 @@ BEGIN
     CONTINUE WHEN NOT v_new[i];
     v_expires := coalesce(p_expires[i], now() + make_interval(secs => p_default_secs));
     v_take := least(v_avail_m, p_amounts[i]);
-    IF v_take > 0 THEN
-      v_balance := v_balance - v_take;
-      e := ledger_write_row(p_user, 'reserve', v_monthly, v_consumed, v_take, NULL, 'reserve:' || p_items[i], p_items[i],
-        NULL, NULL, v_prev, v_balance, v_expires);
-      v_prev := e.hash;
-      RETURN NEXT e;
-      v_avail_m := v_avail_m - v_take;
-    END IF;
-    IF p_amounts[i] - v_take > 0 THEN
-      v_balance := v_balance - (p_amounts[i] - v_take);
-      e := ledger_write_row(p_user, 'reserve', v_topup, v_consumed, p_amounts[i] - v_take, NULL,
-        CASE WHEN v_take > 0 THEN 'reserve:' || p_items[i] || '#2' ELSE 'reserve:' || p_items[i] END, p_items[i],
-        NULL, NULL, v_prev, v_balance, v_expires);
-      v_prev := e.hash;
-      RETURN NEXT e;
-    END IF;
+    v_avail_m := v_avail_m - v_take;
+    -- The monthly part, then the top-up part: an item that straddles the buckets has two holds.
+    FOR k IN 1 .. 2 LOOP
+      v_part := CASE k WHEN 1 THEN v_take ELSE p_amounts[i] - v_take END;
+      CONTINUE WHEN v_part <= 0;
+      v_from := CASE k WHEN 1 THEN v_monthly ELSE v_topup END;
+      v_key := CASE WHEN k = 2 AND v_take > 0 THEN 'reserve:' || p_items[i] || '#2' ELSE 'reserve:' || p_items[i] END;
+      v_balance := v_balance - v_part;
+      v_seq := nextval('ledger_entries_seq');
+      v_id := gen_random_uuid();
+      v_at := clock_timestamp();
+      r_seq := r_seq || v_seq;
+      r_id := r_id || v_id;
+      r_at := r_at || v_at;
+      r_from := r_from || v_from;
+      r_amount := r_amount || v_part;
+      r_balance := r_balance || v_balance;
+      r_ref := r_ref || p_items[i];
+      r_key := r_key || v_key;
+      r_prev := r_prev || v_prev;
+      -- The same canonical bytes as ledger_write_row's for a row without a payment's origin.
+      v_prev := sha256(v_prev || ledger_canonical(v_seq, v_id, v_at, p_user, 'reserve', v_from, v_consumed, v_part,
+        v_balance, NULL::bigint, p_items[i], v_key, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
+        NULL::text, NULL::text, NULL::bigint, NULL::text));
+      r_hash := r_hash || v_prev;
+      r_expires := r_expires || v_expires;
+    END LOOP;
   END LOOP;
-  IF e.seq IS NOT NULL THEN
-    UPDATE ledger_users SET last_seq = e.seq, last_hash = e.hash WHERE user_id = p_user;
-  END IF;
+  IF cardinality(r_seq) = 0 THEN RETURN; END IF;
+  RETURN QUERY
+    WITH w AS (
+      SELECT * FROM unnest(r_seq, r_id, r_at, r_from, r_amount, r_balance, r_ref, r_key, r_prev, r_hash)
+        AS w(seq, id, created_at, from_account, amount, balance_after, external_ref, idempotency_key, prev_hash, hash)
+    ), written AS (
+      INSERT INTO ledger_entries (seq, id, created_at, user_id, kind, from_account, to_account, amount, balance_after,
+        external_ref, idempotency_key, prev_hash, hash)
+      SELECT w.seq, w.id, w.created_at, p_user, 'reserve', w.from_account, v_consumed, w.amount, w.balance_after,
+        w.external_ref, w.idempotency_key, w.prev_hash, w.hash
+      FROM w ORDER BY w.seq
+      RETURNING *
+    )
+    SELECT * FROM written ORDER BY seq;
+  INSERT INTO ledger_open_holds (seq, user_id, item, created_at, expires_at)
+    SELECT h.seq, p_user, h.item, h.created_at, h.expires_at FROM unnest(r_seq, r_ref, r_at, r_expires) AS h(seq, item, created_at, expires_at);
+  UPDATE ledger_users SET last_seq = r_seq[cardinality(r_seq)], last_hash = v_prev WHERE user_id = p_user;
 END $$;
 
 -- Posts (spends) or voids (releases) every hold of an item, exactly once. A replay of the same
