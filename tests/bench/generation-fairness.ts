@@ -75,17 +75,21 @@ const PART_NAMES: Record<(typeof PARTS_OF_CLAIM)[number], string> = {
   readMs: 'ended → read',
 };
 
+/** The claim lines in a worker's output since `from` (ms since the epoch). */
+function claimsIn(output: string, from: number): Claim[] {
+  const out: Claim[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.includes('"generation: claim"')) continue;
+    const j = JSON.parse(line) as { time: number; claimMs: number; queryMs?: number; got: number } & Record<string, number>;
+    const parts = Object.fromEntries(PARTS_OF_CLAIM.filter((k) => typeof j[k] === 'number').map((k) => [k, j[k]!]));
+    if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, queryMs: j.queryMs ?? NaN, got: j.got, parts });
+  }
+  return out;
+}
+
 /** The workers' claim lines since `from` (ms since the epoch). */
 function claimsOf(workers: AppProcess[], from: number): Claim[] {
-  const out: Claim[] = [];
-  for (const w of workers)
-    for (const line of w.output().split('\n')) {
-      if (!line.includes('"generation: claim"')) continue;
-      const j = JSON.parse(line) as { time: number; claimMs: number; queryMs?: number; got: number } & Record<string, number>;
-      const parts = Object.fromEntries(PARTS_OF_CLAIM.filter((k) => typeof j[k] === 'number').map((k) => [k, j[k]!]));
-      if (j.time >= from) out.push({ at: j.time, ms: j.claimMs, queryMs: j.queryMs ?? NaN, got: j.got, parts });
-    }
-  return out.sort((a, b) => a.at - b.at);
+  return workers.flatMap((w) => claimsIn(w.output(), from)).sort((a, b) => a.at - b.at);
 }
 
 type ClaimStats = { calls: number; ms: number };
@@ -188,6 +192,27 @@ async function runUsers(
   const t0 = Date.now();
   const starts: number[] = [];
   const answered: number[] = [];
+  // A line a minute while the run lasts (a deep run takes half an hour): the last minute's claims by
+  // 10 s window, read from the workers' output since the last line (the whole of it grows large).
+  const read = workers.map(() => 0);
+  let pending: Claim[] = [];
+  const progress = setInterval(() => {
+    workers.forEach((w, i) => {
+      const out = w.output();
+      const end = out.lastIndexOf('\n') + 1;
+      if (end > read[i]!) pending.push(...claimsIn(out.slice(read[i], end), t0));
+      read[i] = Math.max(read[i]!, end);
+    });
+    const upTo = Math.floor(Date.now() / 10_000) * 10_000; // whole windows only, as printClaims counts them
+    const windows = new Map<number, number[]>();
+    for (const c of pending.filter((c) => c.at < upTo)) {
+      const w = Math.floor(c.at / 10_000);
+      windows.set(w, [...(windows.get(w) ?? []), c.ms]);
+    }
+    pending = pending.filter((c) => c.at >= upTo);
+    const p99s = [...windows.entries()].sort((x, y) => x[0] - y[0]).map(([, xs]) => pct(xs, 99).toFixed(0));
+    console.log(`   … ${((Date.now() - t0) / 1000).toFixed(0)} s: p99 of the last 10 s windows ${p99s.join(' ')} ms`);
+  }, 60_000);
   const runs = await Promise.all(
     users.map(async (u, k) => {
       await sleep(u.offset);
@@ -207,6 +232,7 @@ async function runUsers(
     if (row!.n === 0) break;
     await sleep(1000);
   }
+  clearInterval(progress);
   const [end] = await db<{ at: Date; completed: number; failed: number }[]>`
     SELECT max(coalesce(completed_at, updated_at)) AS at, count(*) FILTER (WHERE status = 'completed')::int AS completed,
       count(*) FILTER (WHERE status = 'failed')::int AS failed
