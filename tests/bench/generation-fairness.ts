@@ -106,7 +106,9 @@ function printClaims(claims: Claim[]) {
   const windows = new Map<number, number[]>();
   for (const c of claims) {
     const w = Math.floor(c.at / 10_000);
-    windows.set(w, [...(windows.get(w) ?? []), c.ms]);
+    const xs = windows.get(w);
+    if (xs) xs.push(c.ms);
+    else windows.set(w, [c.ms]);
   }
   const p99s = [...windows.values()].map((xs) => pct(xs, 99));
   const worst = Math.max(...p99s);
@@ -121,7 +123,8 @@ function printClaims(claims: Claim[]) {
   console.log(
     `      the statement's round trip ${part(claims.map((c) => c.queryMs))}; the rest ${part(claims.map((c) => c.ms - c.queryMs))}`,
   );
-  const slow = claims.filter((c) => c.ms >= pct(ms, 99));
+  const p99 = pct(ms, 99); // once: a sort per claim was minutes at 100,000 items
+  const slow = claims.filter((c) => c.ms >= p99);
   const gotOf = (xs: Claim[]) => (xs.reduce((a, c) => a + c.got, 0) / Math.max(1, xs.length)).toFixed(1);
   console.log(
     `      the slowest 1 % claimed ${gotOf(slow)} items each on average; p99 of each 10 s window: ${p99s.map((x) => x.toFixed(0)).join(' ')}`,
@@ -207,7 +210,9 @@ async function runUsers(
     const windows = new Map<number, number[]>();
     for (const c of pending.filter((c) => c.at < upTo)) {
       const w = Math.floor(c.at / 10_000);
-      windows.set(w, [...(windows.get(w) ?? []), c.ms]);
+      const xs = windows.get(w);
+      if (xs) xs.push(c.ms);
+      else windows.set(w, [c.ms]);
     }
     pending = pending.filter((c) => c.at >= upTo);
     const p99s = [...windows.entries()].sort((x, y) => x[0] - y[0]).map(([, xs]) => pct(xs, 99).toFixed(0));
