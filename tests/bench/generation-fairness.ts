@@ -8,8 +8,9 @@
 //   b. BENCH_QUEUE_BURST_USERS (10) users × BENCH_QUEUE_BURST_ITEMS (1,000) items, all at once:
 //      within 5 % of the same ideal.
 // The claim's time is each claim as a worker sees it (the loop's `generation: claim` debug line):
-// percentiles over the run and the worst p99 of any 10 s window. The database's size and dead
-// tuples are read before and after each run.
+// percentiles over the run and the worst p99 of any 10 s window; and the query's own time inside
+// PostgreSQL (its lock wait and its work, from the database's clock) the same way. The database's
+// size and dead tuples are read before and after each run.
 // BENCH_QUEUE_LATENCY_MS (2000) and BENCH_QUEUE_CONCURRENCY (50 per process) set the ideal; the
 // per-user cap is raised above what the processes hold (a lone early user must not be what
 // limits the providers; fairness comes from the queue's order, not the cap).
@@ -129,6 +130,30 @@ function printClaims(claims: Claim[]) {
   console.log(
     `      the slowest 1 % claimed ${gotOf(slow)} items each on average; p99 of each 10 s window: ${p99s.map((x) => x.toFixed(0)).join(' ')}`,
   );
+  // The query inside PostgreSQL, from its beginning to its end: the wait for the other worker's
+  // claim (its lock) and its own work, without the worker's side (sending it, reading the answer
+  // while a wave of the provider's answers keeps its event loop busy).
+  const inside = claims
+    .map((c) => ({ at: c.at, ms: (c.parts.lockMs ?? NaN) + (c.parts.workMs ?? NaN) }))
+    .filter((c) => Number.isFinite(c.ms));
+  if (inside.length > 0) {
+    const byWindow = new Map<number, number[]>();
+    for (const c of inside) {
+      const w = Math.floor(c.at / 10_000);
+      const xs = byWindow.get(w);
+      if (xs) xs.push(c.ms);
+      else byWindow.set(w, [c.ms]);
+    }
+    const windowP99s = [...byWindow.values()].map((xs) => pct(xs, 99));
+    const worstInside = Math.max(...windowP99s);
+    console.log(
+      `      the query inside PostgreSQL (begun → ended): ${part(inside.map((c) => c.ms))}, max ${pct(
+        inside.map((c) => c.ms),
+        100,
+      ).toFixed(1)} ms; worst 10 s window p99 ${worstInside.toFixed(1)} ms (${worstInside < 50 ? 'under' : 'OVER'} 50 ms); ` +
+        `each window: ${windowP99s.map((x) => x.toFixed(0)).join(' ')}`,
+    );
+  }
   for (const k of PARTS_OF_CLAIM) {
     const xs = claims.map((c) => c.parts[k]).filter((x): x is number => x !== undefined && Number.isFinite(x));
     if (xs.length === 0) continue;
@@ -207,16 +232,21 @@ async function runUsers(
       read[i] = Math.max(read[i]!, end);
     });
     const upTo = Math.floor(Date.now() / 10_000) * 10_000; // whole windows only, as printClaims counts them
-    const windows = new Map<number, number[]>();
+    const windows = new Map<number, { seen: number[]; inside: number[] }>();
     for (const c of pending.filter((c) => c.at < upTo)) {
       const w = Math.floor(c.at / 10_000);
-      const xs = windows.get(w);
-      if (xs) xs.push(c.ms);
-      else windows.set(w, [c.ms]);
+      let x = windows.get(w);
+      if (!x) windows.set(w, (x = { seen: [], inside: [] }));
+      x.seen.push(c.ms);
+      x.inside.push((c.parts.lockMs ?? NaN) + (c.parts.workMs ?? NaN));
     }
     pending = pending.filter((c) => c.at >= upTo);
-    const p99s = [...windows.entries()].sort((x, y) => x[0] - y[0]).map(([, xs]) => pct(xs, 99).toFixed(0));
-    console.log(`   … ${((Date.now() - t0) / 1000).toFixed(0)} s: p99 of the last 10 s windows ${p99s.join(' ')} ms`);
+    const sorted = [...windows.entries()].sort((x, y) => x[0] - y[0]).map(([, x]) => x);
+    const p99s = (xs: number[][]) => xs.map((ys) => pct(ys.filter(Number.isFinite), 99).toFixed(0)).join(' ');
+    console.log(
+      `   … ${((Date.now() - t0) / 1000).toFixed(0)} s: p99 of the last 10 s windows ${p99s(sorted.map((x) => x.seen))} ms ` +
+        `(inside PostgreSQL ${p99s(sorted.map((x) => x.inside))})`,
+    );
   }, 60_000);
   const runs = await Promise.all(
     users.map(async (u, k) => {
