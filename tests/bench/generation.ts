@@ -277,6 +277,8 @@ async function main() {
 // Part 1 points DATABASE_URL at its own (stopped) cluster; part 3 starts a new one unless an
 // operator gave DATABASE_URL, so the value from before part 1 is put back first.
 const givenDatabaseUrl = process.env.DATABASE_URL;
+// Interrupted, the bench still exits through 'exit', which stops the app copies it started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 if (PART !== 'workers' && PART !== 'queue') await main();
 if (givenDatabaseUrl === undefined) delete process.env.DATABASE_URL;
 else process.env.DATABASE_URL = givenDatabaseUrl;

@@ -60,6 +60,11 @@ export async function startAppProcess(role: Role, opts: StartOptions): Promise<A
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A test or bench that ends early (an interrupted bench, a crashed run) takes its copies with it:
+  // left running, they would retry their gone database for ever.
+  const killOnExit = () => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
   const proc: AppProcess = {
     role,
     port,
