@@ -59,4 +59,12 @@ describe("the claim's plan", () => {
     expect(holds, plans.join('\n----\n')).toBeDefined();
     expect(holds).not.toMatch(/Seq Scan on ledger_open_holds/);
   });
+
+  it("keeps the search index's pending list short, so no claim merges megabytes of it", async () => {
+    // Every claim writes a new version of its item's row, adding its search text to the list; the
+    // statement that fills the list merges it into the index while the claim's lock is held.
+    const [row] = await getSql()<{ options: string[] | null }[]>`
+      SELECT reloptions AS options FROM pg_class WHERE relname = 'generation_results_search_idx'`;
+    expect(row?.options).toContain('gin_pending_list_limit=256');
+  });
 });
