@@ -102,16 +102,24 @@ async function claimStats(db: Sql): Promise<ClaimStats> {
   return { calls: Number(row!.calls), ms: Number(row!.ms) };
 }
 
+/** The p99 of each 10 s window (of the clock, in order) of timed events. */
+function windowP99s(events: { at: number; ms: number }[]): number[] {
+  const windows = new Map<number, number[]>();
+  for (const e of events) {
+    const w = Math.floor(e.at / 10_000);
+    const xs = windows.get(w);
+    if (xs) xs.push(e.ms);
+    else windows.set(w, [e.ms]);
+  }
+  return [...windows.entries()].sort((a, b) => a[0] - b[0]).map(([, xs]) => pct(xs, 99));
+}
+
+/** A claim's query inside PostgreSQL, begun → ended: its lock wait and its own work. */
+const insideMs = (c: Claim) => (c.parts.lockMs ?? NaN) + (c.parts.workMs ?? NaN);
+
 function printClaims(claims: Claim[]) {
   const ms = claims.map((c) => c.ms);
-  const windows = new Map<number, number[]>();
-  for (const c of claims) {
-    const w = Math.floor(c.at / 10_000);
-    const xs = windows.get(w);
-    if (xs) xs.push(c.ms);
-    else windows.set(w, [c.ms]);
-  }
-  const p99s = [...windows.values()].map((xs) => pct(xs, 99));
+  const p99s = windowP99s(claims);
   const worst = Math.max(...p99s);
   console.log(
     `   claims: ${claims.length} (${(claims.reduce((a, c) => a + c.got, 0) / Math.max(1, claims.length)).toFixed(1)} items each on average); ` +
@@ -133,25 +141,16 @@ function printClaims(claims: Claim[]) {
   // The query inside PostgreSQL, from its beginning to its end: the wait for the other worker's
   // claim (its lock) and its own work, without the worker's side (sending it, reading the answer
   // while a wave of the provider's answers keeps its event loop busy).
-  const inside = claims
-    .map((c) => ({ at: c.at, ms: (c.parts.lockMs ?? NaN) + (c.parts.workMs ?? NaN) }))
-    .filter((c) => Number.isFinite(c.ms));
+  const inside = claims.map((c) => ({ at: c.at, ms: insideMs(c) })).filter((c) => Number.isFinite(c.ms));
   if (inside.length > 0) {
-    const byWindow = new Map<number, number[]>();
-    for (const c of inside) {
-      const w = Math.floor(c.at / 10_000);
-      const xs = byWindow.get(w);
-      if (xs) xs.push(c.ms);
-      else byWindow.set(w, [c.ms]);
-    }
-    const windowP99s = [...byWindow.values()].map((xs) => pct(xs, 99));
-    const worstInside = Math.max(...windowP99s);
+    const insideP99s = windowP99s(inside);
+    const worstInside = Math.max(...insideP99s);
     console.log(
       `      the query inside PostgreSQL (begun → ended): ${part(inside.map((c) => c.ms))}, max ${pct(
         inside.map((c) => c.ms),
         100,
       ).toFixed(1)} ms; worst 10 s window p99 ${worstInside.toFixed(1)} ms (${worstInside < 50 ? 'under' : 'OVER'} 50 ms); ` +
-        `each window: ${windowP99s.map((x) => x.toFixed(0)).join(' ')}`,
+        `each window: ${insideP99s.map((x) => x.toFixed(0)).join(' ')}`,
     );
   }
   for (const k of PARTS_OF_CLAIM) {
@@ -232,20 +231,13 @@ async function runUsers(
       read[i] = Math.max(read[i]!, end);
     });
     const upTo = Math.floor(Date.now() / 10_000) * 10_000; // whole windows only, as printClaims counts them
-    const windows = new Map<number, { seen: number[]; inside: number[] }>();
-    for (const c of pending.filter((c) => c.at < upTo)) {
-      const w = Math.floor(c.at / 10_000);
-      let x = windows.get(w);
-      if (!x) windows.set(w, (x = { seen: [], inside: [] }));
-      x.seen.push(c.ms);
-      x.inside.push((c.parts.lockMs ?? NaN) + (c.parts.workMs ?? NaN));
-    }
+    const done = pending.filter((c) => c.at < upTo);
     pending = pending.filter((c) => c.at >= upTo);
-    const sorted = [...windows.entries()].sort((x, y) => x[0] - y[0]).map(([, x]) => x);
-    const p99s = (xs: number[][]) => xs.map((ys) => pct(ys.filter(Number.isFinite), 99).toFixed(0)).join(' ');
+    const inside = done.map((c) => ({ at: c.at, ms: insideMs(c) })).filter((c) => Number.isFinite(c.ms));
+    const line = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ');
     console.log(
-      `   … ${((Date.now() - t0) / 1000).toFixed(0)} s: p99 of the last 10 s windows ${p99s(sorted.map((x) => x.seen))} ms ` +
-        `(inside PostgreSQL ${p99s(sorted.map((x) => x.inside))})`,
+      `   … ${((Date.now() - t0) / 1000).toFixed(0)} s: p99 of the last 10 s windows ${line(windowP99s(done))} ms ` +
+        `(inside PostgreSQL ${line(windowP99s(inside))})`,
     );
   }, 60_000);
   const runs = await Promise.all(
